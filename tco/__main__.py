@@ -1,0 +1,3 @@
+from tco.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,347 @@
+"""The catalog: GPU specs, model architectures, offers, egress, storage and tax profiles.
+
+Every row comes from a dated, sourced data file in ``tco/catalog/data/`` (see its README). A
+scenario may point to a folder of its own with files of the same names: their rows add to, or
+replace (same id), the shipped rows. Loaders check types and report every bad row at once.
+"""
+
+from __future__ import annotations
+
+import csv
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tco.errors import InputError, Problem
+
+DATA_DIR = Path(__file__).parent / "data"
+
+
+@dataclass(frozen=True)
+class Gpu:
+    gpu: str
+    memory_gb: float
+    bandwidth_tbs: float
+    bf16_tflops: float
+    fp8_tflops: float | None
+    tdp_w: float | None
+    interconnect: str
+    interconnect_gbs: float | None
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class ModelArch:
+    model: str
+    family: str
+    params_b: float
+    active_params_b: float
+    layers: int
+    kv_heads: int
+    head_dim: int
+    max_context_tokens: int | None
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class CloudPrice:
+    usd_per_hour: float | None
+    status: str
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class CloudOffer:
+    offer_id: str
+    provider: str
+    region: str
+    instance: str
+    gpu: str
+    gpu_count: int
+    prices: dict[str, CloudPrice]
+    kind: str = "cloud"
+
+
+@dataclass(frozen=True)
+class DedicatedOffer:
+    offer_id: str
+    provider: str
+    gpu: str
+    gpu_count: int
+    brl_per_month: float
+    setup_fee_brl: float
+    min_term_months: int
+    indexation: str
+    status: str
+    derivation: str
+    source: str
+    as_of: str
+    kind: str = "dedicated"
+    region: str = "br"
+
+
+@dataclass(frozen=True)
+class EgressTable:
+    egress_id: str
+    tiers: tuple[tuple[float, float | None, float | None], ...]
+    """(from_gb, to_gb or None = unbounded, usd_per_gb or None = unverified)."""
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class StoragePrice:
+    storage_id: str
+    usd_per_gb_month: float | None
+    status: str
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class TaxProfile:
+    profile_id: str
+    method: str
+    rates: dict[str, float]
+    pis_cofins_creditable: bool
+    label_en: str
+    label_pt: str
+    source: str
+    as_of: str
+
+
+@dataclass(frozen=True)
+class Catalog:
+    gpus: dict[str, Gpu]
+    models: dict[str, ModelArch]
+    cloud_offers: dict[str, CloudOffer]
+    dedicated_offers: dict[str, DedicatedOffer]
+    egress: dict[str, EgressTable]
+    storage: dict[str, StoragePrice]
+    taxes: dict[str, TaxProfile]
+    defaults: dict[str, dict]
+    files: tuple[str, ...] = field(default=())
+
+    def offer(self, offer_id: str):
+        return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
+
+    @property
+    def offer_ids(self) -> list[str]:
+        return sorted(set(self.cloud_offers) | set(self.dedicated_offers))
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _num(v: str) -> float | None:
+    v = (v or "").strip()
+    return float(v) if v else None
+
+
+class _Rows:
+    """Read a CSV and collect problems instead of stopping at the first."""
+
+    def __init__(self, path: Path, required: tuple[str, ...]):
+        self.path = path
+        self.problems: list[Problem] = []
+        with path.open(newline="", encoding="utf-8") as fh:
+            reader = csv.DictReader(fh)
+            missing = [c for c in required if c not in (reader.fieldnames or [])]
+            if missing:
+                self.problems.append(Problem(str(path), ",".join(missing), "missing column(s)", 1))
+                self.rows = []
+            else:
+                self.rows = [(reader.line_num, row) for row in reader]
+
+    def num(self, line: int, row: dict, key: str, required: bool = True) -> float | None:
+        try:
+            v = _num(row.get(key, ""))
+        except ValueError:
+            self.problems.append(Problem(str(self.path), key, f"not a number: {row.get(key)!r}", line))
+            return None
+        if v is None and required:
+            self.problems.append(Problem(str(self.path), key, "value is required", line))
+        return v
+
+
+def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
+    paths = [DATA_DIR / name]
+    if extra_dir is not None and (extra_dir / name).exists():
+        paths.append(extra_dir / name)
+    return paths
+
+
+def _load_gpus(paths, problems):
+    out = {}
+    for p in paths:
+        r = _Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
+        for line, row in r.rows:
+            mem, bw, bf16 = (r.num(line, row, k) for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
+            if None in (mem, bw, bf16):
+                continue
+            out[row["gpu"]] = Gpu(row["gpu"], mem, bw, bf16, r.num(line, row, "fp8_dense_tflops", False),
+                                  r.num(line, row, "tdp_w", False), row.get("interconnect", "pcie") or "pcie",
+                                  r.num(line, row, "interconnect_gbs", False), row["source"], row["as_of"])
+        problems += r.problems
+    return out
+
+
+def _load_models(paths, problems):
+    out = {}
+    for p in paths:
+        r = _Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
+        for line, row in r.rows:
+            vals = [r.num(line, row, k) for k in ("params_b", "active_params_b", "layers", "kv_heads", "head_dim")]
+            if None in vals:
+                continue
+            ctx = r.num(line, row, "max_context_tokens", False)
+            out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
+                                          int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
+                                          row["source"], row["as_of"])
+        problems += r.problems
+    return out
+
+
+def _load_cloud(paths, problems):
+    out: dict[str, CloudOffer] = {}
+    for p in paths:
+        r = _Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
+                      "source", "as_of"))
+        for line, row in r.rows:
+            count = r.num(line, row, "gpu_count")
+            if count is None:
+                continue
+            price = CloudPrice(r.num(line, row, "usd_per_hour", False), row.get("status", "listed") or "listed",
+                               row["source"], row["as_of"])
+            oid = row["offer_id"]
+            prev = out.get(oid)
+            prices = dict(prev.prices) if prev else {}
+            prices[row["pricing"]] = price
+            out[oid] = CloudOffer(oid, row["provider"], row["region"], row["instance"], row["gpu"], int(count), prices)
+        problems += r.problems
+    return out
+
+
+def _load_dedicated(paths, problems):
+    out = {}
+    for p in paths:
+        r = _Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
+                      "min_term_months", "source", "as_of"))
+        for line, row in r.rows:
+            vals = [r.num(line, row, k) for k in ("gpu_count", "brl_per_month", "setup_fee_brl", "min_term_months")]
+            if None in vals:
+                continue
+            out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
+                                                  vals[2], int(vals[3]), row.get("indexation", "ipca"),
+                                                  row.get("status", ""), row.get("derivation", ""), row["source"],
+                                                  row["as_of"])
+        problems += r.problems
+    return out
+
+
+def _load_egress(paths, problems):
+    tiers: dict[str, list] = {}
+    meta: dict[str, tuple[str, str]] = {}
+    for p in paths:
+        r = _Rows(p, ("egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "source", "as_of"))
+        replaced = set()
+        for line, row in r.rows:
+            eid = row["egress_id"]
+            if p != paths[0] and eid not in replaced:  # a user file replaces a whole table
+                tiers[eid] = []
+                replaced.add(eid)
+            lo = r.num(line, row, "tier_from_gb")
+            hi = r.num(line, row, "tier_to_gb", False)
+            price = r.num(line, row, "usd_per_gb", False)
+            if lo is None:
+                continue
+            tiers.setdefault(eid, []).append((lo, hi, price))
+            meta[eid] = (row["source"], row["as_of"])
+        problems += r.problems
+    out = {}
+    for eid, ts in tiers.items():
+        ts.sort(key=lambda t: t[0])
+        prev_hi = 0.0
+        for lo, hi, _ in ts:
+            if abs(lo - prev_hi) > 1e-9:
+                problems.append(Problem(str(paths[-1]), eid, f"egress tiers are not contiguous at {lo} GB"))
+            prev_hi = hi if hi is not None else float("inf")
+        out[eid] = EgressTable(eid, tuple(ts), *meta[eid])
+    return out
+
+
+def _load_storage(paths, problems):
+    out = {}
+    for p in paths:
+        r = _Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
+        for line, row in r.rows:
+            out[row["storage_id"]] = StoragePrice(row["storage_id"], r.num(line, row, "usd_per_gb_month", False),
+                                                  row.get("status", ""), row["source"], row["as_of"])
+        problems += r.problems
+    return out
+
+
+_RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate")
+
+
+def _load_taxes(paths, problems):
+    out = {}
+    for p in paths:
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            problems.append(Problem(str(p), "", f"TOML syntax error: {exc}"))
+            continue
+        for pid, prof in data.get("profiles", {}).items():
+            rates = {k: float(prof.get(k, 0.0)) for k in _RATE_KEYS}
+            bad = [k for k, v in rates.items() if not 0.0 <= v < 1.0]
+            for k in bad:
+                problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {rates[k]}"))
+            method = prof.get("method", "none")
+            if method not in ("import_gross_up", "local_por_dentro", "none"):
+                problems.append(Problem(str(p), f"profiles.{pid}.method",
+                                        "method must be 'import_gross_up', 'local_por_dentro' or 'none'"))
+            out[pid] = TaxProfile(pid, method, rates, bool(prof.get("pis_cofins_creditable", False)),
+                                  prof.get("label_en", pid), prof.get("label_pt", pid), prof.get("source", ""),
+                                  str(prof.get("as_of", "")))
+    return out
+
+
+def _load_defaults(paths, problems):
+    out: dict[str, dict] = {}
+    for p in paths:
+        try:
+            data = tomllib.loads(p.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as exc:
+            problems.append(Problem(str(p), "", f"TOML syntax error: {exc}"))
+            continue
+        for k, v in data.items():
+            out.setdefault(k, {}).update(v)
+    return out
+
+
+def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
+    """Load the shipped catalog, overlaid by the files found in ``extra_dir`` (if any)."""
+    extra = Path(extra_dir) if extra_dir else None
+    if extra is not None and not extra.is_dir():
+        raise InputError([Problem(str(extra), "scenario.catalog_dir", "catalog folder not found")])
+    problems: list[Problem] = []
+    cat = Catalog(
+        gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
+        models=_load_models(_merge_files("models.csv", extra), problems),
+        cloud_offers=_load_cloud(_merge_files("cloud_offers.csv", extra), problems),
+        dedicated_offers=_load_dedicated(_merge_files("dedicated_offers.csv", extra), problems),
+        egress=_load_egress(_merge_files("egress_tiers.csv", extra), problems),
+        storage=_load_storage(_merge_files("storage.csv", extra), problems),
+        taxes=_load_taxes(_merge_files("tax_profiles.toml", extra), problems),
+        defaults=_load_defaults(_merge_files("defaults.toml", extra), problems),
+        files=tuple(str(p) for name in ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv",
+                                         "egress_tiers.csv", "storage.csv", "tax_profiles.toml", "defaults.toml")
+                    for p in _merge_files(name, extra)),
+    )
+    if problems:
+        raise InputError(problems)
+    return cat

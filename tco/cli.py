@@ -1,0 +1,185 @@
+"""Command line: a thin ``main(argv) -> int`` over the library.
+
+Exit codes: 0 success, 2 bad input (scenario, catalog or arguments), 1 unexpected failure.
+Only this module prints. Outputs are written to a temporary folder inside the output folder and
+moved into place only when all of them were written, so a failure leaves nothing half-written.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from tco import __version__
+
+EPILOG = """\
+examples:
+  python -m tco run scenarios/seed_70b_h200.toml            # writes output/seed_70b_h200.{json,csv,xlsx,pdf}
+  python -m tco run scenarios/seed_70b_h200.toml -o /tmp/x --seed 7 --paths 50000
+  python -m tco validate scenarios/seed_70b_h200.toml       # check only, write nothing
+  python -m tco init my_scenario.toml                       # a commented starter scenario
+  python -m tco offers --gpu H200                           # list catalog offers
+
+exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m tco", description="Lifecycle TCO of an AI model: dedicated GPU "
+                                "servers billed in BRL vs public cloud billed in USD.", epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--version", action="version", version=f"tco {__version__}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = sub.add_parser("run", help="size, cost and compare; write JSON, CSV ledger, workbook and proposal",
+                         formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
+    run.add_argument("scenario", help="scenario TOML file")
+    run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
+    run.add_argument("--seed", type=int, help="override [fx] seed")
+    run.add_argument("--paths", type=int, help="override [fx] paths (Monte Carlo)")
+    run.add_argument("--formats", default="json,csv,xlsx,pdf",
+                     help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
+    run.add_argument("--quiet", action="store_true", help="no terminal summary")
+    val = sub.add_parser("validate", help="check a scenario against the schema and the catalog; write nothing")
+    val.add_argument("scenario")
+    init = sub.add_parser("init", help="write a commented starter scenario")
+    init.add_argument("path", help="where to write it (refuses to overwrite)")
+    offers = sub.add_parser("offers", help="list the catalog's offers and prices")
+    offers.add_argument("--gpu", help="filter on GPU name (substring)")
+    offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    return p
+
+
+def _err(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _load(path: str):
+    from tco.catalog import load_catalog
+    from tco.scenario import load
+
+    scenario, sha, lines = load(path)
+    cat_dir = None
+    if scenario.scenario.catalog_dir:
+        cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve()
+    return scenario, sha, lines, load_catalog(cat_dir)
+
+
+def cmd_validate(args) -> int:
+    from tco.engine import run_scenario
+
+    scenario, sha, lines, cat = _load(args.scenario)
+    run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=1, seed=0)
+    print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
+    return 0
+
+
+def _write_outputs(res, sha: str, scenario_path: str, out_dir: Path, formats: list[str]) -> list[Path]:
+    from tco.report import json_out, ledger_csv
+
+    stem = Path(scenario_path).stem
+    out_dir.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=".tco-", dir=out_dir))
+    written = []
+    try:
+        doc = json_out.build(res, sha, scenario_path)
+        if "json" in formats:
+            (tmp / f"{stem}.json").write_text(json_out.dumps(doc), encoding="utf-8")
+        if "csv" in formats:
+            (tmp / f"{stem}.csv").write_text(ledger_csv.render(res), encoding="utf-8")
+        if "xlsx" in formats:
+            try:
+                from tco.report import workbook
+            except ImportError:
+                workbook = None
+            if workbook is not None:
+                workbook.write(res, doc, tmp / f"{stem}.xlsx")
+        if "pdf" in formats:
+            try:
+                from tco.report import proposal
+            except ImportError:
+                proposal = None
+            if proposal is not None:
+                attachments = [Path(scenario_path)] + ([tmp / f"{stem}.xlsx"] if (tmp / f"{stem}.xlsx").exists() else [])
+                proposal.write(res, doc, tmp / f"{stem}.pdf", attachments=attachments)
+        for f in sorted(tmp.iterdir()):
+            dest = out_dir / f.name
+            os.replace(f, dest)
+            written.append(dest)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return written
+
+
+def cmd_run(args) -> int:
+    from tco.engine import run_scenario
+
+    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    bad = [f for f in formats if f not in ("json", "csv", "xlsx", "pdf")]
+    if bad:
+        _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from json, csv, xlsx, pdf")
+        return 2
+    if args.paths is not None and args.paths < 1:
+        _err("--paths must be at least 1")
+        return 2
+    scenario, sha, lines, cat = _load(args.scenario)
+    progress = None
+    if not args.quiet and sys.stderr.isatty():
+        from tco.report.terminal import progress_bar
+        progress = progress_bar()
+    res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
+                       progress=progress)
+    written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+    if not args.quiet:
+        from tco.report.terminal import summary
+
+        summary(res, written)
+    return 0
+
+
+def cmd_init(args) -> int:
+    from tco.starter import STARTER
+
+    path = Path(args.path)
+    if path.exists():
+        _err(f"{path}: exists already; choose another name")
+        return 2
+    path.write_text(STARTER, encoding="utf-8")
+    print(f"wrote {path}; edit it, then: python -m tco validate {path}")
+    return 0
+
+
+def cmd_offers(args) -> int:
+    from tco.catalog import load_catalog
+    from tco.report.terminal import offers_table
+
+    offers_table(load_catalog(args.catalog_dir), args.gpu)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from tco.errors import InputError
+
+    parser = _parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
+        return int(exc.code or 0)
+    try:
+        return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers}[args.command](args)
+    except InputError as exc:
+        n = len(exc.problems)
+        _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")
+        for p in exc.problems:
+            _err(f"  {p}")
+        return 2
+    except KeyboardInterrupt:
+        _err("interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

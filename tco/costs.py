@@ -1,0 +1,236 @@
+"""Monthly cost lines per option, in each offer's own currency.
+
+Conventions: costs are positive amounts; a cost lands in the month it is incurred; month m runs
+1..H. USD lines are converted to BRL later (tco.fx / tco.results), BRL lines at rate 1.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.catalog import EgressTable, TaxProfile
+from tco.resolve import ResolvedOption
+from tco.sizing import ReplicaSize, TrainingSize
+
+LINES = ("training_compute", "inference_compute", "setup", "storage", "egress", "taxes")
+"""Cost lines of the ledger, in this order everywhere."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Small formulas
+
+
+def egress_cost_usd(gb: np.ndarray | float, table: EgressTable) -> np.ndarray:
+    """Tiered egress [USD] for a month's volume [GB]: Σ over tiers of price × GB falling in the tier.
+
+    Tiers reset each month; the free allowance is a 0-priced first tier. The function is continuous
+    and piecewise linear in the volume.
+    """
+    gb = np.asarray(gb, dtype=float)
+    cost = np.zeros_like(gb)
+    for lo, hi, price in table.tiers:
+        in_tier = np.clip(gb - lo, 0.0, (hi - lo) if hi is not None else np.inf)
+        if price is None:
+            if np.any(in_tier > 0):
+                raise ValueError(f"egress table {table.egress_id!r} has no verified price above {lo:g} GB "
+                                 f"and this workload reaches it")
+            continue
+        cost = cost + in_tier * price
+    return cost
+
+
+def tax_uplift(profile: TaxProfile) -> float:
+    """Taxes as a share of the foreign price P [-].
+
+    import_gross_up (Brazilian company imports the service and bears the taxes, brazil_fx_tax.md §3.4):
+        V = P / (1 − IRRF)                      IRRF grossed up
+        CIDE = cide·V; ISS = iss·V
+        PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc)  (0 if creditable)
+        IOF = iof·P
+        uplift = (V − P + CIDE + ISS + PIS/COFINS + IOF) / P
+    local_por_dentro (local invoice, taxes inside the price): uplift = 1/(1 − pc − iss) − 1
+    none: 0
+    """
+    r = profile.rates
+    if profile.method == "none":
+        return 0.0
+    if profile.method == "local_por_dentro":
+        return 1.0 / (1.0 - r["pis_cofins_rate"] - r["iss_rate"]) - 1.0
+    v = 1.0 / (1.0 - r["irrf_rate"])
+    pc = 0.0 if profile.pis_cofins_creditable else r["pis_cofins_rate"] * v * (1 + r["iss_rate"]) / (1 - r["pis_cofins_rate"])
+    return (v - 1.0) + r["cide_rate"] * v + r["iss_rate"] * v + pc + r["iof_rate"]
+
+
+def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
+    """Price factor stepping once per contract year: (1 + rate)^floor((m − 1)/12)."""
+    return (1.0 + annual_rate) ** np.floor((np.asarray(months) - 1) / 12.0)
+
+
+def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.ndarray:
+    """Wall-clock hours of a job run from the start of `start_month`, filling months in order [h]."""
+    out = np.zeros(len(days))
+    left = wall_hours
+    for m in range(start_month - 1, len(days)):
+        if left <= 0:
+            break
+        cap = days[m] * 24.0
+        out[m] = min(cap, left)
+        left -= out[m]
+    return out
+
+
+def ratchet(servers: np.ndarray) -> np.ndarray:
+    """A fleet that is never released once rented (dedicated contracts, reserved capacity)."""
+    return np.maximum.accumulate(servers) if len(servers) else servers
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OptionCosts:
+    lines: dict[str, np.ndarray]
+    """Line → monthly amount in `currency[line]`."""
+    currency: dict[str, str]
+    training_servers: np.ndarray
+    inference_servers: np.ndarray
+    """Servers (instances) paid for each month; for autoscaled fleets the peak of the day."""
+    instance_hours: np.ndarray
+    """Server-hours paid each month (all fleets) [h]."""
+    egress_gb: np.ndarray
+    tax_uplift: float
+    training_months: int
+    warnings: tuple[str, ...]
+
+
+def inference_servers_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
+    """Servers needed in each month × hour of day [-] (vectorised replicas_needed + servers_for)."""
+    rps = np.asarray(rps, dtype=float)
+    replicas = np.ceil(rps / (rep.requests_per_second * utilization) - 1e-9)
+    replicas = np.where(rps > 0, np.maximum(replicas, 1.0), 0.0)
+    if redundancy == "n+1":
+        replicas = np.where(replicas > 0, replicas + 1.0, 0.0)
+    return np.ceil(replicas / rep.replicas_per_server)
+
+
+def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, rps: np.ndarray,
+                 days: np.ndarray, egress_gb: np.ndarray, storage_gb: float, training_start: int,
+                 inference_start: int, utilization: float, redundancy: str) -> OptionCosts:
+    """All cost lines of one option, month by month, in the offer's currency."""
+    h = len(days)
+    months = np.arange(1, h + 1)
+    hours_in_month = days * 24.0
+    warnings: list[str] = []
+    inf = opt.inference
+    trend = yearly_factor(months, opt.price_trend_rate)
+    index = yearly_factor(months, opt.indexation_rate)
+
+    by_hour = inference_servers_by_hour(rps, replica, utilization, redundancy)
+    peak = by_hour.max(axis=1)
+
+    train_hours = np.zeros(h)
+    train_servers = np.zeros(h)
+    n_train_months = 0
+    if training is not None and training.method != "none" and opt.training is not None:
+        train_hours = spread_hours(training.wall_hours, training_start, days)
+        n_train_months = int(np.count_nonzero(train_hours))
+        if training.wall_hours - train_hours.sum() > 1e-6:
+            warnings.append(f"training needs {training.wall_hours:,.0f} h but only {train_hours.sum():,.0f} h fit in "
+                            "the horizon; the rest is not costed")
+        train_servers = np.where(train_hours > 0, float(training.servers), 0.0)
+
+    lines = {k: np.zeros(h) for k in LINES}
+    currency = {k: "BRL" for k in LINES}
+    setup = np.zeros(h)
+
+    if opt.fleet == "shared":
+        # one fleet, the training cluster and the serving fleet in one, kept from the first month it is needed
+        need = train_servers + peak
+        first = np.argmax(need > 0) if np.any(need > 0) else h
+        fleet = np.zeros(h)
+        fleet[first:] = ratchet(need[first:])
+        if inf.kind == "cloud":
+            unit = inf.price * hours_in_month * trend
+        else:
+            unit = inf.price * index
+        total = fleet * unit
+        train_part = np.minimum(fleet, train_servers) * unit
+        lines["training_compute"] = train_part
+        lines["inference_compute"] = total - train_part
+        inst_hours = fleet * hours_in_month
+        added = np.diff(np.concatenate([[0.0], fleet]))
+        if inf.kind == "dedicated":
+            setup = np.clip(added, 0, None) * inf.setup_fee_brl
+        train_paid, inf_paid = np.minimum(fleet, train_servers), fleet - np.minimum(fleet, train_servers)
+    else:
+        # training cluster for the burst only
+        tr = opt.training
+        train_paid = np.zeros(h)
+        if tr is not None and n_train_months:
+            if tr.kind == "cloud":
+                lines["training_compute"] = train_servers * train_hours * tr.price * trend
+                train_paid = train_servers.copy()
+                tr_inst_hours = train_servers * train_hours
+            else:
+                first = training_start - 1
+                months_paid = max(tr.min_term_months, n_train_months)
+                paid = np.zeros(h)
+                paid[first:first + months_paid] = training.servers
+                if first + months_paid > h:
+                    warnings.append(f"the training cluster's minimum term ({tr.min_term_months} months) runs past "
+                                    "the horizon; months beyond it are not costed")
+                lines["training_compute"] = paid * tr.price * index
+                setup[first] += training.servers * tr.setup_fee_brl
+                train_paid = paid
+                tr_inst_hours = paid * hours_in_month
+        else:
+            tr_inst_hours = np.zeros(h)
+        # inference fleet
+        if inf.kind == "cloud":
+            if opt.autoscale:
+                inf_hours = by_hour.sum(axis=1) * days
+                inf_paid = peak
+            elif inf.pricing.startswith("reserved"):
+                inf_paid = ratchet(peak)
+                inf_hours = inf_paid * hours_in_month
+            else:
+                inf_paid = peak
+                inf_hours = inf_paid * hours_in_month
+            lines["inference_compute"] = inf_hours * inf.price * trend
+        else:
+            inf_paid = ratchet(peak)
+            inf_hours = inf_paid * hours_in_month
+            lines["inference_compute"] = inf_paid * inf.price * index
+            added = np.diff(np.concatenate([[0.0], inf_paid]))
+            setup = setup + np.clip(added, 0, None) * inf.setup_fee_brl
+        inst_hours = tr_inst_hours + inf_hours
+
+    for name in ("training_compute", "inference_compute"):
+        fleet_kind = (opt.training if name == "training_compute" and opt.fleet == "separate" else inf)
+        currency[name] = fleet_kind.currency if fleet_kind is not None else "BRL"
+    lines["setup"] = setup
+
+    is_cloud = inf.kind == "cloud"
+    if is_cloud:
+        first_use = min(training_start if n_train_months else h + 1, inference_start)
+        stored = np.where(months >= first_use, storage_gb, 0.0)
+        lines["storage"] = stored * opt.storage_usd_per_gb_month
+        currency["storage"] = "USD"
+    lines["egress"] = egress_cost_usd(egress_gb, opt.egress)
+    currency["egress"] = "USD" if is_cloud else "BRL"
+
+    uplift = tax_uplift(opt.tax)
+    usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
+    lines["taxes"] = uplift * usd_base if isinstance(usd_base, np.ndarray) else np.zeros(h)
+    currency["taxes"] = "USD"
+    if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
+        warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
+    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, np.asarray(egress_gb, dtype=float), uplift,
+                       n_train_months, tuple(warnings))
+
+
+def ceil(x: float) -> int:
+    return math.ceil(x - 1e-12)

@@ -1,0 +1,208 @@
+"""The pipeline, as the story reads: load → check → size → demand → costs → fx → finance → results.
+
+Pure: nothing here writes files or prints. ``run_scenario`` takes a validated scenario and a
+catalog and returns frozen Results; every table in JSON, workbook and PDF derives from its ledger.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tco import demand, finance, fx as fxmod, sizing
+from tco.catalog import Catalog
+from tco.costs import LINES, OptionCosts, option_costs, tax_uplift
+from tco.errors import InputError, Problem
+from tco.resolve import ResolvedOption, resolve
+from tco.scenario import Scenario
+
+HOURS_PER_MONTH = 730.0
+"""Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
+
+
+@dataclass(frozen=True)
+class Dist:
+    deterministic: float
+    mean: float
+    p5: float
+    p50: float
+    p95: float
+
+    def as_dict(self) -> dict:
+        return {"deterministic": self.deterministic, "mean": self.mean, "p5": self.p5, "p50": self.p50, "p95": self.p95}
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    name: str
+    kind: str
+    resolved: ResolvedOption
+    costs: OptionCosts
+    replica: sizing.ReplicaSize
+    lines_brl: dict[str, np.ndarray]
+    total_brl: np.ndarray
+    tco: Dist
+    npv: Dist
+    crossover_month: int | None
+    cost_per_million_tokens_brl: float | None
+    gpu_hour_brl: dict[str, float]
+    fan_brl: dict[str, np.ndarray] | None = None
+    """Monthly P5/P50/P95 of total cost in BRL (Monte Carlo), else None."""
+    tco_samples: np.ndarray | None = None
+    prob_cheapest: float | None = None
+    """Share of FX paths on which this option is the cheapest."""
+
+
+@dataclass(frozen=True)
+class Results:
+    scenario: Scenario
+    months: list[str]
+    days: np.ndarray
+    fx_path: np.ndarray
+    users: np.ndarray
+    requests: np.ndarray
+    tokens: np.ndarray
+    egress_gb: np.ndarray
+    peak_rps: np.ndarray
+    training: sizing.TrainingSize | None
+    training_by_option: dict[str, sizing.TrainingSize]
+    options: list[OptionResult]
+    model: object
+    defaults: dict
+    catalog: Catalog
+    warnings: tuple[str, ...] = ()
+    fx_info: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+
+def defaults_for(cat: Catalog) -> dict:
+    d = cat.defaults
+    return {
+        "mfu": float(d.get("training", {}).get("mfu", 0.38)),
+        "bandwidth_efficiency_share": float(d.get("inference", {}).get("bandwidth_efficiency_share", 0.7)),
+        "flops_efficiency_share": float(d.get("inference", {}).get("flops_efficiency_share", 0.5)),
+        "scaling_efficiency": d.get("scaling_efficiency", {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}),
+    }
+
+
+def _peak_tflops(gpu, precision: str) -> float:
+    if precision == "fp8" and gpu.fp8_tflops:
+        return gpu.fp8_tflops
+    return gpu.bf16_tflops
+
+
+def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
+                 paths: int | None = None, seed: int | None = None, progress=None) -> Results:
+    """Size, cost and compare every option of a scenario. Raises InputError for problems that only
+    show up against the catalog (unknown offers, a model that fits on no GPU, …)."""
+    model, resolved = resolve(s, cat, file, lines)
+    dflt = defaults_for(cat)
+    h = s.scenario.horizon_months
+    months = demand.month_labels(s.scenario.start, h)
+    days = demand.days_in_months(s.scenario.start, h)
+    inf = s.inference
+    tr = s.training
+    params = model.params_b * 1e9
+    active = model.active_params_b * 1e9
+    bw_eff = inf.bandwidth_efficiency_share if inf.bandwidth_efficiency_share is not None else dflt["bandwidth_efficiency_share"]
+    fl_eff = inf.flops_efficiency_share if inf.flops_efficiency_share is not None else dflt["flops_efficiency_share"]
+    mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
+
+    # demand
+    users = demand.users_timeline(inf.users, inf.start_month, h)
+    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days)
+    tokens = requests * (inf.input_tokens_per_request + inf.output_tokens_per_request)
+    shares = demand.profile(inf.daily_profile)
+    rps = demand.hourly_rps(users, inf.requests_per_user_per_day, shares)
+    egress = demand.egress_gb(requests, inf.egress_kb_per_request)
+
+    # sizing and costs, option by option
+    problems: list[Problem] = []
+    warnings: list[str] = []
+    fx_path = fxmod.deterministic_path(s.fx, h)
+    disc = finance.discount_factors(h, s.scenario.discount_rate)
+    results: list[OptionResult] = []
+    train_by_opt: dict[str, sizing.TrainingSize] = {}
+    for opt in resolved:
+        fleet = opt.inference
+        rep = sizing.size_replica(
+            params=params, active_params=active, layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
+            precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
+            bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=_peak_tflops(fleet.gpu, s.model.precision),
+            gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
+            output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
+            bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share)
+        key = f"options[{opt.index}].inference_offer"
+        if rep is None:
+            need = params * sizing.BYTES_PER_PARAM[s.model.precision] / 1e9
+            problems.append(Problem(file, key, f"model {model.model!r} ({need:,.0f} GB of {s.model.precision} weights plus KV "
+                                    f"cache) fits on no GPU count of {fleet.offer_id!r} ({fleet.gpus_per_server} × "
+                                    f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each); choose a larger server or "
+                                    "model.precision = 'fp8'", (lines or {}).get(("options", opt.index, "inference_offer"))))
+            continue
+        if not rep.target_met:
+            warnings.append(f"{opt.name}: {fleet.gpu.gpu} cannot reach {inf.tokens_per_second_per_user:g} tokens/s per "
+                            f"user even at batch 1 ({rep.tokens_per_second_per_user:.1f} tokens/s); sized at batch 1")
+        tsize = None
+        if tr.method != "none" and opt.training is not None:
+            tf = opt.training
+            tsize = sizing.size_training(
+                method=tr.method, params=params, active_params=active, tokens=tr.tokens, epochs=tr.epochs,
+                gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops, gpu_memory_gb=tf.gpu.memory_gb,
+                memory_usable_share=inf.memory_usable_share, gpus_per_server=tf.gpus_per_server,
+                interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
+                activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt)
+            train_by_opt[opt.name] = tsize
+        try:
+            oc = option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
+                              storage_gb=inf.storage_gb, training_start=tr.start_month, inference_start=inf.start_month,
+                              utilization=inf.utilization_target_share, redundancy=inf.redundancy)
+        except ValueError as exc:
+            problems.append(Problem(file, f"options[{opt.index}].egress", str(exc),
+                                    (lines or {}).get(("options", opt.index))))
+            continue
+        warnings += [f"{opt.name}: {w}" for w in oc.warnings]
+        lines_brl = {k: oc.lines[k] * (fx_path if oc.currency[k] == "USD" else 1.0) for k in LINES}
+        total = sum(lines_brl.values())
+        tco_det = float(total.sum())
+        npv_det = float(total @ disc)
+        inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
+        train_total = float(lines_brl["training_compute"].sum())
+        gph = {}
+        uplift = tax_uplift(opt.tax)
+        for f in {opt.inference, opt.training} - {None}:
+            if f.kind == "cloud":
+                gph[f.offer_id] = f.price / f.gpus_per_server * (1.0 + uplift) * s.fx.usdbrl
+            else:
+                gph[f.offer_id] = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
+        det = Dist(tco_det, tco_det, tco_det, tco_det, tco_det)
+        ndet = Dist(npv_det, npv_det, npv_det, npv_det, npv_det)
+        results.append(OptionResult(opt.name, opt.kind, opt, oc, rep, lines_brl, total, det, ndet,
+                                    finance.crossover_month(inf_spend, train_total),
+                                    finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
+    if problems:
+        raise InputError(problems)
+
+    res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1),
+                  next(iter(train_by_opt.values()), None), train_by_opt, results, model,
+                  {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
+                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings))
+    return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)
+
+
+def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = None, progress=None) -> Results:
+    """Fill the percentile keys: Monte Carlo for gbm/bootstrap, equal to the deterministic value otherwise."""
+    from dataclasses import replace
+
+    s = res.scenario
+    info = {"model": s.fx.model, "paths": paths or s.fx.paths, "seed": seed if seed is not None else s.fx.seed,
+            "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility}
+    if s.fx.model not in ("gbm", "bootstrap"):
+        best = min(range(len(res.options)), key=lambda i: res.options[i].tco.deterministic)
+        opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]
+        return replace(res, options=opts, fx_info=info)
+    from tco import risk
+
+    opts = risk.simulate(res, paths=info["paths"], seed=info["seed"], progress=progress)
+    return replace(res, options=opts, fx_info=info | risk.describe(res.scenario))

@@ -1,0 +1,87 @@
+"""USD/BRL paths: the deterministic path of the base case and Monte Carlo paths for risk.
+
+Deterministic: 'fixed' keeps the spot rate; 'parity' is the covered-interest-parity forward
+F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12) (brazil_fx_tax.md §2.4). For 'gbm' and 'bootstrap' the
+deterministic base case is the median-free expectation of the model: the drift path for gbm,
+the spot for bootstrap (its sampled returns carry the history's own drift).
+Costs of month t are converted at the month-t rate (t = 1..H).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def parity_drift(brl_rate: float, usd_rate: float) -> float:
+    """Annual log drift from interest-rate parity: ln((1 + i_BRL)/(1 + i_USD))."""
+    return float(np.log((1.0 + brl_rate) / (1.0 + usd_rate)))
+
+
+def deterministic_path(fx, horizon: int) -> np.ndarray:
+    """USD/BRL for months 1..H [BRL/USD] of the base case."""
+    t = np.arange(1, horizon + 1, dtype=float)
+    if fx.model == "fixed" or fx.model == "bootstrap":
+        return np.full(horizon, fx.usdbrl)
+    if fx.model == "parity":
+        return fx.usdbrl * ((1.0 + fx.brl_rate) / (1.0 + fx.usd_rate)) ** (t / 12.0)
+    mu = fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)
+    # gbm: E[S_t] = S0·exp(mu·t/12) when mu is the drift of the expectation
+    return fx.usdbrl * np.exp(mu * t / 12.0)
+
+
+def history_source(fx) -> str:
+    from tco.catalog import DATA_DIR
+
+    return fx.history_csv or str(DATA_DIR / "usdbrl_monthly.csv")
+
+
+def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]:
+    """Read a monthly USD/BRL history (columns month = 'YYYY-MM', usdbrl > 0), checking it has no gaps
+    and enough months for the bootstrap block. Raises InputError naming the file, line and key."""
+    import csv
+    import re
+
+    from tco.errors import InputError, Problem
+
+    path = history_source(fx)
+    problems: list[Problem] = []
+    months: list[str] = []
+    rates: list[float] = []
+    try:
+        fh = open(path, newline="", encoding="utf-8")
+    except OSError as exc:
+        raise InputError([Problem(path, "fx.history_csv", f"cannot read FX history: {exc.strerror}")]) from None
+    with fh:
+        reader = csv.DictReader(fh)
+        if not {"month", "usdbrl"} <= set(reader.fieldnames or []):
+            raise InputError([Problem(path, "fx.history_csv", "FX history needs columns 'month' and 'usdbrl'", 1)])
+        prev = None
+        for row in reader:
+            line = reader.line_num
+            m = (row.get("month") or "").strip()
+            if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", m):
+                problems.append(Problem(path, "month", f"unparseable month {m!r} (want 'YYYY-MM')", line))
+                continue
+            try:
+                v = float(row.get("usdbrl") or "")
+            except ValueError:
+                problems.append(Problem(path, "usdbrl", f"not a number: {row.get('usdbrl')!r}", line))
+                continue
+            if not v > 0:
+                problems.append(Problem(path, "usdbrl", f"rate must be positive, got {v:g}", line))
+                continue
+            if prev is not None:
+                y, mm = int(prev[:4]), int(prev[5:])
+                expect = f"{y + (mm == 12):04d}-{mm % 12 + 1:02d}"
+                if m != expect:
+                    problems.append(Problem(path, "month", f"gap or disorder in the history: {m} follows {prev} "
+                                            f"(expected {expect})", line))
+            prev = m
+            months.append(m)
+            rates.append(v)
+    if not problems and len(rates) - 1 < fx.block_months + 1:
+        problems.append(Problem(path, "fx.block_months", f"the history has {len(rates) - 1} monthly returns, too few "
+                                f"for blocks of {fx.block_months} months"))
+    if problems:
+        raise InputError(problems)
+    return months, np.asarray(rates)

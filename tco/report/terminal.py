@@ -1,0 +1,75 @@
+"""Terminal output (rich): the ranked summary, progress bars and catalog listings. Only the CLI calls this."""
+
+from __future__ import annotations
+
+import sys
+
+
+def _brl(x: float) -> str:
+    return f"R$ {x:,.0f}"
+
+
+def summary(res, written) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout)
+    s = res.scenario
+    ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
+    best = ranked[0].tco.deterministic
+    t = Table(title=f"{s.scenario.name}: {s.scenario.horizon_months} months from {s.scenario.start}, "
+                    f"USD/BRL {s.fx.usdbrl:g} ({res.fx_info.get('model')})")
+    for col in ("#", "option", "TCO (BRL)", "vs best", "NPV (BRL)", "P5–P95 TCO (BRL)", "egress", "R$/M tokens"):
+        t.add_column(col, justify="left" if col == "option" else "right")
+    for i, o in enumerate(ranked, 1):
+        d = o.tco
+        spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
+        cpm = o.cost_per_million_tokens_brl
+        t.add_row(str(i), o.name, _brl(d.deterministic),
+                  "best" if i == 1 else f"+{(d.deterministic / best - 1) * 100:.1f} %", _brl(o.npv.deterministic),
+                  spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else f"{cpm:,.2f}")
+    console.print(t)
+    for w in res.warnings:
+        console.print(f"[yellow]warning:[/] {w}")
+    for p in written:
+        console.print(f"wrote {p}")
+
+
+def progress_bar():
+    """A callback(done, total) that drives a rich progress bar on stderr."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    prog = Progress(TextColumn("Monte Carlo"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} paths"),
+                    TimeRemainingColumn(), console=Console(file=sys.stderr), transient=True)
+    state = {}
+
+    def update(done: int, total: int) -> None:
+        if "task" not in state:
+            prog.start()
+            state["task"] = prog.add_task("mc", total=total)
+        prog.update(state["task"], completed=done)
+        if done >= total:
+            prog.stop()
+
+    return update
+
+
+def offers_table(cat, gpu_filter: str | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title="Catalog offers")
+    for col in ("offer", "GPU", "GPUs", "pricing", "price", "status", "as of"):
+        t.add_column(col)
+    for oid in cat.offer_ids:
+        o = cat.offer(oid)
+        if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
+            continue
+        if o.kind == "cloud":
+            for k, p in sorted(o.prices.items()):
+                t.add_row(oid, o.gpu, str(o.gpu_count), k, "—" if p.usd_per_hour is None else f"US$ {p.usd_per_hour:,.4f}/h",
+                          p.status, p.as_of)
+        else:
+            t.add_row(oid, o.gpu, str(o.gpu_count), "monthly", f"R$ {o.brl_per_month:,.0f}/month", o.status, o.as_of)
+    Console(file=sys.stdout).print(t)

@@ -1,0 +1,178 @@
+"""Resolve a validated scenario against the catalog: offers, prices, egress, storage, taxes.
+
+This is the second half of checking input: names that the schema cannot know (offers, GPUs,
+models, tables) are looked up here, and every problem is reported at once with the scenario's
+file, line and key path and the closest valid names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tco.catalog import Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
+from tco.errors import InputError, Problem, closest
+from tco.scenario import Scenario
+
+STORAGE_BY_PROVIDER = {"aws": "aws-s3", "gcp": "gcs", "azure": "azure-blob"}
+EGRESS_BY_PROVIDER = {"aws": "aws", "gcp": "gcp_premium", "azure": "azure"}
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """One offer as used by an option, with its resolved price."""
+
+    offer_id: str
+    kind: str  # 'cloud' | 'dedicated'
+    gpu: Gpu
+    gpus_per_server: int
+    currency: str  # 'USD' | 'BRL'
+    price: float  # USD per hour, or BRL per month, per server
+    price_unit: str
+    pricing: str
+    setup_fee_brl: float
+    min_term_months: int
+    price_source: str
+    price_as_of: str
+    price_status: str
+    provider: str
+    region: str
+
+
+@dataclass(frozen=True)
+class ResolvedOption:
+    name: str
+    index: int
+    kind: str
+    training: Fleet | None
+    inference: Fleet
+    fleet: str
+    autoscale: bool
+    egress: EgressTable
+    storage_usd_per_gb_month: float
+    storage_id: str
+    storage_source: str
+    tax: TaxProfile
+    indexation_rate: float
+    price_trend_rate: float
+
+
+def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override, setup_override, term_override,
+           where: str, problems: list[Problem], file: str, line) -> Fleet | None:
+    offer = cat.offer(offer_id)
+    if offer is None:
+        problems.append(Problem(file, where, f"unknown offer {offer_id!r}; {closest(offer_id, cat.offer_ids)}", line))
+        return None
+    gpu = cat.gpus.get(offer.gpu)
+    if gpu is None:
+        problems.append(Problem(file, where, f"offer {offer_id!r} uses GPU {offer.gpu!r}, which is not in gpus.csv; "
+                                             f"{closest(offer.gpu, list(cat.gpus))}", line))
+        return None
+    if isinstance(offer, CloudOffer):
+        p = offer.prices.get(pricing)
+        if usd_override is not None:
+            price, src, asof, status = usd_override, "price given in the scenario", "scenario", "scenario_override"
+        elif p is None or p.usd_per_hour is None:
+            have = [k for k, v in offer.prices.items() if v.usd_per_hour is not None]
+            why = p.status if p is not None else "not in the catalog"
+            hint = f"priced: {', '.join(sorted(have))}" if have else "no price is known for this offer in any pricing"
+            problems.append(Problem(file, where, f"offer {offer_id!r} has no {pricing!r} price ({why}); {hint}; "
+                                                 f"or give the price in the scenario (usd_per_hour)", line))
+            return None
+        else:
+            price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
+        return Fleet(offer_id, "cloud", gpu, offer.gpu_count, "USD", price, "USD/h", pricing, 0.0, 0, src, asof,
+                     status, offer.provider, offer.region)
+    assert isinstance(offer, DedicatedOffer)
+    price = brl_override if brl_override is not None else offer.brl_per_month
+    status = "scenario_override" if brl_override is not None else offer.status
+    return Fleet(offer_id, "dedicated", gpu, offer.gpu_count, "BRL", price, "BRL/month", "monthly",
+                 setup_override if setup_override is not None else offer.setup_fee_brl,
+                 term_override if term_override is not None else offer.min_term_months,
+                 offer.source if brl_override is None else "price given in the scenario",
+                 offer.as_of if brl_override is None else "scenario", status, offer.provider, offer.region)
+
+
+def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None
+            ) -> tuple[ModelArch, list[ResolvedOption]]:
+    """Look up everything a scenario names; raise InputError with every problem found."""
+    lines = lines or {}
+    problems: list[Problem] = []
+
+    def line(*key):
+        while key:
+            if key in lines:
+                return lines[key]
+            key = key[:-1]
+        return None
+
+    model = cat.models.get(s.model.id)
+    if model is None:
+        problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; {closest(s.model.id, list(cat.models))}",
+                                line("model", "id")))
+    out: list[ResolvedOption] = []
+    for i, o in enumerate(s.options):
+        key = f"options[{i}]"
+        inf = _fleet(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
+                     o.min_term_months, f"{key}.inference_offer", problems, file, line("options", i, "inference_offer"))
+        tr = None
+        if s.training.method != "none":
+            if o.training_offer is None:
+                problems.append(Problem(file, f"{key}.training_offer",
+                                        "required key is missing (training.method is not 'none')", line("options", i)))
+            else:
+                tr = _fleet(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour, o.training_brl_per_month,
+                            o.setup_fee_brl, o.min_term_months, f"{key}.training_offer", problems, file,
+                            line("options", i, "training_offer"))
+        if inf is None:
+            continue
+        if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:
+            problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
+                                    "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
+        if inf.kind == "cloud" and o.autoscale and o.pricing.startswith("reserved"):
+            problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
+                                    "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))
+        # egress
+        if o.egress is not None:
+            eid = o.egress
+        elif inf.kind == "dedicated":
+            eid = "none/dedicated"
+        else:
+            eid = f"{EGRESS_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
+        egress = cat.egress.get(eid)
+        if egress is None:
+            problems.append(Problem(file, f"{key}.egress", f"no egress table {eid!r}; {closest(eid, list(cat.egress))}",
+                                    line("options", i, "egress") or line("options", i)))
+        # storage
+        if o.storage_usd_per_gb_month is not None:
+            sid = o.storage or "scenario"
+            sprice, ssrc = o.storage_usd_per_gb_month, "price given in the scenario"
+        elif inf.kind == "dedicated" and o.storage is None:
+            sid, sprice, ssrc = "included", 0.0, "local disks included in the dedicated server price"
+        else:
+            sid = o.storage or f"{STORAGE_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
+            st = cat.storage.get(sid)
+            if st is None:
+                problems.append(Problem(file, f"{key}.storage", f"no storage price {sid!r}; {closest(sid, list(cat.storage))}",
+                                        line("options", i, "storage") or line("options", i)))
+                sprice, ssrc = 0.0, ""
+            elif st.usd_per_gb_month is None and s.inference.storage_gb > 0:
+                problems.append(Problem(file, f"{key}.storage", f"storage price {sid!r} is {st.status or 'unknown'}; "
+                                        "choose another storage id or set inference.storage_gb = 0",
+                                        line("options", i, "storage") or line("options", i)))
+                sprice, ssrc = 0.0, st.source
+            else:
+                sprice, ssrc = st.usd_per_gb_month or 0.0, st.source
+        all_brl = inf.kind == "dedicated" and (tr is None or tr.kind == "dedicated")
+        tid = o.taxes or ("none" if all_brl else "import_direct_sp")
+        tax = cat.taxes.get(tid)
+        if tax is None:
+            problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
+                                    line("options", i, "taxes") or line("options", i)))
+        if egress is None or tax is None:
+            continue
+        out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == "cloud"
+                                  and not o.pricing.startswith("reserved"), egress, sprice, sid, ssrc, tax,
+                                  o.indexation_rate, o.price_trend_rate))
+    if problems:
+        raise InputError(problems)
+    return model, out

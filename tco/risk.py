@@ -1,0 +1,150 @@
+"""Monte Carlo of USD/BRL on top of the deterministic cash flows.
+
+Each option's monthly cost splits into a BRL part b_m and a USD part u_m (the USD lines of the
+ledger, taxes included). On a rate path S_p,m the option costs b_m + u_m·S_p,m in month m, so
+
+    TCO_p = Σ_m b_m + Σ_m u_m·S_p,m          NPV_p = Σ_m d_m·b_m + Σ_m d_m·u_m·S_p,m
+
+which is one matrix product per chunk of paths: no Python loop over paths. Paths are drawn in
+chunks of CHUNK (fixed, so results do not depend on the machine) from one seeded generator.
+
+GBM: ln S_m = ln S_0 + (μ − σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = S_0·e^(μ·m/12),
+the deterministic path. Antithetic pairs (Z, −Z) halve the draws.
+Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, drawn
+with replacement and chained (moving-block bootstrap, Künsch 1989).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from tco import finance
+from tco.costs import LINES
+
+CHUNK = 50_000
+FAN_MAX_PATHS = 200_000
+"""The monthly fan (P5/P50/P95 per month) is taken from at most this many paths."""
+
+
+def drift(fx) -> float:
+    from tco.fx import parity_drift
+
+    return fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)
+
+
+def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: float, sigma: float,
+              antithetic: bool = True) -> np.ndarray:
+    """n GBM paths of monthly USD/BRL, shape (n, H)."""
+    dt = 1.0 / 12.0
+    if antithetic:
+        half = (n + 1) // 2
+        z = rng.standard_normal((half, horizon))
+        z = np.concatenate([z, -z])[:n]
+    else:
+        z = rng.standard_normal((n, horizon))
+    inc = (mu - 0.5 * sigma * sigma) * dt + sigma * np.sqrt(dt) * z
+    return s0 * np.exp(np.cumsum(inc, axis=1))
+
+
+def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, log_returns: np.ndarray,
+                    block: int) -> np.ndarray:
+    """n block-bootstrap paths, shape (n, H); every monthly return is one of the history's."""
+    nblocks = -(-horizon // block)
+    starts = rng.integers(0, len(log_returns) - block + 1, size=(n, nblocks))
+    idx = (starts[:, :, None] + np.arange(block)).reshape(n, nblocks * block)[:, :horizon]
+    return s0 * np.exp(np.cumsum(log_returns[idx], axis=1))
+
+
+def describe(s) -> dict:
+    fx = s.fx
+    out = {"volatility": fx.volatility, "drift": drift(fx) if fx.model == "gbm" else None,
+           "antithetic": fx.model == "gbm", "chunk_paths": CHUNK}
+    if fx.model == "bootstrap":
+        from tco.fx import history_source
+
+        out |= {"block_months": fx.block_months, "history": history_source(fx)}
+    return out
+
+
+def _split(res, o) -> tuple[np.ndarray, np.ndarray]:
+    """(BRL part, USD part) of an option's monthly costs."""
+    brl = np.zeros(len(res.months))
+    usd = np.zeros(len(res.months))
+    for k in LINES:
+        if o.costs.currency[k] == "USD":
+            usd += o.costs.lines[k]
+        else:
+            brl += o.costs.lines[k]
+    return brl, usd
+
+
+def rate_paths(res, n: int, seed: int, progress=None):
+    """Yield chunks of rate paths (each (≤CHUNK, H)) for the scenario's model."""
+    s = res.scenario
+    fx = s.fx
+    h = len(res.months)
+    rng = np.random.default_rng(seed)
+    returns = None
+    if fx.model == "bootstrap":
+        from tco.fx import load_history
+
+        _, rates = load_history(fx, h)
+        returns = np.diff(np.log(rates))
+    done = 0
+    while done < n:
+        m = min(CHUNK, n - done)
+        if fx.model == "gbm":
+            yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility)
+        else:
+            yield bootstrap_paths(rng, m, h, fx.usdbrl, returns, fx.block_months)
+        done += m
+        if progress is not None:
+            progress(done, n)
+
+
+def simulate(res, *, paths: int, seed: int, progress=None) -> list:
+    """Options with their TCO/NPV distributions, monthly fan and probability of being cheapest."""
+    h = len(res.months)
+    disc = finance.discount_factors(h, res.scenario.scenario.discount_rate)
+    parts = [_split(res, o) for o in res.options]
+    brl_tco = np.array([b.sum() for b, _ in parts])
+    brl_npv = np.array([b @ disc for b, _ in parts])
+    usd = np.stack([u for _, u in parts], axis=1)  # (H, O)
+    usd_disc = usd * disc[:, None]
+    tco = np.empty((paths, len(parts)))
+    npv = np.empty((paths, len(parts)))
+    fan_rates = []
+    kept = 0
+    at = 0
+    for chunk in rate_paths(res, paths, seed, progress):
+        m = len(chunk)
+        tco[at:at + m] = brl_tco + chunk @ usd
+        npv[at:at + m] = brl_npv + chunk @ usd_disc
+        if kept < FAN_MAX_PATHS:
+            take = chunk[: FAN_MAX_PATHS - kept]
+            fan_rates.append(take)
+            kept += len(take)
+        at += m
+    q_rates = np.percentile(np.concatenate(fan_rates), [5, 50, 95], axis=0)  # (3, H)
+    cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
+    from tco.engine import Dist
+
+    out = []
+    for j, o in enumerate(res.options):
+        b, u = parts[j]
+        tq = np.percentile(tco[:, j], [5, 50, 95])
+        nq = np.percentile(npv[:, j], [5, 50, 95])
+        fan = {"p5": b + u * q_rates[0], "p50": b + u * q_rates[1], "p95": b + u * q_rates[2]}
+        out.append(replace(o, tco=Dist(o.tco.deterministic, float(tco[:, j].mean()), *map(float, tq)),
+                           npv=Dist(o.npv.deterministic, float(npv[:, j].mean()), *map(float, nq)),
+                           fan_brl=fan, tco_samples=tco[:, j].copy(), prob_cheapest=float(cheapest[j])))
+    return out
+
+
+def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
+    """P5/P50/P95 of the USD/BRL rate per month (for charts)."""
+    rates = np.concatenate(list(rate_paths(res, min(paths, FAN_MAX_PATHS), seed)))
+    q = np.percentile(rates, [5, 50, 95], axis=0)
+    return {"p5": q[0], "p50": q[1], "p95": q[2]}

@@ -1,0 +1,220 @@
+"""Sizing GPU fleets from first principles.
+
+Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
+Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600).
+Inference decode is memory-bandwidth-bound: one step of a replica reads all weights plus the KV
+cache of the batch; step time ≈ bytes / (bandwidth × efficiency), never below the compute time
+2·N·batch / (FLOPS × efficiency). Prefill is compute-bound: 2·N·input tokens.
+
+Glossary (units in brackets): N parameters [-], D tokens [-], B bytes, bandwidth [TB/s = 1e12 B/s],
+FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+BYTES_PER_PARAM = {"bf16": 2.0, "fp8": 1.0}
+OPTIMIZER_BYTES_PER_PARAM = 16.0
+"""Mixed-precision Adam: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 4+4 = 16 B/param
+(Rajbhandari et al. 2020, ZeRO, §3.1 counts 2Ψ + 2Ψ + 12Ψ = 16Ψ)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def training_flops(active_params: float, tokens: float, epochs: float = 1.0) -> float:
+    """Training compute [FLOP] = 6 · N · D · epochs.
+
+    >>> training_flops(70e9, 1e9)
+    4.2e+20
+    """
+    return 6.0 * active_params * tokens * epochs
+
+
+def training_gpu_hours(flops: float, peak_tflops: float, mfu: float) -> float:
+    """GPU-hours [GPU·h] = FLOPs / (peak [TFLOPS] × 1e12 × MFU × 3600).
+
+    >>> round(training_gpu_hours(4.2e20, 989.5, 0.4), 2)
+    294.76
+    """
+    return flops / (peak_tflops * 1e12 * mfu * 3600.0)
+
+
+def training_memory_bytes(params: float, method: str, activation_share: float, lora_share: float) -> float:
+    """Memory to train [B].
+
+    full/pretrain: 16 B/param (weights, grads, fp32 master, Adam moments) × (1 + activation share).
+    lora: frozen bf16 weights 2 B/param + 16 B per trainable adapter parameter, × (1 + activation share).
+    """
+    if method in ("full", "pretrain"):
+        states = OPTIMIZER_BYTES_PER_PARAM * params
+    elif method == "lora":
+        states = BYTES_PER_PARAM["bf16"] * params + OPTIMIZER_BYTES_PER_PARAM * lora_share * params
+    else:
+        return 0.0
+    return states * (1.0 + activation_share)
+
+
+def scaling_efficiency(total_gpus: int, interconnect: str, defaults: dict) -> float:
+    """Share of linear speed-up kept when a job spans several GPUs.
+
+    1 GPU: 1.0; NVLink/NVSwitch: ~0.9 (seed article: 90–95 %); PCIe: ~0.5 (seed article).
+    """
+    if total_gpus <= 1:
+        return 1.0
+    table = defaults.get("scaling_efficiency", {})
+    return float(table.get(interconnect, table.get("pcie", 0.5)))
+
+
+@dataclass(frozen=True)
+class TrainingSize:
+    method: str
+    flops: float
+    gpu_hours: float
+    """Useful GPU-hours of work (before scaling losses) [GPU·h]."""
+    memory_gb: float
+    min_gpus: int
+    servers: int
+    gpus: int
+    scaling_efficiency: float
+    wall_hours: float
+    billed_gpu_hours: float
+    """GPUs × wall-clock hours [GPU·h], what a cluster rented by the hour is billed for."""
+    mfu: float
+
+
+def size_training(*, method: str, params: float, active_params: float, tokens: float, epochs: float,
+                  gpu_hours: float | None, mfu: float, peak_tflops: float, gpu_memory_gb: float,
+                  memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
+                  servers: int | None, activation_share: float, lora_share: float, defaults: dict) -> TrainingSize:
+    """Size the training cluster: memory gives the minimum, the target duration the rest."""
+    if method == "none":
+        return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu)
+    flops = training_flops(active_params, tokens, epochs)
+    hours = gpu_hours if gpu_hours is not None else training_gpu_hours(flops, peak_tflops, mfu)
+    mem = training_memory_bytes(params, method, activation_share, lora_share)
+    min_gpus = max(1, math.ceil(mem / (gpu_memory_gb * 1e9 * memory_usable_share)))
+    min_servers = math.ceil(min_gpus / gpus_per_server)
+    if servers is None:
+        eff = scaling_efficiency(gpus_per_server * 2, interconnect, defaults)  # assume multi-GPU for sizing
+        wanted = math.ceil(hours / (eff * gpus_per_server * target_days * 24.0)) if hours > 0 else 1
+        servers = max(min_servers, wanted, 1)
+    gpus = servers * gpus_per_server
+    eff = scaling_efficiency(gpus, interconnect, defaults)
+    wall = hours / (gpus * eff) if hours > 0 else 0.0
+    return TrainingSize(method, flops, hours, mem / 1e9, min_gpus, servers, gpus, eff, wall, wall * gpus, mfu)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference
+
+
+def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, kv_precision: str) -> float:
+    """KV cache per token [B] = 2 (K and V) × layers × KV heads × head dim × bytes per element.
+
+    Llama 3.1 70B in bf16: 2 × 80 × 8 × 128 × 2 = 327,680 B ≈ 0.33 MB per token.
+    """
+    return 2.0 * layers * kv_heads * head_dim * BYTES_PER_PARAM[kv_precision]
+
+
+@dataclass(frozen=True)
+class ReplicaSize:
+    tensor_parallel: int
+    replicas_per_server: int
+    weights_gb: float
+    kv_mb_per_token: float
+    batch: int
+    batch_memory_limit: int
+    step_seconds: float
+    tokens_per_second_per_user: float
+    target_met: bool
+    decode_tokens_per_second: float
+    """Decode throughput of one replica [tokens/s]."""
+    prefill_seconds_per_request: float
+    replica_seconds_per_request: float
+    requests_per_second: float
+    """Requests one replica completes per second at full load [req/s]."""
+    bound: str
+    """What limits the batch: 'latency-bandwidth', 'latency-compute' or 'memory'."""
+
+
+def step_seconds(batch: float, weights_b: float, kv_read_b: float, bw_bs: float, flops: float,
+                 active_params: float) -> float:
+    """Decode step time [s] = max((weights + batch·KV per sequence) / bandwidth, 2·N·batch / FLOPS)."""
+    return max((weights_b + batch * kv_read_b) / bw_bs, 2.0 * active_params * batch / flops)
+
+
+def size_replica(*, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
+                 precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
+                 gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
+                 bw_eff: float, flops_eff: float, memory_usable_share: float) -> ReplicaSize | None:
+    """The replica layout that serves the most requests per GPU: every tensor-parallel degree
+    (1, 2, 4, … up to the GPUs of one server) on which weights plus one sequence's KV cache fit is
+    tried at the largest batch that still gives each user `target_tps`. None if nothing fits."""
+    best = None
+    tp = 1
+    while tp <= gpus_per_server:
+        if gpus_per_server % tp == 0:
+            r = replica_at(tp, params=params, active_params=active_params, layers=layers, kv_heads=kv_heads,
+                           head_dim=head_dim, precision=precision, kv_precision=kv_precision,
+                           gpu_memory_gb=gpu_memory_gb, bandwidth_tbs=bandwidth_tbs, peak_tflops=peak_tflops,
+                           gpus_per_server=gpus_per_server, input_tokens=input_tokens, output_tokens=output_tokens,
+                           target_tps=target_tps, bw_eff=bw_eff, flops_eff=flops_eff,
+                           memory_usable_share=memory_usable_share)
+            if r is not None and (best is None or (r.target_met, r.requests_per_second / tp)
+                                  > (best.target_met, best.requests_per_second / best.tensor_parallel) + 1e-12):
+                best = r
+        tp *= 2
+    return best
+
+
+def replica_at(tp: int, *, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
+               precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
+               gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
+               bw_eff: float, flops_eff: float, memory_usable_share: float) -> ReplicaSize | None:
+    """A replica on `tp` GPUs (tensor parallel), or None if weights plus one sequence do not fit.
+
+    memory batch  b_mem = floor((tp·mem·usable − weights) / (KV per token × (input + output)))
+    latency batch b_bw  = (tp·BW·eff / target − weights) / (KV per token × (input + output/2))
+    compute batch b_cmp = tp·FLOPS·eff / (2·N_active·target)
+    batch = floor(min(b_mem, b_bw, b_cmp)), at least 1
+    """
+    weights_b = params * BYTES_PER_PARAM[precision]
+    kv_tok = kv_bytes_per_token(layers, kv_heads, head_dim, kv_precision)
+    ctx_max = input_tokens + output_tokens
+    ctx_avg = input_tokens + output_tokens / 2.0
+    mem_b = tp * gpu_memory_gb * 1e9 * memory_usable_share
+    if weights_b + kv_tok * ctx_max > mem_b:
+        return None
+    bw = tp * bandwidth_tbs * 1e12 * bw_eff
+    fl = tp * peak_tflops * 1e12 * flops_eff
+    kv_read = kv_tok * ctx_avg
+    b_mem = math.floor((mem_b - weights_b) / (kv_tok * ctx_max))
+    b_bw = (bw / target_tps - weights_b) / kv_read
+    b_cmp = fl / (2.0 * active_params * target_tps)
+    limits = {"memory": b_mem, "latency-bandwidth": b_bw, "latency-compute": b_cmp}
+    bound = min(limits, key=limits.get)
+    batch = max(1, math.floor(min(limits.values()) + 1e-9))
+    step = step_seconds(batch, weights_b, kv_read, bw, fl, active_params)
+    decode_tps = batch / step
+    prefill = 2.0 * active_params * input_tokens / fl
+    per_request = prefill + output_tokens / decode_tps
+    return ReplicaSize(tp, gpus_per_server // tp, weights_b / 1e9, kv_tok / 1e6, batch, b_mem, step, 1.0 / step,
+                       1.0 / step >= target_tps * (1 - 1e-9), decode_tps, prefill, per_request, 1.0 / per_request,
+                       bound)
+
+
+def replicas_needed(requests_per_second: float, replica_rps: float, utilization: float, redundancy: str) -> int:
+    """Replicas [-] = ceil(load / (capacity × utilisation)), plus one spare for N+1 when any is needed."""
+    if requests_per_second <= 0:
+        return 0
+    n = math.ceil(requests_per_second / (replica_rps * utilization) - 1e-9)
+    return n + 1 if redundancy == "n+1" else n
+
+
+def servers_for(replicas: int, replicas_per_server: int) -> int:
+    """Servers (or instances) [-] = ceil(replicas / replicas per server)."""
+    return math.ceil(replicas / replicas_per_server) if replicas > 0 else 0
