@@ -132,7 +132,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=_peak_tflops(fleet.gpu, s.model.precision),
             gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
             output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
-            bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share)
+            bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,
+            max_batch=inf.max_batch_sequences,
+            tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (1, 2, 4, 8, 16)})
         key = f"options[{opt.index}].inference_offer"
         if rep is None:
             need = params * sizing.BYTES_PER_PARAM[s.model.precision] / 1e9

@@ -158,6 +158,8 @@ class Inference(Frozen):
     """Achieved share of peak memory bandwidth in decode; default from catalog calibration."""
     flops_efficiency_share: Share | None = None
     """Achieved share of peak FLOPS in prefill/decode compute; default from catalog calibration."""
+    max_batch_sequences: int = Field(256, ge=1)
+    """Cap on concurrent sequences per replica (vLLM's max_num_seqs default is 256)."""
     memory_usable_share: Share = 0.9
     """Share of GPU memory usable for weights and KV cache (vLLM's default gpu_memory_utilization)."""
 

@@ -138,7 +138,7 @@ class ReplicaSize:
     requests_per_second: float
     """Requests one replica completes per second at full load [req/s]."""
     bound: str
-    """What limits the batch: 'latency-bandwidth', 'latency-compute' or 'memory'."""
+    """What limits the batch: 'latency-bandwidth', 'latency-compute', 'memory' or 'max-batch'."""
 
 
 def step_seconds(batch: float, weights_b: float, kv_read_b: float, bw_bs: float, flops: float,
@@ -150,7 +150,8 @@ def step_seconds(batch: float, weights_b: float, kv_read_b: float, bw_bs: float,
 def size_replica(*, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
                  precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
                  gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
-                 bw_eff: float, flops_eff: float, memory_usable_share: float) -> ReplicaSize | None:
+                 bw_eff: float, flops_eff: float, memory_usable_share: float, max_batch: int = 256,
+                 tp_efficiency: dict | None = None) -> ReplicaSize | None:
     """The replica layout that serves the most requests per GPU: every tensor-parallel degree
     (1, 2, 4, … up to the GPUs of one server) on which weights plus one sequence's KV cache fit is
     tried at the largest batch that still gives each user `target_tps`. None if nothing fits."""
@@ -162,10 +163,11 @@ def size_replica(*, params: float, active_params: float, layers: int, kv_heads: 
                            head_dim=head_dim, precision=precision, kv_precision=kv_precision,
                            gpu_memory_gb=gpu_memory_gb, bandwidth_tbs=bandwidth_tbs, peak_tflops=peak_tflops,
                            gpus_per_server=gpus_per_server, input_tokens=input_tokens, output_tokens=output_tokens,
-                           target_tps=target_tps, bw_eff=bw_eff, flops_eff=flops_eff,
-                           memory_usable_share=memory_usable_share)
+                           target_tps=target_tps, bw_eff=bw_eff * (tp_efficiency or {}).get(tp, 1.0),
+                           flops_eff=flops_eff * (tp_efficiency or {}).get(tp, 1.0),
+                           memory_usable_share=memory_usable_share, max_batch=max_batch)
             if r is not None and (best is None or (r.target_met, r.requests_per_second / tp)
-                                  > (best.target_met, best.requests_per_second / best.tensor_parallel) + 1e-12):
+                                  > (best.target_met, best.requests_per_second / best.tensor_parallel * (1 + 1e-12))):
                 best = r
         tp *= 2
     return best
@@ -174,13 +176,15 @@ def size_replica(*, params: float, active_params: float, layers: int, kv_heads: 
 def replica_at(tp: int, *, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
                precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
                gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
-               bw_eff: float, flops_eff: float, memory_usable_share: float) -> ReplicaSize | None:
+               bw_eff: float, flops_eff: float, memory_usable_share: float, max_batch: int = 256
+               ) -> ReplicaSize | None:
     """A replica on `tp` GPUs (tensor parallel), or None if weights plus one sequence do not fit.
 
     memory batch  b_mem = floor((tp·mem·usable − weights) / (KV per token × (input + output)))
     latency batch b_bw  = (tp·BW·eff / target − weights) / (KV per token × (input + output/2))
     compute batch b_cmp = tp·FLOPS·eff / (2·N_active·target)
-    batch = floor(min(b_mem, b_bw, b_cmp)), at least 1
+    batch = floor(min(b_mem, b_bw, b_cmp, max_batch)), at least 1
+    (max_batch: the server's cap on concurrent sequences, vLLM's max_num_seqs defaults to 256)
     """
     weights_b = params * BYTES_PER_PARAM[precision]
     kv_tok = kv_bytes_per_token(layers, kv_heads, head_dim, kv_precision)
@@ -195,7 +199,7 @@ def replica_at(tp: int, *, params: float, active_params: float, layers: int, kv_
     b_mem = math.floor((mem_b - weights_b) / (kv_tok * ctx_max))
     b_bw = (bw / target_tps - weights_b) / kv_read
     b_cmp = fl / (2.0 * active_params * target_tps)
-    limits = {"memory": b_mem, "latency-bandwidth": b_bw, "latency-compute": b_cmp}
+    limits = {"memory": b_mem, "latency-bandwidth": b_bw, "latency-compute": b_cmp, "max-batch": max_batch}
     bound = min(limits, key=limits.get)
     batch = max(1, math.floor(min(limits.values()) + 1e-9))
     step = step_seconds(batch, weights_b, kv_read, bw, fl, active_params)

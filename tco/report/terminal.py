@@ -14,6 +14,7 @@ def summary(res, written) -> None:
     from rich.table import Table
 
     console = Console(file=sys.stdout)
+    console.width = max(console.width, 150)
     s = res.scenario
     ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
     best = ranked[0].tco.deterministic
