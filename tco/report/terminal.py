@@ -21,7 +21,7 @@ def summary(res, written) -> None:
     t = Table(title=f"{s.scenario.name}: {s.scenario.horizon_months} months from {s.scenario.start}, "
                     f"USD/BRL {s.fx.usdbrl:g} ({res.fx_info.get('model')})")
     for col in ("#", "option", "TCO (BRL)", "vs best", "NPV (BRL)", "P5–P95 TCO (BRL)", "egress", "R$/M tokens"):
-        t.add_column(col, justify="left" if col == "option" else "right")
+        t.add_column(col, justify="left" if col == "option" else "right", no_wrap=col != "option")
     for i, o in enumerate(ranked, 1):
         d = o.tco
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
@@ -62,7 +62,7 @@ def offers_table(cat, gpu_filter: str | None) -> None:
 
     t = Table(title="Catalog offers")
     for col in ("offer", "GPU", "GPUs", "pricing", "price", "status", "as of"):
-        t.add_column(col)
+        t.add_column(col, no_wrap=col != "as of")
     for oid in cat.offer_ids:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
@@ -73,4 +73,6 @@ def offers_table(cat, gpu_filter: str | None) -> None:
                           p.status, p.as_of)
         else:
             t.add_row(oid, o.gpu, str(o.gpu_count), "monthly", f"R$ {o.brl_per_month:,.0f}/month", o.status, o.as_of)
-    Console(file=sys.stdout).print(t)
+    console = Console(file=sys.stdout)
+    console.width = max(console.width, 170)
+    console.print(t)
