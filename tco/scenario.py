@@ -376,4 +376,8 @@ def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     except UnicodeDecodeError:
         raise InputError([Problem(str(path), "", "scenario file is not UTF-8 text")]) from None
     scenario = load_text(text, str(path))
+    hist = scenario.fx.history_csv
+    if hist and not Path(hist).is_absolute():  # relative to the scenario file, like catalog_dir
+        fx = scenario.fx.model_copy(update={"history_csv": str(path.parent / hist)})
+        scenario = scenario.model_copy(update={"fx": fx})
     return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text)

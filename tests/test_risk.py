@@ -1,0 +1,114 @@
+"""FX paths and the Monte Carlo: theory checks, reproducibility, bad history files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tco import risk
+from tco.catalog import load_catalog
+from tco.cli import main
+from tco.engine import run_scenario
+from tco.fx import deterministic_path, load_history, parity_drift
+from tco.scenario import load, load_text
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
+
+
+def scenario_with(**fx):
+    text = SEED
+    for k, v in fx.items():
+        lines = [l for l in text.splitlines() if not l.startswith(f"{k} =")]
+        i = lines.index("[fx]")
+        lines.insert(i + 1, f"{k} = {v!r}".replace("'", '"'))
+        text = "\n".join(lines) + "\n"
+    return load_text(text, "seed.toml")
+
+
+def test_gbm_log_rate_at_month_12_matches_theory():
+    # ln S_12 ~ N(ln S0 + (mu − σ²/2)·1, σ²·1)
+    rng = np.random.default_rng(3)
+    s0, mu, sigma, n = 5.4, 0.06, 0.15, 200_000
+    x = np.log(risk.gbm_paths(rng, n, 12, s0, mu, sigma)[:, 11])
+    mean_theory = np.log(s0) + (mu - 0.5 * sigma ** 2) * 1.0
+    sd_theory = sigma * 1.0
+    se_mean = sd_theory / np.sqrt(n)
+    assert abs(x.mean() - mean_theory) < 4 * se_mean
+    se_sd = sd_theory / np.sqrt(2 * (n - 1))  # antithetic pairs make the mean exact; sd has ~normal SE
+    assert abs(x.std(ddof=1) - sd_theory) < 4 * se_sd * np.sqrt(2)
+
+
+def test_gbm_mean_rate_is_the_deterministic_path():
+    s = scenario_with(model="gbm", volatility=0.13)
+    rng = np.random.default_rng(5)
+    paths = risk.gbm_paths(rng, 100_000, 36, s.fx.usdbrl, risk.drift(s.fx), 0.13)
+    det = deterministic_path(s.fx, 36)
+    assert np.allclose(paths.mean(axis=0), det, rtol=0.01)
+    # parity drift: ln(1.1375 / 1.0363)
+    assert risk.drift(s.fx) == pytest.approx(np.log(1.1375 / 1.0363))
+    assert parity_drift(0.10, 0.0) == pytest.approx(np.log(1.1))
+
+
+def test_bootstrap_draws_only_returns_present_in_the_history():
+    s = scenario_with(model="bootstrap")
+    _, rates = load_history(s.fx, 36)
+    hist = np.diff(np.log(rates))
+    paths = risk.bootstrap_paths(np.random.default_rng(1), 500, 36, s.fx.usdbrl, hist, 6)
+    drawn = np.diff(np.log(np.concatenate([np.full((500, 1), s.fx.usdbrl), paths], axis=1)), axis=1)
+    assert np.isin(np.round(drawn, 12), np.round(hist, 12)).all()
+
+
+def test_zero_volatility_gives_identical_percentiles_equal_to_deterministic():
+    s = scenario_with(model="gbm", volatility=0.0)
+    res = run_scenario(s, load_catalog(), paths=2000, seed=1)
+    for o in res.options:
+        for d in (o.tco, o.npv):
+            assert d.p5 == pytest.approx(d.deterministic, rel=1e-12)
+            assert d.p95 == pytest.approx(d.deterministic, rel=1e-12)
+            assert d.mean == pytest.approx(d.deterministic, rel=1e-12)
+
+
+def test_brl_only_options_have_no_spread_and_cloud_options_do():
+    s = scenario_with(model="gbm", volatility=0.13)
+    res = run_scenario(s, load_catalog(), paths=4000, seed=2)
+    for o in res.options:
+        if o.kind == "dedicated" and (o.resolved.training is None or o.resolved.training.kind == "dedicated"):
+            assert o.tco.p5 == pytest.approx(o.tco.p95, rel=1e-12)
+        else:
+            assert o.tco.p95 > o.tco.p50 > o.tco.p5
+    assert sum(o.prob_cheapest for o in res.options) == pytest.approx(1.0)
+
+
+def test_same_seed_same_numbers():
+    s = scenario_with(model="bootstrap")
+    a = run_scenario(s, load_catalog(), paths=3000, seed=9)
+    b = run_scenario(s, load_catalog(), paths=3000, seed=9)
+    assert [o.tco.as_dict() for o in a.options] == [o.tco.as_dict() for o in b.options]
+
+
+BAD_HISTORIES = [
+    ("gap", "month,usdbrl\n2020-01,5.0\n2020-02,5.1\n2020-04,5.2\n" + "".join(
+        f"2020-{m:02d},5.0\n" for m in range(5, 13)), "gap or disorder", 4),
+    ("non-positive", "month,usdbrl\n2020-01,5.0\n2020-02,0\n", "must be positive", 3),
+    ("bad date", "month,usdbrl\n2020-01,5.0\n20-02,5.1\n", "unparseable month", 3),
+    ("too short", "month,usdbrl\n2020-01,5.0\n2020-02,5.1\n2020-03,5.2\n", "too few", None),
+]
+
+
+@pytest.mark.parametrize("name,body,fragment,line", BAD_HISTORIES, ids=[b[0] for b in BAD_HISTORIES])
+def test_bad_history_csv_is_exit_2_with_file_and_line(tmp_path, capsys, name, body, fragment, line):
+    hist = tmp_path / "hist.csv"
+    hist.write_text(body, encoding="utf-8")
+    text = SEED.replace('model = "gbm"', f'model = "bootstrap"\nhistory_csv = "{hist}"')
+    f = tmp_path / "s.toml"
+    f.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    assert main(["run", str(f), "-o", str(out), "--quiet", "--formats", "json"]) == 2
+    err = capsys.readouterr().err
+    assert fragment in err and "hist.csv" in err
+    if line:
+        assert f"hist.csv:{line}:" in err
+    assert not out.exists() or not any(out.iterdir())
