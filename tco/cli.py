@@ -43,8 +43,12 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--formats", default="json,csv,xlsx,pdf",
                      help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
     run.add_argument("--quiet", action="store_true", help="no terminal summary")
+    run.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     val = sub.add_parser("validate", help="check a scenario against the schema and the catalog; write nothing")
     val.add_argument("scenario")
+    sens = sub.add_parser("sensitivity", help="tornado: the TCO difference between the two leading options as "
+                          "each input moves over its range; writes nothing")
+    sens.add_argument("scenario")
     init = sub.add_parser("init", help="write a commented starter scenario")
     init.add_argument("path", help="where to write it (refuses to overwrite)")
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
@@ -132,6 +136,9 @@ def cmd_run(args) -> int:
         progress = progress_bar()
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
                        progress=progress)
+    from tco import analysis
+
+    res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
     written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
     if not args.quiet:
         from tco.report.terminal import summary
@@ -160,6 +167,20 @@ def cmd_offers(args) -> int:
     return 0
 
 
+def cmd_sensitivity(args) -> int:
+    from tco import analysis
+    from tco.engine import run_scenario
+    from tco.report.terminal import tornado_table
+
+    scenario, sha, lines, cat = _load(args.scenario)
+    res = run_scenario(scenario, cat, file=args.scenario, lines=lines)
+    tornado_table(analysis.tornado(res))
+    pair = analysis.kind_pair(res)
+    if pair is not None:
+        tornado_table(analysis.tornado(res, pair=pair))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     from tco.errors import InputError
 
@@ -169,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
-        return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers}[args.command](args)
+        return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
+                "sensitivity": cmd_sensitivity}[args.command](args)
     except InputError as exc:
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")

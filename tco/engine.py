@@ -93,7 +93,7 @@ def _peak_tflops(gpu, precision: str) -> float:
 
 
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
-                 paths: int | None = None, seed: int | None = None, progress=None) -> Results:
+                 paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True) -> Results:
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
     show up against the catalog (unknown offers, a model that fits on no GPU, …)."""
     model, resolved = resolve(s, cat, file, lines)
@@ -190,6 +190,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
                    "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings))
+    if not simulate:
+        return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)
 
 

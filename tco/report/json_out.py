@@ -84,6 +84,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                 "training_months": c.training_months,
             },
             "fan_brl": o.fan_brl,
+            "probability_cheapest": o.prob_cheapest,
             "monthly": monthly,
         })
     ranked = sorted(options, key=lambda x: x["tco_brl"]["deterministic"])
@@ -127,7 +128,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         "warnings": list(res.warnings),
     }
     doc["catalog_rows"]["offers"] = [json.loads(x) for x in doc["catalog_rows"]["offers"]]
-    for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest"):
+    for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest", "fx_fan"):
         if extra in res.meta:
             doc[extra] = res.meta[extra]
     return _clean(doc)

@@ -76,3 +76,21 @@ def offers_table(cat, gpu_filter: str | None) -> None:
     console = Console(file=sys.stdout)
     console.width = max(console.width, 170)
     console.print(t)
+
+
+def tornado_table(t: dict) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout)
+    console.width = max(console.width, 130)
+    if not t.get("challenger"):
+        console.print("only one option: nothing to compare")
+        return
+    tab = Table(title=f"{t['challenger']} minus {t['leader']} (base: {_brl(t['base_diff_brl'])})")
+    for col in ("input", "range", "metric", "at low", "at high", "swing"):
+        tab.add_column(col, justify="left" if col in ("input", "range") else "right", no_wrap=True)
+    for r in t["rows"]:
+        tab.add_row(r["label"], f"{r['low']:g} – {r['high']:g} {r['unit']}", r["metric"], _brl(r["low_diff_brl"]),
+                    _brl(r["high_diff_brl"]), _brl(r["swing_brl"]))
+    console.print(tab)

@@ -1,0 +1,339 @@
+"""Decision analysis on top of the engine: break-evens, sensitivity (tornado), savings
+decomposition and the separation of training and inference fleets.
+
+Everything here re-runs the pure engine on modified scenarios; nothing is approximated by a grid.
+The FX break-even is exact: every USD/BRL path in the toolkit is proportional to the spot rate, so
+an option's TCO is linear in it, TCO(S) = B + (S/S0)·U, and two options cross at
+S* = S0·(B_d − B_c)/(U_c − U_d). The users break-even is bracketed on a scale factor of the growth
+curve and bisected (costs are step functions of whole servers, so the answer is the smallest
+scale at which the ranking has flipped, to 0.1 %).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from tco import finance
+from tco.costs import LINES
+from tco.engine import Results, run_scenario
+
+EGRESS_CLAIM_RANGE = (0.20, 0.40)
+"""The claim checked: having no egress fee cuts total cost by 20–40 %."""
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def _det(res: Results) -> dict[str, float]:
+    return {o.name: o.tco.deterministic for o in res.options}
+
+
+def _split(o) -> tuple[float, float]:
+    """(BRL part, USD part converted on the base path) of an option's TCO."""
+    usd = sum(float(o.lines_brl[k].sum()) for k in LINES if o.costs.currency[k] == "USD")
+    return o.tco.deterministic - usd, usd
+
+
+def _rerun(res: Results, s) -> Results:
+    return run_scenario(s, res.catalog, simulate=False)
+
+
+def scale_users(s, f: float):
+    """The scenario with every user count of its growth curve multiplied by f."""
+    g = s.inference.users
+    upd = {"linear": ("start_users", "end_users"), "compound": ("start_users", "max_users"),
+           "logistic": ("start_users", "ceiling_users"), "list": ()}[g.model]
+    new = {k: getattr(g, k) * f for k in upd if getattr(g, k) is not None}
+    if g.model == "list":
+        new = {"users": [u * f for u in g.users]}
+    inf = s.inference.model_copy(update={"users": g.model_copy(update=new)})
+    return s.model_copy(update={"inference": inf})
+
+
+def _leaders(res: Results):
+    ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
+    return ranked[0], (ranked[1] if len(ranked) > 1 else None)
+
+
+def _is_brl(o) -> bool:
+    return all(o.costs.currency[k] == "BRL" or not o.lines_brl[k].any() for k in LINES)
+
+
+# ---------------------------------------------------------------------------------------------
+# break-evens
+
+
+def fx_breakevens(res: Results) -> list[dict]:
+    """USD/BRL spot at which each cloud option costs the same as the cheapest dedicated one."""
+    ded = [o for o in res.options if o.kind == "dedicated"]
+    if not ded:
+        return []
+    d = min(ded, key=lambda o: o.tco.deterministic)
+    bd, ud = _split(d)
+    s0 = res.scenario.fx.usdbrl
+    out = []
+    for c in res.options:
+        if c.kind != "cloud":
+            continue
+        bc, uc = _split(c)
+        rate = None
+        if abs(uc - ud) > 1e-9:
+            k = (bd - bc) / (uc - ud)
+            rate = s0 * k if k > 0 else None
+        out.append({"option": c.name, "versus": d.name, "usdbrl": rate,
+                    "note": None if rate else "no positive exchange rate equalises the two"})
+    return out
+
+
+def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | None:
+    """Scale of the growth curve at which the two leading options swap places."""
+    a, b = _leaders(res)
+    if b is None:
+        return None
+    s = res.scenario
+
+    def diff(f: float) -> float:
+        r = _rerun(res, scale_users(s, f))
+        t = _det(r)
+        return t[a.name] - t[b.name]
+
+    # bracket: the leader is cheaper at f = 1 (diff <= 0); look for a scale where it is not
+    grid = np.geomspace(lo, hi, 25)
+    below = [f for f in grid if f < 1][::-1]
+    above = [f for f in grid if f > 1]
+    for side in (above, below):
+        prev = 1.0
+        for f in side:
+            if diff(f) > 0:
+                lo_f, hi_f = sorted((prev, f))
+                for _ in range(40):
+                    mid = (lo_f * hi_f) ** 0.5
+                    if (diff(mid) > 0) == (diff(hi_f) > 0):
+                        hi_f = mid
+                    else:
+                        lo_f = mid
+                    if hi_f / lo_f < 1.001:
+                        break
+                f_star = hi_f if diff(hi_f) > 0 else lo_f
+                base_users = float(res.users.max())
+                return {"leader": a.name, "challenger": b.name, "users_scale": f_star,
+                        "peak_users": base_users * f_star, "base_peak_users": base_users,
+                        "direction": "more users" if f > 1 else "fewer users"}
+            prev = f
+    return {"leader": a.name, "challenger": b.name, "users_scale": None, "peak_users": None,
+            "base_peak_users": float(res.users.max()),
+            "note": f"the ranking does not flip between {lo:g}× and {hi:g}× the users"}
+
+
+def paybacks(res: Results) -> list[dict]:
+    """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
+    against the cheapest cloud option."""
+    clouds = [o for o in res.options if o.kind == "cloud"]
+    if not clouds:
+        return []
+    c = min(clouds, key=lambda o: o.tco.deterministic)
+    out = []
+    for o in res.options:
+        if o is c or not o.lines_brl["setup"].any() and o.kind == "cloud":
+            continue
+        out.append({"option": o.name, "versus": c.name,
+                    "payback_month": finance.payback_month(c.total_brl - o.total_brl)})
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# sensitivity
+
+
+def _scaled_prices(res: Results, kind: str, f: float):
+    s = res.scenario
+    opts = []
+    for o, r in zip(s.options, (x.resolved for x in res.options)):
+        upd = {}
+        for fleet, key_usd, key_brl in ((r.inference, "usd_per_hour", "brl_per_month"),
+                                        (r.training, "training_usd_per_hour", "training_brl_per_month")):
+            if fleet is None or fleet.kind != kind:
+                continue
+            upd[key_usd if kind == "cloud" else key_brl] = fleet.price * f
+        opts.append(o.model_copy(update=upd))
+    return s.model_copy(update={"options": opts})
+
+
+def _scaled_taxes(res: Results, f: float):
+    cat = res.catalog
+    taxes = {k: replace(t, rates={r: v * f for r, v in t.rates.items()}) for k, t in cat.taxes.items()}
+    return replace(cat, taxes=taxes)
+
+
+SENSITIVITY = (
+    # (key, label, low, high, unit)
+    ("usdbrl", "USD/BRL spot", 0.8, 1.2, "× spot"),
+    ("volatility", "FX volatility (P95)", 0.09, 0.15, "annual"),
+    ("users", "Users", 0.5, 1.5, "× growth curve"),
+    ("tokens", "Tokens per request", 0.75, 1.25, "× input and output"),
+    ("cloud_price", "Cloud GPU prices", 0.8, 1.2, "× USD/h"),
+    ("dedicated_price", "Dedicated prices", 0.8, 1.2, "× BRL/month"),
+    ("egress", "Egress per response", 0.5, 2.0, "× kB/request"),
+    ("mfu", "Training MFU", 0.30, 0.45, "share"),
+    ("discount_rate", "Discount rate (NPV)", 0.10, 0.18, "annual"),
+    ("tax", "Import tax rates", 0.8, 1.2, "× every rate"),
+)
+
+
+def _variant(res: Results, key: str, v: float):
+    s, cat = res.scenario, res.catalog
+    if key == "usdbrl":
+        return s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": s.fx.usdbrl * v})}), cat
+    if key == "volatility":
+        return s.model_copy(update={"fx": s.fx.model_copy(update={"volatility": v, "model": "gbm"})}), cat
+    if key == "users":
+        return scale_users(s, v), cat
+    if key == "tokens":
+        i = s.inference
+        inf = i.model_copy(update={"input_tokens_per_request": i.input_tokens_per_request * v,
+                                   "output_tokens_per_request": i.output_tokens_per_request * v})
+        return s.model_copy(update={"inference": inf}), cat
+    if key == "cloud_price":
+        return _scaled_prices(res, "cloud", v), cat
+    if key == "dedicated_price":
+        return _scaled_prices(res, "dedicated", v), cat
+    if key == "egress":
+        inf = s.inference.model_copy(update={"egress_kb_per_request": s.inference.egress_kb_per_request * v})
+        return s.model_copy(update={"inference": inf}), cat
+    if key == "mfu":
+        return s.model_copy(update={"training": s.training.model_copy(update={"mfu": v})}), cat
+    if key == "discount_rate":
+        return s.model_copy(update={"scenario": s.scenario.model_copy(update={"discount_rate": v})}), cat
+    if key == "tax":
+        return s, _scaled_taxes(res, v)
+    raise KeyError(key)
+
+
+def kind_pair(res: Results):
+    """(cheaper, dearer) of the cheapest dedicated and the cheapest cloud option, or None."""
+    ded = [o for o in res.options if o.kind == "dedicated"]
+    cloud = [o for o in res.options if o.kind == "cloud"]
+    if not ded or not cloud:
+        return None
+    pair = sorted((min(ded, key=lambda o: o.tco.deterministic), min(cloud, key=lambda o: o.tco.deterministic)),
+                  key=lambda o: o.tco.deterministic)
+    return pair[0], pair[1]
+
+
+def tornado(res: Results, paths: int = 2000, pair=None) -> dict:
+    """TCO difference (challenger − leader) at each end of each input's range.
+
+    `pair` = (leader, challenger); default the two leading options."""
+    a, b = pair or _leaders(res)
+    if b is None:
+        return {"leader": a.name, "challenger": None, "rows": []}
+    base = b.tco.deterministic - a.tco.deterministic
+    rows = []
+    for key, label, lo, hi, unit in SENSITIVITY:
+        ends = []
+        for v in (lo, hi):
+            s, cat = _variant(res, key, v)
+            if key == "volatility":
+                r = run_scenario(s, cat, paths=paths, seed=res.scenario.fx.seed)
+                t = {o.name: o.tco.p95 for o in r.options}
+            else:
+                r = run_scenario(s, cat, simulate=False)
+                t = ({o.name: o.npv.deterministic for o in r.options} if key == "discount_rate" else _det(r))
+            ends.append(t[b.name] - t[a.name])
+        metric = "npv" if key == "discount_rate" else "tco_p95" if key == "volatility" else "tco"
+        base_m = (b.npv.deterministic - a.npv.deterministic) if metric == "npv" else base
+        if metric == "tco_p95":
+            base_m = b.tco.p95 - a.tco.p95 if b.tco.p95 != b.tco.deterministic or a.tco.p95 != a.tco.deterministic \
+                else base
+        rows.append({"input": key, "label": label, "low": lo, "high": hi, "unit": unit, "metric": metric,
+                     "base_diff_brl": base_m, "low_diff_brl": ends[0], "high_diff_brl": ends[1],
+                     "swing_brl": abs(ends[1] - ends[0])})
+    rows.sort(key=lambda r: -r["swing_brl"])
+    return {"leader": a.name, "challenger": b.name, "base_diff_brl": base, "rows": rows}
+
+
+# ---------------------------------------------------------------------------------------------
+# decomposition and separation
+
+
+def decomposition(res: Results) -> dict | None:
+    """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
+    ded = [o for o in res.options if o.kind == "dedicated"]
+    cloud = [o for o in res.options if o.kind == "cloud"]
+    if not ded or not cloud:
+        return None
+    d = min(ded, key=lambda o: o.tco.deterministic)
+    c = min(cloud, key=lambda o: o.tco.deterministic)
+    tot_c = c.tco.deterministic
+    parts = {
+        "compute": float((c.lines_brl["training_compute"] + c.lines_brl["inference_compute"]).sum()
+                         - (d.lines_brl["training_compute"] + d.lines_brl["inference_compute"]).sum()),
+        "setup": float(c.lines_brl["setup"].sum() - d.lines_brl["setup"].sum()),
+        "storage": float(c.lines_brl["storage"].sum() - d.lines_brl["storage"].sum()),
+        "egress": float(c.lines_brl["egress"].sum() - d.lines_brl["egress"].sum()),
+        "taxes": float(c.lines_brl["taxes"].sum() - d.lines_brl["taxes"].sum()),
+    }
+    total = c.tco.deterministic - d.tco.deterministic
+    uplift = c.costs.tax_uplift
+    egress_all_in = float(c.lines_brl["egress"].sum()) * (1.0 + uplift)
+    share = egress_all_in / tot_c if tot_c else 0.0
+    lo, hi = EGRESS_CLAIM_RANGE
+    verdict = "inside" if lo <= share <= hi else "below" if share < lo else "above"
+    premium_c = c.tco.p95 - c.tco.p50
+    premium_d = d.tco.p95 - d.tco.p50
+    return {
+        "dedicated": d.name, "cloud": c.name, "difference_brl": total,
+        "parts_brl": parts, "parts_share_of_cloud_tco": {k: v / tot_c for k, v in parts.items()},
+        "check_sum_brl": sum(parts.values()),
+        "fx_risk_premium_brl": premium_c - premium_d,
+        "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "
+                                "not part of the deterministic difference",
+        "egress_share_of_cloud_tco": share,
+        "egress_claim": {"range": list(EGRESS_CLAIM_RANGE), "verdict": verdict,
+                         "statement": f"Egress (with its taxes) is {share:.1%} of the cloud option's TCO: "
+                                      f"{verdict} the 20–40 % range claimed for having no egress fee."},
+    }
+
+
+def separation(res: Results) -> list[dict]:
+    """Cost of the same workload on one shared fleet vs separate training and inference fleets."""
+    s = res.scenario
+    if s.training.method == "none":
+        return []
+    out = []
+    for i, o in enumerate(s.options):
+        if o.training_offer != o.inference_offer:
+            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
+                        "note": "training and inference use different offers: the fleets are separate by design"})
+            continue
+        totals = {}
+        for fleet in ("shared", "separate"):
+            opts = list(s.options)
+            opts[i] = o.model_copy(update={"fleet": fleet})
+            r = run_scenario(s.model_copy(update={"options": opts}), res.catalog, simulate=False)
+            totals[fleet] = _det(r)[o.name]
+        out.append({"option": o.name, "chosen": o.fleet, "shared_brl": totals["shared"],
+                    "separate_brl": totals["separate"], "saving_brl": totals["shared"] - totals["separate"]})
+    return out
+
+
+def enrich(res: Results, sensitivity: bool = True) -> Results:
+    """Results with break-evens, tornado, decomposition and separation in ``meta``."""
+    meta = dict(res.meta)
+    meta["breakevens"] = {"usdbrl": fx_breakevens(res), "users": users_breakeven(res), "payback": paybacks(res)}
+    if sensitivity:
+        meta["sensitivity"] = {"leaders": tornado(res)}
+        pair = kind_pair(res)
+        if pair is not None and {pair[0].name, pair[1].name} != {o.name for o in _leaders(res) if o is not None}:
+            meta["sensitivity"]["dedicated_vs_cloud"] = tornado(res, pair=pair)
+    meta["decomposition"] = decomposition(res)
+    meta["separation"] = separation(res)
+    meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
+    if res.scenario.fx.model in ("gbm", "bootstrap"):
+        from tco import risk
+
+        meta["fx_fan"] = risk.fx_fan(res, res.fx_info["paths"], res.fx_info["seed"])
+    return replace(res, meta=meta)

@@ -1,0 +1,97 @@
+"""Break-evens plug back in, the decomposition adds up, the tornado and separation are real."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tco import analysis
+from tco.catalog import load_catalog
+from tco.engine import run_scenario
+from tco.scenario import load
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def seed():
+    s, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    cat = load_catalog()
+    return s, cat, run_scenario(s, cat, paths=2000, seed=1)
+
+
+def test_fx_breakeven_rates_plug_back_to_equal_costs(seed):
+    s, cat, res = seed
+    rows = analysis.fx_breakevens(res)
+    assert rows and all(r["usdbrl"] for r in rows)
+    for r in rows:
+        s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": r["usdbrl"]})})
+        t = {o.name: o.tco.deterministic for o in run_scenario(s2, cat, simulate=False).options}
+        assert abs(t[r["option"]] - t[r["versus"]]) < 1.0  # within R$ 1
+
+
+def test_users_breakeven_flips_the_ranking(seed):
+    s, cat, res = seed
+    b = analysis.users_breakeven(res)
+    assert b["users_scale"] is not None
+    f = b["users_scale"]
+    after = {o.name: o.tco.deterministic for o in run_scenario(analysis.scale_users(s, f), cat, simulate=False).options}
+    before = {o.name: o.tco.deterministic
+              for o in run_scenario(analysis.scale_users(s, f / 1.002), cat, simulate=False).options}
+    assert after[b["leader"]] > after[b["challenger"]]
+    assert before[b["leader"]] <= before[b["challenger"]]
+
+
+def test_scale_users_scales_every_growth_model():
+    s, _, _ = load(ROOT / "scenarios" / "pretrain_burst.toml")  # compound with a cap
+    g = analysis.scale_users(s, 2.0).inference.users
+    assert (g.start_users, g.max_users) == (1000, 10000)
+
+
+def test_decomposition_adds_up_exactly(seed):
+    _, _, res = seed
+    d = analysis.decomposition(res)
+    assert d["check_sum_brl"] == pytest.approx(d["difference_brl"], abs=1e-6)
+    assert sum(d["parts_brl"].values()) == pytest.approx(d["difference_brl"], abs=1e-6)
+    assert d["egress_claim"]["verdict"] in ("below", "inside", "above")
+    assert d["fx_risk_premium_brl"] > 0  # the cloud option carries FX risk, the dedicated one none
+
+
+def test_egress_heavy_workload_moves_the_verdict(seed):
+    s, cat, _ = seed
+    inf = s.inference.model_copy(update={"egress_kb_per_request": 20_000.0})  # 20 MB per response (media)
+    r = run_scenario(s.model_copy(update={"inference": inf}), cat, simulate=False)
+    d = analysis.decomposition(r)
+    assert d["egress_share_of_cloud_tco"] > 0.05
+    assert d["parts_brl"]["egress"] > 0
+
+
+def test_tornado_rows_cover_the_inputs_and_move_the_difference(seed):
+    _, _, res = seed
+    t = analysis.tornado(res, paths=500, pair=analysis.kind_pair(res))
+    keys = {r["input"] for r in t["rows"]}
+    assert keys == {k for k, *_ in analysis.SENSITIVITY}
+    fx = next(r for r in t["rows"] if r["input"] == "usdbrl")
+    assert fx["low_diff_brl"] < t["base_diff_brl"] < fx["high_diff_brl"]
+    swings = [r["swing_brl"] for r in t["rows"]]
+    assert swings == sorted(swings, reverse=True)
+
+
+def test_separation_saving_is_shared_minus_separate(seed):
+    s, cat, res = seed
+    rows = analysis.separation(res)
+    for r in rows:
+        if r["saving_brl"] is not None:
+            assert r["saving_brl"] == pytest.approx(r["shared_brl"] - r["separate_brl"])
+    chosen = {o.name: o.tco.deterministic for o in res.options}
+    for r in rows:
+        if r.get("chosen"):
+            assert r[f"{r['chosen']}_brl"] == pytest.approx(chosen[r["option"]])
+
+
+def test_pretrain_burst_separation_matters():
+    s, _, _ = load(ROOT / "scenarios" / "pretrain_burst.toml")
+    res = run_scenario(s, load_catalog(), simulate=False)
+    rows = {r["option"]: r for r in analysis.separation(res)}
+    assert rows["Dedicated BR — shared 8x H200 fleet"]["saving_brl"] > 1e6
