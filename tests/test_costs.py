@@ -373,3 +373,47 @@ def test_explicit_storage_price_on_a_dedicated_option_is_costed():
                       days=DAYS14[:1], egress_gb=np.zeros(1), storage_gb=1000.0, training_start=1, inference_start=1,
                       utilization=0.5, redundancy="none")
     assert oc.lines["storage"][0] == pytest.approx(1000 * 0.02)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: a reserved training burst (training_pricing = 'reserved_1yr') is billed "
+                                        "only for its wall-clock hours at the reserved rate; the commitment is ignored")
+def test_reserved_training_pays_the_commitment_or_is_rejected(cat):
+    from tco.engine import run_scenario
+    from tco.errors import InputError
+    from tco.scenario import load_text
+
+    text = """
+[scenario]
+name = "reserved burst"
+start = "2027-01"
+horizon_months = 3
+[model]
+id = "llama-3.1-8b"
+precision = "fp8"
+kv_precision = "fp8"
+[training]
+method = "lora"
+gpu_hours = 400
+[inference]
+users = { model = "list", users = [100] }
+requests_per_user_per_day = 30
+input_tokens_per_request = 500
+output_tokens_per_request = 200
+[fx]
+usdbrl = 5.0
+[[options]]
+name = "reserved burst"
+training_offer = "aws/sa-east-1/g6.12xlarge"
+training_pricing = "reserved_1yr"
+inference_offer = "br-dedicated/sp/l4-1x"
+"""
+    try:
+        res = run_scenario(load_text(text), cat)
+    except InputError:
+        return  # rejecting reserved pricing for a burst is a fix too
+    o = res.options[0]
+    price = cat.cloud_offers["aws/sa-east-1/g6.12xlarge"].prices["reserved_1yr"].usd_per_hour
+    # 400 GPU·h on 4 PCIe L4s (scaling 0.5) = 200 wall-clock hours; a 1-year reservation is paid every hour
+    # of the horizon's 3 months (31 + 28 + 31 days), not only the 200 used
+    committed = 1 * (31 + 28 + 31) * 24 * price
+    assert o.costs.lines["training_compute"].sum() >= committed * (1 - 1e-9)  # got 200 × price
