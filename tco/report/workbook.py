@@ -1,0 +1,406 @@
+"""The Excel workbook finance opens: a live model that recalculates to the engine's numbers.
+
+Structure after the FAST standard: Summary, Inputs (input-styled, named), Catalog (sources),
+Sizing, Timeline (months across the columns), one Calc sheet per option, Comparison, FX risk
+(Monte Carlo values), Sensitivity (when the engine provides it) and Checks. Every formula cell
+carries the engine's value as its cached result (XlsxWriter ``write_formula(..., value=)``), so a
+viewer that does not recalculate still shows the right numbers.
+
+Safety: scenario text is written with ``write_string`` only; the workbook is created with
+``strings_to_formulas`` and ``strings_to_urls`` off, and chart titles and series names that come
+from a scenario are cell references, never literal strings.
+
+Labels: tco.report.workbook_book.LABELS (pt-BR by default, English when scenario.locale == 'en').
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from tco import __version__
+from tco.costs import LINES
+from tco.report.workbook_book import (FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs, row_range)
+
+WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
+              "nan_inf_to_errors": True}
+
+
+def write(res, doc: dict, path: Path) -> None:
+    """Write the workbook for `res` (engine Results) and `doc` (its JSON document) to `path`."""
+    import xlsxwriter
+
+    from tco.report.workbook_calc import write_calc
+    from tco.report.workbook_inputs import write_catalog, write_inputs
+    from tco.report.workbook_model import write_sizing, write_timeline
+
+    s = res.scenario
+    locale = "en" if s.scenario.locale == "en" else "pt-BR"
+    wb = xlsxwriter.Workbook(str(path), WB_OPTIONS)
+    book = Book(wb, locale, s.scenario.horizon_months)
+    book.fmts = make_formats(wb)
+    keys = ["summary", "inputs", "catalog", "sizing", "timeline"] + [f"calc{i}" for i in range(1, len(res.options) + 1)]
+    keys += ["comparison", "fx"] + (["sensitivity"] if doc.get("sensitivity") else []) + ["checks"]
+    for k in keys:
+        name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
+        book.sheets[k] = name
+        wb.add_worksheet(name)
+    wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
+                       "comments": "Live model; Inputs sheet holds every input."})
+    wb.set_calc_mode("auto")
+
+    write_inputs(book, res)
+    write_catalog(book, doc)
+    write_timeline(book, res)
+    write_sizing(book, res)
+    for i, o in enumerate(res.options, start=1):
+        write_calc(book, res, i, o)
+    _comparison(book, res)
+    _fx_risk(book, res)
+    if doc.get("sensitivity"):
+        _sensitivity(book, doc["sensitivity"])
+    _checks(book, res)
+    _summary(book, res, doc)
+    for k in keys:
+        ws = wb.get_worksheet_by_name(book.sheets[k])
+        ws.set_landscape()
+        ws.fit_to_pages(1, 0)
+        ws.set_paper(9)
+        ws.hide_gridlines(2)
+    wb.get_worksheet_by_name(book.sheets["summary"]).activate()
+    wb.close()
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def _ranks(values: list[float]) -> list[int]:
+    """Excel RANK(x, range, 1): 1 + number of values strictly smaller."""
+    return [1 + sum(1 for w in values if w < v) for v in values]
+
+
+def _comparison(book: Book, res) -> None:
+    sheet = book.sheets["comparison"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    n = len(res.options)
+    ws.set_column(0, 0, 6)
+    ws.set_column(1, 1, 46)
+    ws.set_column(2, 12, 17)
+    ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
+    heads = ["#", t("option"), t("kind"), t("tco"), t("npv"), t("rank"), t("vs_best"), t("per_mtok"),
+             t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("p5"), t("tco_mc") + " " + t("p50"),
+             t("tco_mc") + " " + t("p95"), t("prob_cheapest")]
+    for c, hd in enumerate(heads):
+        ws.write_string(2, c, hd, book.fmt("head"))
+    ws.freeze_panes(3, 2)
+    r0 = 3
+    tcos = [o.tco.deterministic for o in res.options]
+    ranks = _ranks(tcos)
+    best = min(tcos)
+    tco_rng = f"$D${r0 + 1}:$D${r0 + n}"
+    tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
+    for j, o in enumerate(res.options):
+        i, r = j + 1, r0 + j
+        ws.write_number(r, 0, i, book.fmt("calc_int"))
+        ws.write_string(r, 1, o.name)
+        ws.write_string(r, 2, f"{o.kind} / {o.resolved.fleet}")
+        ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
+        ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
+        ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), ranks[j])
+        ws.write_formula(r, 6, f"=D{r + 1}/MIN({tco_rng})-1", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
+        cpm = o.cost_per_million_tokens_brl
+        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/1000000),0)", book.fmt("calc_brl"),
+                         num(cpm if cpm is not None else 0.0))
+        for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
+            ws.write_number(r, c, num(v), book.fmt("eng_brl"))
+        ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+    book.rows["cmp_first"] = r0
+    ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
+                    f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
+    # charts: cumulative cost per option, monthly cost by line for each option
+    at = r0 + n + 3
+    ws.insert_chart(at, 1, _cumulative_chart(book, res), {"x_scale": 1.6, "y_scale": 1.3})
+    at += 22
+    for i, o in enumerate(res.options, start=1):
+        ws.insert_chart(at + 20 * ((i - 1) // 2), 1 + 5 * ((i - 1) % 2), _lines_chart(book, i),
+                        {"x_scale": 1.2, "y_scale": 1.3})
+
+
+def _dates_ref(book: Book) -> list:
+    tl = book.sheets["timeline"]
+    r = book.rows["date"]
+    return [tl, r, FIRST_COL, r, FIRST_COL + book.horizon - 1]
+
+
+def _cumulative_chart(book: Book, res):
+    ch = book.wb.add_chart({"type": "line"})
+    for i in range(1, len(res.options) + 1):
+        sheet = book.sheets[f"calc{i}"]
+        r = book.outputs[(i, "rows")]["cum"]
+        ch.add_series({"name": [sheet, 0, 2], "categories": _dates_ref(book),
+                       "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "line": {"width": 2}})
+    ch.set_title({"name": book.t("chart_cum"), "name_font": {"size": 11}})
+    ch.set_x_axis({"num_format": "yyyy-mm", "date_axis": False})
+    ch.set_y_axis({"num_format": '"R$" #,##0'})
+    ch.set_legend({"position": "bottom"})
+    return ch
+
+
+def _lines_chart(book: Book, i: int):
+    sheet = book.sheets[f"calc{i}"]
+    rows = book.outputs[(i, "rows")]
+    ch = book.wb.add_chart({"type": "column", "subtype": "stacked"})
+    for k in LINES:
+        r = rows["b_" + k]
+        ch.add_series({"name": [sheet, r, 0], "categories": _dates_ref(book),
+                       "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "gap": 30})
+    # the title is the option name by reference (scenario text never becomes chart markup)
+    ch.set_title({"name": [sheet, 0, 2], "name_font": {"size": 10}})
+    ch.set_y_axis({"num_format": '"R$" #,##0'})
+    ch.set_legend({"position": "bottom", "font": {"size": 8}})
+    return ch
+
+
+def _fx_risk(book: Book, res) -> None:
+    sheet = book.sheets["fx"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    info = res.fx_info
+    ws.set_column(0, 0, 46)
+    ws.set_column(1, 2, 14)
+    ws.set_column(3, FIRST_COL + book.horizon, 14)
+    ws.write_string(0, 0, t("sh_fx"), book.fmt("title"))
+    ws.write_string(1, 0, t("mc_note"), book.fmt("small"))
+    r = 3
+    for k, v in ((t("fx_model"), info.get("model")), (t("seed"), info.get("seed")), (t("paths"), info.get("paths")),
+                 (t("usdbrl"), info.get("usdbrl")), (t("volatility"), info.get("volatility"))):
+        ws.write_string(r, 0, k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            ws.write_number(r, 1, float(v), book.fmt("eng_gen"))
+        else:
+            ws.write_string(r, 1, str(v), book.fmt("eng_text"))
+        r += 1
+    mc = info.get("model") in ("gbm", "bootstrap")
+    if not mc:
+        ws.write_string(r, 0, t("no_mc", model=info.get("model")), book.fmt("small"))
+    r += 1
+    heads = [t("option"), t("tco") + " det.", t("tco_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"),
+             t("npv") + " det.", t("npv_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"), t("prob_cheapest")]
+    for c, hd in enumerate(heads):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    r += 1
+    for o in res.options:
+        ws.write_string(r, 0, o.name)
+        vals = [o.tco.deterministic, o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95,
+                o.npv.deterministic, o.npv.mean, o.npv.p5, o.npv.p50, o.npv.p95]
+        for c, v in enumerate(vals, start=1):
+            ws.write_number(r, c, num(v), book.fmt("eng_brl"))
+        ws.write_number(r, 11, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+        r += 1
+    r += 1
+    # monthly fan per option (values) and a fan chart for each option exposed to the dollar
+    ws.write_string(r, 0, t("month"), book.fmt("head"))
+    for m, label in enumerate(res.months):
+        ws.write_string(r, FIRST_COL + m, label, book.fmt("head"))
+    hdr = r
+    r += 1
+    charts = []
+    for i, o in enumerate(res.options, start=1):
+        if o.fan_brl is None:
+            continue
+        first = r
+        for q in ("p5", "p50", "p95"):
+            ws.write_string(r, 0, o.name)  # scenario text
+            ws.write_string(r, 1, t(q))
+            for m, v in enumerate(o.fan_brl[q]):
+                ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_brl"))
+            r += 1
+        if np.any(np.abs(o.fan_brl["p95"] - o.fan_brl["p5"]) > 0.005):
+            charts.append((i, first))
+    r += 1
+    for n, (i, first) in enumerate(charts):
+        ch = book.wb.add_chart({"type": "line"})
+        for q, (rr, color, dash) in enumerate(((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"),
+                                              (first + 2, "#C00000", "dash"))):
+            ch.add_series({"name": [sheet, rr, 1], "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
+                           "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
+                           "line": {"color": color, "dash_type": dash, "width": 1.75}})
+        ch.set_title({"name": [sheet, first, 0], "name_font": {"size": 10}})
+        ch.set_y_axis({"num_format": '"R$" #,##0'})
+        ch.set_legend({"position": "bottom"})
+        ws.insert_chart(r + 20 * (n // 2), 5 * (n % 2), ch, {"x_scale": 1.3, "y_scale": 1.2})
+
+
+def _sensitivity(book: Book, sens) -> None:
+    """Tornado of the engine's sensitivity results (values), when the JSON has them."""
+    sheet = book.sheets["sensitivity"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 6, 16)
+    ws.write_string(0, 0, book.t("sh_sensitivity"), book.fmt("title"))
+    ws.write_string(1, 0, book.t("engine_result"), book.fmt("small"))
+    items = sens if isinstance(sens, list) else sens.get("items", []) if isinstance(sens, dict) else []
+    items = [x for x in items if isinstance(x, dict)]
+    if not items:
+        return
+    cols = list(dict.fromkeys(k for x in items for k in x))
+    for c, k in enumerate(cols):
+        ws.write_string(3, c, str(k), book.fmt("head"))
+    for j, x in enumerate(items):
+        for c, k in enumerate(cols):
+            v = x.get(k)
+            if isinstance(v, (int, float)) and not isinstance(v, bool):
+                ws.write_number(4 + j, c, num(v), book.fmt("eng_num"))
+            else:
+                ws.write_string(4 + j, c, "" if v is None else str(v))
+    num_cols = [c for c, k in enumerate(cols) if all(isinstance(x.get(k), (int, float)) for x in items)]
+    text_col = next((c for c, k in enumerate(cols) if c not in num_cols), 0)
+    if len(num_cols) >= 2:
+        ch = book.wb.add_chart({"type": "bar"})
+        for c in num_cols[:2]:
+            ch.add_series({"name": [sheet, 3, c], "categories": [sheet, 4, text_col, 3 + len(items), text_col],
+                           "values": [sheet, 4, c, 3 + len(items), c]})
+        ch.set_title({"name": book.t("chart_tornado")})
+        ch.set_legend({"position": "bottom"})
+        ws.insert_chart(6 + len(items), 0, ch, {"x_scale": 1.5, "y_scale": 1.3})
+
+
+def _checks(book: Book, res) -> None:
+    sheet = book.sheets["checks"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    h = book.horizon
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 1, 54)
+    ws.set_column(2, 3, 18)
+    ws.set_column(4, 4, 12)
+    ws.write_string(0, 0, t("sh_checks"), book.fmt("title"))
+    for c, hd in enumerate((t("option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
+        ws.write_string(2, c, hd, book.fmt("head"))
+    n = len(res.options)
+    # engine monthly totals, stored as values, at the bottom
+    eng_r0 = 4 + 6 * n + 4
+    ws.write_string(eng_r0 - 1, 0, t("engine_monthly"), book.fmt("h2"))
+    for m in range(h):
+        ws.write_formula(eng_r0 - 1, FIRST_COL + m, f"={qs(book.sheets['timeline'])}{month_col(m + 1)}{book.rows['date'] + 1}",
+                         book.fmt("head_date"), _serial(res.months[m]))
+    r = 3
+    for i, o in enumerate(res.options, start=1):
+        er = eng_r0 + i - 1
+        ws.write_string(er, 0, o.name)
+        for m in range(h):
+            ws.write_number(er, FIRST_COL + m, float(o.total_brl[m]), book.fmt("eng_brl"))
+        eng_row = f"${month_col(1)}${er + 1}:${month_col(h)}${er + 1}"
+        tot = book.outputs[(i, "total")]
+        lines_neg = float(min(o.costs.lines[k].min() for k in LINES))
+        lines_sum = float(sum(o.lines_brl[k].sum() for k in LINES))
+        checks = [
+            (t("chk_tco"), "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl",
+             lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
+            (t("chk_npv"), "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl",
+             lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
+            (t("chk_monthly"), f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<0.01))", h, "int",
+             lambda rr: f"=C{rr}=D{rr}"),
+            (t("chk_sum"), f"=SUM({book.outputs[(i, 'lines_brl')]})", lines_sum, "brl",
+             lambda rr: f"=ABS(C{rr}-SUM({tot}))<0.01"),
+            (t("chk_neg"), f"=MIN({book.outputs[(i, 'lines')]})", lines_neg, "num", lambda rr: f"=C{rr}>=-0.000001"),
+            (t("chk_cap"), "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
+             lambda rr: f"=ABS(C{rr}/D{rr}-1)<0.000001"),
+        ]
+        for lab, f, engine_v, fmt, test in checks:
+            ws.write_string(r, 0, o.name)
+            ws.write_string(r, 1, lab)
+            ws.write_formula(r, 2, f, book.fmt("calc_" + fmt), num(engine_v if fmt != "num" else lines_neg))
+            if "monthly" in lab or lab == t("chk_monthly"):
+                ws.write_number(r, 3, h, book.fmt("eng_int"))
+            elif lab == t("chk_sum"):
+                ws.write_formula(r, 3, f"=SUM({tot})", book.fmt("calc_brl"), num(o.total_brl.sum()))
+            elif lab == t("chk_neg"):
+                ws.write_number(r, 3, 0, book.fmt("eng_num"))
+            else:
+                ws.write_number(r, 3, num(engine_v), book.fmt("eng_" + fmt))
+            ws.write_formula(r, 4, test(r + 1), book.fmt("check"), True)
+            r += 1
+    first, last = 4, r
+    ws.conditional_format(first - 1, 4, last - 1, 4, {"type": "cell", "criteria": "==", "value": "TRUE",
+                                                      "format": book.wb.add_format({"bg_color": "#C6EFCE"})})
+    ws.conditional_format(first - 1, 4, last - 1, 4, {"type": "cell", "criteria": "==", "value": "FALSE",
+                                                      "format": book.wb.add_format({"bg_color": "#FFC7CE"})})
+    r += 1
+    ws.write_string(r, 1, t("master_check"), book.fmt("bold_gen"))
+    ws.write_formula(r, 4, f"=AND(E{first}:E{last})", book.fmt("check"), True)
+    book.outputs["master"] = abs_cell(sheet, r, 4)
+    book.name("chk_master", book.outputs["master"])
+    ws.freeze_panes(3, 0)
+
+
+def _serial(month: str) -> float:
+    from tco.report.workbook_inputs import excel_date
+
+    return excel_date(month)
+
+
+def _summary(book: Book, res, doc: dict) -> None:
+    s = res.scenario
+    sheet = book.sheets["summary"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 30)
+    ws.set_column(1, 1, 50)
+    ws.set_column(2, 4, 18)
+    ws.write_string(0, 0, t("title"), book.fmt("title"))
+    info = [(t("scenario"), s.scenario.name), (t("client"), s.scenario.client), (t("prepared_by"), s.scenario.prepared_by),
+            (t("start"), s.scenario.start), (t("horizon"), f"{s.scenario.horizon_months} {t('months')}"),
+            (t("fx_model"), f"{s.fx.model}, USD/BRL {s.fx.usdbrl:g}")]
+    r = 2
+    for k, v in info:
+        ws.write_string(r, 0, k, book.fmt("bold_gen"))
+        ws.write_string(r, 1, v)  # scenario text: always a string, never a formula or link
+        r += 1
+    r += 1
+    ws.write_string(r, 0, t("master_check"), book.fmt("bold_gen"))
+    ws.write_formula(r, 1, "=" + book.outputs["master"], book.fmt("check"), True)
+    ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": "TRUE",
+                                       "format": book.wb.add_format({"bg_color": "#C6EFCE"})})
+    ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": "FALSE",
+                                       "format": book.wb.add_format({"bg_color": "#FFC7CE"})})
+    r += 2
+    cmp_ = qs(book.sheets["comparison"])
+    n = len(res.options)
+    c0 = book.rows["cmp_first"] + 1
+    names = f"{cmp_}$B${c0}:$B${c0 + n - 1}"
+    tcos = f"{cmp_}$D${c0}:$D${c0 + n - 1}"
+    ws.write_string(r, 0, t("cheapest"), book.fmt("bold_gen"))
+    ws.write_formula(r, 1, f"=INDEX({names},MATCH(MIN({tcos}),{tcos},0))", book.fmt("bold_gen"), doc["cheapest"])
+    r += 2
+    for c, hd in enumerate((t("rank"), t("option"), t("tco"), t("npv"), t("vs_best"))):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    r += 1
+    ranks = _ranks([o.tco.deterministic for o in res.options])
+    best = min(o.tco.deterministic for o in res.options)
+    for j, o in enumerate(res.options):
+        cr = c0 + j
+        ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), ranks[j])
+        ws.write_formula(r, 1, f"={cmp_}B{cr}", book.fmt("text"), o.name)
+        ws.write_formula(r, 2, f"={cmp_}D{cr}", book.fmt("calc_brl"), num(o.tco.deterministic))
+        ws.write_formula(r, 3, f"={cmp_}E{cr}", book.fmt("calc_brl"), num(o.npv.deterministic))
+        ws.write_formula(r, 4, f"={cmp_}G{cr}", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
+        r += 1
+    r += 1
+    ws.insert_chart(r, 0, _cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
+    r += 20
+    if s.scenario.notes:
+        ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
+        ws.write_string(r, 1, s.scenario.notes, book.fmt("wrap"))
+        r += 1
+    if res.warnings:
+        ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
+        for w in res.warnings:
+            ws.write_string(r, 1, w, book.fmt("wrap"))
+            r += 1
+    r += 1
+    ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))
+    ws.set_column(5, 5, 2)
+    ws.print_area(0, 0, r, 4)

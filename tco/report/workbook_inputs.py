@@ -1,0 +1,251 @@
+"""The Inputs sheet (every scenario input and resolved price, input-styled, with a defined name and
+a unit) and the Catalog sheet (every price and spec used, with its source and date)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from tco import demand
+from tco.engine import _peak_tflops
+from tco.report.workbook_book import Book, abs_cell
+
+EXCEL_EPOCH = dt.date(1899, 12, 30)
+
+
+def excel_date(month: str) -> float:
+    y, m = (int(x) for x in month.split("-"))
+    return float((dt.date(y, m, 1) - EXCEL_EPOCH).days)
+
+
+class _Writer:
+    """Writes input rows one under the other and defines a name for each value cell."""
+
+    def __init__(self, book: Book, ws, sheet: str):
+        self.book, self.ws, self.sheet, self.r = book, ws, sheet, 0
+
+    def section(self, text: str) -> None:
+        self.r += 1
+        self.ws.write_string(self.r, 0, text, self.book.fmt("h2"))
+        self.r += 1
+
+    def add(self, name: str | None, key_label: str, value, unit: str, fmt: str = "in_num", source: str = "",
+            extra: list | None = None) -> None:
+        """One input: label, value (blank when None), unit, source; `extra` adds more values in C, D."""
+        ws, b = self.ws, self.book
+        ws.write_string(self.r, 0, key_label)
+        for j, v in enumerate([value] + (extra or [])):
+            c = 1 + j
+            if v is None:
+                ws.write_blank(self.r, c, None, b.fmt(fmt))
+            elif isinstance(v, str):
+                ws.write_string(self.r, c, v, b.fmt("in_text"))
+            else:
+                ws.write_number(self.r, c, float(v), b.fmt(fmt))
+            if name:
+                suffix = ["", "_hi", "_p"][j] if extra else ""
+                b.name(name + suffix if not extra else name.replace("@", ["lo", "hi", "p"][j]), abs_cell(self.sheet, self.r, c))
+        if unit:
+            ws.write_string(self.r, 4, unit, b.fmt("small"))
+        if source:
+            ws.write_string(self.r, 5, source, b.fmt("small"))
+        self.r += 1
+
+
+def write_inputs(book: Book, res) -> None:
+    s = res.scenario
+    sheet = book.sheets["inputs"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 48)
+    ws.set_column(1, 3, 16)
+    ws.set_column(4, 4, 14)
+    ws.set_column(5, 5, 60)
+    ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
+    for c, k in enumerate(("item", "value", "", "", "unit", "source")):
+        if k:
+            ws.write_string(1, c, t(k), book.fmt("head"))
+    w = _Writer(book, ws, sheet)
+    w.r = 2
+    ws.freeze_panes(2, 1)
+
+    fx = s.fx
+    w.section(t("sec_general"))
+    w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
+    w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
+    w.add(None, t("fx_model"), fx.model, "")
+    if fx.model in ("parity", "gbm"):
+        w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+        w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    if fx.model == "gbm" and fx.drift is not None:
+        w.add("in_fx_drift", t("fx_drift"), fx.drift, "1/ano" if book.locale != "en" else "1/yr", "in_num6")
+
+    inf, tr = s.inference, s.training
+    g = inf.users
+    w.section(t("sec_demand"))
+    w.add("in_inf_start", t("inf_start"), inf.start_month, "t", "in_int")
+    if tr.method != "none":
+        w.add("in_train_start", t("train_start"), tr.start_month, "t", "in_int")
+    w.add(None, t("growth_model"), g.model, "")
+    users_u = "usuários" if book.locale != "en" else "users"
+    if g.model == "linear":
+        w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
+        w.add("in_end_users", t("end_users"), g.end_users, users_u, "in_int")
+    elif g.model == "compound":
+        w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
+        w.add("in_growth_rate", t("growth_rate"), g.monthly_growth_rate, "1/mês" if book.locale != "en" else "1/month", "in_pct")
+        if g.max_users is not None:
+            w.add("in_max_users", t("max_users"), g.max_users, users_u, "in_int")
+    elif g.model == "logistic":
+        w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
+        w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
+        w.add("in_steepness", t("steepness"), g.steepness_per_month, "1/mês" if book.locale != "en" else "1/month", "in_num4")
+    w.add("in_rpud", t("rpud"), inf.requests_per_user_per_day, "req/user/d", "in_num")
+    w.add("in_in_tokens", t("in_tokens"), inf.input_tokens_per_request, "tokens", "in_int")
+    w.add("in_out_tokens", t("out_tokens"), inf.output_tokens_per_request, "tokens", "in_int")
+    w.add("in_egress_kb", t("egress_kb"), inf.egress_kb_per_request, "kB/req", "in_num")
+    w.add("in_storage_gb", t("storage_gb"), inf.storage_gb, "GB", "in_int")
+    w.add("in_utilization", t("utilization"), inf.utilization_target_share, "", "in_pct")
+    w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == "n+1" else 0, "", "in_int")
+    if g.model == "list":
+        w.section(t("sec_users_list"))
+        first = w.r
+        for k, u in enumerate(g.users, start=1):
+            w.add(None, f"k = {k}", u, users_u, "in_int")
+        book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+
+    w.section(t("sec_profile"))
+    raw = inf.daily_profile if not isinstance(inf.daily_profile, str) else demand.profile(inf.daily_profile)
+    book.rows["profile_first_input"] = w.r
+    for h in range(24):
+        w.add(f"in_profile_{h:02d}", t("hour", h=h), float(raw[h]), "", "in_num6",
+              inf.daily_profile if isinstance(inf.daily_profile, str) and h == 0 else "")
+    book.name("in_profile", f"{abs_cell(sheet, w.r - 24, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+
+    m = res.model
+    w.section(t("sec_model"))
+    w.add(None, t("cat_model"), m.model, "", source=m.source)
+    w.add("in_params_b", t("params_b"), m.params_b, "1e9", "in_num")
+    w.add("in_active_params_b", t("active_params_b"), m.active_params_b, "1e9", "in_num")
+    w.add("in_layers", t("layers"), m.layers, "", "in_int")
+    w.add("in_kv_heads", t("kv_heads"), m.kv_heads, "", "in_int")
+    w.add("in_head_dim", t("head_dim"), m.head_dim, "", "in_int")
+    from tco.sizing import BYTES_PER_PARAM
+
+    w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
+    w.add("in_kv_bytes", t("kv_bytes"), BYTES_PER_PARAM[s.model.kv_precision], "B", "in_num", s.model.kv_precision)
+    w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
+    w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
+    if tr.method != "none":
+        w.add(None, t("sz_training"), tr.method, "")
+        if tr.gpu_hours is not None:
+            w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
+        else:
+            w.add("in_mfu", t("mfu"), res.defaults["mfu"], "", "in_pct")
+            w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
+            w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
+
+    for i, o in enumerate(res.options, start=1):
+        _option_inputs(book, w, i, o, s)
+
+
+def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
+    t = book.t
+    r = o.resolved
+    inf, tr = r.inference, r.training
+    p = f"in_o{i}_"
+    w.r += 1
+    w.ws.write_string(w.r, 0, t("sec_option", i=i), book.fmt("h1"))
+    w.ws.write_string(w.r, 1, o.name, book.fmt("h1"))  # scenario text: always a string
+    for c in range(2, 6):
+        w.ws.write_blank(w.r, c, None, book.fmt("h1"))
+    w.r += 1
+    per_month = "/mês" if book.locale != "en" else "/month"
+    w.add(None, t("fleet"), f"{r.fleet}; {t('autoscale')}: {'on' if r.autoscale else 'off'}; {t('pricing')}: {inf.pricing}", "")
+    w.add(None, t("inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
+    unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
+    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd" if inf.currency == "USD" else "in_brl",
+          f"{inf.price_source} ({inf.price_as_of})")
+    if inf.kind == "dedicated":
+        w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
+    w.add(p + "inf_tflops", t("inf_tflops"), _peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
+    if tr is not None:
+        w.add(None, t("tr_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
+        if r.fleet == "separate":
+            unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
+            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd" if tr.currency == "USD" else "in_brl",
+                  f"{tr.price_source} ({tr.price_as_of})")
+            if tr.kind == "dedicated":
+                w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
+                w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, "meses" if book.locale != "en" else "months", "in_int")
+        w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
+        w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
+    w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd", r.storage_source)
+    tax = r.tax
+    w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{tax.method}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
+    for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
+                   ("iof", "iof_rate")):
+        w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
+    w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
+    eg = r.egress
+    for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
+        note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
+        if price is None:
+            note = t("unverified") + "; " + note
+        if hi is None:
+            note = t("unbounded") + "; " + note
+        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if o.kind == "cloud" else "R$/GB"),
+              "in_num", note, extra=[hi, price])
+
+
+def write_catalog(book: Book, doc: dict) -> None:
+    """Every catalog row the scenario used, with its source and date (values, for reference)."""
+    sheet = book.sheets["catalog"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 8, 16)
+    ws.set_column(9, 10, 60)
+    ws.write_string(0, 0, t("sh_catalog"), book.fmt("title"))
+    cat = doc["catalog_rows"]
+    r = 2
+
+    def table(title: str, cols: list[str], rows: list[dict]) -> None:
+        nonlocal r
+        ws.write_string(r, 0, title, book.fmt("h2"))
+        r += 1
+        for c, k in enumerate(cols):
+            ws.write_string(r, c, k, book.fmt("head"))
+        r += 1
+        for row in rows:
+            for c, k in enumerate(cols):
+                v = row.get(k)
+                if isinstance(v, bool) or v is None or isinstance(v, (str, dict, list, tuple)):
+                    ws.write_string(r, c, "" if v is None else str(v))
+                else:
+                    ws.write_number(r, c, float(v), book.fmt("calc_gen"))
+            r += 1
+        r += 1
+
+    table(t("cat_gpus"), ["gpu", "memory_gb", "bandwidth_tbs", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
+                          "interconnect_gbs", "as_of", "source"], cat["gpus"])
+    mdl = doc["model"]
+    table(t("cat_model"), ["model", "family", "params_b", "active_params_b", "layers", "kv_heads", "head_dim",
+                           "max_context_tokens", "as_of", "source"], [mdl])
+    table(t("cat_offers"), ["offer", "kind", "gpu", "gpus_per_server", "price", "price_unit", "currency", "pricing",
+                            "as_of", "source", "status", "setup_fee_brl", "min_term_months"], cat["offers"])
+    tiers = [{"egress_id": e["egress_id"], "tier_from_gb": lo, "tier_to_gb": hi, "usd_per_gb": p, "as_of": e["as_of"],
+              "source": e["source"]} for e in cat["egress"] for lo, hi, p in e["tiers"]]
+    table(t("cat_egress"), ["egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "as_of", "source"], tiers)
+    taxes = [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
+              "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
+             for x in cat["taxes"]]
+    table(t("cat_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate",
+                           "pis_cofins_creditable", "as_of", "source"], taxes)
+    storage = [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
+                "source": o["storage"]["source"]} for o in doc["options"]]
+    table(t("cat_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
+    table(t("cat_files"), ["file"], [{"file": f} for f in cat["files"]])

@@ -1,0 +1,208 @@
+"""The Timeline sheet (demand, FX and discounting month by month, live formulas of the inputs) and
+the Sizing sheet (integer layouts chosen by the engine as values; replica capacity and training
+duration as formulas)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco import demand, finance, sizing
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, write_row
+
+
+def write_timeline(book: Book, res) -> None:
+    s = res.scenario
+    sheet = book.sheets["timeline"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    h = book.horizon
+    ws.set_column(0, 0, 40)
+    ws.set_column(1, 1, 10)
+    ws.set_column(2, 2, 16)
+    ws.set_column(3, 3, 2)
+    ws.set_column(FIRST_COL, FIRST_COL + h - 1, 13)
+    ws.write_string(0, 0, t("sh_timeline"), book.fmt("title"))
+    ws.freeze_panes(4, FIRST_COL)
+    R = book.rows
+    months = np.arange(1, h + 1, dtype=float)
+
+    def put(key, r, lab, unit, f, vals, fmt, total=None):
+        R[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total)
+
+    put("t", 2, t("t"), "", lambda c, p: f"={p}3+1", months, "calc_int")
+    ws.write_formula(2, 2, f"=MAX({month_col(1)}3:{month_col(h)}3)", book.fmt("bold_int"), float(h))
+    book.name("tl_h", abs_cell(sheet, 2, 2))
+    dates = [_serial(m) for m in res.months]
+    put("date", 3, t("month"), "", lambda c, p: f"=EDATE(in_start_date,{c}3-1)", dates, "calc_date")
+    put("days", 4, t("days"), "d", lambda c, p: f"=DAY(EOMONTH({c}4,0))", res.days, "calc_int")
+    put("hours", 5, t("hours_month"), "h", lambda c, p: f"={c}5*24", res.days * 24.0, "calc_int")
+    put("year", 6, t("contract_year"), "", lambda c, p: f"=INT(({c}3-1)/12)", np.floor((months - 1) / 12), "calc_int")
+    k = months - s.inference.start_month + 1
+    put("k", 7, t("inf_k"), "", lambda c, p: f"={c}3-in_inf_start+1", k, "calc_int")
+    users_u = "usuários" if book.locale != "en" else "users"
+    put("users", 8, t("users"), users_u, _users_formula(s.inference.users), res.users, "calc_num")
+    put("requests", 9, t("requests"), "req", lambda c, p: f"={c}9*in_rpud*{c}5", res.requests, "calc_int", "sum")
+    put("tokens", 10, t("tokens"), "tokens", lambda c, p: f"={c}10*(in_in_tokens+in_out_tokens)", res.tokens, "calc_int",
+        "sum")
+    put("egress", 11, t("egress_gb"), "GB", lambda c, p: f"={c}10*in_egress_kb*1000/1000000000", res.egress_gb, "calc_num",
+        "sum")
+    put("fx", 12, t("fx"), "BRL/USD", _fx_formula(s.fx), res.fx_path, "calc_num4")
+    disc = finance.discount_factors(h, s.scenario.discount_rate)
+    put("df", 13, t("df"), "", lambda c, p: f"=(1+in_discount_rate)^(-{c}3/12)", disc, "calc_num6")
+    shares = demand.profile(s.inference.daily_profile)
+    rps = demand.hourly_rps(res.users, s.inference.requests_per_user_per_day, shares)
+    first = 15
+    for hr in range(24):
+        r = first + hr
+        put(f"rps_{hr}", r, t("rps_hour", h=hr), "req/s", lambda c, p, r=r: f"={c}$9*in_rpud*$C{r + 1}/3600",
+            rps[:, hr], "calc_num4")
+        ws.write_formula(r, 2, f"=in_profile_{hr:02d}/SUM(in_profile)", book.fmt("calc_num6"), num(shares[hr]))
+    put("peak_rps", first + 24, t("peak_rps"), "req/s",
+        lambda c, p: f"=MAX({c}{first + 1}:{c}{first + 24})", res.peak_rps, "calc_num4")
+
+
+def _serial(month: str) -> float:
+    from tco.report.workbook_inputs import excel_date
+
+    return excel_date(month)
+
+
+def _users_formula(g):
+    k = "{c}8"
+    if g.model == "linear":
+        body = ("IF(tl_h-in_inf_start+1=1,in_start_users,"
+                f"in_start_users+(in_end_users-in_start_users)*({k}-1)/(tl_h-in_inf_start))")
+    elif g.model == "compound":
+        body = f"in_start_users*(1+in_growth_rate)^({k}-1)"
+        if g.max_users is not None:
+            body = f"MIN({body},in_max_users)"
+    elif g.model == "logistic":
+        body = f"in_ceiling_users/(1+(in_ceiling_users/in_start_users-1)*EXP(-in_steepness*({k}-1)))"
+    else:
+        body = f"INDEX(in_users_list,MIN({k},ROWS(in_users_list)))"
+    tmpl = f"=IF({k}<1,0,{body})"
+    return lambda c, p: tmpl.replace("{c}", c)
+
+
+def _fx_formula(fx):
+    if fx.model == "parity":
+        return lambda c, p: f"=in_usdbrl*((1+in_brl_rate)/(1+in_usd_rate))^({c}3/12)"
+    if fx.model == "gbm":
+        mu = "in_fx_drift" if fx.drift is not None else "LN((1+in_brl_rate)/(1+in_usd_rate))"
+        return lambda c, p: f"=in_usdbrl*EXP({mu}*{c}3/12)"
+    return lambda c, p: "=in_usdbrl"
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def write_sizing(book: Book, res) -> None:
+    s = res.scenario
+    sheet = book.sheets["sizing"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 44)
+    ws.set_column(1, 1, 12)
+    ws.set_column(2, 2 + len(res.options), 24)
+    ws.write_string(0, 0, t("sh_sizing"), book.fmt("title"))
+    ws.write_string(1, 0, t("option"), book.fmt("head"))
+    ws.write_string(1, 1, t("unit"), book.fmt("head"))
+    ws.freeze_panes(2, 2)
+    inf = s.inference
+    params = res.model.params_b * 1e9
+    active = res.model.active_params_b * 1e9
+    wbytes = sizing.BYTES_PER_PARAM[s.model.precision]
+    kvb = sizing.BYTES_PER_PARAM[s.model.kv_precision]
+    eng = t("engine_result")
+    rows = [
+        ("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", eng), ("rps_server", t("rps_server"), "", eng),
+        ("batch", t("batch"), "seq", eng), ("bound", t("bound"), "", eng), ("tp_eff", t("tp_eff"), "", eng),
+        ("weights_b", t("weights_b"), "B", None), ("kv_tok", t("kv_tok"), "B/token", None),
+        ("kv_read", t("kv_read"), "B", None), ("bw", t("bw"), "B/s", None), ("fl", t("fl"), "FLOP/s", None),
+        ("step", t("step"), "s", None), ("decode_tps", t("decode_tps"), "tokens/s", None),
+        ("prefill", t("prefill"), "s", None), ("per_request", t("per_request"), "s", None),
+        ("cap", t("cap"), "req/s", None), ("cap_engine", t("cap_engine"), "req/s", eng),
+    ]
+    has_training = bool(res.training_by_option)
+    if has_training:
+        rows += [("tr_gpu", t("gpu"), "", None), ("tr_servers", t("tr_servers"), "", eng),
+                 ("tr_gpus", t("tr_gpus"), "GPU", None), ("scaling_eff", t("scaling_eff"), "", eng),
+                 ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("wall_hours", t("wall_hours"), "h", None)]
+    r0 = 3
+    ws.write_string(r0 - 1, 0, t("sz_inference"), book.fmt("h2"))
+    at = {}
+    r = r0
+    for key, lab, unit, note in rows:
+        if key == "tr_gpu":
+            r += 1
+            ws.write_string(r - 1, 0, t("sz_training"), book.fmt("h2"))
+        at[key] = r
+        ws.write_string(r, 0, lab + (f" — {note}" if note else ""), book.fmt("text"))
+        ws.write_string(r, 1, unit, book.fmt("small"))
+        r += 1
+    ref = {k: lambda c, k=k: f"{c}{at[k] + 1}" for k in at}
+
+    for i, o in enumerate(res.options, start=1):
+        c = col(1 + i)
+        ci = 1 + i
+        ws.write_string(1, ci, o.name, book.fmt("head"))
+        rep = o.replica
+        fl = o.resolved.inference
+        p = f"in_o{i}_"
+        tp_eff = sizing.scaling_efficiency(rep.tensor_parallel, fl.gpu.interconnect, res.defaults)
+        ws.write_string(at["gpu"], ci, f"{fl.gpus_per_server} × {fl.gpu.gpu}")
+        ws.write_number(at["tp"], ci, rep.tensor_parallel, book.fmt("eng_int"))
+        ws.write_number(at["rps_server"], ci, rep.replicas_per_server, book.fmt("eng_int"))
+        ws.write_number(at["batch"], ci, rep.batch, book.fmt("eng_int"))
+        ws.write_string(at["bound"], ci, rep.bound, book.fmt("eng_text"))
+        ws.write_number(at["tp_eff"], ci, tp_eff, book.fmt("eng_pct"))
+        # cached values follow the engine's expressions (tco.sizing.replica_at)
+        weights_b = params * wbytes
+        kv_tok = sizing.kv_bytes_per_token(res.model.layers, res.model.kv_heads, res.model.head_dim, s.model.kv_precision)
+        kv_read = kv_tok * (inf.input_tokens_per_request + inf.output_tokens_per_request / 2.0)
+        from tco.engine import _peak_tflops
+
+        bw = rep.tensor_parallel * fl.gpu.bandwidth_tbs * 1e12 * (res.defaults["bandwidth_efficiency_share"] * tp_eff)
+        flops = rep.tensor_parallel * _peak_tflops(fl.gpu, s.model.precision) * 1e12 * (
+            res.defaults["flops_efficiency_share"] * tp_eff)
+        step = sizing.step_seconds(rep.batch, weights_b, kv_read, bw, flops, active)
+        decode = rep.batch / step
+        prefill = 2.0 * active * inf.input_tokens_per_request / flops
+        per_req = prefill + inf.output_tokens_per_request / decode
+        cells = [
+            ("weights_b", "=in_params_b*1000000000*in_weight_bytes", weights_b, "calc_sci"),
+            ("kv_tok", "=2*in_layers*in_kv_heads*in_head_dim*in_kv_bytes", kv_tok, "calc_int"),
+            ("kv_read", f"={ref['kv_tok'](c)}*(in_in_tokens+in_out_tokens/2)", kv_read, "calc_sci"),
+            ("bw", f"={ref['tp'](c)}*{p}inf_bw*1000000000000*(in_bw_eff*{ref['tp_eff'](c)})", bw, "calc_sci"),
+            ("fl", f"={ref['tp'](c)}*{p}inf_tflops*1000000000000*(in_fl_eff*{ref['tp_eff'](c)})", flops, "calc_sci"),
+            ("step", f"=MAX(({ref['weights_b'](c)}+{ref['batch'](c)}*{ref['kv_read'](c)})/{ref['bw'](c)},"
+                     f"2*(in_active_params_b*1000000000)*{ref['batch'](c)}/{ref['fl'](c)})", step, "calc_num6"),
+            ("decode_tps", f"={ref['batch'](c)}/{ref['step'](c)}", decode, "calc_num"),
+            ("prefill", f"=2*(in_active_params_b*1000000000)*in_in_tokens/{ref['fl'](c)}", prefill, "calc_num6"),
+            ("per_request", f"={ref['prefill'](c)}+in_out_tokens/{ref['decode_tps'](c)}", per_req, "calc_num6"),
+            ("cap", f"=1/{ref['per_request'](c)}", 1.0 / per_req, "calc_num4"),
+        ]
+        for key, f, v, fmt in cells:
+            ws.write_formula(at[key], ci, f, book.fmt(fmt), num(v))
+        ws.write_number(at["cap_engine"], ci, rep.requests_per_second, book.fmt("eng_num4"))
+        for key in ("cap", "rps_server", "cap_engine"):
+            book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
+        ts = res.training_by_option.get(o.name)
+        if has_training and ts is not None and o.resolved.training is not None:
+            tf = o.resolved.training
+            ws.write_string(at["tr_gpu"], ci, f"{tf.gpus_per_server} × {tf.gpu.gpu}")
+            ws.write_number(at["tr_servers"], ci, ts.servers, book.fmt("eng_int"))
+            ws.write_formula(at["tr_gpus"], ci, f"={ref['tr_servers'](c)}*{p}tr_gps", book.fmt("calc_int"), float(ts.gpus))
+            ws.write_number(at["scaling_eff"], ci, ts.scaling_efficiency, book.fmt("eng_pct"))
+            if s.training.gpu_hours is not None:
+                fh = "=in_gpu_hours"
+            else:
+                fh = f"=6*(in_active_params_b*1000000000)*in_train_tokens*in_epochs/({p}tr_tflops*1000000000000*in_mfu*3600)"
+            ws.write_formula(at["gpu_hours"], ci, fh, book.fmt("calc_num"), num(ts.gpu_hours))
+            ws.write_formula(at["wall_hours"], ci,
+                             f"=IF({ref['gpu_hours'](c)}>0,{ref['gpu_hours'](c)}/({ref['tr_gpus'](c)}*{ref['scaling_eff'](c)}),0)",
+                             book.fmt("calc_num"), num(ts.wall_hours))
+            for key in ("tr_servers", "wall_hours"):
+                book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
+    book.rows["sizing_cap"] = at["cap"]
+    book.rows["sizing_cap_engine"] = at["cap_engine"]
