@@ -1,0 +1,168 @@
+"""Charts of the proposal: matplotlib figures returned as SVG text, inlined in the HTML.
+
+Presentation only: every series arrives computed (from the Results/JSON), every label arrives
+translated (i18n) and every tick is formatted by `fmt` in the scenario's locale. One palette (the
+theme's) is used in every chart, and each series also gets a hatch, marker or line style, so the
+charts stay readable printed in grey. Text stays text in the SVG (``svg.fonttype = none``), set in
+DejaVu Sans like the document, and matplotlib escapes it, so a name can never become markup.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+
+import numpy as np
+
+from tco.report import fmt
+
+WIDTH_IN = 6.9
+"""Figure width [in]: the A4 text block (210 mm − 2 × 17 mm margins ≈ 176 mm)."""
+HATCHES = ("", "///", "...", "xxx", "\\\\\\", "---", "+++", "ooo")
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)), "-", "--")
+DEFAULT_PALETTE = ("#1f3b63", "#e07b39", "#3a9e8f", "#9bb7d4", "#8c2d3c", "#d4b13f", "#5b5b5b", "#b07cc6")
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({
+        "svg.fonttype": "none", "svg.hashsalt": "tco-proposal", "font.family": "DejaVu Sans", "font.size": 8,
+        "axes.spines.top": False, "axes.spines.right": False, "axes.edgecolor": "#555555",
+        "axes.grid": True, "axes.grid.axis": "y", "grid.color": "#d9d9d9", "grid.linewidth": 0.5,
+        "hatch.linewidth": 0.6, "legend.frameon": False, "legend.fontsize": 7.5, "axes.titlesize": 9,
+        "xtick.color": "#333333", "ytick.color": "#333333", "axes.labelcolor": "#333333",
+        "axes.unicode_minus": False,
+    })
+    return plt
+
+
+def plain(text: str) -> str:
+    """A label safe from matplotlib's mathtext ("$x$" shown as typed)."""
+    return str(text).replace("$", r"\$")
+
+
+def _svg(fig) -> str:
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.04)
+    _plt().close(fig)
+    text = buf.getvalue()
+    text = text[text.index("<svg"):]
+    # the root's fixed width/height give way to CSS (width: 100 %), the viewBox keeps the aspect ratio
+    head_end = text.index(">")
+    head = re.sub(r'\s(width|height)="[^"]*"', "", text[:head_end])
+    return head + ' class="chart" preserveAspectRatio="xMidYMid meet"' + text[head_end:]
+
+
+def _scale(vmax: float) -> tuple[float, str]:
+    """(divisor, unit key) for a money axis whose largest value is vmax [BRL]."""
+    for div, key in ((1e9, "unit_billion"), (1e6, "unit_million"), (1e3, "unit_thousand")):
+        if vmax >= div:
+            return div, key
+    return 1.0, "unit_one"
+
+
+def _money_axis(ax, vmax: float, locale: str, unit_label) -> None:
+    """Y ticks in the locale's number format, in thousands/millions; `unit_label(key)` names the unit."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    div, key = _scale(vmax)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
+    ax.set_ylabel(unit_label(key))
+    ax.set_ylim(bottom=0)
+
+
+def _month_axis(ax, months: list[str], locale: str) -> None:
+    from matplotlib.ticker import FixedLocator, FuncFormatter
+
+    n = len(months)
+    step = next(s for s in (1, 2, 3, 6, 12, 24) if n / s <= 13)
+    ticks = list(range(0, n, step))
+    ax.xaxis.set_major_locator(FixedLocator(ticks))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.month_tick(months[int(v)], locale)
+                                               if 0 <= int(v) < n else ""))
+    ax.set_xlim(-0.6, n - 0.4)
+
+
+def users_chart(months: list[str], users: np.ndarray, locale: str, axis_label: str,
+                palette=DEFAULT_PALETTE) -> str:
+    """Active users per month: a filled line with markers."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.3))
+    x = np.arange(len(months))
+    ax.fill_between(x, users, color=palette[3], alpha=0.35, linewidth=0, hatch="///", edgecolor=palette[0])
+    ax.plot(x, users, color=palette[0], marker="o", markersize=3, linewidth=1.6)
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v, locale)))
+    ax.set_ylabel(plain(axis_label))
+    ax.set_ylim(bottom=0)
+    _month_axis(ax, months, locale)
+    return _svg(fig)
+
+
+def cumulative_chart(months: list[str], series: list[tuple[str, np.ndarray]], locale: str, unit_label,
+                     palette=DEFAULT_PALETTE) -> str:
+    """Cumulative cost per option [BRL]; the first series (the recommended option) is drawn heaviest."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.0))
+    x = np.arange(len(months))
+    every = max(1, len(months) // 8)
+    for i, (name, cum) in enumerate(series):
+        ax.plot(x, cum, label=plain(name), color=palette[i % len(palette)], linestyle=LINESTYLES[i % len(LINESTYLES)],
+                marker=MARKERS[i % len(MARKERS)], markevery=(i % every, every), markersize=4,
+                linewidth=2.4 if i == 0 else 1.4, zorder=10 - i)
+    _money_axis(ax, max(float(c.max()) for _, c in series), locale, unit_label)
+    _month_axis(ax, months, locale)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, handlelength=3.2)
+    return _svg(fig)
+
+
+def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale: str, unit_label,
+                  palette=DEFAULT_PALETTE, vmax: float | None = None) -> str:
+    """Monthly cost stacked by line [BRL]; lines that are zero throughout are left out of the legend."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.25))
+    x = np.arange(len(months))
+    bottom = np.zeros(len(months))
+    for i, (label, values) in enumerate(lines):
+        if not np.any(values):
+            continue
+        ax.bar(x, values, bottom=bottom, width=0.8, label=plain(label), color=palette[i % len(palette)],
+               hatch=HATCHES[i % len(HATCHES)], edgecolor="white", linewidth=0.4)
+        bottom = bottom + values
+    top = vmax if vmax is not None else float(bottom.max())
+    _money_axis(ax, top, locale, unit_label)
+    if vmax is not None:
+        ax.set_ylim(0, vmax * 1.04)
+    _month_axis(ax, months, locale)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+    return _svg(fig)
+
+
+def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, median_label: str, locale: str,
+              unit_label, reference: tuple[str, np.ndarray] | None = None, palette=DEFAULT_PALETTE) -> str:
+    """Monthly cost P5–P95 band and median [BRL], with an optional reference line (the recommended option)."""
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.8))
+    x = np.arange(len(months))
+    ax.fill_between(x, fan["p5"], fan["p95"], color=palette[1], alpha=0.3, hatch="...", edgecolor=palette[1],
+                    linewidth=0, label=plain(band_label))
+    ax.plot(x, fan["p5"], color=palette[1], linewidth=0.8, linestyle=":")
+    ax.plot(x, fan["p95"], color=palette[1], linewidth=0.8, linestyle=":")
+    ax.plot(x, fan["p50"], color=palette[1], linewidth=1.8, marker="s", markersize=3, label=plain(median_label))
+    vmax = float(np.max(fan["p95"]))
+    if reference is not None:
+        ax.plot(x, reference[1], color=palette[0], linewidth=2.0, linestyle="--", marker="o", markersize=3,
+                label=plain(reference[0]))
+        vmax = max(vmax, float(np.max(reference[1])))
+    _money_axis(ax, vmax, locale, unit_label)
+    _month_axis(ax, months, locale)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+    return _svg(fig)

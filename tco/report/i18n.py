@@ -1,0 +1,344 @@
+"""The one translation catalog of the proposal: every label, heading and sentence, pt-BR and en.
+
+Templates and charts never hold text of their own: they receive `labels(locale)` or a string
+from `t(key, locale, **values)`. Values substituted into a sentence are already formatted
+(money, percent, names); the result is plain text that the template escapes, so a name taken
+from a scenario can never become markup.
+
+>>> t("page_of", "en")
+'of'
+>>> t("fleet_shared", "pt-BR")
+'compartilhada'
+"""
+
+from __future__ import annotations
+
+LOCALES = ("pt-BR", "en")
+
+CATALOG: dict[str, tuple[str, str]] = {
+    # document, cover, page furniture
+    "doc_title": ("Proposta de custo total de propriedade (TCO)", "Total cost of ownership (TCO) proposal"),
+    "doc_subtitle": ("Servidores GPU dedicados em reais × nuvem pública em dólares",
+                     "Dedicated GPU servers in BRL vs public cloud in USD"),
+    "cover_client": ("Cliente", "Client"),
+    "cover_scenario": ("Cenário", "Scenario"),
+    "cover_date": ("Data", "Date"),
+    "cover_prepared_by": ("Preparado por", "Prepared by"),
+    "cover_horizon": ("Horizonte", "Horizon"),
+    "cover_horizon_value": ("{months} meses, de {start} a {end}", "{months} months, {start} to {end}"),
+    "cover_contact": ("Contato", "Contact"),
+    "page": ("Página", "Page"),
+    "page_of": ("de", "of"),
+    "confidential": ("Documento confidencial, preparado para {client}.", "Confidential, prepared for {client}."),
+    # section headings
+    "h_summary": ("Resumo executivo", "Executive summary"),
+    "h_workload": ("A carga de trabalho", "The workload"),
+    "h_options": ("Opções comparadas", "Options compared"),
+    "h_lines": ("Custo mensal por linha", "Monthly cost by line"),
+    "h_fx": ("Risco cambial", "Exchange-rate risk"),
+    "h_egress_taxes": ("Tráfego de saída (egress) e tributos", "Egress and taxes"),
+    "h_fleets": ("Frotas de treinamento e de inferência", "Training and inference fleets"),
+    "h_sources": ("Premissas e fontes", "Assumptions and sources"),
+    "h_glossary": ("Glossário", "Glossary"),
+    "h_disclaimers": ("Avisos", "Disclaimers"),
+    # executive summary
+    "recommended": ("Opção recomendada", "Recommended option"),
+    "kf_tco": ("TCO em {months} meses", "TCO over {months} months"),
+    "kf_npv": ("Valor presente (VPL) a {rate} a.a.", "Present value (NPV) at {rate} a year"),
+    "kf_per_mtok": ("Custo por milhão de tokens", "Cost per million tokens"),
+    "kf_prob": ("Mais barata em", "Cheapest on"),
+    "kf_prob_value": ("{share} das trajetórias do câmbio", "{share} of exchange-rate paths"),
+    "cmp_vs": ("Comparação", "Comparison"),
+    "cmp_other": ("Opção comparada", "Compared option"),
+    "cmp_other_tco": ("TCO da comparada", "Its TCO"),
+    "cmp_saving": ("Economia", "Saving"),
+    "cmp_saving_share": ("Economia (%)", "Saving (%)"),
+    "cmp_best_cloud": ("Nuvem mais barata", "Cheapest cloud"),
+    "cmp_best_dedicated": ("Dedicada mais barata", "Cheapest dedicated"),
+    "cmp_runner_up": ("Segunda colocada", "Runner-up"),
+    "s_rec": ("Ao longo de {months} meses, a opção recomendada, {rec}, tem o menor custo total: {tco}.",
+              "Over {months} months the recommended option, {rec}, has the lowest total cost: {tco}."),
+    "s_vs_cloud": ("Isso é {saving} ({share}) a menos que a nuvem pública mais barata, {other} ({other_tco}).",
+                   "That is {saving} ({share}) less than the cheapest public cloud option, {other} ({other_tco})."),
+    "s_vs_dedicated": ("Isso é {saving} ({share}) a menos que a opção dedicada mais barata, {other} ({other_tco}).",
+                       "That is {saving} ({share}) less than the cheapest dedicated option, {other} ({other_tco})."),
+    "s_runner_up": ("A segunda colocada, {other}, custa {saving} ({share}) a mais.",
+                    "The runner-up, {other}, costs {saving} ({share}) more."),
+    "s_fx_mc": ("Com o câmbio variando ({model}, {paths} trajetórias), o custo da nuvem mais barata fica entre {p5} e "
+                "{p95} em 90% dos casos; a recomendada é a mais barata em {prob} das trajetórias.",
+                "With the exchange rate varying ({model}, {paths} paths), the cheapest cloud option costs between {p5} "
+                "and {p95} in 90% of cases; the recommended option is the cheapest on {prob} of the paths."),
+    "s_fx_fixed": ("O câmbio foi tomado como fixo (determinístico) em {rate} por US$; este estudo não mede o risco "
+                   "cambial.", "The exchange rate is taken as fixed (deterministic) at {rate} per US$; this study does "
+                   "not measure exchange-rate risk."),
+    "s_fx_path": ("O câmbio segue uma trajetória determinística a partir de {rate} por US$ ({model}); este estudo não "
+                  "mede o risco cambial.", "The exchange rate follows a deterministic path from {rate} per US$ "
+                  "({model}); this study does not measure exchange-rate risk."),
+    "fx_range_label": ("Faixa P5–P95 do custo da nuvem mais barata", "P5–P95 range of the cheapest cloud cost"),
+    "no_cloud": ("O cenário não tem opção em nuvem pública.", "The scenario has no public cloud option."),
+    # workload
+    "wl_intro": ("O modelo {model} ({params} bilhões de parâmetros, pesos em {precision}) é primeiro ajustado "
+                 "(treinamento) e depois servido a usuários cujo número cresce ao longo do horizonte.",
+                 "The model {model} ({params} billion parameters, {precision} weights) is first trained (a one-off "
+                 "burst) and then served to users whose number grows over the horizon."),
+    "wl_training": ("Treinamento", "Training"),
+    "wl_inference": ("Inferência", "Inference"),
+    "wl_method": ("Método", "Method"),
+    "wl_tokens": ("Tokens de treinamento × épocas", "Training tokens × epochs"),
+    "wl_flops": ("Operações (6·N·D)", "Operations (6·N·D)"),
+    "wl_offer": ("Oferta de treinamento", "Training offer"),
+    "wl_gpu_hours": ("GPU-horas", "GPU-hours"),
+    "wl_billed_gpu_hours": ("GPU-horas faturadas", "Billed GPU-hours"),
+    "wl_servers": ("Servidores", "Servers"),
+    "wl_gpus": ("GPUs", "GPUs"),
+    "wl_wall": ("Duração (dias)", "Wall-clock (days)"),
+    "wl_no_training": ("O cenário não tem treinamento.", "The scenario has no training."),
+    "wl_users_start": ("Usuários no início", "Users at start"),
+    "wl_users_end": ("Usuários no fim", "Users at the end"),
+    "wl_requests": ("Requisições por usuário por dia", "Requests per user per day"),
+    "wl_tokens_req": ("Tokens por requisição (entrada + saída)", "Tokens per request (input + output)"),
+    "wl_tps": ("Velocidade alvo por usuário (tokens/s)", "Target speed per user (tokens/s)"),
+    "wl_total_tokens": ("Tokens servidos no horizonte", "Tokens served over the horizon"),
+    "wl_peak_rps": ("Pico de requisições por segundo", "Peak requests per second"),
+    "wl_serving": ("Dimensionamento da inferência por opção", "Inference sizing per option"),
+    "wl_inf_offer": ("Oferta de inferência", "Inference offer"),
+    "wl_batch": ("Lote por réplica", "Batch per replica"),
+    "wl_tp": ("GPUs por réplica", "GPUs per replica"),
+    "wl_rps_server": ("Req./s por servidor", "Req/s per server"),
+    "wl_peak_servers": ("Servidores no pico", "Servers at peak"),
+    "chart_users_title": ("Usuários ativos por mês", "Active users per month"),
+    "chart_users_axis": ("usuários", "users"),
+    "method_lora": ("LoRA (ajuste fino leve)", "LoRA (light fine-tuning)"),
+    "method_full": ("ajuste fino completo", "full fine-tuning"),
+    "method_pretrain": ("pré-treino contínuo", "continued pre-training"),
+    "method_none": ("nenhum", "none"),
+    # options compared
+    "opt_intro": ("Todas as opções atendem à mesma carga. Valores em reais, somados mês a mês ao longo do horizonte; "
+                  "custos em dólar convertidos pelo câmbio de cada mês, com tributos de importação onde se aplicam.",
+                  "Every option serves the same workload. Amounts in BRL, summed month by month over the horizon; "
+                  "USD costs converted at each month's exchange rate, with import taxes where they apply."),
+    "col_rank": ("#", "#"),
+    "col_option": ("Opção", "Option"),
+    "col_kind": ("Tipo", "Type"),
+    "col_fleet": ("Frota", "Fleet"),
+    "col_tco": ("TCO", "TCO"),
+    "col_npv": ("VPL", "NPV"),
+    "col_vs_best": ("vs. recomendada", "vs recommended"),
+    "col_per_mtok": ("R$/milhão de tokens", "R$/million tokens"),
+    "col_line": ("Linha de custo", "Cost line"),
+    "col_total": ("Total", "Total"),
+    "best": ("recomendada", "recommended"),
+    "kind_cloud": ("nuvem", "cloud"),
+    "kind_dedicated": ("dedicado", "dedicated"),
+    "fleet_shared": ("compartilhada", "shared"),
+    "fleet_separate": ("separadas", "separate"),
+    "chart_cum_title": ("Custo acumulado por opção", "Cumulative cost per option"),
+    "chart_money_axis": ("R$ {unit}", "R$ {unit}"),
+    "unit_thousand": ("mil", "thousand"),
+    "unit_million": ("milhões", "million"),
+    "unit_billion": ("bilhões", "billion"),
+    "unit_one": ("", ""),
+    # lines
+    "lines_intro": ("Composição do custo mês a mês da opção recomendada e da nuvem pública mais barata.",
+                    "Month-by-month make-up of the cost of the recommended option and the cheapest public cloud one."),
+    "chart_lines_title": ("Custo mensal por linha — {option}", "Monthly cost by line — {option}"),
+    "line_training_compute": ("Computação de treinamento", "Training compute"),
+    "line_inference_compute": ("Computação de inferência", "Inference compute"),
+    "line_setup": ("Instalação (setup)", "Setup"),
+    "line_storage": ("Armazenamento", "Storage"),
+    "line_egress": ("Tráfego de saída", "Egress"),
+    "line_taxes": ("Tributos", "Taxes"),
+    # fx
+    "fx_intro_mc": ("Custos em dólar são convertidos pelo câmbio de cada mês. O modelo {model} gera {paths} trajetórias "
+                    "do USD/BRL a partir de {rate} (semente {seed}); a tabela mostra os percentis do TCO.",
+                    "USD costs are converted at each month's exchange rate. The {model} model draws {paths} USD/BRL "
+                    "paths from {rate} (seed {seed}); the table shows the TCO percentiles."),
+    "fx_model_gbm": ("movimento browniano geométrico, volatilidade {vol} a.a.",
+                     "geometric Brownian motion, volatility {vol} a year"),
+    "fx_model_bootstrap": ("reamostragem em blocos de {block} meses do histórico",
+                           "block bootstrap of {block}-month blocks of the history"),
+    "fx_model_fixed": ("fixo", "fixed"),
+    "fx_model_parity": ("paridade de juros", "interest-rate parity"),
+    "col_p5": ("P5", "P5"),
+    "col_p50": ("P50", "P50"),
+    "col_p95": ("P95", "P95"),
+    "col_prob": ("Mais barata em", "Cheapest on"),
+    "chart_fan_title": ("Custo mensal de {option}: faixa P5–P95 pelo câmbio", "Monthly cost of {option}: P5–P95 band from the exchange rate"),
+    "fan_band": ("faixa P5–P95", "P5–P95 band"),
+    "fan_median": ("mediana (P50)", "median (P50)"),
+    "fan_recommended": ("{option} (recomendada)", "{option} (recommended)"),
+    "fx_breakeven_missing": ("O câmbio de equilíbrio (o USD/BRL a partir do qual a nuvem passaria a ser mais barata) "
+                             "ainda não é calculado pelo motor e não é mostrado.", "The break-even USD/BRL rate (the "
+                             "rate at which the cloud would become cheaper) is not yet computed by the engine and is "
+                             "not shown."),
+    "fx_only_brl": ("Todas as opções são cobradas em reais: o câmbio não afeta este estudo.",
+                    "Every option is billed in BRL: the exchange rate does not affect this study."),
+    # egress and taxes
+    "et_intro": ("Provedores de nuvem cobram o tráfego de saída para a internet por GB, em faixas que recomeçam a cada "
+                 "mês; servidores dedicados no Brasil não cobram egress. Serviços de nuvem contratados no exterior "
+                 "são importação de serviço: o perfil tributário indica quanto os tributos acrescentam ao preço em "
+                 "dólar.", "Cloud providers charge internet egress per GB, in tiers that reset each month; dedicated "
+                 "servers in Brazil charge no egress. Cloud services bought abroad are an import of services: the tax "
+                 "profile gives how much the taxes add to the USD price."),
+    "et_volume": ("Volume de saída no horizonte: {gb} GB.", "Egress volume over the horizon: {gb} GB."),
+    "col_egress": ("Egress", "Egress"),
+    "col_egress_share": ("% do TCO", "% of TCO"),
+    "col_tax_profile": ("Perfil tributário", "Tax profile"),
+    "col_uplift": ("Acréscimo", "Uplift"),
+    "col_taxes": ("Tributos", "Taxes"),
+    # fleets
+    "fl_intro": ("Treinar exige muitas GPUs por pouco tempo; servir exige poucas GPUs por muito tempo. Com frotas "
+                 "separadas, o cluster de treinamento é alugado só durante o treinamento e a frota de inferência é "
+                 "dimensionada para a demanda de cada mês. Com uma frota compartilhada, os mesmos servidores fazem as "
+                 "duas coisas: não há troca, mas a frota fica do tamanho do treinamento durante todo o horizonte.",
+                 "Training needs many GPUs for a short time; serving needs few GPUs for a long time. With separate "
+                 "fleets the training cluster is rented only for the burst and the inference fleet is sized to each "
+                 "month's demand. With one shared fleet the same servers do both: nothing to hand over, but the fleet "
+                 "stays the size of the training cluster for the whole horizon."),
+    "fl_pair": ("Com frotas separadas, {separate} custa {diff} ({share}) {direction} que {shared}, de frota "
+                "compartilhada.", "With separate fleets, {separate} costs {diff} ({share}) {direction} than {shared}, "
+                "which keeps one shared fleet."),
+    "fl_less": ("a menos", "less"),
+    "fl_more": ("a mais", "more"),
+    "fl_no_pair": ("As opções do cenário não formam um par comparável (mesma oferta de treinamento, frotas diferentes).",
+                   "The scenario's options form no comparable pair (same training offer, different fleets)."),
+    "col_training_offer": ("Treinamento", "Training"),
+    "col_inference_offer": ("Inferência", "Inference"),
+    "col_training_cost": ("Custo de treinamento", "Training cost"),
+    "col_inference_cost": ("Custo de inferência", "Inference cost"),
+    # sources
+    "src_intro": ("Todo preço vem de um arquivo editável do catálogo, com fonte e data. Substitua estimativas "
+                  "ilustrativas por cotações antes de decidir.", "Every price comes from an editable catalog file, "
+                  "with its source and date. Replace illustrative estimates with quotes before deciding."),
+    "src_general": ("Estudo", "Study"),
+    "src_tool": ("Ferramenta", "Tool"),
+    "src_file": ("Arquivo do cenário", "Scenario file"),
+    "src_sha": ("SHA-256 do cenário", "Scenario SHA-256"),
+    "src_generated": ("Gerado em", "Generated on"),
+    "src_discount": ("Taxa de desconto (nominal, a.a.)", "Discount rate (nominal, per year)"),
+    "src_fx": ("Câmbio", "Exchange rate"),
+    "src_fx_value": ("{rate} por US$ no início; modelo: {model}", "{rate} per US$ at start; model: {model}"),
+    "src_conventions": ("Convenções", "Conventions"),
+    "src_conventions_value": ("custos positivos, no fim do mês; desconto (1 + r)^(−t/12); 730 h/mês só para "
+                              "preços unitários", "costs positive, at month end; discount (1 + r)^(−t/12); 730 h/month "
+                              "for unit prices only"),
+    "src_efficiencies": ("Eficiências usadas", "Efficiencies used"),
+    "eff_mfu": ("MFU do treinamento", "Training MFU"),
+    "eff_bw": ("Eficiência de banda de memória (decode)", "Memory-bandwidth efficiency (decode)"),
+    "eff_flops": ("Eficiência de FLOPS (prefill, piso de computação)", "FLOPS efficiency (prefill, compute floor)"),
+    "eff_scaling": ("Eficiência de escala, interconexão {ic}", "Scaling efficiency, {ic} interconnect"),
+    "eff_memory": ("Fração de memória utilizável", "Usable memory share"),
+    "eff_utilization": ("Utilização alvo da frota de inferência", "Inference fleet target utilisation"),
+    "eff_redundancy": ("Redundância", "Redundancy"),
+    "src_prices": ("Preços", "Prices"),
+    "col_offer": ("Oferta", "Offer"),
+    "col_price": ("Preço", "Price"),
+    "col_pricing": ("Modalidade", "Pricing"),
+    "col_setup": ("Setup", "Setup"),
+    "col_min_term": ("Prazo mín. (meses)", "Min. term (months)"),
+    "col_status": ("Situação", "Status"),
+    "col_source": ("Fonte", "Source"),
+    "col_as_of": ("Data", "As of"),
+    "col_item": ("Item", "Item"),
+    "col_value": ("Valor", "Value"),
+    "status_illustrative_estimate": ("estimativa ilustrativa", "illustrative estimate"),
+    "status_listed": ("preço de tabela", "list price"),
+    "src_gpus": ("GPUs", "GPUs"),
+    "col_gpu": ("GPU", "GPU"),
+    "col_memory": ("Memória (GB)", "Memory (GB)"),
+    "col_bandwidth": ("Banda (TB/s)", "Bandwidth (TB/s)"),
+    "col_bf16": ("BF16 (TFLOPS)", "BF16 (TFLOPS)"),
+    "col_fp8": ("FP8 (TFLOPS)", "FP8 (TFLOPS)"),
+    "src_model": ("Modelo", "Model"),
+    "src_egress": ("Tabelas de egress", "Egress tables"),
+    "col_table": ("Tabela", "Table"),
+    "col_tiers": ("Faixas (GB/mês: US$/GB)", "Tiers (GB/month: US$/GB)"),
+    "src_storage": ("Armazenamento", "Storage"),
+    "col_storage_price": ("US$/GB-mês", "US$/GB-month"),
+    "src_taxes": ("Perfis tributários", "Tax profiles"),
+    "col_rates": ("Alíquotas", "Rates"),
+    "src_files": ("Arquivos do catálogo", "Catalog files"),
+    "src_warnings": ("Avisos do cálculo", "Calculation warnings"),
+    "src_attachments": ("Este PDF leva anexados o arquivo do cenário e, quando gerada, a planilha: o modelo completo "
+                        "acompanha o documento.", "This PDF carries the scenario file and, when written, the workbook "
+                        "as attachments: the whole model travels with the document."),
+    "attach_scenario": ("Arquivo do cenário (TOML)", "Scenario file (TOML)"),
+    "attach_workbook": ("Planilha com fórmulas", "Workbook with live formulas"),
+    "attach_other": ("Anexo", "Attachment"),
+    # glossary
+    "g_tco": ("TCO (custo total de propriedade)", "TCO (total cost of ownership)"),
+    "g_tco_def": ("Soma de todos os custos da opção ao longo do horizonte, em reais, sem desconto.",
+                  "Sum of all the option's costs over the horizon, in BRL, undiscounted."),
+    "g_npv": ("VPL (valor presente)", "NPV (net present value)"),
+    "g_npv_def": ("Os mesmos custos trazidos a valor de hoje pela taxa de desconto do cenário.",
+                  "The same costs brought to today's value at the scenario's discount rate."),
+    "g_pct": ("P5, P50, P95", "P5, P50, P95"),
+    "g_pct_def": ("Percentis da simulação: 5% das trajetórias do câmbio ficam abaixo do P5, metade abaixo do P50, "
+                  "95% abaixo do P95.", "Simulation percentiles: 5% of exchange-rate paths fall below P5, half below "
+                  "P50, 95% below P95."),
+    "g_mc": ("Monte Carlo", "Monte Carlo"),
+    "g_mc_def": ("Simulação de milhares de trajetórias possíveis do câmbio, com semente fixa para ser reproduzível.",
+                 "Simulation of thousands of possible exchange-rate paths, with a fixed seed so it is reproducible."),
+    "g_gpu_hour": ("GPU-hora", "GPU-hour"),
+    "g_gpu_hour_def": ("Uma GPU usada durante uma hora; unidade para comparar preços e esforço de treinamento.",
+                       "One GPU used for one hour; the unit to compare prices and training effort."),
+    "g_mfu": ("MFU", "MFU"),
+    "g_mfu_def": ("Fração do pico teórico de FLOPS que o treinamento realmente aproveita.",
+                  "Share of the GPU's theoretical peak FLOPS that training actually achieves."),
+    "g_tokens": ("Token", "Token"),
+    "g_tokens_def": ("Pedaço de texto (cerca de três quartos de uma palavra) que o modelo lê ou escreve.",
+                     "Piece of text (about three quarters of a word) that the model reads or writes."),
+    "g_egress": ("Egress", "Egress"),
+    "g_egress_def": ("Dados enviados da nuvem para a internet, cobrados por GB.",
+                     "Data sent from the cloud to the internet, charged per GB."),
+    "g_fleet": ("Frota compartilhada / separadas", "Shared / separate fleets"),
+    "g_fleet_def": ("Mesmos servidores para treinar e servir, ou um cluster só para o treinamento e outro para a "
+                    "inferência.", "The same servers train and serve, or one cluster only for training and another "
+                    "for inference."),
+    "g_pricing": ("Sob demanda / reservado", "On demand / reserved"),
+    "g_pricing_def": ("Instância paga por hora sem compromisso, ou com desconto em troca de compromisso de 1 ou 3 anos.",
+                      "Instance paid by the hour with no commitment, or at a discount for a 1- or 3-year commitment."),
+    "g_taxes": ("IRRF, CIDE, ISS, PIS/COFINS, IOF", "IRRF, CIDE, ISS, PIS/COFINS, IOF"),
+    "g_taxes_def": ("Tributos brasileiros sobre a importação de serviços e o câmbio da remessa.",
+                    "Brazilian taxes on imported services and on the foreign-exchange transfer."),
+    # disclaimers
+    "d_estimate": ("Os preços de servidores dedicados marcados como estimativa ilustrativa ({offers}) não são "
+                   "cotações: foram derivados de componentes com fonte pública e devem ser substituídos por uma "
+                   "proposta comercial do fornecedor.", "Dedicated server prices marked as illustrative estimates "
+                   "({offers}) are not quotes: they were derived from publicly sourced components and must be replaced "
+                   "by a provider's commercial offer."),
+    "d_not_offer": ("Este documento é um estudo de custos, não uma oferta vinculante. Preços de nuvem são de tabela, "
+                    "nas datas indicadas, e podem mudar.", "This document is a cost study, not a binding offer. Cloud "
+                    "prices are list prices as of the dates shown and may change."),
+    "d_fx": ("O câmbio simulado descreve incerteza, não é previsão.", "The simulated exchange rate describes "
+             "uncertainty; it is not a forecast."),
+    "d_taxes": ("O tratamento tributário é uma simplificação e não substitui a orientação de um contador ou advogado.",
+                "The tax treatment is a simplification and does not replace advice from an accountant or lawyer."),
+    "d_sizing": ("O dimensionamento vem de primeiros princípios com eficiências calibradas; medições na carga real "
+                 "podem mudar o número de servidores.", "Sizing comes from first principles with calibrated "
+                 "efficiencies; measurements on the real workload may change the server count."),
+    # units and pricing
+    "per_hour": ("/h", "/h"),
+    "per_month": ("/mês", "/month"),
+    "pricing_on_demand": ("sob demanda", "on demand"),
+    "pricing_reserved_1yr": ("reservado 1 ano", "reserved 1 year"),
+    "pricing_reserved_3yr": ("reservado 3 anos", "reserved 3 years"),
+    "pricing_spot": ("spot", "spot"),
+    "pricing_monthly": ("mensal", "monthly"),
+    "tokens_unit": ("tokens", "tokens"),
+    "days_unit": ("dias", "days"),
+    "users_range": ("{start} → {end}", "{start} → {end}"),
+}
+
+
+def t(key: str, locale: str, **values) -> str:
+    """The text for `key` in `locale` (pt-BR unless "en"), with `{name}` placeholders filled."""
+    pt, en = CATALOG[key]
+    text = en if locale == "en" else pt
+    return text.format(**values) if values else text
+
+
+def labels(locale: str) -> dict[str, str]:
+    """Every label of the catalog in one locale, for templates (placeholders left as they are)."""
+    i = 1 if locale == "en" else 0
+    return {k: v[i] for k, v in CATALOG.items()}
