@@ -1,0 +1,294 @@
+"""The workbook as finance sees it: written for every example scenario, recalculated by LibreOffice
+headless (a throw-away profile set to always recalculate on load), read back with openpyxl.
+
+All LibreOffice conversions of this module happen in one `soffice` call (a module fixture), since
+each start of LibreOffice costs seconds. Tests that need it skip only when `soffice` is absent.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import zipfile
+from pathlib import Path
+
+import openpyxl
+import pytest
+
+from tco.catalog import load_catalog
+from tco.engine import run_scenario
+from tco.report import json_out, workbook
+from tco.scenario import Scenario, load
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
+needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
+TOL = 0.01  # R$
+
+RECALC_XCU = """<?xml version="1.0" encoding="UTF-8"?>
+<oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
+ xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+<item oor:path="/org.openoffice.Office.Calc/Formula/Load"><prop oor:name="OOXMLRecalcMode" oor:op="fuse"><value>0</value></prop></item>
+</oor:items>
+"""
+
+
+# ---------------------------------------------------------------------------------------------
+# helpers
+
+
+def run_engine(scenario: Scenario, path: Path):
+    cat_dir = (path.parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
+    res = run_scenario(scenario, load_catalog(cat_dir), file=str(path), paths=400)
+    return res, json_out.build(res, "", str(path))
+
+
+def modified(scenario: Scenario, change) -> Scenario:
+    data = scenario.model_dump()
+    change(data)
+    return Scenario.model_validate(data)
+
+
+def named_cells(wb, name: str) -> list:
+    """The cells a defined name points to, flattened."""
+    out = []
+    for sheet, ref in wb.defined_names[name].destinations:
+        got = wb[sheet][ref.replace("$", "")]
+        if isinstance(got, tuple):
+            out += [c for row in got for c in (row if isinstance(row, tuple) else (row,))]
+        else:
+            out.append(got)
+    return out
+
+
+def named_values(wb, name: str) -> list:
+    return [c.value for c in named_cells(wb, name)]
+
+
+def assert_matches_engine(wb, doc: dict) -> None:
+    for i, o in enumerate(doc["options"], start=1):
+        totals = named_values(wb, f"out_o{i}_total")
+        expected = [m["total_brl"] for m in o["monthly"]]
+        assert len(totals) == len(expected)
+        for m, (got, want) in enumerate(zip(totals, expected)):
+            assert got == pytest.approx(want, abs=TOL), f"{o['name']} month {m + 1}"
+        assert named_values(wb, f"out_o{i}_tco")[0] == pytest.approx(o["tco_brl"]["deterministic"], abs=TOL), o["name"]
+        assert named_values(wb, f"out_o{i}_npv")[0] == pytest.approx(o["npv_brl"]["deterministic"], abs=TOL), o["name"]
+
+
+def set_input(wb, name: str, value) -> None:
+    (cell,) = named_cells(wb, name)
+    cell.value = value
+
+
+def recalculate(files: list[Path], out_dir: Path, profile: Path) -> None:
+    """Recalculate xlsx files with LibreOffice headless in one call; results land in out_dir."""
+    (profile / "user").mkdir(parents=True, exist_ok=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(RECALC_XCU, encoding="utf-8")
+    cmd = [SOFFICE, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore", "--convert-to", "xlsx",
+           "--outdir", str(out_dir), *map(str, files)]
+    subprocess.run(cmd, check=True, capture_output=True, timeout=600)
+    missing = [f.name for f in files if not (out_dir / f.name).exists()]
+    assert not missing, f"LibreOffice did not convert {missing}"
+
+
+# Input changes made in a copy of the workbook, and the same change made to the scenario.
+# (scenario stem, {defined name: new value}, change to the scenario dict)
+CHANGES = {
+    "fx_rate": ("seed_70b_h200", {"in_usdbrl": 6.1}, lambda d: d["fx"].update(usdbrl=6.1)),
+    "dedicated_price": ("seed_70b_h200", {"in_o1_inf_price": 98_765.0},
+                        lambda d: d["options"][0].update(brl_per_month=98_765.0)),
+    "users": ("seed_70b_h200", {"in_start_users": 420.0}, lambda d: d["inference"]["users"].update(start_users=420.0)),
+    "growth_cloud_discount": ("assistant_8b_l4", {"in_end_users": 2600.0, "in_o3_inf_price": 0.61, "in_discount_rate": 0.10},
+                              lambda d: (d["inference"]["users"].update(end_users=2600.0),
+                                         d["options"][2].update(usd_per_hour=0.61),
+                                         d["scenario"].update(discount_rate=0.10))),
+    "growth_training_tax": ("pretrain_burst", {"in_growth_rate": 0.09, "in_o2_tr_price": 150_000.0,
+                                               "in_o3_iof": 0.0038, "in_o4_iof": 0.0038},
+                            lambda d: (d["inference"]["users"].update(monthly_growth_rate=0.09),
+                                       d["options"][1].update(training_brl_per_month=150_000.0))),
+}
+
+
+def _pretrain_tax_catalog(tmp: Path) -> Path:
+    """A catalog overlay with IOF 0.38 % in the default tax profile, for the pretrain_burst change."""
+    import tomllib
+
+    from tco.catalog import DATA_DIR
+
+    text = (DATA_DIR / "tax_profiles.toml").read_text(encoding="utf-8")
+    data = tomllib.loads(text)
+    assert data["profiles"]["import_direct_sp"]["iof_rate"] == 0.035
+    d = tmp / "catalog_iof"
+    d.mkdir()
+    (d / "tax_profiles.toml").write_text(text.replace("iof_rate = 0.035", "iof_rate = 0.0038"), encoding="utf-8")
+    return d
+
+
+# ---------------------------------------------------------------------------------------------
+# fixtures
+
+
+@pytest.fixture(scope="module")
+def runs():
+    """stem → (scenario, scenario path, Results, JSON doc)."""
+    out = {}
+    for path in SCENARIOS:
+        scenario, _, _ = load(path)
+        res, doc = run_engine(scenario, path)
+        out[path.stem] = (scenario, path, res, doc)
+    return out
+
+
+@pytest.fixture(scope="module")
+def written(runs, tmp_path_factory):
+    d = tmp_path_factory.mktemp("xlsx")
+    files = {}
+    for stem, (_, _, res, doc) in runs.items():
+        files[stem] = d / f"{stem}.xlsx"
+        workbook.write(res, doc, files[stem])
+    return files
+
+
+@pytest.fixture(scope="module")
+def recalculated(runs, written, tmp_path_factory):
+    """stem or change key → (recalculated workbook path, expected JSON doc)."""
+    if SOFFICE is None:
+        pytest.skip("LibreOffice (soffice) is not installed")
+    src = tmp_path_factory.mktemp("src")
+    out = tmp_path_factory.mktemp("recalc")
+    expected = {}
+    inputs = []
+    for stem, f in written.items():
+        shutil.copy(f, src / f.name)
+        inputs.append(src / f.name)
+        expected[stem] = runs[stem][3]
+    for key, (stem, cells, change) in CHANGES.items():
+        scenario, path, _, _ = runs[stem]
+        wb = openpyxl.load_workbook(written[stem])
+        for name, value in cells.items():
+            set_input(wb, name, value)
+        target = src / f"changed_{key}.xlsx"
+        wb.save(target)
+        inputs.append(target)
+        s2 = modified(scenario, change)
+        if key == "growth_training_tax":
+            cat = load_catalog(_pretrain_tax_catalog(tmp_path_factory.mktemp("cat")))
+            res2 = run_scenario(s2, cat, file=str(path), paths=400)
+            expected[key] = json_out.build(res2, "", str(path))
+        else:
+            expected[key] = run_engine(s2, path)[1]
+    recalculate(inputs, out, tmp_path_factory.mktemp("lo-profile"))
+    return {k: (out / (f"{k}.xlsx" if k in written else f"changed_{k}.xlsx"), expected[k]) for k in expected}
+
+
+# ---------------------------------------------------------------------------------------------
+# without LibreOffice: what a viewer that does not recalculate shows
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_cached_values_are_the_engine_numbers(runs, written, stem):
+    wb = openpyxl.load_workbook(written[stem], data_only=True)
+    assert_matches_engine(wb, runs[stem][3])
+    assert named_values(wb, "chk_master") == [True]
+
+
+def test_calculation_cells_are_formulas_and_inputs_are_named(runs, written):
+    wb = openpyxl.load_workbook(written["seed_70b_h200"])
+    doc = runs["seed_70b_h200"][3]
+    for i in range(1, len(doc["options"]) + 1):
+        cells = named_cells(wb, f"out_o{i}_total")
+        assert all(isinstance(c.value, str) and c.value.startswith("=") for c in cells)
+    for name in ("in_usdbrl", "in_discount_rate", "in_start_users", "in_o1_inf_price", "in_o3_inf_price", "in_o3_eg2_p"):
+        (cell,) = named_cells(wb, name)
+        assert isinstance(cell.value, (int, float))
+    # the timeline has months across the columns, one formula per row: same formula shifted by column
+    calc = wb[wb.sheetnames[5]]
+    row = next(r for r in calc.iter_rows() if r[0].value in ("Custo total do mês", "Total cost of month"))
+    f1, f2 = row[4].value, row[5].value
+    assert f1.replace("E", "F") == f2
+
+
+def test_labels_follow_the_scenario_locale(written):
+    assert "Premissas" in openpyxl.load_workbook(written["seed_70b_h200"], read_only=True).sheetnames  # pt-BR
+    assert "Inputs" in openpyxl.load_workbook(written["pretrain_burst"], read_only=True).sheetnames  # en
+
+
+def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
+    scenario, path, _, _ = runs["assistant_8b_l4"]
+    evil = ['=HYPERLINK("http://x","y")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3", "http://example.com/x"]
+
+    def change(d):
+        d["scenario"].update(client=evil[0], prepared_by=evil[2], notes=evil[3])
+        d["options"][0].update(name=evil[1])
+        d["options"][1].update(name=evil[4])
+
+    res, doc = run_engine(modified(scenario, change), path)
+    f = tmp_path / "evil.xlsx"
+    workbook.write(res, doc, f)
+    wb = openpyxl.load_workbook(f)
+    found = {v: 0 for v in evil}
+    for ws in wb.worksheets:
+        assert not ws._hyperlinks, ws.title
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value in found:
+                    assert c.data_type == "s", (ws.title, c.coordinate)
+                    found[c.value] += 1
+                elif isinstance(c.value, str) and c.data_type == "f":
+                    assert "HYPERLINK" not in c.value.upper() and "cmd|" not in c.value, (ws.title, c.coordinate)
+    assert all(found.values()), found
+    with zipfile.ZipFile(f) as z:
+        for name in z.namelist():
+            body = z.read(name).decode("utf-8", "replace")
+            assert "<hyperlink" not in body, name
+            assert not [f for f in re.findall(r"<f[^>]*>(.*?)</f>", body) if "HYPERLINK" in f.upper() or "cmd|" in f], name
+
+
+# ---------------------------------------------------------------------------------------------
+# with LibreOffice: the model really recalculates, to the engine's numbers
+
+
+@needs_soffice
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, written, stem):
+    path, doc = recalculated[stem]
+    wb = openpyxl.load_workbook(path, data_only=True)
+    assert_matches_engine(wb, doc)
+    assert named_values(wb, "chk_master") == [True]
+    (master,) = named_cells(wb, "chk_master")
+    checks = [r[4].value for r in master.parent.iter_rows(min_row=4, max_row=master.row - 2)]
+    checks = [v for v in checks if v is not None]
+    assert checks and all(v is True for v in checks)
+    # every formula's cached value (the engine's) is what LibreOffice computes
+    cached = openpyxl.load_workbook(written[stem], data_only=True)
+    formulas = openpyxl.load_workbook(written[stem])
+    n = 0
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                want, got = cached[ws.title][c.coordinate].value, wb[ws.title][c.coordinate].value
+                if isinstance(want, (int, float)) and not isinstance(want, bool):
+                    if hasattr(got, "year"):  # dates come back as datetimes
+                        continue
+                    assert got == pytest.approx(want, rel=1e-9, abs=1e-6), (ws.title, c.coordinate, c.value)
+                else:
+                    assert got == want, (ws.title, c.coordinate, c.value)
+                n += 1
+    assert n > 1000
+
+
+@needs_soffice
+@pytest.mark.parametrize("key", list(CHANGES))
+def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalculated, runs, key):
+    path, doc = recalculated[key]
+    wb = openpyxl.load_workbook(path, data_only=True)
+    assert_matches_engine(wb, doc)
+    stem = CHANGES[key][0]
+    before = runs[stem][3]
+    assert any(abs(a["tco_brl"]["deterministic"] - b["tco_brl"]["deterministic"]) > 1.0
+               for a, b in zip(doc["options"], before["options"])), "the change should move some TCO"
