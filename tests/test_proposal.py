@@ -1,0 +1,262 @@
+"""The PDF proposal, checked as its readers see it: text read back with pdftotext, fonts with
+pdffonts, attachments with pdfdetach (poppler-utils). Skipped only when pdftotext is absent."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from babel.numbers import format_currency
+
+from tco.catalog import load_catalog
+from tco.engine import run_scenario
+from tco.report import fmt, json_out, proposal
+from tco.report.i18n import CATALOG, t
+from tco.scenario import load
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+TEMPLATES = ROOT / "templates"
+
+needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) not installed")
+
+
+def _run(path: Path):
+    scenario, sha, lines = load(str(path))
+    cat_dir = (path.parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
+    res = run_scenario(scenario, load_catalog(cat_dir), file=str(path), lines=lines)
+    return res, json_out.build(res, sha, str(path))
+
+
+def _text(pdf: Path) -> str:
+    """pdftotext output with whitespace (line breaks, non-breaking spaces) collapsed to one space."""
+    out = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    return re.sub(r"\s+", " ", out.replace("\xa0", " "))
+
+
+def _norm(s: str) -> str:
+    return re.sub(r"\s+", " ", s.replace("\xa0", " "))
+
+
+def _pages(pdf: Path) -> int:
+    info = subprocess.run(["pdfinfo", str(pdf)], check=True, capture_output=True, text=True).stdout
+    return int(re.search(r"^Pages:\s+(\d+)", info, re.M).group(1))
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """Every example scenario rendered once: {stem: (pdf path, doc, fetcher)}."""
+    out = tmp_path_factory.mktemp("proposals")
+    workbook = out / "model.xlsx"
+    workbook.write_bytes(b"PK\x03\x04 stand-in workbook")
+    done = {}
+    for path in SCENARIOS:
+        res, doc = _run(path)
+        fetcher = proposal.templates_only_fetcher()
+        pdf = out / f"{path.stem}.pdf"
+        pdf.write_bytes(proposal.render(res, doc, [path, workbook], fetcher=fetcher))
+        done[path.stem] = (pdf, doc, fetcher)
+    return done
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_text_has_client_options_and_tco_equal_to_json(rendered, stem):
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = fmt.babel_locale(doc["scenario"]["locale"])
+    assert _norm(doc["scenario"]["client"]) in text
+    assert _norm(doc["scenario"]["name"]) in text
+    for o in doc["options"]:
+        assert _norm(o["name"]) in text, o["name"]
+        # formatted independently of tco.report.fmt, straight from babel and the JSON value
+        tco = _norm(format_currency(o["tco_brl"]["deterministic"], "BRL", locale=loc))
+        assert tco in text, (o["name"], tco)
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_locale_labels_and_page_footer(rendered, stem):
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    n = _pages(pdf)
+    assert 6 <= n <= 20
+    assert f"{t('page', loc)} 2 {t('page_of', loc)} {n}" in text
+    for key in ("h_summary", "h_workload", "h_options", "h_lines", "h_fx", "h_egress_taxes", "h_fleets", "h_sources",
+                "h_glossary", "h_disclaimers"):
+        assert t(key, loc) in text, key
+    first_month = fmt.month_year(doc["scenario"]["start"], loc)
+    assert first_month in text
+    if loc == "pt-BR":
+        assert re.search(r"(janeiro|fevereiro|março|abril|maio|junho|julho|agosto|setembro|outubro|novembro|dezembro)"
+                         r" de 20\d\d", text)
+        assert "Página" in text and "R$ " in text
+    else:
+        assert "Executive summary" in text and "Page 2 of" in text
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_summary_states_saving_and_fx(rendered, stem):
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
+    assert f"{t('recommended', loc).upper()} {_norm(ranked[0]['name'])}" in text
+    if doc["fx"]["model"] in ("gbm", "bootstrap"):
+        cloud = next(o for o in ranked if o["kind"] == "cloud")
+        p5 = _norm(fmt.money(cloud["tco_brl"]["p5"], loc, cents=False))
+        p95 = _norm(fmt.money(cloud["tco_brl"]["p95"], loc, cents=False))
+        assert f"{p5} – {p95}" in text
+    else:
+        assert ("fixo" if loc == "pt-BR" else "fixed") in text
+
+
+@needs_poppler
+def test_saving_is_against_cheapest_cloud(rendered):
+    pdf, doc, _ = rendered["seed_70b_h200"]
+    ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
+    rec = ranked[0]
+    cloud = next(o for o in ranked if o["kind"] == "cloud")
+    saving = cloud["tco_brl"]["deterministic"] - rec["tco_brl"]["deterministic"]
+    share = saving / cloud["tco_brl"]["deterministic"]
+    text = _text(pdf)
+    assert f"{_norm(fmt.money(saving, 'pt-BR', cents=False))} ({fmt.percent(share, 'pt-BR')})" in text
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_fonts_embedded(rendered, stem):
+    pdf, _, _ = rendered[stem]
+    out = subprocess.run(["pdffonts", str(pdf)], check=True, capture_output=True, text=True).stdout
+    rows = out.splitlines()[2:]
+    assert rows, "no fonts listed"
+    for row in rows:
+        # columns: name type encoding emb sub uni object-id generation
+        assert re.search(r"\syes\s+(yes|no)\s+(yes|no)\s+\d+\s+\d+\s*$", row), row
+        assert "DejaVu" in row, row
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_attachments_and_fetches(rendered, stem):
+    pdf, _, fetcher = rendered[stem]
+    if shutil.which("pdfdetach"):
+        out = subprocess.run(["pdfdetach", "-list", str(pdf)], check=True, capture_output=True, text=True).stdout
+        assert f"{stem}.toml" in out and "model.xlsx" in out
+    base = TEMPLATES.resolve().as_uri()
+    assert fetcher.refused == []
+    assert fetcher.requested and all(u.startswith(base + "/") for u in fetcher.requested)
+    assert any(u.endswith("DejaVuSans.ttf") for u in fetcher.requested)
+
+
+HOSTILE_CLIENT = '<img src="file:///etc/passwd">'
+HOSTILE_NAME = "<script>alert(1)</script>"
+HOSTILE_OPTION = '<link rel="stylesheet" href="http://example.com/x.css"> $x$ & "AWS"'
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory):
+    src = (ROOT / "scenarios" / "assistant_8b_l4.toml").read_text(encoding="utf-8")
+    src = re.sub(r'^client = .*$', f"client = '{HOSTILE_CLIENT}'", src, count=1, flags=re.M)
+    src = re.sub(r'^name = .*$', f"name = '{HOSTILE_NAME}'", src, count=1, flags=re.M)
+    src = src.replace('name = "AWS São Paulo — g6.xlarge (L4)"', f"name = '{HOSTILE_OPTION}'")
+    path = tmp_path_factory.mktemp("hostile") / "hostile.toml"
+    path.write_text(src, encoding="utf-8")
+    res, doc = _run(path)
+    fetcher = proposal.templates_only_fetcher()
+    pdf = path.with_suffix(".pdf")
+    pdf.write_bytes(proposal.render(res, doc, [path], fetcher=fetcher))
+    theme = proposal.load_theme()
+    html = proposal.render_html(proposal.context(res, doc, [path], theme))
+    return pdf, fetcher, html
+
+
+@needs_poppler
+def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
+    pdf, fetcher, html = hostile
+    text = _text(pdf)
+    assert HOSTILE_CLIENT in text
+    assert HOSTILE_NAME in text
+    assert _norm(HOSTILE_OPTION) in text
+    assert fetcher.refused == []
+    base = TEMPLATES.resolve().as_uri() + "/"
+    assert all(u.startswith(base) for u in fetcher.requested)
+    assert not any("passwd" in u or "example.com" in u for u in fetcher.requested)
+
+
+def test_scenario_text_is_escaped_in_html(hostile):
+    _, _, html = hostile
+    assert HOSTILE_CLIENT not in html and HOSTILE_NAME not in html
+    assert "&lt;img src=&#34;file:///etc/passwd&#34;&gt;" in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "http://example.com/x.css" not in re.sub(r"&lt;link.*?&gt;", "", html)
+
+
+@pytest.mark.parametrize("url", [
+    "file:///etc/passwd",
+    TEMPLATES.resolve().as_uri() + "/../pyproject.toml",
+    TEMPLATES.resolve().as_uri() + "/%2e%2e/pyproject.toml",
+    "http://example.com/x.png",
+    "https://example.com/x.css",
+    "data:text/css,body{color:red}",
+    "data:image/svg+xml;base64,PHN2Zy8+",
+    "ftp://example.com/x",
+    "file://otherhost/etc/passwd",
+    TEMPLATES.resolve().as_uri() + "/does-not-exist.css",
+])
+def test_fetcher_refuses_everything_outside_templates(url):
+    fetcher = proposal.templates_only_fetcher()
+    with pytest.raises(ValueError):
+        fetcher.fetch(url)
+    assert fetcher.refused == [url]
+
+
+def test_fetcher_serves_templates_files():
+    fetcher = proposal.templates_only_fetcher()
+    resp = fetcher.fetch((TEMPLATES / "proposal.css").resolve().as_uri())
+    assert b"@font-face" in resp.read()
+    assert resp.content_type == "text/css"
+    assert fetcher.refused == []
+
+
+def test_theme_rejects_non_hex_colour(tmp_path):
+    bad = tmp_path / "theme.toml"
+    bad.write_text('[colors]\nprimary = "red; } body { background: url(http://x)"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="colors.primary"):
+        proposal.load_theme(bad)
+
+
+def test_catalog_has_both_locales():
+    for key, (pt, en) in CATALOG.items():
+        assert isinstance(pt, str) and isinstance(en, str), key
+        assert set(re.findall(r"{(\w+)}", pt)) == set(re.findall(r"{(\w+)}", en)), key
+
+
+def test_formatting_by_locale():
+    assert _norm(fmt.money(1234567.891, "pt-BR")) == "R$ 1.234.567,89"
+    assert fmt.money(1234567.891, "en") == "R$1,234,567.89"
+    assert _norm(fmt.money(1234567.891, "pt-BR", cents=False)) == "R$ 1.234.568"
+    assert fmt.month_year("2027-01", "pt-BR") == "janeiro de 2027"
+    assert fmt.month_year("2027-01", "en") == "January 2027"
+    assert fmt.percent(0.744, "pt-BR") == "74,4%"
+    assert fmt.scientific(2.54e21, "pt-BR") == "2,54 × 10²¹"
+
+
+@needs_poppler
+def test_cli_writes_pdf_with_scenario_and_workbook_attached(tmp_path):
+    from tco.cli import main
+
+    scenario = ROOT / "scenarios" / "assistant_8b_l4.toml"
+    assert main(["run", str(scenario), "-o", str(tmp_path), "--quiet", "--formats", "json,xlsx,pdf"]) == 0
+    pdf = tmp_path / "assistant_8b_l4.pdf"
+    assert pdf.exists()
+    if shutil.which("pdfdetach"):
+        out = subprocess.run(["pdfdetach", "-list", str(pdf)], check=True, capture_output=True, text=True).stdout
+        assert "assistant_8b_l4.toml" in out
+        if (tmp_path / "assistant_8b_l4.xlsx").exists():
+            assert "assistant_8b_l4.xlsx" in out
