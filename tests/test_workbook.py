@@ -39,9 +39,14 @@ RECALC_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 # helpers
 
 
-def run_engine(scenario: Scenario, path: Path):
+def run_engine(scenario: Scenario, path: Path, enrich: bool = False):
+    """Results and JSON doc as the CLI makes them (`enrich` adds tornado, break-evens and the FX fan)."""
     cat_dir = (path.parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
     res = run_scenario(scenario, load_catalog(cat_dir), file=str(path), paths=400)
+    if enrich:
+        from tco import analysis
+
+        res = analysis.enrich(res)
     return res, json_out.build(res, "", str(path))
 
 
@@ -137,7 +142,7 @@ def runs():
     out = {}
     for path in SCENARIOS:
         scenario, _, _ = load(path)
-        res, doc = run_engine(scenario, path)
+        res, doc = run_engine(scenario, path, enrich=True)
         out[path.stem] = (scenario, path, res, doc)
     return out
 
@@ -209,6 +214,20 @@ def test_calculation_cells_are_formulas_and_inputs_are_named(runs, written):
     row = next(r for r in calc.iter_rows() if r[0].value in ("Custo total do mês", "Total cost of month"))
     f1, f2 = row[4].value, row[5].value
     assert f1.replace("E", "F") == f2
+
+
+def test_native_charts(runs, written):
+    """Cumulative cost per option, monthly cost by line (stacked, one per option), FX fans, tornado."""
+    with zipfile.ZipFile(written["seed_70b_h200"]) as z:
+        charts = [z.read(n).decode() for n in z.namelist() if n.startswith("xl/charts/chart")]
+    n_opts = len(runs["seed_70b_h200"][3]["options"])
+    stacked = [c for c in charts if '<c:grouping val="stacked"/>' in c]
+    lines = [c for c in charts if "<c:lineChart>" in c]
+    tornado = [c for c in charts if '<c:barDir val="bar"/>' in c]
+    assert len(stacked) == n_opts
+    assert len(lines) >= 3  # cumulative (summary and comparison), the USD/BRL fan, cost fans
+    assert tornado, "the JSON has 'sensitivity', so the workbook has a tornado"
+    assert "sensitivity" in runs["seed_70b_h200"][3]
 
 
 def test_labels_follow_the_scenario_locale(written):

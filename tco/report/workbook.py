@@ -21,7 +21,8 @@ import numpy as np
 
 from tco import __version__
 from tco.costs import LINES
-from tco.report.workbook_book import (FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs, row_range)
+from tco.report.workbook_book import (FIRST_COL, LABELS, Book, abs_cell, make_formats, month_col, num, qs,
+                                      row_range)
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True}
@@ -65,9 +66,15 @@ def write(res, doc: dict, path: Path) -> None:
     for k in keys:
         ws = wb.get_worksheet_by_name(book.sheets[k])
         ws.set_landscape()
-        ws.fit_to_pages(1, 0)
-        ws.set_paper(9)
+        ws.set_paper(9)  # A4
         ws.hide_gridlines(2)
+        if k in ("timeline", "fx") or k.startswith("calc"):
+            # months across the columns: pages of months, labels and titles repeated on each
+            ws.repeat_columns(0, 2)
+            ws.repeat_rows(0, 2)
+            ws.set_print_scale(55)
+        else:
+            ws.fit_to_pages(1, 0)
     wb.get_worksheet_by_name(book.sheets["summary"]).activate()
     wb.close()
 
@@ -207,6 +214,35 @@ def _fx_risk(book: Book, res) -> None:
     hdr = r
     r += 1
     charts = []
+    rate_fan = (res.meta or {}).get("fx_fan")
+    if rate_fan is not None:
+        # the USD/BRL rate itself: the deterministic path (live, from the Timeline) and the simulated percentiles
+        first = r
+        ws.write_string(r, 0, t("fx_det"))
+        ws.write_string(r, 1, "BRL/USD", book.fmt("small"))
+        tl = qs(book.sheets["timeline"])
+        for m in range(book.horizon):
+            ws.write_formula(r, FIRST_COL + m, f"={tl}{month_col(m + 1)}{book.rows['fx'] + 1}", book.fmt("calc_num4"),
+                             num(res.fx_path[m]))
+        r += 1
+        for q in ("p5", "p50", "p95"):
+            ws.write_string(r, 0, "USD/BRL")
+            ws.write_string(r, 1, t(q))
+            for m, v in enumerate(rate_fan[q]):
+                ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_num4"))
+            r += 1
+        ch = book.wb.add_chart({"type": "line"})
+        for rr, color, dash, name in ((first + 1, "#9DC3E6", "dash", [sheet, first + 1, 1]),
+                                      (first + 2, "#1F3864", "solid", [sheet, first + 2, 1]),
+                                      (first + 3, "#C00000", "dash", [sheet, first + 3, 1]),
+                                      (first, "#7F7F7F", "round_dot", [sheet, first, 0])):
+            ch.add_series({"name": name, "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
+                           "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
+                           "line": {"color": color, "dash_type": dash, "width": 1.75}})
+        ch.set_title({"name": t("fx_fan_title"), "name_font": {"size": 10}})
+        ch.set_y_axis({"num_format": "0.00"})
+        ch.set_legend({"position": "bottom"})
+        charts.append(ch)
     for i, o in enumerate(res.options, start=1):
         if o.fan_brl is None:
             continue
@@ -218,53 +254,75 @@ def _fx_risk(book: Book, res) -> None:
                 ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_brl"))
             r += 1
         if np.any(np.abs(o.fan_brl["p95"] - o.fan_brl["p5"]) > 0.005):
-            charts.append((i, first))
+            charts.append(_fan_chart(book, sheet, hdr, first))
     r += 1
-    for n, (i, first) in enumerate(charts):
-        ch = book.wb.add_chart({"type": "line"})
-        for q, (rr, color, dash) in enumerate(((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"),
-                                              (first + 2, "#C00000", "dash"))):
-            ch.add_series({"name": [sheet, rr, 1], "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
-                           "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
-                           "line": {"color": color, "dash_type": dash, "width": 1.75}})
-        ch.set_title({"name": [sheet, first, 0], "name_font": {"size": 10}})
-        ch.set_y_axis({"num_format": '"R$" #,##0'})
-        ch.set_legend({"position": "bottom"})
+    for n, ch in enumerate(charts):
         ws.insert_chart(r + 20 * (n // 2), 5 * (n % 2), ch, {"x_scale": 1.3, "y_scale": 1.2})
+    ws.freeze_panes(0, 2)
 
 
-def _sensitivity(book: Book, sens) -> None:
-    """Tornado of the engine's sensitivity results (values), when the JSON has them."""
+def _fan_chart(book: Book, sheet: str, hdr: int, first: int):
+    """P5/P50/P95 of one option's monthly cost (rows first..first+2 of the FX sheet)."""
+    ch = book.wb.add_chart({"type": "line"})
+    for rr, color, dash in ((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"), (first + 2, "#C00000", "dash")):
+        ch.add_series({"name": [sheet, rr, 1], "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
+                       "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
+                       "line": {"color": color, "dash_type": dash, "width": 1.75}})
+    ch.set_title({"name": [sheet, first, 0], "name_font": {"size": 10}})
+    ch.set_y_axis({"num_format": '"R$" #,##0'})
+    ch.set_legend({"position": "bottom"})
+    return ch
+
+
+def _sensitivity(book: Book, sens: dict) -> None:
+    """Tornado tables and charts of the engine's sensitivity analysis (values from tco.analysis):
+    the TCO difference challenger − leader at the low and high end of each input's range."""
     sheet = book.sheets["sensitivity"]
     ws = book.wb.get_worksheet_by_name(sheet)
-    ws.set_column(0, 0, 40)
-    ws.set_column(1, 6, 16)
-    ws.write_string(0, 0, book.t("sh_sensitivity"), book.fmt("title"))
-    ws.write_string(1, 0, book.t("engine_result"), book.fmt("small"))
-    items = sens if isinstance(sens, list) else sens.get("items", []) if isinstance(sens, dict) else []
-    items = [x for x in items if isinstance(x, dict)]
-    if not items:
-        return
-    cols = list(dict.fromkeys(k for x in items for k in x))
-    for c, k in enumerate(cols):
-        ws.write_string(3, c, str(k), book.fmt("head"))
-    for j, x in enumerate(items):
-        for c, k in enumerate(cols):
-            v = x.get(k)
-            if isinstance(v, (int, float)) and not isinstance(v, bool):
-                ws.write_number(4 + j, c, num(v), book.fmt("eng_num"))
-            else:
-                ws.write_string(4 + j, c, "" if v is None else str(v))
-    num_cols = [c for c, k in enumerate(cols) if all(isinstance(x.get(k), (int, float)) for x in items)]
-    text_col = next((c for c, k in enumerate(cols) if c not in num_cols), 0)
-    if len(num_cols) >= 2:
+    t = book.t
+    ws.set_column(0, 0, 34)
+    ws.set_column(1, 1, 16)
+    ws.set_column(2, 10, 16)
+    ws.write_string(0, 0, t("sh_sensitivity"), book.fmt("title"))
+    ws.write_string(1, 0, t("sens_note"), book.fmt("small"))
+    r = 3
+    blocks = [(k, v) for k, v in sens.items() if isinstance(v, dict) and v.get("rows")] if isinstance(sens, dict) else []
+    for key, block in blocks:
+        ws.write_string(r, 0, t("sens_" + key) if ("sens_" + key) in LABELS else key, book.fmt("h2"))
+        ws.write_string(r + 1, 0, t("sens_pair"), book.fmt("small"))
+        ws.write_string(r + 1, 1, f"{block.get('challenger')} − {block.get('leader')}")  # option names: text
+        r += 3
+        heads = [t("sens_input"), t("unit"), t("sens_low"), t("sens_high"), t("sens_base"), t("sens_low_diff"),
+                 t("sens_high_diff"), t("sens_swing"), t("sens_low_dev"), t("sens_high_dev")]
+        for c, hd in enumerate(heads):
+            ws.write_string(r, c, hd, book.fmt("head"))
+        r += 1
+        first = r
+        for row in block["rows"]:
+            lab_key = "sens_in_" + str(row.get("input"))
+            ws.write_string(r, 0, t(lab_key) if lab_key in LABELS else str(row.get("label", row.get("input"))))
+            ws.write_string(r, 1, str(row.get("unit", "")) + (f" ({row['metric']})" if row.get("metric", "tco") != "tco" else ""),
+                            book.fmt("small"))
+            for c, k in ((2, "low"), (3, "high")):
+                ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_num"))
+            for c, k in ((4, "base_diff_brl"), (5, "low_diff_brl"), (6, "high_diff_brl"), (7, "swing_brl")):
+                ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_brl"))
+            ws.write_formula(r, 8, f"=F{r + 1}-E{r + 1}", book.fmt("calc_brl"),
+                             num(row.get("low_diff_brl", 0.0) - row.get("base_diff_brl", 0.0)))
+            ws.write_formula(r, 9, f"=G{r + 1}-E{r + 1}", book.fmt("calc_brl"),
+                             num(row.get("high_diff_brl", 0.0) - row.get("base_diff_brl", 0.0)))
+            r += 1
+        last = r - 1
         ch = book.wb.add_chart({"type": "bar"})
-        for c in num_cols[:2]:
-            ch.add_series({"name": [sheet, 3, c], "categories": [sheet, 4, text_col, 3 + len(items), text_col],
-                           "values": [sheet, 4, c, 3 + len(items), c]})
-        ch.set_title({"name": book.t("chart_tornado")})
+        for c, color in ((8, "#9DC3E6"), (9, "#1F3864")):
+            ch.add_series({"name": [sheet, first - 1, c], "categories": [sheet, first, 0, last, 0],
+                           "values": [sheet, first, c, last, c], "fill": {"color": color}, "overlap": 100, "gap": 40})
+        ch.set_title({"name": t("chart_tornado"), "name_font": {"size": 11}})
+        ch.set_y_axis({"reverse": True, "label_position": "low"})
+        ch.set_x_axis({"num_format": '"R$" #,##0'})
         ch.set_legend({"position": "bottom"})
-        ws.insert_chart(6 + len(items), 0, ch, {"x_scale": 1.5, "y_scale": 1.3})
+        ws.insert_chart(r + 1, 0, ch, {"x_scale": 1.6, "y_scale": 1.2})
+        r += 22
 
 
 def _checks(book: Book, res) -> None:
@@ -275,7 +333,7 @@ def _checks(book: Book, res) -> None:
     ws.set_column(0, 0, 40)
     ws.set_column(1, 1, 54)
     ws.set_column(2, 3, 18)
-    ws.set_column(4, 4, 12)
+    ws.set_column(4, 4, 16)
     ws.write_string(0, 0, t("sh_checks"), book.fmt("title"))
     for c, hd in enumerate((t("option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
         ws.write_string(2, c, hd, book.fmt("head"))
@@ -332,6 +390,8 @@ def _checks(book: Book, res) -> None:
     ws.write_string(r, 1, t("master_check"), book.fmt("bold_gen"))
     ws.write_formula(r, 4, f"=AND(E{first}:E{last})", book.fmt("check"), True)
     book.outputs["master"] = abs_cell(sheet, r, 4)
+    ws.set_column(FIRST_COL + 1, FIRST_COL + h - 1, 15)
+    ws.print_area(0, 0, r, 4)
     book.name("chk_master", book.outputs["master"])
     ws.freeze_panes(3, 0)
 

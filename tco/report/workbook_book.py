@@ -148,6 +148,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "tokens": ("Tokens", "Tokens"), "rps_hour": ("Requisições/s às {h:02d}h", "Requests/s at {h:02d}h"),
     "peak_rps": ("Requisições/s no pico", "Requests/s at peak"), "egress_gb": ("Egress", "Egress"),
     "fx": ("USD/BRL", "USD/BRL"), "df": ("Fator de desconto", "Discount factor"),
+    "profile_share": ("participação da hora", "share of the hour"),
     "contract_year": ("Ano de contrato (0 = primeiro)", "Contract year (0 = first)"),
     # calc
     "consts": ("Constantes da opção", "Option constants"),
@@ -199,6 +200,28 @@ LABELS: dict[str, tuple[str, str]] = {
     "chart_cum": ("Custo acumulado por opção (R$)", "Cumulative cost per option (BRL)"),
     "chart_lines": ("Custo mensal por linha (R$): {name}", "Monthly cost by line (BRL): {name}"),
     "chart_tornado": ("Sensibilidade do TCO", "TCO sensitivity"),
+    # sensitivity
+    "sens_note": ("Resultados do motor (valores): diferença de TCO desafiante − líder em cada extremo da faixa de "
+                  "cada premissa; as demais premissas no caso base.",
+                  "Engine results (values): TCO difference challenger − leader at each end of each input's range, "
+                  "the other inputs at their base case."),
+    "sens_leaders": ("As duas opções líderes", "The two leading options"),
+    "sens_dedicated_vs_cloud": ("Melhor dedicada vs. melhor nuvem", "Best dedicated vs best cloud"),
+    "sens_pair": ("Diferença", "Difference"),
+    "sens_input": ("Premissa", "Input"), "sens_low": ("Baixo", "Low"), "sens_high": ("Alto", "High"),
+    "sens_base": ("Diferença base", "Base difference"), "sens_low_diff": ("Diferença no baixo", "Difference at low"),
+    "sens_high_diff": ("Diferença no alto", "Difference at high"), "sens_swing": ("Amplitude", "Swing"),
+    "sens_low_dev": ("Baixo − base", "Low − base"), "sens_high_dev": ("Alto − base", "High − base"),
+    "sens_in_usdbrl": ("Câmbio USD/BRL à vista", "USD/BRL spot"),
+    "sens_in_volatility": ("Volatilidade do câmbio (P95)", "FX volatility (P95)"),
+    "sens_in_users": ("Usuários", "Users"), "sens_in_tokens": ("Tokens por requisição", "Tokens per request"),
+    "sens_in_cloud_price": ("Preços de GPU na nuvem", "Cloud GPU prices"),
+    "sens_in_dedicated_price": ("Preços dedicados", "Dedicated prices"),
+    "sens_in_egress": ("Egress por resposta", "Egress per response"), "sens_in_mfu": ("MFU do treinamento", "Training MFU"),
+    "sens_in_discount_rate": ("Taxa de desconto (VPL)", "Discount rate (NPV)"),
+    "sens_in_tax": ("Tributos de importação", "Import tax rates"),
+    "fx_fan_title": ("USD/BRL: P5, P50, P95 das trajetórias simuladas", "USD/BRL: P5, P50, P95 of the simulated paths"),
+    "fx_det": ("USD/BRL determinístico (Linha do tempo)", "Deterministic USD/BRL (Timeline)"),
     # checks
     "chk": ("Verificação", "Check"), "result": ("Resultado", "Result"),
     "chk_tco": ("TCO da planilha = TCO do motor (± R$ 0,01)", "Workbook TCO = engine TCO (± BRL 0.01)"),

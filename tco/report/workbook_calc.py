@@ -74,7 +74,8 @@ def write_calc(book: Book, res, i: int, o) -> None:
         consts += ["tr_servers", "wall_hours", "n_train_months"]
         if r_opt.fleet == "separate" and trf.kind == "dedicated":
             consts.append("months_paid")
-    if cloud:
+    storage_usd = oc.currency["storage"] == "USD"  # cloud options (and, in later engines, every option)
+    if storage_usd:
         consts.append("first_use")
     consts.append("uplift")
     for j, k in enumerate(consts):
@@ -204,7 +205,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     if setup_f is not None:
         lf["setup"] = setup_f
 
-    if cloud:
+    if storage_usd:
         first_use = min(s.training.start_month if n_train else h + 1, inf_s.start_month)
         ws_stored = np.where(months >= first_use, inf_s.storage_gb, 0.0)
         put("stored", t("stored_gb"), "GB", lambda c, pp: f"=IF({c}$3>={K('first_use')},in_storage_gb,0)", ws_stored, "calc_int")
@@ -296,7 +297,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         if "months_paid" in const_at:
             const("months_paid", t("months_paid"), "", f"=MAX({p}tr_min_term,{K('n_train_months')})",
                   max(trf.min_term_months, n_train), "calc_int")
-    if cloud:
+    if storage_usd:
         f = (f"=MIN(IF({K('n_train_months')}>0,in_train_start,tl_h+1),in_inf_start)" if training
              else "=MIN(tl_h+1,in_inf_start)")
         const("first_use", t("first_use"), "t", f, first_use, "calc_int")

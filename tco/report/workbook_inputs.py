@@ -57,7 +57,8 @@ def write_inputs(book: Book, res) -> None:
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
     ws.set_column(0, 0, 48)
-    ws.set_column(1, 3, 16)
+    ws.set_column(1, 1, 18)
+    ws.set_column(2, 3, 12)
     ws.set_column(4, 4, 14)
     ws.set_column(5, 5, 60)
     ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
@@ -147,6 +148,7 @@ def write_inputs(book: Book, res) -> None:
 
     for i, o in enumerate(res.options, start=1):
         _option_inputs(book, w, i, o, s)
+    ws.print_area(0, 0, w.r, 5)
 
 
 def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
@@ -197,7 +199,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
             note = t("unverified") + "; " + note
         if hi is None:
             note = t("unbounded") + "; " + note
-        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if o.kind == "cloud" else "R$/GB"),
+        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if o.costs.currency["egress"] == "USD" else "R$/GB"),
               "in_num", note, extra=[hi, price])
 
 
@@ -249,3 +251,4 @@ def write_catalog(book: Book, doc: dict) -> None:
                 "source": o["storage"]["source"]} for o in doc["options"]]
     table(t("cat_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
     table(t("cat_files"), ["file"], [{"file": f} for f in cat["files"]])
+    ws.print_area(0, 0, r, 12)

@@ -32,6 +32,7 @@ def write_timeline(book: Book, res) -> None:
     put("t", 2, t("t"), "", lambda c, p: f"={p}3+1", months, "calc_int")
     ws.write_formula(2, 2, f"=MAX({month_col(1)}3:{month_col(h)}3)", book.fmt("bold_int"), float(h))
     book.name("tl_h", abs_cell(sheet, 2, 2))
+    ws.write_string(2, 1, "H =", book.fmt("small"))
     dates = [_serial(m) for m in res.months]
     put("date", 3, t("month"), "", lambda c, p: f"=EDATE(in_start_date,{c}3-1)", dates, "calc_date")
     put("days", 4, t("days"), "d", lambda c, p: f"=DAY(EOMONTH({c}4,0))", res.days, "calc_int")
@@ -52,6 +53,7 @@ def write_timeline(book: Book, res) -> None:
     shares = demand.profile(s.inference.daily_profile)
     rps = demand.hourly_rps(res.users, s.inference.requests_per_user_per_day, shares)
     first = 15
+    ws.write_string(first - 1, 2, t("profile_share"), book.fmt("small"))
     for hr in range(24):
         r = first + hr
         put(f"rps_{hr}", r, t("rps_hour", h=hr), "req/s", lambda c, p, r=r: f"={c}$9*in_rpud*$C{r + 1}/3600",
@@ -101,8 +103,8 @@ def write_sizing(book: Book, res) -> None:
     sheet = book.sheets["sizing"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
-    ws.set_column(0, 0, 44)
-    ws.set_column(1, 1, 12)
+    ws.set_column(0, 0, 62)
+    ws.set_column(1, 1, 10)
     ws.set_column(2, 2 + len(res.options), 24)
     ws.write_string(0, 0, t("sh_sizing"), book.fmt("title"))
     ws.write_string(1, 0, t("option"), book.fmt("head"))
