@@ -117,6 +117,49 @@ CHANGES = {
 }
 
 
+def _no_training_list_parity(d):
+    d["training"] = {"method": "none"}
+    d["inference"].update(users={"model": "list", "users": [100, 300, 500]}, daily_profile="flat", redundancy="none")
+    d["fx"]["model"] = "parity"
+    for o in d["options"]:
+        o["training_offer"] = None
+    d["options"][2].update(autoscale=False, pricing="on_demand")
+
+
+def _gbm_drift_min_term_custom_profile(d):
+    d["fx"].update(model="gbm", drift=0.02, volatility=0.1)
+    d["inference"]["users"] = {"model": "compound", "start_users": 300, "monthly_growth_rate": 0.04}
+    d["options"][1]["min_term_months"] = 6
+    d["options"][3]["taxes"] = "import_direct_sp_lucro_real"
+    d["training"].update(gpu_hours=50_000.0, start_month=2)
+    d["inference"]["start_month"] = 4
+    d["inference"]["daily_profile"] = [0.5 if h in (9, 14) else 0.0 for h in range(24)]
+
+
+def _two_months_linear(d):
+    d["scenario"].update(horizon_months=2, locale="en")
+    d["inference"].update(start_month=2, users={"model": "linear", "start_users": 300, "end_users": 900})
+    d["options"][0]["fleet"] = "separate"
+
+
+def _heavy_egress_shared_cloud_trends(d):
+    d["scenario"]["horizon_months"] = 30
+    d["inference"]["egress_kb_per_request"] = 20_000.0
+    d["options"][2]["fleet"] = "shared"
+    d["options"][4]["price_trend_rate"] = -0.1
+    d["options"][0]["indexation_rate"] = 0.06
+
+
+# Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
+# formulas): each must recalculate to the engine and pass its checks.
+VARIANTS = {
+    "no_training_list_parity": ("seed_70b_h200", _no_training_list_parity),
+    "gbm_drift_min_term_custom_profile": ("pretrain_burst", _gbm_drift_min_term_custom_profile),
+    "two_months_linear": ("assistant_8b_l4", _two_months_linear),
+    "heavy_egress_shared_cloud_trends": ("seed_70b_h200", _heavy_egress_shared_cloud_trends),
+}
+
+
 def _pretrain_tax_catalog(tmp: Path) -> Path:
     """A catalog overlay with IOF 0.38 % in the default tax profile, for the pretrain_burst change."""
     import tomllib
@@ -185,8 +228,14 @@ def recalculated(runs, written, tmp_path_factory):
             expected[key] = json_out.build(res2, "", str(path))
         else:
             expected[key] = run_engine(s2, path)[1]
+    for key, (stem, change) in VARIANTS.items():
+        scenario, path, _, _ = runs[stem]
+        res, expected[key] = run_engine(modified(scenario, change), path, enrich=True)
+        target = src / f"variant_{key}.xlsx"
+        workbook.write(res, expected[key], target)
+        inputs.append(target)
     recalculate(inputs, out, tmp_path_factory.mktemp("lo-profile"))
-    return {k: (out / (f"{k}.xlsx" if k in written else f"changed_{k}.xlsx"), expected[k]) for k in expected}
+    return {k: (out / Path(f).name, expected[k]) for k, f in zip(expected, inputs)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -299,6 +348,15 @@ def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, writt
                     assert got == want, (ws.title, c.coordinate, c.value)
                 n += 1
     assert n > 1000
+
+
+@needs_soffice
+@pytest.mark.parametrize("key", list(VARIANTS))
+def test_variant_scenarios_recalculate_to_the_engine(recalculated, key):
+    path, doc = recalculated[key]
+    wb = openpyxl.load_workbook(path, data_only=True)
+    assert_matches_engine(wb, doc)
+    assert named_values(wb, "chk_master") == [True]
 
 
 @needs_soffice
