@@ -3,6 +3,7 @@
     python benchmarks/bench_workbook.py [--repeat 3] [--recalc]
 
 engine s   run_scenario (sizing, costs, FX, Monte Carlo with the scenario's paths)
+extra s    tco.analysis.enrich (tornado, break-evens, FX fan), which the CLI adds and the workbook shows
 json s     json_out.build (the document the workbook also reads)
 xlsx s     tco.report.workbook.write to a temporary file
 --recalc   also times one LibreOffice headless recalculation of each workbook (needs soffice)
@@ -19,6 +20,7 @@ import time
 import zipfile
 from pathlib import Path
 
+from tco import analysis
 from tco.catalog import load_catalog
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
@@ -55,17 +57,19 @@ def main() -> None:
     soffice = shutil.which("soffice")
     cat = load_catalog()
     tmp = Path(tempfile.mkdtemp(prefix="bench-wb-"))
-    print(f"{'scenario':<22} {'opts':>4} {'months':>6} {'paths':>6} {'engine s':>9} {'json s':>7} {'xlsx s':>7} "
+    print(f"{'scenario':<22} {'opts':>4} {'months':>6} {'paths':>6} {'engine s':>9} {'extra s':>8} {'json s':>7} {'xlsx s':>7} "
           f"{'formulas':>9} {'kB':>6}" + (f" {'recalc s':>9}" if args.recalc else ""))
     try:
         for path in sorted((ROOT / "scenarios").glob("*.toml")):
             s, sha, lines = load(path)
-            eb, _, res = timed(lambda: run_scenario(s, cat, file=str(path), lines=lines), args.repeat)
-            jb, _, doc = timed(lambda: json_out.build(res, sha, str(path)), args.repeat)
+            eb, _, res = timed(lambda s=s, path=path, lines=lines: run_scenario(s, cat, file=str(path), lines=lines),
+                               args.repeat)
+            ab, _, res = timed(lambda res=res: analysis.enrich(res), args.repeat)
+            jb, _, doc = timed(lambda res=res, sha=sha, path=path: json_out.build(res, sha, str(path)), args.repeat)
             out = tmp / f"{path.stem}.xlsx"
-            wb_best, _, _ = timed(lambda: workbook.write(res, doc, out), args.repeat)
+            wb_best, _, _ = timed(lambda res=res, doc=doc, out=out: workbook.write(res, doc, out), args.repeat)
             line = (f"{path.stem:<22} {len(s.options):>4} {s.scenario.horizon_months:>6} {s.fx.paths:>6} {eb:>9.3f} "
-                    f"{jb:>7.3f} {wb_best:>7.3f} {count_formulas(out):>9,} {out.stat().st_size / 1024:>6.0f}")
+                    f"{ab:>8.3f} {jb:>7.3f} {wb_best:>7.3f} {count_formulas(out):>9,} {out.stat().st_size / 1024:>6.0f}")
             if args.recalc and soffice:
                 prof = tmp / f"profile-{path.stem}"
                 (prof / "user").mkdir(parents=True)

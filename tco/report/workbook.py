@@ -21,8 +21,7 @@ import numpy as np
 
 from tco import __version__
 from tco.costs import LINES
-from tco.report.workbook_book import (FIRST_COL, LABELS, Book, abs_cell, make_formats, month_col, num, qs,
-                                      row_range)
+from tco.report.workbook_book import FIRST_COL, LABELS, Book, abs_cell, make_formats, month_col, num, qs, row_range
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True}
@@ -362,7 +361,7 @@ def _checks(book: Book, res) -> None:
             (t("chk_monthly"), f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<0.01))", h, "int",
              lambda rr: f"=C{rr}=D{rr}"),
             (t("chk_sum"), f"=SUM({book.outputs[(i, 'lines_brl')]})", lines_sum, "brl",
-             lambda rr: f"=ABS(C{rr}-SUM({tot}))<0.01"),
+             lambda rr, tot=tot: f"=ABS(C{rr}-SUM({tot}))<0.01"),
             (t("chk_neg"), f"=MIN({book.outputs[(i, 'lines')]})", lines_neg, "num", lambda rr: f"=C{rr}>=-0.000001"),
             (t("chk_cap"), "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
              lambda rr: f"=ABS(C{rr}/D{rr}-1)<0.000001"),

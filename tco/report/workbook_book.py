@@ -201,10 +201,10 @@ LABELS: dict[str, tuple[str, str]] = {
     "chart_lines": ("Custo mensal por linha (R$): {name}", "Monthly cost by line (BRL): {name}"),
     "chart_tornado": ("Sensibilidade do TCO", "TCO sensitivity"),
     # sensitivity
-    "sens_note": ("Resultados do motor (valores): diferença de TCO desafiante − líder em cada extremo da faixa de "
-                  "cada premissa; as demais premissas no caso base.",
-                  "Engine results (values): TCO difference challenger − leader at each end of each input's range, "
-                  "the other inputs at their base case."),
+    "sens_note": (("Resultados do motor (valores): diferença de TCO desafiante − líder em cada extremo da faixa de "
+                   "cada premissa; as demais premissas no caso base."),
+                  ("Engine results (values): TCO difference challenger − leader at each end of each input's range, "
+                   "the other inputs at their base case.")),
     "sens_leaders": ("As duas opções líderes", "The two leading options"),
     "sens_dedicated_vs_cloud": ("Melhor dedicada vs. melhor nuvem", "Best dedicated vs best cloud"),
     "sens_pair": ("Diferença", "Difference"),

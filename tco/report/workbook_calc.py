@@ -44,7 +44,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     ws.write_string(0, 0, t("sh_calc", i=i), book.fmt("title"))
     ws.write_string(0, 2, o.name, book.fmt("bold_gen"))  # scenario text: a string, never a formula
     ws.freeze_panes(3, FIRST_COL)
-    link = lambda key: (lambda c, pp: f"={tl}{c}{TR[key] + 1}")  # noqa: E731
+    link = lambda key: (lambda c, pp: f"={tl}{c}{TR[key] + 1}")
     write_row(ws, book, 1, t("month"), "", link("date"), [_date(m) for m in res.months], "bold_date")
     write_row(ws, book, 2, t("t"), "", link("t"), months, "calc_int")
 
@@ -84,7 +84,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     ws.write_string(r - 1, 0, t("sec_fleet"), book.fmt("h2"))
     put("days", t("days"), "d", link("days"), days, "calc_int")
     put("hours", t("hours_month"), "h", link("hours"), hours, "calc_int")
-    fx = put("fx", t("fx"), "BRL/USD", link("fx"), res.fx_path, "calc_num4")
+    put("fx", t("fx"), "BRL/USD", link("fx"), res.fx_path, "calc_num4")
     disc = put("df", t("df"), "", link("df"), finance.discount_factors(h, s.scenario.discount_rate), "calc_num6")
     trend = put("trend", t("trend"), "", lambda c, pp: f"=(1+{p}trend)^{tl}{c}{TR['year'] + 1}",
                 yearly_factor(months, r_opt.price_trend_rate), "calc_num6")
@@ -127,7 +127,6 @@ def write_calc(book: Book, res, i: int, o) -> None:
         tsrv = put("train_servers", t("train_servers"), "", lambda c, pp: f"=IF({ref('train_hours')(c)}>0,{K('tr_servers')},0)",
                    np.where(th > 0, float(ts.servers), 0.0), "calc_int")
 
-    lines: dict[str, np.ndarray] = {}
     lf: dict[str, object] = {}  # line → formula function
     setup_f = None
     if r_opt.fleet == "shared":
@@ -138,10 +137,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
         put("fleet", t("fleet_servers"), "", lambda c, pp: f"=MAX({pp}{rows['need'] + 2},{ref('need')(c)})", fleet, "calc_int")
         if cloud:
             unit = inf.price * hours * trend
-            uf = lambda c, pp: f"={p}inf_price*{ref('hours')(c)}*{ref('trend')(c)}"  # noqa: E731
+            uf = lambda c, pp: f"={p}inf_price*{ref('hours')(c)}*{ref('trend')(c)}"
         else:
             unit = inf.price * index
-            uf = lambda c, pp: f"={p}inf_price*{ref('index')(c)}"  # noqa: E731
+            uf = lambda c, pp: f"={p}inf_price*{ref('index')(c)}"
         put("unit", t("unit_cost"), inf.currency, uf, unit, "calc_usd" if cloud else "calc_brl")
         fl, un = ref("fleet"), ref("unit")
         if training:
@@ -150,7 +149,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         else:
             lf["inference_compute"] = lambda c, pp: f"={fl(c)}*{un(c)}"
         if not cloud:
-            setup_f = lambda c, pp: f"=MAX({fl(c)}-{pp}{rows['fleet'] + 1},0)*{p}setup"  # noqa: E731
+            setup_f = lambda c, pp: f"=MAX({fl(c)}-{pp}{rows['fleet'] + 1},0)*{p}setup"
         put("server_hours", t("server_hours"), "h", lambda c, pp: f"={fl(c)}*{ref('hours')(c)}", oc.instance_hours,
             "calc_int", "sum")
     else:
@@ -198,7 +197,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
                 np.clip(np.diff(np.concatenate([[0.0], oc.inference_servers])), 0, None) * inf.setup_fee_brl, "calc_brl")
             setup_parts.append("inf_setup")
         if setup_parts:
-            setup_f = lambda c, pp: "=" + "+".join(ref(k)(c) for k in setup_parts)  # noqa: E731
+            setup_f = lambda c, pp: "=" + "+".join(ref(k)(c) for k in setup_parts)
         sh = (lambda c, pp: f"={ref('tr_hours')(c)}+{ref('inf_hours')(c)}") if tr_hours is not None \
             else (lambda c, pp: f"={ref('inf_hours')(c)}")
         put("server_hours", t("server_hours"), "h", sh, oc.instance_hours, "calc_int", "sum")

@@ -41,9 +41,8 @@ class _Writer:
                 ws.write_string(self.r, c, v, b.fmt("in_text"))
             else:
                 ws.write_number(self.r, c, float(v), b.fmt(fmt))
-            if name:
-                suffix = ["", "_hi", "_p"][j] if extra else ""
-                b.name(name + suffix if not extra else name.replace("@", ["lo", "hi", "p"][j]), abs_cell(self.sheet, self.r, c))
+            if name:  # with extra values, "@" in the name becomes lo, hi, p
+                b.name(name.replace("@", ["lo", "hi", "p"][j]) if extra else name, abs_cell(self.sheet, self.r, c))
         if unit:
             ws.write_string(self.r, 4, unit, b.fmt("small"))
         if source:

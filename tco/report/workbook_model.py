@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco import demand, finance, sizing
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, write_row
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, write_row
 
 
 def write_timeline(book: Book, res) -> None:
@@ -114,7 +114,6 @@ def write_sizing(book: Book, res) -> None:
     params = res.model.params_b * 1e9
     active = res.model.active_params_b * 1e9
     wbytes = sizing.BYTES_PER_PARAM[s.model.precision]
-    kvb = sizing.BYTES_PER_PARAM[s.model.kv_precision]
     eng = t("engine_result")
     rows = [
         ("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", eng), ("rps_server", t("rps_server"), "", eng),
@@ -177,8 +176,8 @@ def write_sizing(book: Book, res) -> None:
             ("kv_read", f"={ref['kv_tok'](c)}*(in_in_tokens+in_out_tokens/2)", kv_read, "calc_sci"),
             ("bw", f"={ref['tp'](c)}*{p}inf_bw*1000000000000*(in_bw_eff*{ref['tp_eff'](c)})", bw, "calc_sci"),
             ("fl", f"={ref['tp'](c)}*{p}inf_tflops*1000000000000*(in_fl_eff*{ref['tp_eff'](c)})", flops, "calc_sci"),
-            ("step", f"=MAX(({ref['weights_b'](c)}+{ref['batch'](c)}*{ref['kv_read'](c)})/{ref['bw'](c)},"
-                     f"2*(in_active_params_b*1000000000)*{ref['batch'](c)}/{ref['fl'](c)})", step, "calc_num6"),
+            ("step", (f"=MAX(({ref['weights_b'](c)}+{ref['batch'](c)}*{ref['kv_read'](c)})/{ref['bw'](c)},"
+                      f"2*(in_active_params_b*1000000000)*{ref['batch'](c)}/{ref['fl'](c)})"), step, "calc_num6"),
             ("decode_tps", f"={ref['batch'](c)}/{ref['step'](c)}", decode, "calc_num"),
             ("prefill", f"=2*(in_active_params_b*1000000000)*in_in_tokens/{ref['fl'](c)}", prefill, "calc_num6"),
             ("per_request", f"={ref['prefill'](c)}+in_out_tokens/{ref['decode_tps'](c)}", per_req, "calc_num6"),
