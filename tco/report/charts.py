@@ -46,6 +46,13 @@ def plain(text: str) -> str:
     return str(text).replace("$", r"\$")
 
 
+def wrapped(text: str, width: int = 34) -> str:
+    """A long category label on up to a few lines, mathtext-safe."""
+    import textwrap
+
+    return "\n".join(textwrap.wrap(plain(text), width)) or plain(text)
+
+
 def _svg(fig) -> str:
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.04)
@@ -81,7 +88,7 @@ def _month_axis(ax, months: list[str], locale: str) -> None:
     from matplotlib.ticker import FixedLocator, FuncFormatter
 
     n = len(months)
-    step = next(s for s in (1, 2, 3, 6, 12, 24) if n / s <= 13)
+    step = next(s for s in (1, 2, 3, 4, 6, 12, 24, 60) if n / s <= 10)
     ticks = list(range(0, n, step))
     ax.xaxis.set_major_locator(FixedLocator(ticks))
     ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.month_tick(months[int(v)], locale)
@@ -97,7 +104,7 @@ def users_chart(months: list[str], users: np.ndarray, locale: str, axis_label: s
     plt = _plt()
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.3))
     x = np.arange(len(months))
-    ax.fill_between(x, users, color=palette[3], alpha=0.35, linewidth=0, hatch="///", edgecolor=palette[0])
+    ax.fill_between(x, users, color=palette[3], alpha=0.35, linewidth=0)
     ax.plot(x, users, color=palette[0], marker="o", markersize=3, linewidth=1.6)
     ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v, locale)))
@@ -152,8 +159,7 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     plt = _plt()
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.8))
     x = np.arange(len(months))
-    ax.fill_between(x, fan["p5"], fan["p95"], color=palette[1], alpha=0.3, hatch="...", edgecolor=palette[1],
-                    linewidth=0, label=plain(band_label))
+    ax.fill_between(x, fan["p5"], fan["p95"], color=palette[1], alpha=0.3, linewidth=0, label=plain(band_label))
     ax.plot(x, fan["p5"], color=palette[1], linewidth=0.8, linestyle=":")
     ax.plot(x, fan["p95"], color=palette[1], linewidth=0.8, linestyle=":")
     ax.plot(x, fan["p50"], color=palette[1], linewidth=1.8, marker="s", markersize=3, label=plain(median_label))
@@ -165,4 +171,66 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     _money_axis(ax, vmax, locale, unit_label)
     _month_axis(ax, months, locale)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
+    return _svg(fig)
+
+
+def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float]] | None, locale: str, unit_label,
+             range_label: str = "", palette=DEFAULT_PALETTE) -> str:
+    """TCO per option as horizontal bars, best first and darkest, with P5–P95 whiskers when given [BRL]."""
+    plt = _plt()
+    n = len(names)
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.42 * n + 0.7))
+    y = np.arange(n)[::-1]
+    colors = [palette[0]] + [palette[3]] * (n - 1)
+    hatches = [""] + ["///"] * (n - 1)
+    for yi, v, c, h in zip(y, det, colors, hatches):
+        ax.barh(yi, v, height=0.62, color=c, hatch=h, edgecolor="white", linewidth=0.4)
+    top = max(det)
+    if ranges:
+        lo = np.array([r[0] for r in ranges])
+        hi = np.array([r[1] for r in ranges])
+        d = np.array(det)
+        ax.errorbar(d, y, xerr=[d - lo, hi - d], fmt="none", ecolor=palette[1], elinewidth=1.4, capsize=3,
+                    label=plain(range_label))
+        top = max(top, float(hi.max()))
+    ax.set_yticks(y)
+    ax.set_yticklabels([wrapped(nm) for nm in names])
+    ax.grid(axis="y", visible=False)
+    ax.grid(axis="x", visible=True)
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    div, key = _scale(top)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
+    ax.set_xlabel(unit_label(key))
+    ax.set_xlim(0, top * 1.05)
+    return _svg(fig)
+
+
+def tornado(labels: list[str], low: list[float], high: list[float], base: float, low_label: str, high_label: str,
+            locale: str, unit_label, palette=DEFAULT_PALETTE) -> str:
+    """One-at-a-time sensitivity: for each input, the difference at its low and high value around the base [BRL]."""
+    plt = _plt()
+    n = len(labels)
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.34 * n + 0.8))
+    y = np.arange(n)[::-1]
+    lo = np.asarray(low, dtype=float)
+    hi = np.asarray(high, dtype=float)
+    ax.barh(y, lo - base, left=base, height=0.6, color=palette[3], hatch="///", edgecolor="white", linewidth=0.4,
+            label=plain(low_label))
+    ax.barh(y, hi - base, left=base, height=0.6, color=palette[0], edgecolor="white", linewidth=0.4,
+            label=plain(high_label))
+    ax.axvline(base, color="#333333", linewidth=0.8)
+    ax.set_yticks(y)
+    ax.set_yticklabels([wrapped(x) for x in labels])
+    ax.grid(axis="y", visible=False)
+    ax.grid(axis="x", visible=True)
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    span = float(max(np.abs(np.concatenate([lo, hi, [base]])).max(), 1.0))
+    div, key = _scale(span)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=7))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
+    ax.set_xlabel(unit_label(key))
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
     return _svg(fig)

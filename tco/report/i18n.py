@@ -29,7 +29,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cover_contact": ("Contato", "Contact"),
     "page": ("Página", "Page"),
     "page_of": ("de", "of"),
-    "confidential": ("Documento confidencial, preparado para {client}.", "Confidential, prepared for {client}."),
+    "confidential": ("Documento confidencial, preparado para {client}", "Confidential, prepared for {client}"),
     # section headings
     "h_summary": ("Resumo executivo", "Executive summary"),
     "h_workload": ("A carga de trabalho", "The workload"),
@@ -58,10 +58,17 @@ CATALOG: dict[str, tuple[str, str]] = {
     "cmp_runner_up": ("Segunda colocada", "Runner-up"),
     "s_rec": ("Ao longo de {months} meses, a opção recomendada, {rec}, tem o menor custo total: {tco}.",
               "Over {months} months the recommended option, {rec}, has the lowest total cost: {tco}."),
-    "s_vs_cloud": ("Isso é {saving} ({share}) a menos que a nuvem pública mais barata, {other} ({other_tco}).",
-                   "That is {saving} ({share}) less than the cheapest public cloud option, {other} ({other_tco})."),
-    "s_vs_dedicated": ("Isso é {saving} ({share}) a menos que a opção dedicada mais barata, {other} ({other_tco}).",
-                       "That is {saving} ({share}) less than the cheapest dedicated option, {other} ({other_tco})."),
+    "s_vs_cloud": ("Isso é {saving} ({share}) a menos que a nuvem pública mais barata, {other}, que custa {other_tco}.",
+                   "That is {saving} ({share}) less than the cheapest public cloud option, {other}, which costs "
+                   "{other_tco}."),
+    "s_vs_dedicated": ("Isso é {saving} ({share}) a menos que a opção dedicada mais barata, {other}, que custa "
+                       "{other_tco}.", "That is {saving} ({share}) less than the cheapest dedicated option, {other}, "
+                       "which costs {other_tco}."),
+    "s_breakeven": ("{cloud} só empataria com {rec} com o dólar a {rate} ({change} em relação a hoje).",
+                    "{cloud} would only tie with {rec} at a dollar of {rate} ({change} from today)."),
+    "s_breakeven_cloud_rec": ("{rec} deixaria de ser mais barata que {other} com o dólar acima de {rate} ({change} "
+                              "em relação a hoje).", "{rec} would stop being cheaper than {other} with the dollar above "
+                              "{rate} ({change} from today)."),
     "s_runner_up": ("A segunda colocada, {other}, custa {saving} ({share}) a mais.",
                     "The runner-up, {other}, costs {saving} ({share}) more."),
     "s_fx_mc": ("Com o câmbio variando ({model}, {paths} trajetórias), o custo da nuvem mais barata fica entre {p5} e "
@@ -104,7 +111,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "wl_inf_offer": ("Oferta de inferência", "Inference offer"),
     "wl_batch": ("Lote por réplica", "Batch per replica"),
     "wl_tp": ("GPUs por réplica", "GPUs per replica"),
-    "wl_rps_server": ("Req./s por servidor", "Req/s per server"),
+    "wl_rps_server": ("Req./s por réplica", "Req/s per replica"),
     "wl_peak_servers": ("Servidores no pico", "Servers at peak"),
     "chart_users_title": ("Usuários ativos por mês", "Active users per month"),
     "chart_users_axis": ("usuários", "users"),
@@ -124,7 +131,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "col_tco": ("TCO", "TCO"),
     "col_npv": ("VPL", "NPV"),
     "col_vs_best": ("vs. recomendada", "vs recommended"),
-    "col_per_mtok": ("R$/milhão de tokens", "R$/million tokens"),
+    "col_per_mtok": ("R$/mi tokens", "R$/M tokens"),
     "col_line": ("Linha de custo", "Cost line"),
     "col_total": ("Total", "Total"),
     "best": ("recomendada", "recommended"),
@@ -149,10 +156,12 @@ CATALOG: dict[str, tuple[str, str]] = {
     "line_egress": ("Tráfego de saída", "Egress"),
     "line_taxes": ("Tributos", "Taxes"),
     # fx
-    "fx_intro_mc": ("Custos em dólar são convertidos pelo câmbio de cada mês. O modelo {model} gera {paths} trajetórias "
-                    "do USD/BRL a partir de {rate} (semente {seed}); a tabela mostra os percentis do TCO.",
-                    "USD costs are converted at each month's exchange rate. The {model} model draws {paths} USD/BRL "
-                    "paths from {rate} (seed {seed}); the table shows the TCO percentiles."),
+    "fx_intro_mc": ("Custos em dólar são convertidos pelo câmbio de cada mês. Foram simuladas {paths} trajetórias do "
+                    "USD/BRL a partir de {rate} ({model}; semente {seed}); a tabela mostra os percentis do TCO e em "
+                    "que parcela das trajetórias cada opção é a mais barata.",
+                    "USD costs are converted at each month's exchange rate. {paths} USD/BRL paths were simulated from "
+                    "{rate} ({model}; seed {seed}); the table shows the TCO percentiles and on what share of the paths "
+                    "each option is the cheapest."),
     "fx_model_gbm": ("movimento browniano geométrico, volatilidade {vol} a.a.",
                      "geometric Brownian motion, volatility {vol} a year"),
     "fx_model_bootstrap": ("reamostragem em blocos de {block} meses do histórico",
@@ -328,6 +337,70 @@ CATALOG: dict[str, tuple[str, str]] = {
     "tokens_unit": ("tokens", "tokens"),
     "days_unit": ("dias", "days"),
     "users_range": ("{start} → {end}", "{start} → {end}"),
+    # summary chart
+    "chart_tco_title": ("TCO por opção em {months} meses", "TCO per option over {months} months"),
+    "chart_tco_title_mc": ("TCO por opção em {months} meses, com a faixa P5–P95 do câmbio",
+                           "TCO per option over {months} months, with the P5–P95 exchange-rate range"),
+    # break-even exchange rate
+    "h3_breakeven": ("Câmbio de equilíbrio", "Break-even exchange rate"),
+    "be_intro": ("O USD/BRL, constante por todo o horizonte, em que duas opções custariam o mesmo; hoje o dólar "
+                 "está a {rate}.", "The USD/BRL, constant over the whole horizon, at which two options would cost the "
+                 "same; today the dollar is at {rate}."),
+    "col_versus": ("Comparada com", "Compared with"),
+    "col_breakeven": ("USD/BRL de equilíbrio", "Break-even USD/BRL"),
+    "col_vs_spot": ("vs. hoje", "vs today"),
+    "no_breakeven": ("sem equilíbrio", "no break-even"),
+    # sensitivity
+    "h3_sensitivity": ("Sensibilidade", "Sensitivity"),
+    "sens_intro": ("Quanto a diferença de TCO entre {challenger} e {leader} (hoje {base}) muda quando cada premissa "
+                   "varia sozinha entre um valor baixo e um alto.", "How much the TCO difference between {challenger} "
+                   "and {leader} (today {base}) moves when each input varies on its own between a low and a high "
+                   "value."),
+    "chart_sens_title": ("Diferença de TCO por premissa (medida: TCO)", "TCO difference per input (measure: TCO)"),
+    "sens_low": ("premissa no valor baixo", "input at its low value"),
+    "sens_high": ("premissa no valor alto", "input at its high value"),
+    "col_input": ("Premissa", "Input"),
+    "col_metric": ("Medida", "Measure"),
+    "metric_tco": ("TCO", "TCO"),
+    "metric_tco_p95": ("TCO P95", "TCO P95"),
+    "metric_npv": ("VPL", "NPV"),
+    "col_low": ("Baixo", "Low"),
+    "col_high": ("Alto", "High"),
+    "col_diff_low": ("Diferença (baixo)", "Difference (low)"),
+    "col_diff_high": ("Diferença (alto)", "Difference (high)"),
+    "sens_usdbrl": ("Câmbio USD/BRL", "USD/BRL spot"),
+    "sens_cloud_price": ("Preços de GPU na nuvem", "Cloud GPU prices"),
+    "sens_dedicated_price": ("Preços dos dedicados", "Dedicated prices"),
+    "sens_tax": ("Alíquotas de importação", "Import tax rates"),
+    "sens_volatility": ("Volatilidade do câmbio (P95)", "FX volatility (P95)"),
+    "sens_discount_rate": ("Taxa de desconto (VPL)", "Discount rate (NPV)"),
+    "sens_mfu": ("MFU do treinamento", "Training MFU"),
+    "sens_users": ("Usuários", "Users"),
+    "sens_tokens": ("Tokens por requisição", "Tokens per request"),
+    "sens_egress": ("Egress por resposta", "Egress per response"),
+    # difference decomposition
+    "h3_decomposition": ("De onde vem a diferença", "Where the difference comes from"),
+    "dc_intro": ("TCO de {cloud} menos TCO de {dedicated}, por linha de custo (positivo: a primeira custa mais).",
+                 "TCO of {cloud} minus TCO of {dedicated}, by cost line (positive: the first costs more)."),
+    "part_compute": ("Computação (treinamento e inferência)", "Compute (training and inference)"),
+    "part_egress": ("Tráfego de saída", "Egress"),
+    "part_setup": ("Instalação (setup)", "Setup"),
+    "part_storage": ("Armazenamento", "Storage"),
+    "part_taxes": ("Tributos", "Taxes"),
+    "dc_total": ("Diferença total", "Total difference"),
+    "dc_fx_premium": ("Prêmio de risco cambial (P95 − P50; não faz parte da diferença)",
+                      "Exchange-rate risk premium (P95 − P50; not part of the difference)"),
+    "col_share_cloud": ("% do TCO da nuvem", "% of cloud TCO"),
+    # separation
+    "col_chosen": ("Frota escolhida", "Fleet chosen"),
+    "col_shared_tco": ("TCO, frota compartilhada", "TCO, shared fleet"),
+    "col_separate_tco": ("TCO, frotas separadas", "TCO, separate fleets"),
+    "col_sep_saving": ("Economia ao separar", "Saving from separating"),
+    "sep_by_design": ("ofertas diferentes: separadas por definição", "different offers: separate by design"),
+    "sep_best": ("Separar as frotas economiza mais em {option}: {saving} ({share} do TCO compartilhado).",
+                 "Separating the fleets saves most for {option}: {saving} ({share} of the shared-fleet TCO)."),
+    "sep_none": ("Em nenhuma opção do cenário separar as frotas reduz o custo.",
+                 "For no option of the scenario does separating the fleets reduce the cost."),
 }
 
 

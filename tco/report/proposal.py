@@ -73,6 +73,7 @@ def templates_only_fetcher(root: Path = TEMPLATES):
 def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
     """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
     theme = tomllib.loads(path.read_text(encoding="utf-8"))
+    theme.setdefault("provider", {})
     colors = theme.setdefault("colors", {})
     for key, value in list(colors.items()):
         bad = [v for v in (value if isinstance(value, list) else [value]) if not _HEX.match(str(v))]
@@ -86,6 +87,20 @@ def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
 
 # ---------------------------------------------------------------------------------------------
 # Presentation values
+
+
+def _localised(theme: dict, loc: str) -> dict:
+    """The theme with `key_en` values in place of `key` for an English proposal (pt-BR uses `key`)."""
+    out = {}
+    for section, values in theme.items():
+        if not isinstance(values, dict):
+            out[section] = values
+            continue
+        vals = {k: v for k, v in values.items() if not k.endswith("_en")}
+        if loc == "en":
+            vals |= {k.removesuffix("_en"): v for k, v in values.items() if k.endswith("_en")}
+        out[section] = vals
+    return out
 
 
 def _table(head, rows, num=(), wrap=(), highlight=(), name=None, notes=None, note_label="") -> dict:
@@ -126,7 +141,7 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
     rec = ranked[0]
     months = doc["scenario"]["horizon_months"]
     tco = lambda o: o["tco_brl"]["deterministic"]  # noqa: E731
-    money = lambda x: fmt.money(x, loc)  # noqa: E731
+    money = lambda x: fmt.money(x, loc, False)  # noqa: E731
     sentences = [t("s_rec", loc, months=months, rec=rec["name"], tco=fmt.money(tco(rec), loc, False))]
     rows = []
     other_kind = "dedicated" if rec["kind"] == "cloud" else "cloud"
@@ -138,6 +153,15 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
                            other=best_other["name"], other_tco=fmt.money(tco(best_other), loc, False)))
         rows.append([t("cmp_best_cloud" if other_kind == "cloud" else "cmp_best_dedicated", loc), best_other["name"],
                      money(tco(best_other)), money(diff), fmt.percent(share, loc)])
+        be = _breakeven_for(doc, best_other["name"], rec["name"])
+        if be is not None:
+            change = _signed_percent(be / doc["fx"]["usdbrl"] - 1.0, loc)
+            if other_kind == "cloud":
+                sentences.append(t("s_breakeven", loc, cloud=best_other["name"], rec=rec["name"],
+                                   rate=fmt.money(be, loc), change=change))
+            else:
+                sentences.append(t("s_breakeven_cloud_rec", loc, rec=rec["name"], other=best_other["name"],
+                                   rate=fmt.money(be, loc), change=change))
     if len(ranked) > 1:
         up = ranked[1]
         diff, share = _saving(tco(rec), tco(up))
@@ -173,8 +197,25 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
                         "sub": t("kf_prob_value", loc, share="").strip()})
     head = [t("cmp_vs", loc), t("cmp_other", loc), t("cmp_other_tco", loc), t("cmp_saving", loc),
             t("cmp_saving_share", loc)]
-    return {"recommended": rec["name"], "figures": figures, "sentences": sentences,
-            "comparison": _table(head, rows, num=(2, 3, 4)), "fx_range": fx_range}
+    mc = fx["model"] in MONTE_CARLO and has_usd
+    bars = charts.tco_bars([o["name"] for o in ranked], [tco(o) for o in ranked],
+                           [(o["tco_brl"]["p5"], o["tco_brl"]["p95"]) for o in ranked] if mc else None, loc,
+                           _money_unit(loc), t("fan_band", loc), ctx["palette"])
+    chart = {"title": t("chart_tco_title_mc" if mc else "chart_tco_title", loc, months=months), "svg": bars}
+    return {"recommended": rec["name"], "figures": figures, "sentences": sentences, "chart": chart,
+            "comparison": _table(head, rows, num=(2, 3, 4), name=1), "fx_range": fx_range}
+
+
+def _signed_percent(share: float, loc: str) -> str:
+    return ("+" if share > 0 else "") + fmt.percent(share, loc, 0)
+
+
+def _breakeven_for(doc: dict, option: str, versus: str) -> float | None:
+    """The engine's break-even USD/BRL between two options, if it computed one."""
+    for row in (doc.get("breakevens") or {}).get("usdbrl") or []:
+        if {row.get("option"), row.get("versus")} == {option, versus}:
+            return row.get("usdbrl")
+    return None
 
 
 def _workload(res, doc: dict, ranked: list, loc: str, palette) -> dict:
@@ -232,16 +273,17 @@ def _options(res, ranked: list, loc: str, palette) -> dict:
     for i, o in enumerate(ranked):
         det = o["tco_brl"]["deterministic"]
         vs = t("best", loc) if i == 0 else "+" + fmt.percent((det - best) / best, loc)
-        rows.append([str(i + 1), o["name"], f"{t('kind_' + o['kind'], loc)} · {t('fleet_' + o['fleet'], loc)}",
-                     fmt.money(det, loc), fmt.money(o["npv_brl"]["deterministic"], loc, False), vs,
+        kind = f"{t('kind_' + o['kind'], loc)} · {t('col_fleet', loc).lower()} {t('fleet_' + o['fleet'], loc)}"
+        rows.append([str(i + 1), {"main": o["name"], "sub": kind}, fmt.money(det, loc),
+                     fmt.money(o["npv_brl"]["deterministic"], loc, False), vs,
                      fmt.money(o["cost_per_million_tokens_brl"], loc)])
-    head = [t("col_rank", loc), t("col_option", loc), f"{t('col_kind', loc)} · {t('col_fleet', loc).lower()}",
-            t("col_tco", loc), t("col_npv", loc), t("col_vs_best", loc), t("col_per_mtok", loc)]
+    head = [t("col_rank", loc), t("col_option", loc), t("col_tco", loc), t("col_npv", loc), t("col_vs_best", loc),
+            t("col_per_mtok", loc)]
     by_name = {o.name: o for o in res.options}
     series = [(o["name"], np.cumsum(by_name[o["name"]].total_brl)) for o in ranked]
     chart = {"title": t("chart_cum_title", loc),
              "svg": charts.cumulative_chart(res.months, series, loc, _money_unit(loc), palette)}
-    return {"table": _table(head, rows, num=(0, 3, 4, 5, 6), highlight=(0,), name=1), "chart": chart}
+    return {"table": _table(head, rows, num=(0, 2, 3, 4, 5), highlight=(0,), name=1), "chart": chart}
 
 
 def _lines(res, ranked: list, loc: str, palette) -> dict:
@@ -258,7 +300,7 @@ def _lines(res, ranked: list, loc: str, palette) -> dict:
         rows.append([t(f"line_{k}", loc)] + [fmt.money(o["lines_brl"][k], loc, False) for o in shown])
     rows.append([t("col_total", loc)] + [fmt.money(o["tco_brl"]["deterministic"], loc, False) for o in shown])
     table = _table([t("col_line", loc)] + [o["name"] for o in shown], rows, num=tuple(range(1, len(shown) + 1)),
-                   highlight=(len(rows) - 1,))
+                   highlight=(len(rows) - 1,), name=0)
     return {"charts": out, "table": table}
 
 
@@ -271,7 +313,8 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
     if fx["model"] not in MONTE_CARLO:
         key = "s_fx_fixed" if fx["model"] == "fixed" else "s_fx_path"
         out["paragraphs"].append(t(key, loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc)))
-        out["notes"].append(t("fx_breakeven_missing", loc))
+        if not (doc.get("breakevens") or {}).get("usdbrl"):
+            out["notes"].append(t("fx_breakeven_missing", loc))
         return out
     out["paragraphs"].append(t("fx_intro_mc", loc, model=_fx_model_text(doc, loc), paths=fmt.number(fx["paths"], loc),
                                rate=fmt.money(fx["usdbrl"], loc), seed=fx["seed"]))
@@ -288,9 +331,46 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
         svg = charts.fan_chart(res.months, by_name[cloud["name"]].fan_brl, t("fan_band", loc), t("fan_median", loc),
                                loc, _money_unit(loc), ref, palette)
         out["chart"] = {"title": t("chart_fan_title", loc, option=cloud["name"]), "svg": svg}
-    if "breakevens" not in doc:
-        out["notes"].append(t("fx_breakeven_missing", loc))
     return out
+
+
+def _breakevens(doc: dict, loc: str) -> dict | None:
+    rows = (doc.get("breakevens") or {}).get("usdbrl") or []
+    if not rows:
+        return None
+    spot = doc["fx"]["usdbrl"]
+    body = [[r["option"], r["versus"], fmt.money(r["usdbrl"], loc) if r.get("usdbrl") else t("no_breakeven", loc),
+             _signed_percent(r["usdbrl"] / spot - 1.0, loc) if r.get("usdbrl") else "—"] for r in rows]
+    return {"intro": t("be_intro", loc, rate=fmt.money(spot, loc)),
+            "table": _table([t("col_option", loc), t("col_versus", loc), t("col_breakeven", loc), t("col_vs_spot", loc)],
+                            body, num=(2, 3), name=0)}
+
+
+def _sensitivity(doc: dict, loc: str, palette) -> dict | None:
+    sens = (doc.get("sensitivity") or {}).get("dedicated_vs_cloud")
+    if not sens or not sens.get("rows"):
+        return None
+    rows = sorted(sens["rows"], key=lambda r: -abs(r.get("swing_brl") or 0.0))
+    label = lambda r: _label_or(f"sens_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
+
+    def level(r, v):
+        if str(r.get("unit", "")).startswith("×"):
+            return fmt.number_short(v, loc, 2) + "×"
+        return fmt.percent(v, loc)
+
+    metric = lambda r: _label_or(f"metric_{r.get('metric', 'tco')}", loc, r.get("metric", ""))  # noqa: E731
+    body = [[label(r), metric(r), level(r, r["low"]), level(r, r["high"]), fmt.money(r["low_diff_brl"], loc, False),
+             fmt.money(r["high_diff_brl"], loc, False)] for r in rows]
+    # the chart keeps the inputs measured on the deterministic TCO, so every bar shares one base
+    on_tco = [r for r in rows if r.get("metric", "tco") == "tco"]
+    svg = charts.tornado([label(r) for r in on_tco], [r["low_diff_brl"] for r in on_tco],
+                         [r["high_diff_brl"] for r in on_tco], sens["base_diff_brl"], t("sens_low", loc),
+                         t("sens_high", loc), loc, _money_unit(loc), palette)
+    return {"intro": t("sens_intro", loc, leader=sens["leader"], challenger=sens["challenger"],
+                       base=fmt.money(sens["base_diff_brl"], loc, False)),
+            "chart": {"title": t("chart_sens_title", loc), "svg": svg},
+            "table": _table([t("col_input", loc), t("col_metric", loc), t("col_low", loc), t("col_high", loc),
+                             t("col_diff_low", loc), t("col_diff_high", loc)], body, num=(2, 3, 4, 5), name=0)}
 
 
 def _egress(doc: dict, ranked: list, loc: str) -> dict:
@@ -306,10 +386,25 @@ def _egress(doc: dict, ranked: list, loc: str) -> dict:
     head = [t("col_option", loc), t("col_egress", loc), t("col_egress_share", loc), t("col_tax_profile", loc),
             t("col_uplift", loc), t("col_taxes", loc)]
     return {"volume": t("et_volume", loc, gb=fmt.number(sum(doc["demand"]["egress_gb"]), loc)),
-            "table": _table(head, rows, num=(1, 2, 4, 5), wrap=(3,), name=0)}
+            "table": _table(head, rows, num=(1, 2, 4, 5), wrap=(3,), name=0), "decomposition": _decomposition(doc, loc)}
 
 
-def _fleets(ranked: list, loc: str) -> dict:
+def _decomposition(doc: dict, loc: str) -> dict | None:
+    dc = doc.get("decomposition")
+    if not dc or not dc.get("parts_brl"):
+        return None
+    shares = dc.get("parts_share_of_cloud_tco") or {}
+    rows = [[_label_or(f"part_{k}", loc, k), fmt.money(v, loc, False), fmt.percent(shares.get(k), loc)]
+            for k, v in dc["parts_brl"].items()]
+    rows.append([t("dc_total", loc), fmt.money(dc["difference_brl"], loc, False), "—"])
+    if dc.get("fx_risk_premium_brl"):
+        rows.append([t("dc_fx_premium", loc), fmt.money(dc["fx_risk_premium_brl"], loc, False), "—"])
+    return {"intro": t("dc_intro", loc, cloud=dc["cloud"], dedicated=dc["dedicated"]),
+            "table": _table([t("col_line", loc), t("col_value", loc), t("col_share_cloud", loc)], rows, num=(1, 2),
+                            highlight=(len(dc["parts_brl"]),), name=0)}
+
+
+def _fleets(doc: dict, ranked: list, loc: str) -> dict:
     rows, pairs = [], []
     for o in ranked:
         rows.append([o["name"], t(f"fleet_{o['fleet']}", loc), fmt.money(o["lines_brl"]["training_compute"], loc, False),
@@ -324,13 +419,29 @@ def _fleets(ranked: list, loc: str) -> dict:
                                direction=t("fl_less" if diff >= 0 else "fl_more", loc)))
     head = [t("col_option", loc), t("col_fleet", loc), t("col_training_cost", loc), t("col_inference_cost", loc),
             t("col_tco", loc)]
-    return {"pairs": pairs or [t("fl_no_pair", loc)], "table": _table(head, rows, num=(2, 3, 4), name=0)}
+    out = {"pairs": pairs or [t("fl_no_pair", loc)], "table": _table(head, rows, num=(2, 3, 4), name=0)}
+    sep = doc.get("separation")
+    if sep:
+        order = {o["name"]: i for i, o in enumerate(ranked)}
+        sep = sorted(sep, key=lambda r: order.get(r["option"], len(order)))
+        body = [[r["option"], t(f"fleet_{r['chosen']}", loc) if r.get("chosen") else t("sep_by_design", loc),
+                 fmt.money(r.get("shared_brl"), loc, False), fmt.money(r.get("separate_brl"), loc, False),
+                 fmt.money(r.get("saving_brl"), loc, False)] for r in sep]
+        out["table"] = _table([t("col_option", loc), t("col_chosen", loc), t("col_shared_tco", loc),
+                               t("col_separate_tco", loc), t("col_sep_saving", loc)], body, num=(2, 3, 4), name=0)
+        best = max((r for r in sep if (r.get("saving_brl") or 0) > 0), key=lambda r: r["saving_brl"], default=None)
+        out["pairs"] = [t("sep_best", loc, option=best["option"], saving=fmt.money(best["saving_brl"], loc, False),
+                          share=fmt.percent(best["saving_brl"] / best["shared_brl"], loc))
+                        if best else t("sep_none", loc)]
+    return out
 
 
 def _price(offer: dict, loc: str) -> str:
     from babel.numbers import format_currency
 
     value = format_currency(offer["price"], offer["currency"], locale=fmt.babel_locale(loc))
+    if offer["currency"] == "USD" and value.startswith("$"):
+        value = "US" + value  # English CLDR writes "$": say which dollar beside R$
     per = t("per_hour", loc) if offer["price_unit"].endswith("/h") else t("per_month", loc)
     return value + per
 
@@ -417,10 +528,11 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     prob = {o.name: o.prob_cheapest for o in res.options}
     has_usd = any(o.costs.currency[k] == "USD" and np.any(o.costs.lines[k]) for o in res.options for k in LINES)
     sc = doc["scenario"]
+    theme = _localised(theme, loc)
     contact = theme.get("contact", {})
     months = doc["demand"]["months"]
     s = res.scenario.scenario
-    ctx = {"prob": prob}
+    ctx = {"prob": prob, "palette": palette}
     out = {
         "lang": "en" if loc == "en" else "pt-BR",
         "t": labels(loc),
@@ -439,8 +551,10 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "options": _options(res, ranked, loc, palette),
         "lines": _lines(res, ranked, loc, palette),
         "fx": _fx(res, doc, ranked, loc, palette, has_usd, prob),
+        "breakevens": _breakevens(doc, loc) if has_usd else None,
+        "sensitivity": _sensitivity(doc, loc, palette),
         "egress": _egress(doc, ranked, loc),
-        "fleets": _fleets(ranked, loc),
+        "fleets": _fleets(doc, ranked, loc),
         "sources": _sources(res, doc, ranked, loc, attachments, today),
         "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
     }
@@ -448,7 +562,8 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     out["disclaimers"] = ([t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
         t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
-    for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"]]:
+    for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"],
+              out["summary"]["chart"], (out["sensitivity"] or {}).get("chart")]:
         if c:
             c["svg"] = Markup(c["svg"])
     return out
