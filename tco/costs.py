@@ -100,6 +100,8 @@ class OptionCosts:
     """Servers (instances) paid for each month; for autoscaled fleets the peak of the day."""
     instance_hours: np.ndarray
     """Server-hours paid each month (all fleets) [h]."""
+    training_hours: np.ndarray
+    """Server-hours paid each month for training (the training share of a shared fleet) [h]."""
     egress_gb: np.ndarray
     tax_uplift: float
     training_months: int
@@ -161,6 +163,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
         lines["training_compute"] = train_part
         lines["inference_compute"] = total - train_part
         inst_hours = fleet * hours_in_month
+        tr_inst_hours = np.minimum(fleet, train_servers) * hours_in_month
         added = np.diff(np.concatenate([[0.0], fleet]))
         if inf.kind == "dedicated":
             setup = np.clip(added, 0, None) * inf.setup_fee_brl
@@ -214,13 +217,13 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     lines["setup"] = setup
 
     is_cloud = inf.kind == "cloud"
-    if is_cloud:
-        first_use = min(training_start if n_train_months else h + 1, inference_start)
-        stored = np.where(months >= first_use, storage_gb, 0.0)
-        lines["storage"] = stored * opt.storage_usd_per_gb_month
-        currency["storage"] = "USD"
+    # storage and egress are priced in USD (catalog tables); a dedicated offer includes its disks (price 0)
+    first_use = min(training_start if n_train_months else h + 1, inference_start)
+    stored = np.where(months >= first_use, storage_gb, 0.0)
+    lines["storage"] = stored * opt.storage_usd_per_gb_month
+    currency["storage"] = "USD"
     lines["egress"] = egress_cost_usd(egress_gb, opt.egress)
-    currency["egress"] = "USD" if is_cloud else "BRL"
+    currency["egress"] = "USD"
 
     uplift = tax_uplift(opt.tax)
     usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
@@ -228,8 +231,8 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     currency["taxes"] = "USD"
     if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
         warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
-    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, np.asarray(egress_gb, dtype=float), uplift,
-                       n_train_months, tuple(warnings))
+    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours,
+                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings))
 
 
 def ceil(x: float) -> int:

@@ -128,6 +128,11 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:
             problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
                                     "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
+        if tr is not None and tr.kind == "cloud" and o.fleet == "separate" and o.training_pricing.startswith("reserved"):
+            problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
+                                    "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
+                                    "'spot', or fleet = 'shared' with a reserved fleet",
+                                    line("options", i, "training_pricing")))
         if inf.kind == "cloud" and o.autoscale and o.pricing.startswith("reserved"):
             problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                     "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))

@@ -102,6 +102,7 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
         eff = scaling_efficiency(gpus_per_server * 2, interconnect, defaults)  # assume multi-GPU for sizing
         wanted = math.ceil(hours / (eff * gpus_per_server * target_days * 24.0)) if hours > 0 else 1
         servers = max(min_servers, wanted, 1)
+    servers = max(servers, min_servers)  # a cluster that cannot hold the job is never costed
     gpus = servers * gpus_per_server
     eff = scaling_efficiency(gpus, interconnect, defaults)
     wall = hours / (gpus * eff) if hours > 0 else 0.0
@@ -215,7 +216,7 @@ def replicas_needed(requests_per_second: float, replica_rps: float, utilization:
     """Replicas [-] = ceil(load / (capacity × utilisation)), plus one spare for N+1 when any is needed."""
     if requests_per_second <= 0:
         return 0
-    n = math.ceil(requests_per_second / (replica_rps * utilization) - 1e-9)
+    n = max(1, math.ceil(requests_per_second / (replica_rps * utilization) - 1e-9))
     return n + 1 if redundancy == "n+1" else n
 
 

@@ -354,8 +354,6 @@ def test_cloud_training_with_dedicated_serving_taxes_only_the_usd_training(cat):
     np.testing.assert_allclose(oc.lines["inference_compute"], [1000.0, 1000.0])
 
 
-@pytest.mark.xfail(strict=True, reason="bug: costs.option_costs labels the egress line 'BRL' for a dedicated option "
-                                        "although egress tables are priced in USD per GB (usd_per_gb)")
 def test_egress_on_a_dedicated_option_is_in_usd(cat):
     inf = fleet("ded/serve", "dedicated", 1000.0)
     oc = option_costs(option(inf, None, egress=cat.egress["aws/us-east-1"]), training=None, replica=REPLICA,
@@ -365,8 +363,6 @@ def test_egress_on_a_dedicated_option_is_in_usd(cat):
     assert oc.currency["egress"] == "USD"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: costs.option_costs drops the storage line of a dedicated option even "
-                                        "when the scenario gives storage_usd_per_gb_month (resolve keeps the price)")
 def test_explicit_storage_price_on_a_dedicated_option_is_costed():
     inf = fleet("ded/serve", "dedicated", 1000.0)
     oc = option_costs(option(inf, None, storage=0.02), training=None, replica=REPLICA, rps=flat_rps([0.4]),
@@ -375,8 +371,6 @@ def test_explicit_storage_price_on_a_dedicated_option_is_costed():
     assert oc.lines["storage"][0] == pytest.approx(1000 * 0.02)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a reserved training burst (training_pricing = 'reserved_1yr') is billed "
-                                        "only for its wall-clock hours at the reserved rate; the commitment is ignored")
 def test_reserved_training_pays_the_commitment_or_is_rejected(cat):
     from tco.engine import run_scenario
     from tco.errors import InputError

@@ -312,9 +312,6 @@ def test_report_totals_equal_engine_totals(users, usdbrl):
         assert ledger == pytest.approx(o.tco.deterministic, rel=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: report/ledger_csv.render writes the month's server-hours of all fleets "
-                                        "(OptionCosts.instance_hours) on both the training_compute and the "
-                                        "inference_compute row, so summing x_ServerHours double-counts training months")
 def test_ledger_server_hours_add_up_to_the_engine_server_hours():
     res = _run()
     rows = _csv_rows(res)

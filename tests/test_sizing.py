@@ -334,8 +334,6 @@ def test_replicas_needed(rps, cap, util, red, expected):
     assert replicas_needed(rps, cap, util, red) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="bug: replicas_needed returns 0 for a tiny positive load: "
-                                        "ceil(load/capacity − 1e-9) is 0 when load/capacity < 1e-9")
 def test_replicas_needed_tiny_positive_load_needs_one():
     # costs.inference_servers_by_hour clamps this case to 1 replica; replicas_needed does not
     assert replicas_needed(1e-12, 1.0, 1.0, "none") == 1
@@ -348,8 +346,6 @@ def test_servers_for(replicas, per_server, expected):
     assert servers_for(replicas, per_server) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="bug: size_training keeps a given `servers` below the memory minimum: "
-                                        "full fine-tune of 70B needs 12 GPUs (1.4 TB) but servers=1 gives 8 GPUs")
 def test_size_training_given_servers_never_below_the_memory_minimum():
     t = _train(method="full", tokens=1e8, epochs=1.0, servers=1)
     assert t.min_gpus == math.ceil(16 * 70e9 * 1.25 / (141e9 * 0.9)) == 12

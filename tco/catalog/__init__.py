@@ -8,6 +8,7 @@ replace (same id), the shipped rows. Loaders check types and report every bad ro
 from __future__ import annotations
 
 import csv
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -287,14 +288,19 @@ def _load_storage(paths, problems):
 _RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate")
 
 
-def _load_taxes(paths, problems):
-    out = {}
+def _read_toml(paths, problems):
+    """Yield (path, data) for each TOML file that parses; record the others as problems."""
     for p in paths:
         try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
+            yield p, tomllib.loads(p.read_text(encoding="utf-8"))
         except tomllib.TOMLDecodeError as exc:
-            problems.append(Problem(str(p), "", f"TOML syntax error: {exc}"))
-            continue
+            m = re.search(r"line (\d+)", str(exc))
+            problems.append(Problem(str(p), "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None))
+
+
+def _load_taxes(paths, problems):
+    out = {}
+    for p, data in _read_toml(paths, problems):
         for pid, prof in data.get("profiles", {}).items():
             rates = {k: float(prof.get(k, 0.0)) for k in _RATE_KEYS}
             bad = [k for k, v in rates.items() if not 0.0 <= v < 1.0]
@@ -305,19 +311,16 @@ def _load_taxes(paths, problems):
                 problems.append(Problem(str(p), f"profiles.{pid}.method",
                                         "method must be 'import_gross_up', 'local_por_dentro' or 'none'"))
             out[pid] = TaxProfile(pid, method, rates, bool(prof.get("pis_cofins_creditable", False)),
-                                  prof.get("label_en", pid), prof.get("label_pt", pid), prof.get("source", ""),
-                                  str(prof.get("as_of", "")))
+                                  prof.get("label_en", pid), prof.get("label_pt", pid),
+                                  prof.get("source") or "; ".join(str(prof[k]) for k in prof if k.endswith("_source")),
+                                  str(prof.get("as_of") or max((str(prof[k]) for k in prof if k.endswith("_as_of")),
+                                                               default="")))
     return out
 
 
 def _load_defaults(paths, problems):
     out: dict[str, dict] = {}
-    for p in paths:
-        try:
-            data = tomllib.loads(p.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as exc:
-            problems.append(Problem(str(p), "", f"TOML syntax error: {exc}"))
-            continue
+    for _, data in _read_toml(paths, problems):
         for k, v in data.items():
             out.setdefault(k, {}).update(v)
     return out

@@ -46,7 +46,9 @@ def render(res: Results) -> str:
                 fleet = r.training if (line == "training_compute" and r.fleet == "separate" and r.training) else r.inference
                 cur = o.costs.currency[line]
                 rate = float(res.fx_path[i]) if cur == "USD" else 1.0
-                hours = float(o.costs.instance_hours[i]) if line.endswith("compute") else ""
+                tr_h = float(o.costs.training_hours[i])
+                hours = (tr_h if line == "training_compute" else float(o.costs.instance_hours[i]) - tr_h
+                         if line == "inference_compute" else "")
                 w.writerow([start, end, start, end, fleet.provider, fleet.region, fleet.offer_id, SERVICE[line],
                             "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
                             PRICING.get(fleet.pricing, "Standard"), cur, repr(amount), o.name, line, repr(rate),
