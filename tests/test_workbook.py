@@ -106,6 +106,8 @@ CHANGES = {
     "dedicated_price": ("seed_70b_h200", {"in_o1_inf_price": 98_765.0},
                         lambda d: d["options"][0].update(brl_per_month=98_765.0)),
     "users": ("seed_70b_h200", {"in_start_users": 420.0}, lambda d: d["inference"]["users"].update(start_users=420.0)),
+    "training_tokens_mfu": ("seed_70b_h200", {"in_train_tokens": 8.0e9, "in_mfu": 0.30},
+                            lambda d: d["training"].update(tokens=8.0e9, mfu=0.30)),
     "growth_cloud_discount": ("assistant_8b_l4", {"in_end_users": 2600.0, "in_o3_inf_price": 0.61, "in_discount_rate": 0.10},
                               lambda d: (d["inference"]["users"].update(end_users=2600.0),
                                          d["options"][2].update(usd_per_hour=0.61),

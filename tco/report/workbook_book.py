@@ -90,6 +90,17 @@ LABELS: dict[str, tuple[str, str]] = {
     "mfu": ("MFU do treinamento", "Training MFU"),
     "train_tokens": ("Tokens de treinamento por época", "Training tokens per epoch"),
     "epochs": ("Épocas", "Epochs"),
+    "act_share": ("Memória de ativações (fração dos estados)", "Activation memory (share of states)"),
+    "lora_share": ("Parâmetros treinados pelo LoRA", "Parameters trained by LoRA"),
+    "mem_usable": ("Fração utilizável da memória da GPU", "Usable share of GPU memory"),
+    "train_servers_given": ("Servidores de treinamento informados", "Training servers given"),
+    "target_days": ("Duração desejada do treinamento", "Target training duration"),
+    "tr_mem": ("Memória da GPU de treinamento", "Training GPU memory"),
+    "tr_scaling": ("Eficiência de escala entre GPUs ({ic})", "Multi-GPU scaling efficiency ({ic})"),
+    "tr_mem_b": ("Memória para treinar", "Memory to train"),
+    "tr_min_gpus": ("GPUs mínimas (memória)", "Minimum GPUs (memory)"),
+    "tr_min_servers": ("Servidores mínimos (memória)", "Minimum servers (memory)"),
+    "tr_wanted": ("Servidores para a duração desejada", "Servers for the target duration"),
     "gpu_hours_given": ("GPU-horas informadas", "GPU-hours given"),
     "inf_offer": ("Oferta de inferência", "Inference offer"),
     "tr_offer": ("Oferta de treinamento", "Training offer"),
@@ -275,8 +286,10 @@ class Book:
     """Timeline rows (0-based) by key."""
     sizing: dict[tuple[int, str], str] = field(default_factory=dict)
     """(option index, key) → absolute reference of a Sizing cell."""
-    outputs: dict[tuple[int, str], str] = field(default_factory=dict)
+    outputs: dict = field(default_factory=dict)
     """(option index, key) → absolute reference of an option's result (tco, npv, total row…)."""
+    scaling: dict = field(default_factory=dict)
+    """Scaling efficiency by interconnect used by the engine (res.defaults)."""
 
     def t(self, key: str, **kw) -> str:
         return label(self.locale, key, **kw)

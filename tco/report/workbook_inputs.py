@@ -52,6 +52,7 @@ class _Writer:
 
 def write_inputs(book: Book, res) -> None:
     s = res.scenario
+    book.scaling = dict(res.defaults.get("scaling_efficiency", {}))
     sheet = book.sheets["inputs"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
@@ -144,6 +145,14 @@ def write_inputs(book: Book, res) -> None:
             w.add("in_mfu", t("mfu"), res.defaults["mfu"], "", "in_pct")
             w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
             w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
+        w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
+        if tr.method == "lora":
+            w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
+        w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
+        if tr.servers is not None:
+            w.add("in_train_servers", t("train_servers_given"), tr.servers, "", "in_int")
+        else:
+            w.add("in_target_days", t("target_days"), tr.target_days, "d", "in_num")
 
     for i, o in enumerate(res.options, start=1):
         _option_inputs(book, w, i, o, s)
@@ -182,6 +191,10 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
                 w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, "meses" if book.locale != "en" else "months", "in_int")
         w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
         w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
+        w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
+        table = book.scaling
+        w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect),
+              float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd", r.storage_source)

@@ -126,9 +126,11 @@ def write_sizing(book: Book, res) -> None:
     ]
     has_training = bool(res.training_by_option)
     if has_training:
-        rows += [("tr_gpu", t("gpu"), "", None), ("tr_servers", t("tr_servers"), "", eng),
-                 ("tr_gpus", t("tr_gpus"), "GPU", None), ("scaling_eff", t("scaling_eff"), "", eng),
-                 ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("wall_hours", t("wall_hours"), "h", None)]
+        rows += [("tr_gpu", t("gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
+                 ("tr_min_gpus", t("tr_min_gpus"), "GPU", None), ("tr_min_servers", t("tr_min_servers"), "", None),
+                 ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("tr_wanted", t("tr_wanted"), "", None),
+                 ("tr_servers", t("tr_servers"), "", None), ("tr_gpus", t("tr_gpus"), "GPU", None),
+                 ("scaling_eff", t("scaling_eff"), "", None), ("wall_hours", t("wall_hours"), "h", None)]
     r0 = 3
     ws.write_string(r0 - 1, 0, t("sz_inference"), book.fmt("h2"))
     at = {}
@@ -192,18 +194,48 @@ def write_sizing(book: Book, res) -> None:
         if has_training and ts is not None and o.resolved.training is not None:
             tf = o.resolved.training
             ws.write_string(at["tr_gpu"], ci, f"{tf.gpus_per_server} × {tf.gpu.gpu}")
-            ws.write_number(at["tr_servers"], ci, ts.servers, book.fmt("eng_int"))
-            ws.write_formula(at["tr_gpus"], ci, f"={ref['tr_servers'](c)}*{p}tr_gps", book.fmt("calc_int"), float(ts.gpus))
-            ws.write_number(at["scaling_eff"], ci, ts.scaling_efficiency, book.fmt("eng_pct"))
-            if s.training.gpu_hours is not None:
-                fh = "=in_gpu_hours"
-            else:
-                fh = f"=6*(in_active_params_b*1000000000)*in_train_tokens*in_epochs/({p}tr_tflops*1000000000000*in_mfu*3600)"
-            ws.write_formula(at["gpu_hours"], ci, fh, book.fmt("calc_num"), num(ts.gpu_hours))
-            ws.write_formula(at["wall_hours"], ci,
-                             f"=IF({ref['gpu_hours'](c)}>0,{ref['gpu_hours'](c)}/({ref['tr_gpus'](c)}*{ref['scaling_eff'](c)}),0)",
-                             book.fmt("calc_num"), num(ts.wall_hours))
+            _training_cells(book, ws, at, ref, c, ci, p, s, ts, tf, res)
             for key in ("tr_servers", "wall_hours"):
                 book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
     book.rows["sizing_cap"] = at["cap"]
     book.rows["sizing_cap_engine"] = at["cap_engine"]
+
+
+def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str, s, ts, tf, res) -> None:
+    """Training cluster as formulas (tco.sizing.size_training): memory → minimum servers; GPU-hours and
+    the target duration → servers; servers → wall-clock hours."""
+    tr = s.training
+    gps = tf.gpus_per_server
+    table = res.defaults.get("scaling_efficiency", {})
+    multi = float(table.get(tf.gpu.interconnect, table.get("pcie", 0.5)))
+    if tr.method == "lora":
+        fm = "=(2*in_params_b*1000000000+16*in_lora_share*in_params_b*1000000000)*(1+in_act_share)"
+    else:
+        fm = "=16*in_params_b*1000000000*(1+in_act_share)"
+    min_servers = -(-ts.min_gpus // gps)
+    if tr.servers is None:
+        wanted = float(np.ceil(ts.gpu_hours / (multi * gps * tr.target_days * 24.0))) if ts.gpu_hours > 0 else 1.0
+        fw = (f"=IF({ref['gpu_hours'](c)}>0,ROUNDUP({ref['gpu_hours'](c)}/({p}tr_scaling*{p}tr_gps*in_target_days*24),0),1)")
+        fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)},1)"
+    else:
+        wanted, fw = float(tr.servers), "=in_train_servers"
+        fs = f"={ref['tr_wanted'](c)}"
+    if tr.gpu_hours is not None:
+        fh = "=in_gpu_hours"
+    else:
+        fh = f"=6*(in_active_params_b*1000000000)*in_train_tokens*in_epochs/({p}tr_tflops*1000000000000*in_mfu*3600)"
+    cells = [
+        ("tr_mem_b", fm, ts.memory_gb * 1e9, "calc_sci"),
+        ("tr_min_gpus", f"=MAX(1,ROUNDUP({ref['tr_mem_b'](c)}/({p}tr_mem*1000000000*in_mem_usable),0))", ts.min_gpus,
+         "calc_int"),
+        ("tr_min_servers", f"=ROUNDUP({ref['tr_min_gpus'](c)}/{p}tr_gps,0)", min_servers, "calc_int"),
+        ("gpu_hours", fh, ts.gpu_hours, "calc_num"),
+        ("tr_wanted", fw, wanted, "calc_int"),
+        ("tr_servers", fs, ts.servers, "calc_int"),
+        ("tr_gpus", f"={ref['tr_servers'](c)}*{p}tr_gps", ts.gpus, "calc_int"),
+        ("scaling_eff", f"=IF({ref['tr_gpus'](c)}<=1,1,{p}tr_scaling)", ts.scaling_efficiency, "calc_pct"),
+        ("wall_hours", f"=IF({ref['gpu_hours'](c)}>0,{ref['gpu_hours'](c)}/({ref['tr_gpus'](c)}*{ref['scaling_eff'](c)}),0)",
+         ts.wall_hours, "calc_num"),
+    ]
+    for key, f, v, fmt in cells:
+        ws.write_formula(at[key], ci, f, book.fmt(fmt), num(v))
