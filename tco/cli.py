@@ -138,7 +138,13 @@ def cmd_run(args) -> int:
                        progress=progress)
     from tco import analysis
 
-    res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
+    if progress is not None:
+        from tco.report.terminal import status
+
+        with status("Break-evens, sensitivity and fleet separation…"):
+            res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
+    else:
+        res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
     written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
     if not args.quiet:
         from tco.report.terminal import summary

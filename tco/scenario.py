@@ -94,6 +94,7 @@ class Training(Frozen):
 
 class LinearGrowth(Frozen):
     model: Literal["linear"]
+    """Growth model: "linear"."""
     start_users: NonNegative
     """Users in the first month of inference."""
     end_users: NonNegative
@@ -102,6 +103,7 @@ class LinearGrowth(Frozen):
 
 class CompoundGrowth(Frozen):
     model: Literal["compound"]
+    """Growth model: "compound"."""
     start_users: NonNegative
     """Users in the first month of inference."""
     monthly_growth_rate: Annotated[float, Field(ge=-1.0, le=1.0)]
@@ -112,6 +114,7 @@ class CompoundGrowth(Frozen):
 
 class LogisticGrowth(Frozen):
     model: Literal["logistic"]
+    """Growth model: "logistic"."""
     start_users: Positive
     """Users in the first month of inference."""
     ceiling_users: Positive
@@ -122,6 +125,7 @@ class LogisticGrowth(Frozen):
 
 class ListGrowth(Frozen):
     model: Literal["list"]
+    """Growth model: "list"."""
     users: list[NonNegative] = Field(min_length=1)
     """Users per inference month; the last value holds for later months."""
 

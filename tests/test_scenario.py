@@ -116,3 +116,18 @@ def test_key_lines_maps_tables_arrays_and_inline_tables():
     assert lines[("options", 0, "name")] == 5
     assert lines[("options", 1, "name")] == 7
     assert lines[("b", "u", "k")] == 9
+
+
+def test_scenario_reference_doc_is_up_to_date():
+    from tco.schema_doc import render
+
+    doc = (ROOT / "docs" / "scenario.md").read_text(encoding="utf-8")
+    assert doc.strip() == render().strip(), "regenerate with: python -m tco.schema_doc > docs/scenario.md"
+
+
+def test_every_schema_field_is_documented():
+    from tco.schema_doc import SECTIONS
+
+    for _, model in SECTIONS:
+        for name, f in model.model_fields.items():
+            assert f.description, f"{model.__name__}.{name} has no docstring"

@@ -56,6 +56,13 @@ def progress_bar():
     return update
 
 
+def status(message: str):
+    """A spinner on stderr while a step runs (used for the analysis after the Monte Carlo)."""
+    from rich.console import Console
+
+    return Console(file=sys.stderr).status(message)
+
+
 def offers_table(cat, gpu_filter: str | None) -> None:
     from rich.console import Console
     from rich.table import Table
