@@ -76,7 +76,7 @@ def cmd_validate(args) -> int:
     from tco.engine import run_scenario
 
     scenario, sha, lines, cat = _load(args.scenario)
-    run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=1, seed=0)
+    run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
     print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
     return 0
 

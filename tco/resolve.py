@@ -176,7 +176,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         if egress is None or tax is None:
             continue
         out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == "cloud"
-                                  and not o.pricing.startswith("reserved"), egress, sprice, sid, ssrc, tax,
+                                  and o.fleet == "separate" and not o.pricing.startswith("reserved"),
+                                  egress, sprice, sid, ssrc, tax,
                                   o.indexation_rate, o.price_trend_rate))
     if problems:
         raise InputError(problems)
