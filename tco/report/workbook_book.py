@@ -90,6 +90,13 @@ LABELS: dict[str, tuple[str, str]] = {
     "mfu": ("MFU do treinamento", "Training MFU"),
     "train_tokens": ("Tokens de treinamento por época", "Training tokens per epoch"),
     "epochs": ("Épocas", "Epochs"),
+    "target_tps": ("Velocidade por usuário (decodificação)", "Decode speed per user"),
+    "max_batch": ("Máximo de sequências simultâneas por réplica", "Maximum concurrent sequences per replica"),
+    "inf_mem": ("Memória da GPU de inferência", "Inference GPU memory"),
+    "mem_b": ("Memória utilizável da réplica", "Replica usable memory"),
+    "b_mem": ("Lote limitado pela memória", "Batch allowed by memory"),
+    "b_bw": ("Lote limitado pela latência (banda)", "Batch allowed by latency (bandwidth)"),
+    "b_cmp": ("Lote limitado pela latência (computação)", "Batch allowed by latency (compute)"),
     "act_share": ("Memória de ativações (fração dos estados)", "Activation memory (share of states)"),
     "lora_share": ("Parâmetros treinados pelo LoRA", "Parameters trained by LoRA"),
     "mem_usable": ("Fração utilizável da memória da GPU", "Usable share of GPU memory"),
@@ -241,6 +248,12 @@ LABELS: dict[str, tuple[str, str]] = {
     "chk_sum": ("Linhas somam o total", "Lines add up to the total"),
     "chk_neg": ("Nenhum custo negativo", "No negative cost"),
     "chk_cap": ("Capacidade da réplica = motor", "Replica capacity = engine"),
+    "chk_note": (("As verificações contra o motor comparam com os valores da execução que gerou esta planilha: "
+                 "depois de alterar uma premissa elas ficam FALSO até o motor ser executado de novo com a mesma "
+                 "alteração; as demais (linhas somam o total, nenhum custo negativo) devem continuar VERDADEIRO."),
+                 ("Checks against the engine compare with the run that wrote this workbook: after an input is "
+                 "changed they turn FALSE until the engine is run with the same change; the others (lines add "
+                 "up, no negative cost) must stay TRUE.")),
     "engine_monthly": ("Totais mensais do motor (valores)", "Engine monthly totals (values)"),
     "engine_value": ("Valor do motor", "Engine value"),
     "workbook_value": ("Valor da planilha", "Workbook value"),

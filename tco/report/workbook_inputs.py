@@ -135,6 +135,9 @@ def write_inputs(book: Book, res) -> None:
 
     w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
     w.add("in_kv_bytes", t("kv_bytes"), BYTES_PER_PARAM[s.model.kv_precision], "B", "in_num", s.model.kv_precision)
+    w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
+    w.add("in_max_batch", t("max_batch"), inf.max_batch_sequences, "seq", "in_int")
+    w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
     w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
     if tr.method != "none":
@@ -148,7 +151,6 @@ def write_inputs(book: Book, res) -> None:
         w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
         if tr.method == "lora":
             w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
-        w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
         if tr.servers is not None:
             w.add("in_train_servers", t("train_servers_given"), tr.servers, "", "in_int")
         else:
@@ -178,6 +180,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), _peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
     if tr is not None:

@@ -117,9 +117,11 @@ def write_sizing(book: Book, res) -> None:
     eng = t("engine_result")
     rows = [
         ("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", eng), ("rps_server", t("rps_server"), "", eng),
-        ("batch", t("batch"), "seq", eng), ("bound", t("bound"), "", eng), ("tp_eff", t("tp_eff"), "", eng),
+        ("tp_eff", t("tp_eff"), "", eng),
         ("weights_b", t("weights_b"), "B", None), ("kv_tok", t("kv_tok"), "B/token", None),
         ("kv_read", t("kv_read"), "B", None), ("bw", t("bw"), "B/s", None), ("fl", t("fl"), "FLOP/s", None),
+        ("mem_b", t("mem_b"), "B", None), ("b_mem", t("b_mem"), "seq", None), ("b_bw", t("b_bw"), "seq", None),
+        ("b_cmp", t("b_cmp"), "seq", None), ("batch", t("batch"), "seq", None), ("bound", t("bound"), "", eng),
         ("step", t("step"), "s", None), ("decode_tps", t("decode_tps"), "tokens/s", None),
         ("prefill", t("prefill"), "s", None), ("per_request", t("per_request"), "s", None),
         ("cap", t("cap"), "req/s", None), ("cap_engine", t("cap_engine"), "req/s", eng),
@@ -156,7 +158,6 @@ def write_sizing(book: Book, res) -> None:
         ws.write_string(at["gpu"], ci, f"{fl.gpus_per_server} × {fl.gpu.gpu}")
         ws.write_number(at["tp"], ci, rep.tensor_parallel, book.fmt("eng_int"))
         ws.write_number(at["rps_server"], ci, rep.replicas_per_server, book.fmt("eng_int"))
-        ws.write_number(at["batch"], ci, rep.batch, book.fmt("eng_int"))
         ws.write_string(at["bound"], ci, rep.bound, book.fmt("eng_text"))
         ws.write_number(at["tp_eff"], ci, tp_eff, book.fmt("eng_pct"))
         # cached values follow the engine's expressions (tco.sizing.replica_at)
@@ -172,12 +173,25 @@ def write_sizing(book: Book, res) -> None:
         decode = rep.batch / step
         prefill = 2.0 * active * inf.input_tokens_per_request / flops
         per_req = prefill + inf.output_tokens_per_request / decode
+        ctx_max = inf.input_tokens_per_request + inf.output_tokens_per_request
+        mem_b = rep.tensor_parallel * fl.gpu.memory_gb * 1e9 * inf.memory_usable_share
+        target = inf.tokens_per_second_per_user
+        b_mem = float(np.floor((mem_b - weights_b) / (kv_tok * ctx_max)))
+        b_bw = (bw / target - weights_b) / kv_read
+        b_cmp = flops / (2.0 * active * target)
+        R = {k: ref[k](c) for k in ref}
         cells = [
             ("weights_b", "=in_params_b*1000000000*in_weight_bytes", weights_b, "calc_sci"),
             ("kv_tok", "=2*in_layers*in_kv_heads*in_head_dim*in_kv_bytes", kv_tok, "calc_int"),
             ("kv_read", f"={ref['kv_tok'](c)}*(in_in_tokens+in_out_tokens/2)", kv_read, "calc_sci"),
             ("bw", f"={ref['tp'](c)}*{p}inf_bw*1000000000000*(in_bw_eff*{ref['tp_eff'](c)})", bw, "calc_sci"),
             ("fl", f"={ref['tp'](c)}*{p}inf_tflops*1000000000000*(in_fl_eff*{ref['tp_eff'](c)})", flops, "calc_sci"),
+            ("mem_b", f"={R['tp']}*{p}inf_mem*1000000000*in_mem_usable", mem_b, "calc_sci"),
+            ("b_mem", f"=INT(({R['mem_b']}-{R['weights_b']})/({R['kv_tok']}*(in_in_tokens+in_out_tokens)))", b_mem,
+             "calc_int"),
+            ("b_bw", f"=({R['bw']}/in_target_tps-{R['weights_b']})/{R['kv_read']}", b_bw, "calc_num"),
+            ("b_cmp", f"={R['fl']}/(2*(in_active_params_b*1000000000)*in_target_tps)", b_cmp, "calc_num"),
+            ("batch", f"=MAX(1,INT(MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)+1E-9))", rep.batch, "calc_int"),
             ("step", (f"=MAX(({ref['weights_b'](c)}+{ref['batch'](c)}*{ref['kv_read'](c)})/{ref['bw'](c)},"
                       f"2*(in_active_params_b*1000000000)*{ref['batch'](c)}/{ref['fl'](c)})"), step, "calc_num6"),
             ("decode_tps", f"={ref['batch'](c)}/{ref['step'](c)}", decode, "calc_num"),
