@@ -30,6 +30,9 @@ def bench(path: Path, repeat: int) -> dict:
     t0 = time.perf_counter()
     scenario, sha, lines = load(str(path))
     res = run_scenario(scenario, load_catalog(), file=str(path), lines=lines)
+    from tco import analysis
+
+    res = analysis.enrich(res)  # as `python -m tco run` does: break-evens, sensitivity, decomposition
     doc = json_out.build(res, sha, str(path))
     engine = time.perf_counter() - t0
     ctx_t, html_t, pdf_t, total_t, pages, size = [], [], [], [], 0, 0

@@ -24,10 +24,15 @@ TEMPLATES = ROOT / "templates"
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) not installed")
 
 
-def _run(path: Path):
+def _run(path: Path, enrich: bool = True):
+    """Engine results and JSON doc as the CLI makes them (`enrich`: break-evens, sensitivity, … as `run` adds)."""
     scenario, sha, lines = load(str(path))
     cat_dir = (path.parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
     res = run_scenario(scenario, load_catalog(cat_dir), file=str(path), lines=lines)
+    if enrich:
+        from tco import analysis
+
+        res = analysis.enrich(res)
     return res, json_out.build(res, sha, str(path))
 
 
@@ -117,6 +122,21 @@ def test_summary_states_saving_and_fx(rendered, stem):
 
 
 @needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_engine_analyses_are_shown(rendered, stem):
+    """Break-even USD/BRL rates and the fleet-separation savings come from the engine and appear as computed."""
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    for row in (doc.get("breakevens") or {}).get("usdbrl") or []:
+        if row.get("usdbrl"):
+            assert _norm(fmt.money(row["usdbrl"], loc)) in text
+    for row in doc.get("separation") or []:
+        if row.get("saving_brl") is not None:
+            assert _norm(fmt.money(row["saving_brl"], loc, cents=False)) in text
+
+
+@needs_poppler
 def test_saving_is_against_cheapest_cloud(rendered):
     pdf, doc, _ = rendered["seed_70b_h200"]
     ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
@@ -167,7 +187,7 @@ def hostile(tmp_path_factory):
     src = src.replace('name = "AWS São Paulo — g6.xlarge (L4)"', f"name = '{HOSTILE_OPTION}'")
     path = tmp_path_factory.mktemp("hostile") / "hostile.toml"
     path.write_text(src, encoding="utf-8")
-    res, doc = _run(path)
+    res, doc = _run(path, enrich=False)  # also proves the proposal renders without the optional analyses
     fetcher = proposal.templates_only_fetcher()
     pdf = path.with_suffix(".pdf")
     pdf.write_bytes(proposal.render(res, doc, [path], fetcher=fetcher))

@@ -139,6 +139,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "kind_dedicated": ("dedicado", "dedicated"),
     "fleet_shared": ("compartilhada", "shared"),
     "fleet_separate": ("separadas", "separate"),
+    "fleet_long_shared": ("frota compartilhada", "shared fleet"),
+    "fleet_long_separate": ("frotas separadas", "separate fleets"),
     "chart_cum_title": ("Custo acumulado por opção", "Cumulative cost per option"),
     "chart_money_axis": ("R$ {unit}", "R$ {unit}"),
     "unit_thousand": ("mil", "thousand"),

@@ -273,7 +273,7 @@ def _options(res, ranked: list, loc: str, palette) -> dict:
     for i, o in enumerate(ranked):
         det = o["tco_brl"]["deterministic"]
         vs = t("best", loc) if i == 0 else "+" + fmt.percent((det - best) / best, loc)
-        kind = f"{t('kind_' + o['kind'], loc)} · {t('col_fleet', loc).lower()} {t('fleet_' + o['fleet'], loc)}"
+        kind = f"{t('kind_' + o['kind'], loc)} · {t('fleet_long_' + o['fleet'], loc)}"
         rows.append([str(i + 1), {"main": o["name"], "sub": kind}, fmt.money(det, loc),
                      fmt.money(o["npv_brl"]["deterministic"], loc, False), vs,
                      fmt.money(o["cost_per_million_tokens_brl"], loc)])
@@ -588,8 +588,9 @@ def render(res, doc: dict, attachments: list[Path] = (), *, fetcher=None, templa
     loc = doc["scenario"].get("locale") or "pt-BR"
     files = [Attachment(string=p.read_bytes(), name=p.name, description=_attachment_label(p, loc),
                         url_fetcher=fetcher) for p in attachments]
+    # PDF/A-3b: the archival variant that allows embedded files (scenario, workbook)
     return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
-        attachments=files)
+        attachments=files, pdf_variant="pdf/a-3b")
 
 
 def write(res, doc: dict, path: Path, attachments: list[Path] = ()) -> None:
