@@ -132,8 +132,10 @@ def cumulative_chart(months: list[str], series: list[tuple[str, np.ndarray]], lo
 
 
 def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale: str, unit_label,
-                  palette=DEFAULT_PALETTE, vmax: float | None = None) -> str:
-    """Monthly cost stacked by line [BRL]; lines that are zero throughout are left out of the legend."""
+                  palette=DEFAULT_PALETTE, vmax: float | None = None, clip_label=None) -> str:
+    """Monthly cost stacked by line [BRL]; lines that are zero throughout are left out of the legend.
+
+    With `clip_label`, months far above the rest (a training burst) go off the scale, as in `fan_chart`."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.25))
     x = np.arange(len(months))
@@ -145,7 +147,15 @@ def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale
                hatch=HATCHES[i % len(HATCHES)], edgecolor="white", linewidth=0.4)
         bottom = bottom + values
     top = vmax if vmax is not None else float(bottom.max())
-    _money_axis(ax, top, locale, unit_label)
+    tail = float(bottom[len(months) // 3:].max()) if len(months) >= 3 else top
+    if clip_label is not None and vmax is None and tail > 0 and top > 3 * tail:
+        _money_axis(ax, 1.3 * tail, locale, unit_label)
+        ax.set_ylim(0, 1.3 * tail)
+        for i in np.flatnonzero(bottom > 1.3 * tail):
+            ax.annotate(plain(clip_label(float(bottom[i]))), (i, 1.3 * tail), xytext=(6, -10),
+                        textcoords="offset points", fontsize=7, color="#333333")
+    else:
+        _money_axis(ax, top, locale, unit_label)
     if vmax is not None:
         ax.set_ylim(0, vmax * 1.04)
     _month_axis(ax, months, locale)
@@ -154,8 +164,13 @@ def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale
 
 
 def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, median_label: str, locale: str,
-              unit_label, reference: tuple[str, np.ndarray] | None = None, palette=DEFAULT_PALETTE) -> str:
-    """Monthly cost P5–P95 band and median [BRL], with an optional reference line (the recommended option)."""
+              unit_label, reference: tuple[str, np.ndarray] | None = None, palette=DEFAULT_PALETTE,
+              clip_label=None) -> str:
+    """Monthly cost P5–P95 band and median [BRL], with an optional reference line (the recommended option).
+
+    A few months far above the rest (a training burst) would flatten the band: when the top exceeds 3× the
+    P95 of the last two thirds of the horizon, the axis stops above that level and `clip_label(value)`
+    marks each month that goes off the scale."""
     plt = _plt()
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.8))
     x = np.arange(len(months))
@@ -168,7 +183,17 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
         ax.plot(x, reference[1], color=palette[0], linewidth=2.0, linestyle="--", marker="o", markersize=3,
                 label=plain(reference[0]))
         vmax = max(vmax, float(np.max(reference[1])))
-    _money_axis(ax, vmax, locale, unit_label)
+    tail = float(np.max(fan["p95"][len(months) // 3:])) if len(months) >= 3 else vmax
+    clip = clip_label is not None and tail > 0 and vmax > 3 * tail
+    _money_axis(ax, 1.25 * tail if clip else vmax, locale, unit_label)
+    if clip:
+        top = 1.25 * tail
+        ax.set_ylim(0, top)
+        series = [fan["p95"]] + ([reference[1]] if reference is not None else [])
+        peaks = np.max(np.vstack(series), axis=0)
+        for i in np.flatnonzero(peaks > top):
+            ax.annotate(plain(clip_label(float(peaks[i]))), (i, top), xytext=(4, -10), textcoords="offset points",
+                        fontsize=7, color="#333333")
     _month_axis(ax, months, locale)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
     return _svg(fig)

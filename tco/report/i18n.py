@@ -273,6 +273,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "src_attachments": ("Este PDF leva anexados o arquivo do cenário e, quando gerada, a planilha: o modelo completo "
                         "acompanha o documento.", "This PDF carries the scenario file and, when written, the workbook "
                         "as attachments: the whole model travels with the document."),
+    "src_attached": ("Anexos deste PDF", "Attached to this PDF"),
+    "clipped": ("↑ {value} (fora da escala)", "↑ {value} (off scale)"),
     "attach_scenario": ("Arquivo do cenário (TOML)", "Scenario file (TOML)"),
     "attach_workbook": ("Planilha com fórmulas", "Workbook with live formulas"),
     "attach_other": ("Anexo", "Attachment"),

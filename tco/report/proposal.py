@@ -295,7 +295,8 @@ def _lines(res, ranked: list, loc: str, palette) -> dict:
     for o in shown:
         lines = [(t(f"line_{k}", loc), np.asarray(by_name[o["name"]].lines_brl[k])) for k in LINES]
         out.append({"title": t("chart_lines_title", loc, option=o["name"]),
-                    "svg": charts.stacked_chart(res.months, lines, loc, _money_unit(loc), palette)})
+                    "svg": charts.stacked_chart(res.months, lines, loc, _money_unit(loc), palette,
+                                                clip_label=lambda v: t("clipped", loc, value=fmt.money_compact(v, loc)))})
     for k in LINES:
         rows.append([t(f"line_{k}", loc)] + [fmt.money(o["lines_brl"][k], loc, False) for o in shown])
     rows.append([t("col_total", loc)] + [fmt.money(o["tco_brl"]["deterministic"], loc, False) for o in shown])
@@ -329,7 +330,8 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
         rec = ranked[0]
         ref = None if rec is cloud else (t("fan_recommended", loc, option=rec["name"]), by_name[rec["name"]].total_brl)
         svg = charts.fan_chart(res.months, by_name[cloud["name"]].fan_brl, t("fan_band", loc), t("fan_median", loc),
-                               loc, _money_unit(loc), ref, palette)
+                               loc, _money_unit(loc), ref, palette,
+                               clip_label=lambda v: t("clipped", loc, value=fmt.money_compact(v, loc)))
         out["chart"] = {"title": t("chart_fan_title", loc, option=cloud["name"]), "svg": svg}
     return out
 
@@ -457,6 +459,9 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
         (t("src_fx", loc), t("src_fx_value", loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc))),
         (t("src_conventions", loc), t("src_conventions_value", loc)),
     ]
+    att = "; ".join(f"{_attachment_label(p, loc)}: {p.name}" for p in attachments if p.exists())
+    if att:
+        general.append((t("src_attached", loc), att))
     used = doc["assumptions"]["defaults_used"]
     inf = doc["assumptions"]["inference"]
     eff = [(t("eff_mfu", loc), fmt.percent(used["mfu"], loc)),
@@ -503,10 +508,9 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
                      fmt.percent(uplift.get(x["profile_id"]), loc), x.get("as_of") or "—"]
                     for x in cr["taxes"]], num=(2,), name=0, notes=[x.get("source") or "—" for x in cr["taxes"]],
                    note_label=src)
-    att = "; ".join(f"{_attachment_label(p, loc)}: {p.name}" for p in attachments if p.exists())
     return {"general": general, "efficiencies": eff, "offers": offers, "gpus": gpus, "model": model,
             "egress": egress, "storage": storage_t, "taxes": taxes, "warnings": doc.get("warnings") or [],
-            "files": ", ".join(Path(f).name for f in cr["files"]), "attachments": att,
+            "files": ", ".join(Path(f).name for f in cr["files"]),
             "tool": f"{doc['tool']['name']} {doc['tool']['version']}"}
 
 

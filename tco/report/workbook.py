@@ -17,11 +17,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import numpy as np
-
 from tco import __version__
 from tco.costs import LINES
-from tco.report.workbook_book import FIRST_COL, LABELS, Book, abs_cell, make_formats, month_col, num, qs, row_range
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs
+from tco.report.workbook_outputs import cumulative_chart, ranks
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True}
@@ -34,6 +33,7 @@ def write(res, doc: dict, path: Path) -> None:
     from tco.report.workbook_calc import write_calc
     from tco.report.workbook_inputs import write_catalog, write_inputs
     from tco.report.workbook_model import write_sizing, write_timeline
+    from tco.report.workbook_outputs import write_comparison, write_fx_risk, write_sensitivity
 
     s = res.scenario
     locale = "en" if s.scenario.locale == "en" else "pt-BR"
@@ -56,10 +56,10 @@ def write(res, doc: dict, path: Path) -> None:
     write_sizing(book, res)
     for i, o in enumerate(res.options, start=1):
         write_calc(book, res, i, o)
-    _comparison(book, res)
-    _fx_risk(book, res)
+    write_comparison(book, res)
+    write_fx_risk(book, res)
     if doc.get("sensitivity"):
-        _sensitivity(book, doc["sensitivity"])
+        write_sensitivity(book, doc["sensitivity"])
     _checks(book, res)
     _summary(book, res, doc)
     for k in keys:
@@ -79,249 +79,6 @@ def write(res, doc: dict, path: Path) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-
-
-def _ranks(values: list[float]) -> list[int]:
-    """Excel RANK(x, range, 1): 1 + number of values strictly smaller."""
-    return [1 + sum(1 for w in values if w < v) for v in values]
-
-
-def _comparison(book: Book, res) -> None:
-    sheet = book.sheets["comparison"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    n = len(res.options)
-    ws.set_column(0, 0, 6)
-    ws.set_column(1, 1, 46)
-    ws.set_column(2, 12, 17)
-    ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
-    heads = ["#", t("option"), t("kind"), t("tco"), t("npv"), t("rank"), t("vs_best"), t("per_mtok"),
-             t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("p5"), t("tco_mc") + " " + t("p50"),
-             t("tco_mc") + " " + t("p95"), t("prob_cheapest")]
-    for c, hd in enumerate(heads):
-        ws.write_string(2, c, hd, book.fmt("head"))
-    ws.freeze_panes(3, 2)
-    r0 = 3
-    tcos = [o.tco.deterministic for o in res.options]
-    ranks = _ranks(tcos)
-    best = min(tcos)
-    tco_rng = f"$D${r0 + 1}:$D${r0 + n}"
-    tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
-    for j, o in enumerate(res.options):
-        i, r = j + 1, r0 + j
-        ws.write_number(r, 0, i, book.fmt("calc_int"))
-        ws.write_string(r, 1, o.name)
-        ws.write_string(r, 2, f"{o.kind} / {o.resolved.fleet}")
-        ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
-        ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
-        ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), ranks[j])
-        ws.write_formula(r, 6, f"=D{r + 1}/MIN({tco_rng})-1", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
-        cpm = o.cost_per_million_tokens_brl
-        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/1000000),0)", book.fmt("calc_brl"),
-                         num(cpm if cpm is not None else 0.0))
-        for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
-            ws.write_number(r, c, num(v), book.fmt("eng_brl"))
-        ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
-    book.rows["cmp_first"] = r0
-    ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
-                    f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
-    # charts: cumulative cost per option, monthly cost by line for each option
-    at = r0 + n + 3
-    ws.insert_chart(at, 1, _cumulative_chart(book, res), {"x_scale": 1.6, "y_scale": 1.3})
-    at += 22
-    for i, o in enumerate(res.options, start=1):
-        ws.insert_chart(at + 20 * ((i - 1) // 2), 1 + 5 * ((i - 1) % 2), _lines_chart(book, i),
-                        {"x_scale": 1.2, "y_scale": 1.3})
-
-
-def _dates_ref(book: Book) -> list:
-    tl = book.sheets["timeline"]
-    r = book.rows["date"]
-    return [tl, r, FIRST_COL, r, FIRST_COL + book.horizon - 1]
-
-
-def _cumulative_chart(book: Book, res):
-    ch = book.wb.add_chart({"type": "line"})
-    for i in range(1, len(res.options) + 1):
-        sheet = book.sheets[f"calc{i}"]
-        r = book.outputs[(i, "rows")]["cum"]
-        ch.add_series({"name": [sheet, 0, 2], "categories": _dates_ref(book),
-                       "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "line": {"width": 2}})
-    ch.set_title({"name": book.t("chart_cum"), "name_font": {"size": 11}})
-    ch.set_x_axis({"num_format": "yyyy-mm", "date_axis": False})
-    ch.set_y_axis({"num_format": '"R$" #,##0'})
-    ch.set_legend({"position": "bottom"})
-    return ch
-
-
-def _lines_chart(book: Book, i: int):
-    sheet = book.sheets[f"calc{i}"]
-    rows = book.outputs[(i, "rows")]
-    ch = book.wb.add_chart({"type": "column", "subtype": "stacked"})
-    for k in LINES:
-        r = rows["b_" + k]
-        ch.add_series({"name": [sheet, r, 0], "categories": _dates_ref(book),
-                       "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "gap": 30})
-    # the title is the option name by reference (scenario text never becomes chart markup)
-    ch.set_title({"name": [sheet, 0, 2], "name_font": {"size": 10}})
-    ch.set_y_axis({"num_format": '"R$" #,##0'})
-    ch.set_legend({"position": "bottom", "font": {"size": 8}})
-    return ch
-
-
-def _fx_risk(book: Book, res) -> None:
-    sheet = book.sheets["fx"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    info = res.fx_info
-    ws.set_column(0, 0, 46)
-    ws.set_column(1, 2, 14)
-    ws.set_column(3, FIRST_COL + book.horizon, 14)
-    ws.write_string(0, 0, t("sh_fx"), book.fmt("title"))
-    ws.write_string(1, 0, t("mc_note"), book.fmt("small"))
-    r = 3
-    for k, v in ((t("fx_model"), info.get("model")), (t("seed"), info.get("seed")), (t("paths"), info.get("paths")),
-                 (t("usdbrl"), info.get("usdbrl")), (t("volatility"), info.get("volatility"))):
-        ws.write_string(r, 0, k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            ws.write_number(r, 1, float(v), book.fmt("eng_gen"))
-        else:
-            ws.write_string(r, 1, str(v), book.fmt("eng_text"))
-        r += 1
-    mc = info.get("model") in ("gbm", "bootstrap")
-    if not mc:
-        ws.write_string(r, 0, t("no_mc", model=info.get("model")), book.fmt("small"))
-    r += 1
-    heads = [t("option"), t("tco") + " det.", t("tco_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"),
-             t("npv") + " det.", t("npv_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"), t("prob_cheapest")]
-    for c, hd in enumerate(heads):
-        ws.write_string(r, c, hd, book.fmt("head"))
-    r += 1
-    for o in res.options:
-        ws.write_string(r, 0, o.name)
-        vals = [o.tco.deterministic, o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95,
-                o.npv.deterministic, o.npv.mean, o.npv.p5, o.npv.p50, o.npv.p95]
-        for c, v in enumerate(vals, start=1):
-            ws.write_number(r, c, num(v), book.fmt("eng_brl"))
-        ws.write_number(r, 11, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
-        r += 1
-    r += 1
-    # monthly fan per option (values) and a fan chart for each option exposed to the dollar
-    ws.write_string(r, 0, t("month"), book.fmt("head"))
-    for m, label in enumerate(res.months):
-        ws.write_string(r, FIRST_COL + m, label, book.fmt("head"))
-    hdr = r
-    r += 1
-    charts = []
-    rate_fan = (res.meta or {}).get("fx_fan")
-    if rate_fan is not None:
-        # the USD/BRL rate itself: the deterministic path (live, from the Timeline) and the simulated percentiles
-        first = r
-        ws.write_string(r, 0, t("fx_det"))
-        ws.write_string(r, 1, "BRL/USD", book.fmt("small"))
-        tl = qs(book.sheets["timeline"])
-        for m in range(book.horizon):
-            ws.write_formula(r, FIRST_COL + m, f"={tl}{month_col(m + 1)}{book.rows['fx'] + 1}", book.fmt("calc_num4"),
-                             num(res.fx_path[m]))
-        r += 1
-        for q in ("p5", "p50", "p95"):
-            ws.write_string(r, 0, "USD/BRL")
-            ws.write_string(r, 1, t(q))
-            for m, v in enumerate(rate_fan[q]):
-                ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_num4"))
-            r += 1
-        ch = book.wb.add_chart({"type": "line"})
-        for rr, color, dash, name in ((first + 1, "#9DC3E6", "dash", [sheet, first + 1, 1]),
-                                      (first + 2, "#1F3864", "solid", [sheet, first + 2, 1]),
-                                      (first + 3, "#C00000", "dash", [sheet, first + 3, 1]),
-                                      (first, "#7F7F7F", "round_dot", [sheet, first, 0])):
-            ch.add_series({"name": name, "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
-                           "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
-                           "line": {"color": color, "dash_type": dash, "width": 1.75}})
-        ch.set_title({"name": t("fx_fan_title"), "name_font": {"size": 10}})
-        ch.set_y_axis({"num_format": "0.00"})
-        ch.set_legend({"position": "bottom"})
-        charts.append(ch)
-    for i, o in enumerate(res.options, start=1):
-        if o.fan_brl is None:
-            continue
-        first = r
-        for q in ("p5", "p50", "p95"):
-            ws.write_string(r, 0, o.name)  # scenario text
-            ws.write_string(r, 1, t(q))
-            for m, v in enumerate(o.fan_brl[q]):
-                ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_brl"))
-            r += 1
-        if np.any(np.abs(o.fan_brl["p95"] - o.fan_brl["p5"]) > 0.005):
-            charts.append(_fan_chart(book, sheet, hdr, first))
-    r += 1
-    for n, ch in enumerate(charts):
-        ws.insert_chart(r + 20 * (n // 2), 5 * (n % 2), ch, {"x_scale": 1.3, "y_scale": 1.2})
-    ws.freeze_panes(0, 2)
-
-
-def _fan_chart(book: Book, sheet: str, hdr: int, first: int):
-    """P5/P50/P95 of one option's monthly cost (rows first..first+2 of the FX sheet)."""
-    ch = book.wb.add_chart({"type": "line"})
-    for rr, color, dash in ((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"), (first + 2, "#C00000", "dash")):
-        ch.add_series({"name": [sheet, rr, 1], "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
-                       "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
-                       "line": {"color": color, "dash_type": dash, "width": 1.75}})
-    ch.set_title({"name": [sheet, first, 0], "name_font": {"size": 10}})
-    ch.set_y_axis({"num_format": '"R$" #,##0'})
-    ch.set_legend({"position": "bottom"})
-    return ch
-
-
-def _sensitivity(book: Book, sens: dict) -> None:
-    """Tornado tables and charts of the engine's sensitivity analysis (values from tco.analysis):
-    the TCO difference challenger − leader at the low and high end of each input's range."""
-    sheet = book.sheets["sensitivity"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    ws.set_column(0, 0, 34)
-    ws.set_column(1, 1, 16)
-    ws.set_column(2, 10, 16)
-    ws.write_string(0, 0, t("sh_sensitivity"), book.fmt("title"))
-    ws.write_string(1, 0, t("sens_note"), book.fmt("small"))
-    r = 3
-    blocks = [(k, v) for k, v in sens.items() if isinstance(v, dict) and v.get("rows")] if isinstance(sens, dict) else []
-    for key, block in blocks:
-        ws.write_string(r, 0, t("sens_" + key) if ("sens_" + key) in LABELS else key, book.fmt("h2"))
-        ws.write_string(r + 1, 0, t("sens_pair"), book.fmt("small"))
-        ws.write_string(r + 1, 1, f"{block.get('challenger')} − {block.get('leader')}")  # option names: text
-        r += 3
-        heads = [t("sens_input"), t("unit"), t("sens_low"), t("sens_high"), t("sens_base"), t("sens_low_diff"),
-                 t("sens_high_diff"), t("sens_swing"), t("sens_low_dev"), t("sens_high_dev")]
-        for c, hd in enumerate(heads):
-            ws.write_string(r, c, hd, book.fmt("head"))
-        r += 1
-        first = r
-        for row in block["rows"]:
-            lab_key = "sens_in_" + str(row.get("input"))
-            ws.write_string(r, 0, t(lab_key) if lab_key in LABELS else str(row.get("label", row.get("input"))))
-            ws.write_string(r, 1, str(row.get("unit", "")) + (f" ({row['metric']})" if row.get("metric", "tco") != "tco" else ""),
-                            book.fmt("small"))
-            for c, k in ((2, "low"), (3, "high")):
-                ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_num"))
-            for c, k in ((4, "base_diff_brl"), (5, "low_diff_brl"), (6, "high_diff_brl"), (7, "swing_brl")):
-                ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_brl"))
-            ws.write_formula(r, 8, f"=F{r + 1}-E{r + 1}", book.fmt("calc_brl"),
-                             num(row.get("low_diff_brl", 0.0) - row.get("base_diff_brl", 0.0)))
-            ws.write_formula(r, 9, f"=G{r + 1}-E{r + 1}", book.fmt("calc_brl"),
-                             num(row.get("high_diff_brl", 0.0) - row.get("base_diff_brl", 0.0)))
-            r += 1
-        last = r - 1
-        ch = book.wb.add_chart({"type": "bar"})
-        for c, color in ((8, "#9DC3E6"), (9, "#1F3864")):
-            ch.add_series({"name": [sheet, first - 1, c], "categories": [sheet, first, 0, last, 0],
-                           "values": [sheet, first, c, last, c], "fill": {"color": color}, "overlap": 100, "gap": 40})
-        ch.set_title({"name": t("chart_tornado"), "name_font": {"size": 11}})
-        ch.set_y_axis({"reverse": True, "label_position": "low"})
-        ch.set_x_axis({"num_format": '"R$" #,##0'})
-        ch.set_legend({"position": "bottom"})
-        ws.insert_chart(r + 1, 0, ch, {"x_scale": 1.6, "y_scale": 1.2})
-        r += 22
 
 
 def _checks(book: Book, res) -> None:
@@ -439,18 +196,18 @@ def _summary(book: Book, res, doc: dict) -> None:
     for c, hd in enumerate((t("rank"), t("option"), t("tco"), t("npv"), t("vs_best"))):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    ranks = _ranks([o.tco.deterministic for o in res.options])
+    rank_of = ranks([o.tco.deterministic for o in res.options])
     best = min(o.tco.deterministic for o in res.options)
     for j, o in enumerate(res.options):
         cr = c0 + j
-        ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), ranks[j])
+        ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), rank_of[j])
         ws.write_formula(r, 1, f"={cmp_}B{cr}", book.fmt("text"), o.name)
         ws.write_formula(r, 2, f"={cmp_}D{cr}", book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 3, f"={cmp_}E{cr}", book.fmt("calc_brl"), num(o.npv.deterministic))
         ws.write_formula(r, 4, f"={cmp_}G{cr}", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
         r += 1
     r += 1
-    ws.insert_chart(r, 0, _cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
+    ws.insert_chart(r, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
     r += 20
     if s.scenario.notes:
         ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
