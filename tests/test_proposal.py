@@ -254,6 +254,19 @@ def test_theme_rejects_non_hex_colour(tmp_path):
         proposal.load_theme(bad)
 
 
+def test_minimal_theme_renders(tmp_path):
+    """A theme with only a provider name still renders (defaults for colours, no logo)."""
+    for f in TEMPLATES.iterdir():
+        if f.is_file() and f.name != "theme.toml":
+            (tmp_path / f.name).write_bytes(f.read_bytes())
+    shutil.copytree(TEMPLATES / "fonts", tmp_path / "fonts")
+    (tmp_path / "theme.toml").write_text('[provider]\nname = "Outra Empresa"\n', encoding="utf-8")
+    res, doc = _run(ROOT / "scenarios" / "assistant_8b_l4.toml", enrich=False)
+    fetcher = proposal.templates_only_fetcher(tmp_path)
+    pdf = proposal.render(res, doc, [], fetcher=fetcher, templates=tmp_path)
+    assert pdf.startswith(b"%PDF") and fetcher.refused == []
+
+
 def test_catalog_has_both_locales():
     for key, (pt, en) in CATALOG.items():
         assert isinstance(pt, str) and isinstance(en, str), key

@@ -33,6 +33,8 @@ TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 """The templates folder: proposal.html.j2, proposal.css, theme.toml, logo, fonts/."""
 MONTE_CARLO = ("gbm", "bootstrap")
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
+DEFAULT_COLORS = {"primary": "#1f3b63", "accent": "#e07b39", "text": "#1d1d1f", "muted": "#5f6670", "rule": "#c9ced6",
+                  "shade": "#eef2f7"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -73,14 +75,17 @@ def templates_only_fetcher(root: Path = TEMPLATES):
 def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
     """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
     theme = tomllib.loads(path.read_text(encoding="utf-8"))
-    theme.setdefault("provider", {})
     colors = theme.setdefault("colors", {})
     for key, value in list(colors.items()):
         bad = [v for v in (value if isinstance(value, list) else [value]) if not _HEX.match(str(v))]
         if bad:
             raise ValueError(f"{path}: colors.{key} = {bad[0]!r} is not a hex colour like '#1f3b63'")
+    for key, value in DEFAULT_COLORS.items():
+        colors.setdefault(key, value)
     colors.setdefault("palette", list(charts.DEFAULT_PALETTE))
-    theme.setdefault("provider", {}).setdefault("name", "")
+    provider = theme.setdefault("provider", {})
+    for key in ("name", "short_name", "tagline", "logo"):
+        provider.setdefault(key, "")
     theme.setdefault("contact", {})
     return theme
 
