@@ -91,7 +91,8 @@ def _checks(book: Book, res) -> None:
     ws.set_column(2, 3, 18)
     ws.set_column(4, 4, 16)
     ws.write_string(0, 0, t("sh_checks"), book.fmt("title"))
-    ws.write_string(1, 0, t("chk_note"), book.fmt("small"))
+    ws.merge_range(1, 0, 1, 4, t("chk_note"), book.fmt("small_wrap"))
+    ws.set_row(1, 26)
     for c, hd in enumerate((t("option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
         ws.write_string(2, c, hd, book.fmt("head"))
     n = len(res.options)
@@ -183,7 +184,8 @@ def _summary(book: Book, res, doc: dict) -> None:
                                        "format": book.wb.add_format({"bg_color": "#C6EFCE"})})
     ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": "FALSE",
                                        "format": book.wb.add_format({"bg_color": "#FFC7CE"})})
-    ws.write_string(r + 1, 1, t("chk_note"), book.fmt("small"))
+    ws.merge_range(r + 1, 1, r + 1, 4, t("chk_note"), book.fmt("small_wrap"))
+    ws.set_row(r + 1, 34)
     r += 3
     cmp_ = qs(book.sheets["comparison"])
     n = len(res.options)

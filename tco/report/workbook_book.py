@@ -334,6 +334,7 @@ def make_formats(wb) -> dict:
     out["text"] = wb.add_format({})
     out["wrap"] = wb.add_format({"text_wrap": True, "valign": "top"})
     out["small"] = wb.add_format({"font_size": 8, "font_color": "#595959"})
+    out["small_wrap"] = wb.add_format({"font_size": 8, "font_color": "#595959", "text_wrap": True, "valign": "top"})
     out["title"] = wb.add_format({"bold": True, "font_size": 16, "font_color": "#1F3864"})
     out["h1"] = wb.add_format({"bold": True, "font_size": 12, "font_color": "#FFFFFF", "bg_color": "#1F3864"})
     out["h2"] = wb.add_format({"bold": True, "bottom": 1})

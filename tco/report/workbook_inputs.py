@@ -28,6 +28,10 @@ class _Writer:
         self.ws.write_string(self.r, 0, text, self.book.fmt("h2"))
         self.r += 1
 
+    def flag(self) -> None:
+        """Restrict the value written last to 0 or 1 (a yes/no input)."""
+        self.ws.data_validation(self.r - 1, 1, self.r - 1, 1, {"validate": "list", "source": [0, 1]})
+
     def add(self, name: str | None, key_label: str, value, unit: str, fmt: str = "in_num", source: str = "",
             extra: list | None = None) -> None:
         """One input: label, value (blank when None), unit, source; `extra` adds more values in C, D."""
@@ -108,6 +112,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_storage_gb", t("storage_gb"), inf.storage_gb, "GB", "in_int")
     w.add("in_utilization", t("utilization"), inf.utilization_target_share, "", "in_pct")
     w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == "n+1" else 0, "", "in_int")
+    w.flag()
     if g.model == "list":
         w.section(t("sec_users_list"))
         first = w.r
@@ -207,6 +212,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
                    ("iof", "iof_rate")):
         w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
+    w.flag()
     eg = r.egress
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
         note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
