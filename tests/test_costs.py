@@ -222,6 +222,7 @@ def test_dedicated_separate_option_by_hand():
     np.testing.assert_array_equal(oc.training_servers, [2, 2, 2] + [0] * 11)
     np.testing.assert_array_equal(oc.inference_servers, fleet_paid)
     np.testing.assert_allclose(oc.instance_hours, (np.array([2, 2, 2] + [0] * 11) + fleet_paid) * DAYS14 * 24)
+    np.testing.assert_allclose(oc.training_hours, np.array([2, 2, 2] + [0] * 11) * DAYS14 * 24)
     assert oc.training_months == 2
     assert oc.tax_uplift == 0.0
 
@@ -263,6 +264,7 @@ def test_cloud_autoscaled_option_by_hand(cat):
     assert all(oc.currency[k] == "USD" for k in LINES if k != "setup")
     np.testing.assert_array_equal(oc.inference_servers, [2, 0, 2])  # the peak of the day
     np.testing.assert_allclose(oc.instance_hours, server_hours + np.array([2 * 744, 2 * 256, 0]))
+    np.testing.assert_allclose(oc.training_hours, [2 * 744, 2 * 256, 0])
 
 
 def test_cloud_storage_starts_with_first_use():
@@ -317,6 +319,7 @@ def test_shared_dedicated_fleet_by_hand():
     # setup on each increment of the one fleet: 2 servers in month 1, 1 more in month 2
     np.testing.assert_allclose(oc.lines["setup"], [2 * 1000.0, 1 * 1000.0] + [0.0] * 12)
     np.testing.assert_allclose(oc.instance_hours, fleet_paid * DAYS14 * 24)
+    np.testing.assert_allclose(oc.training_hours, np.array([2, 2] + [0] * 12) * DAYS14 * 24)
     np.testing.assert_array_equal(oc.training_servers + oc.inference_servers, fleet_paid)
 
 
@@ -371,7 +374,7 @@ def test_explicit_storage_price_on_a_dedicated_option_is_costed():
     assert oc.lines["storage"][0] == pytest.approx(1000 * 0.02)
 
 
-def test_reserved_training_pays_the_commitment_or_is_rejected(cat):
+def test_reserved_training_burst_is_rejected(cat):
     from tco.engine import run_scenario
     from tco.errors import InputError
     from tco.scenario import load_text
@@ -401,13 +404,9 @@ training_offer = "aws/sa-east-1/g6.12xlarge"
 training_pricing = "reserved_1yr"
 inference_offer = "br-dedicated/sp/l4-1x"
 """
-    try:
-        res = run_scenario(load_text(text), cat)
-    except InputError:
-        return  # rejecting reserved pricing for a burst is a fix too
-    o = res.options[0]
-    price = cat.cloud_offers["aws/sa-east-1/g6.12xlarge"].prices["reserved_1yr"].usd_per_hour
-    # 400 GPU·h on 4 PCIe L4s (scaling 0.5) = 200 wall-clock hours; a 1-year reservation is paid every hour
-    # of the horizon's 3 months (31 + 28 + 31 days), not only the 200 used
-    committed = 1 * (31 + 28 + 31) * 24 * price
-    assert o.costs.lines["training_compute"].sum() >= committed * (1 - 1e-9)  # got 200 × price
+    # a 1-year reservation for a 200-hour burst used to be billed for the 200 hours only, at the reserved rate;
+    # it is now rejected, naming the key and the way out
+    with pytest.raises(InputError) as exc:
+        run_scenario(load_text(text), cat)
+    msg = str(exc.value)
+    assert "training_pricing" in msg and "on_demand" in msg
