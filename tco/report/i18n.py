@@ -150,6 +150,9 @@ CATALOG: dict[str, tuple[str, str]] = {
     # lines
     "lines_intro": ("Composição do custo mês a mês da opção recomendada e da nuvem pública mais barata.",
                     "Month-by-month make-up of the cost of the recommended option and the cheapest public cloud one."),
+    "lines_intro_dedicated": ("Composição do custo mês a mês da opção recomendada e da opção dedicada mais barata.",
+                              "Month-by-month make-up of the cost of the recommended option and the cheapest dedicated "
+                              "one."),
     "chart_lines_title": ("Custo mensal por linha — {option}", "Monthly cost by line — {option}"),
     "line_training_compute": ("Computação de treinamento", "Training compute"),
     "line_inference_compute": ("Computação de inferência", "Inference compute"),

@@ -307,7 +307,8 @@ def _lines(res, ranked: list, loc: str, palette) -> dict:
     rows.append([t("col_total", loc)] + [fmt.money(o["tco_brl"]["deterministic"], loc, False) for o in shown])
     table = _table([t("col_line", loc)] + [o["name"] for o in shown], rows, num=tuple(range(1, len(shown) + 1)),
                    highlight=(len(rows) - 1,), name=0)
-    return {"charts": out, "table": table}
+    intro = t("lines_intro" if other_kind == "cloud" else "lines_intro_dedicated", loc)
+    return {"charts": out, "table": table, "intro": intro}
 
 
 def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: dict) -> dict:
