@@ -137,7 +137,7 @@ def _gbm_drift_min_term_custom_profile(d):
     d["inference"]["users"] = {"model": "compound", "start_users": 300, "monthly_growth_rate": 0.04}
     d["options"][1]["min_term_months"] = 6
     d["options"][3]["taxes"] = "import_direct_sp_lucro_real"
-    d["training"].update(gpu_hours=50_000.0, start_month=2)
+    d["training"].update(gpu_hours=50_000.0, start_month=2, servers=1)  # memory needs 2 servers
     d["inference"]["start_month"] = 4
     d["inference"]["daily_profile"] = [0.5 if h in (9, 14) else 0.0 for h in range(24)]
 

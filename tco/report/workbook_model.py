@@ -232,8 +232,8 @@ def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str
         fw = (f"=IF({ref['gpu_hours'](c)}>0,ROUNDUP({ref['gpu_hours'](c)}/({p}tr_scaling*{p}tr_gps*in_target_days*24),0),1)")
         fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)},1)"
     else:
-        wanted, fw = float(tr.servers), "=in_train_servers"
-        fs = f"={ref['tr_wanted'](c)}"
+        wanted, fw = float(tr.servers), "=in_train_servers"  # never below the memory minimum
+        fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)})"
     if tr.gpu_hours is not None:
         fh = "=in_gpu_hours"
     else:
