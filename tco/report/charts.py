@@ -259,3 +259,28 @@ def tornado(labels: list[str], low: list[float], high: list[float], base: float,
     ax.set_xlabel(unit_label(key))
     ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
     return _svg(fig)
+
+
+def rate_fan_chart(months: list[str], fan: dict[str, list[float]], band_label: str, median_label: str, locale: str,
+                   axis_label: str, breakeven: tuple[str, float] | None = None, palette=DEFAULT_PALETTE) -> str:
+    """USD/BRL per month: P5–P95 band and median [BRL/USD], with an optional break-even level drawn across
+    (left out when it lies far outside the band: the break-even table gives it)."""
+    from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.3))
+    x = np.arange(len(months))
+    p5, p50, p95 = (np.asarray(fan[k], dtype=float) for k in ("p5", "p50", "p95"))
+    ax.fill_between(x, p5, p95, color=palette[3], alpha=0.45, linewidth=0, label=plain(band_label))
+    ax.plot(x, p50, color=palette[0], linewidth=1.8, marker="o", markersize=3, label=plain(median_label))
+    lo = float(p5.min())
+    if breakeven is not None and 0.6 * lo <= breakeven[1] <= 1.4 * float(p95.max()):  # else it would flatten the band
+        ax.axhline(breakeven[1], color=palette[4], linewidth=1.4, linestyle="--", label=plain(breakeven[0]))
+        lo = min(lo, breakeven[1])
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v, locale, 2)))
+    ax.set_ylabel(plain(axis_label))
+    ax.set_ylim(max(0.0, lo * 0.9), float(p95.max()) * 1.05)
+    _month_axis(ax, months, locale)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
+    return _svg(fig)

@@ -313,7 +313,7 @@ def _lines(res, ranked: list, loc: str, palette) -> dict:
 
 def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: dict) -> dict:
     fx = doc["fx"]
-    out = {"paragraphs": [], "table": None, "chart": None, "notes": []}
+    out = {"paragraphs": [], "table": None, "chart": None, "rate_chart": None, "notes": []}
     if not has_usd:
         out["paragraphs"].append(t("fx_only_brl", loc))
         return out
@@ -339,6 +339,14 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
                                loc, _money_unit(loc), ref, palette,
                                clip_label=lambda v: t("clipped", loc, value=fmt.money_compact(v, loc)))
         out["chart"] = {"title": t("chart_fan_title", loc, option=cloud["name"]), "svg": svg}
+    if doc.get("fx_fan"):
+        rec = ranked[0]
+        best_cloud = cloud or next((o for o in ranked if o["kind"] == "cloud"), None)
+        be = _breakeven_for(doc, best_cloud["name"], rec["name"]) if best_cloud and best_cloud is not rec else None
+        line = (t("rate_breakeven", loc, cloud=best_cloud["name"], rec=rec["name"]), be) if be else None
+        svg = charts.rate_fan_chart(res.months, doc["fx_fan"], t("fan_band", loc), t("fan_median", loc), loc,
+                                    t("rate_axis", loc), line, palette)
+        out["rate_chart"] = {"title": t("chart_rate_title", loc), "svg": svg}
     return out
 
 
@@ -573,6 +581,7 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
     for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"],
+              out["fx"]["rate_chart"],
               out["summary"]["chart"], (out["sensitivity"] or {}).get("chart")]:
         if c:
             c["svg"] = Markup(c["svg"])
