@@ -185,7 +185,11 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
     w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
+    table = book.scaling
+    w.add(p + "inf_scaling", t("tr_scaling", ic=inf.gpu.interconnect),
+          float(table.get(inf.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), _peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
     if tr is not None:

@@ -1,6 +1,7 @@
 """The Timeline sheet (demand, FX and discounting month by month, live formulas of the inputs) and
-the Sizing sheet (integer layouts chosen by the engine as values; replica capacity and training
-duration as formulas)."""
+the Sizing sheet: the replica layout (each tensor-parallel degree as a candidate column, the best
+one chosen by formula, its batch and capacity) and the training cluster (memory minimum, servers
+for the target duration, wall-clock hours), all as formulas of the inputs."""
 
 from __future__ import annotations
 
@@ -99,33 +100,23 @@ def _fx_formula(fx):
 
 
 def write_sizing(book: Book, res) -> None:
+    """Inference replica (main table, one column per option) from the tensor-parallel degree the
+    candidate blocks below choose; training cluster. Cached values mirror tco.sizing."""
     s = res.scenario
     sheet = book.sheets["sizing"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
     ws.set_column(0, 0, 62)
     ws.set_column(1, 1, 10)
-    ws.set_column(2, 2 + len(res.options), 24)
+    ws.set_column(2, 2 + max(len(res.options), 5), 24)
     ws.write_string(0, 0, t("sh_sizing"), book.fmt("title"))
     ws.write_string(1, 0, t("option"), book.fmt("head"))
     ws.write_string(1, 1, t("unit"), book.fmt("head"))
     ws.freeze_panes(2, 2)
-    inf = s.inference
-    params = res.model.params_b * 1e9
-    active = res.model.active_params_b * 1e9
-    wbytes = sizing.BYTES_PER_PARAM[s.model.precision]
     eng = t("engine_result")
-    rows = [
-        ("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", eng), ("rps_server", t("rps_server"), "", eng),
-        ("tp_eff", t("tp_eff"), "", eng),
-        ("weights_b", t("weights_b"), "B", None), ("kv_tok", t("kv_tok"), "B/token", None),
-        ("kv_read", t("kv_read"), "B", None), ("bw", t("bw"), "B/s", None), ("fl", t("fl"), "FLOP/s", None),
-        ("mem_b", t("mem_b"), "B", None), ("b_mem", t("b_mem"), "seq", None), ("b_bw", t("b_bw"), "seq", None),
-        ("b_cmp", t("b_cmp"), "seq", None), ("batch", t("batch"), "seq", None), ("bound", t("bound"), "", eng),
-        ("step", t("step"), "s", None), ("decode_tps", t("decode_tps"), "tokens/s", None),
-        ("prefill", t("prefill"), "s", None), ("per_request", t("per_request"), "s", None),
-        ("cap", t("cap"), "req/s", None), ("cap_engine", t("cap_engine"), "req/s", eng),
-    ]
+    rows = [("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
+    rows += [(k, t(k), u, None) for k, u in REPLICA_ROWS]
+    rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
     if has_training:
         rows += [("tr_gpu", t("gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
@@ -146,7 +137,7 @@ def write_sizing(book: Book, res) -> None:
         ws.write_string(r, 1, unit, book.fmt("small"))
         r += 1
     ref = {k: lambda c, k=k: f"{c}{at[k] + 1}" for k in at}
-
+    r += 1
     for i, o in enumerate(res.options, start=1):
         c = col(1 + i)
         ci = 1 + i
@@ -154,53 +145,22 @@ def write_sizing(book: Book, res) -> None:
         rep = o.replica
         fl = o.resolved.inference
         p = f"in_o{i}_"
-        tp_eff = sizing.scaling_efficiency(rep.tensor_parallel, fl.gpu.interconnect, res.defaults)
         ws.write_string(at["gpu"], ci, f"{fl.gpus_per_server} × {fl.gpu.gpu}")
-        ws.write_number(at["tp"], ci, rep.tensor_parallel, book.fmt("eng_int"))
-        ws.write_number(at["rps_server"], ci, rep.replicas_per_server, book.fmt("eng_int"))
-        ws.write_string(at["bound"], ci, rep.bound, book.fmt("eng_text"))
-        ws.write_number(at["tp_eff"], ci, tp_eff, book.fmt("eng_pct"))
-        # cached values follow the engine's expressions (tco.sizing.replica_at)
-        weights_b = params * wbytes
-        kv_tok = sizing.kv_bytes_per_token(res.model.layers, res.model.kv_heads, res.model.head_dim, s.model.kv_precision)
-        kv_read = kv_tok * (inf.input_tokens_per_request + inf.output_tokens_per_request / 2.0)
-        from tco.engine import _peak_tflops
-
-        bw = rep.tensor_parallel * fl.gpu.bandwidth_tbs * 1e12 * (res.defaults["bandwidth_efficiency_share"] * tp_eff)
-        flops = rep.tensor_parallel * _peak_tflops(fl.gpu, s.model.precision) * 1e12 * (
-            res.defaults["flops_efficiency_share"] * tp_eff)
-        step = sizing.step_seconds(rep.batch, weights_b, kv_read, bw, flops, active)
-        decode = rep.batch / step
-        prefill = 2.0 * active * inf.input_tokens_per_request / flops
-        per_req = prefill + inf.output_tokens_per_request / decode
-        ctx_max = inf.input_tokens_per_request + inf.output_tokens_per_request
-        mem_b = rep.tensor_parallel * fl.gpu.memory_gb * 1e9 * inf.memory_usable_share
-        target = inf.tokens_per_second_per_user
-        b_mem = float(np.floor((mem_b - weights_b) / (kv_tok * ctx_max)))
-        b_bw = (bw / target - weights_b) / kv_read
-        b_cmp = flops / (2.0 * active * target)
+        # the candidate layouts (one column per tensor-parallel degree) and the choice among them
+        tps, vals = _candidates(res, fl)
+        r, tp_row, score_row = _candidate_block(book, ws, sheet, r, i, o, tps, vals, at, c)
+        best = vals[tps.index(rep.tensor_parallel)] if rep.tensor_parallel in tps else None
         R = {k: ref[k](c) for k in ref}
-        cells = [
-            ("weights_b", "=in_params_b*1000000000*in_weight_bytes", weights_b, "calc_sci"),
-            ("kv_tok", "=2*in_layers*in_kv_heads*in_head_dim*in_kv_bytes", kv_tok, "calc_int"),
-            ("kv_read", f"={ref['kv_tok'](c)}*(in_in_tokens+in_out_tokens/2)", kv_read, "calc_sci"),
-            ("bw", f"={ref['tp'](c)}*{p}inf_bw*1000000000000*(in_bw_eff*{ref['tp_eff'](c)})", bw, "calc_sci"),
-            ("fl", f"={ref['tp'](c)}*{p}inf_tflops*1000000000000*(in_fl_eff*{ref['tp_eff'](c)})", flops, "calc_sci"),
-            ("mem_b", f"={R['tp']}*{p}inf_mem*1000000000*in_mem_usable", mem_b, "calc_sci"),
-            ("b_mem", f"=INT(({R['mem_b']}-{R['weights_b']})/({R['kv_tok']}*(in_in_tokens+in_out_tokens)))", b_mem,
-             "calc_int"),
-            ("b_bw", f"=({R['bw']}/in_target_tps-{R['weights_b']})/{R['kv_read']}", b_bw, "calc_num"),
-            ("b_cmp", f"={R['fl']}/(2*(in_active_params_b*1000000000)*in_target_tps)", b_cmp, "calc_num"),
-            ("batch", f"=MAX(1,INT(MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)+1E-9))", rep.batch, "calc_int"),
-            ("step", (f"=MAX(({ref['weights_b'](c)}+{ref['batch'](c)}*{ref['kv_read'](c)})/{ref['bw'](c)},"
-                      f"2*(in_active_params_b*1000000000)*{ref['batch'](c)}/{ref['fl'](c)})"), step, "calc_num6"),
-            ("decode_tps", f"={ref['batch'](c)}/{ref['step'](c)}", decode, "calc_num"),
-            ("prefill", f"=2*(in_active_params_b*1000000000)*in_in_tokens/{ref['fl'](c)}", prefill, "calc_num6"),
-            ("per_request", f"={ref['prefill'](c)}+in_out_tokens/{ref['decode_tps'](c)}", per_req, "calc_num6"),
-            ("cap", f"=1/{ref['per_request'](c)}", 1.0 / per_req, "calc_num4"),
-        ]
-        for key, f, v, fmt in cells:
-            ws.write_formula(at[key], ci, f, book.fmt(fmt), num(v))
+        ws.write_formula(at["tp"], ci, f"=INDEX({tp_row},MATCH(MAX({score_row}),{score_row},0))", book.fmt("calc_int"),
+                         rep.tensor_parallel)
+        ws.write_formula(at["rps_server"], ci, f"={p}inf_gps/{R['tp']}", book.fmt("calc_int"), rep.replicas_per_server)
+        for key, f in _replica_formulas(R, p, R["tp"]).items():
+            v = best[key] if best is not None else 0.0
+            ws.write_formula(at[key], ci, f, book.fmt(FORMATS[key]), num(v))
+        m = f"MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)"
+        ws.write_formula(at["bound"], ci, (f'=IF({R["b_mem"]}={m},"memory",IF({R["b_bw"]}={m},"latency-bandwidth",'
+                                           f'IF({R["b_cmp"]}={m},"latency-compute","max-batch")))'),
+                         book.fmt("text"), rep.bound)
         ws.write_number(at["cap_engine"], ci, rep.requests_per_second, book.fmt("eng_num4"))
         for key in ("cap", "rps_server", "cap_engine"):
             book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
@@ -211,8 +171,111 @@ def write_sizing(book: Book, res) -> None:
             _training_cells(book, ws, at, ref, c, ci, p, s, ts, tf, res)
             for key in ("tr_servers", "wall_hours"):
                 book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
-    book.rows["sizing_cap"] = at["cap"]
-    book.rows["sizing_cap_engine"] = at["cap_engine"]
+
+
+REPLICA_ROWS = (("tp_eff", ""), ("weights_b", "B"), ("kv_tok", "B/token"), ("kv_read", "B"), ("bw", "B/s"),
+                ("fl", "FLOP/s"), ("mem_b", "B"), ("fits", ""), ("b_mem", "seq"), ("b_bw", "seq"), ("b_cmp", "seq"),
+                ("batch", "seq"), ("step", "s"), ("decode_tps", "tokens/s"), ("prefill", "s"), ("per_request", "s"),
+                ("cap", "req/s"), ("met", ""), ("score", ""))
+FORMATS = {"tp_eff": "calc_pct", "weights_b": "calc_sci", "kv_tok": "calc_int", "kv_read": "calc_sci",
+           "bw": "calc_sci", "fl": "calc_sci", "mem_b": "calc_sci", "fits": "calc_gen", "b_mem": "calc_int",
+           "b_bw": "calc_num", "b_cmp": "calc_num", "batch": "calc_int", "step": "calc_num6", "decode_tps": "calc_num",
+           "prefill": "calc_num6", "per_request": "calc_num6", "cap": "calc_num4", "met": "calc_gen",
+           "score": "calc_num4"}
+
+
+def _replica_formulas(R: dict, p: str, tp: str) -> dict[str, str]:
+    """tco.sizing.replica_at as formulas; R maps row keys to this column's cells, tp is the degree."""
+    act = "(in_active_params_b*1000000000)"
+    m = f"MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)"
+    return {
+        "tp_eff": f"=IF({tp}<=1,1,{p}inf_scaling)",
+        "weights_b": "=in_params_b*1000000000*in_weight_bytes",
+        "kv_tok": "=2*in_layers*in_kv_heads*in_head_dim*in_kv_bytes",
+        "kv_read": f"={R['kv_tok']}*(in_in_tokens+in_out_tokens/2)",
+        "bw": f"={tp}*{p}inf_bw*1000000000000*(in_bw_eff*{R['tp_eff']})",
+        "fl": f"={tp}*{p}inf_tflops*1000000000000*(in_fl_eff*{R['tp_eff']})",
+        "mem_b": f"={tp}*{p}inf_mem*1000000000*in_mem_usable",
+        "fits": f"={R['weights_b']}+{R['kv_tok']}*(in_in_tokens+in_out_tokens)<={R['mem_b']}",
+        "b_mem": f"=INT(({R['mem_b']}-{R['weights_b']})/({R['kv_tok']}*(in_in_tokens+in_out_tokens)))",
+        "b_bw": f"=({R['bw']}/in_target_tps-{R['weights_b']})/{R['kv_read']}",
+        "b_cmp": f"={R['fl']}/(2*{act}*in_target_tps)",
+        "batch": f"=MAX(1,INT({m}+1E-9))",
+        "step": f"=MAX(({R['weights_b']}+{R['batch']}*{R['kv_read']})/{R['bw']},2*{act}*{R['batch']}/{R['fl']})",
+        "decode_tps": f"={R['batch']}/{R['step']}",
+        "prefill": f"=2*{act}*in_in_tokens/{R['fl']}",
+        "per_request": f"={R['prefill']}+in_out_tokens/{R['decode_tps']}",
+        "cap": f"=1/{R['per_request']}",
+        "met": f"=1/{R['step']}>=in_target_tps*(1-1E-9)",
+        "score": f"=IF({R['fits']},IF({R['met']},1000000000,0)+{R['cap']}/{tp},-1)",
+    }
+
+
+def _candidates(res, fleet) -> tuple[list[int], list[dict]]:
+    """Every tensor-parallel degree tco.sizing.size_replica tries, with the values of each formula."""
+    from tco.engine import _peak_tflops
+
+    s = res.scenario
+    inf = s.inference
+    d = res.defaults
+    w = res.model.params_b * 1e9 * sizing.BYTES_PER_PARAM[s.model.precision]
+    act = res.model.active_params_b * 1e9
+    kv_tok = sizing.kv_bytes_per_token(res.model.layers, res.model.kv_heads, res.model.head_dim, s.model.kv_precision)
+    tin, tout, target = inf.input_tokens_per_request, inf.output_tokens_per_request, inf.tokens_per_second_per_user
+    kv_read = kv_tok * (tin + tout / 2.0)
+    tps, out = [], []
+    tp = 1
+    while tp <= fleet.gpus_per_server:
+        if fleet.gpus_per_server % tp == 0:
+            eff = sizing.scaling_efficiency(tp, fleet.gpu.interconnect, d)
+            bw = tp * fleet.gpu.bandwidth_tbs * 1e12 * (d["bandwidth_efficiency_share"] * eff)
+            fl = tp * _peak_tflops(fleet.gpu, s.model.precision) * 1e12 * (d["flops_efficiency_share"] * eff)
+            mem = tp * fleet.gpu.memory_gb * 1e9 * inf.memory_usable_share
+            v = {"tp_eff": eff, "weights_b": w, "kv_tok": kv_tok, "kv_read": kv_read, "bw": bw, "fl": fl, "mem_b": mem,
+                 "fits": w + kv_tok * (tin + tout) <= mem, "b_mem": float(np.floor((mem - w) / (kv_tok * (tin + tout)))),
+                 "b_bw": (bw / target - w) / kv_read, "b_cmp": fl / (2.0 * act * target)}
+            v["batch"] = max(1.0, float(np.floor(min(v["b_mem"], v["b_bw"], v["b_cmp"], inf.max_batch_sequences) + 1e-9)))
+            v["step"] = sizing.step_seconds(v["batch"], w, kv_read, bw, fl, act)
+            v["decode_tps"] = v["batch"] / v["step"]
+            v["prefill"] = 2.0 * act * tin / fl
+            v["per_request"] = v["prefill"] + tout / v["decode_tps"]
+            v["cap"] = 1.0 / v["per_request"]
+            v["met"] = 1.0 / v["step"] >= target * (1 - 1e-9)
+            v["score"] = ((1e9 if v["met"] else 0.0) + v["cap"] / tp) if v["fits"] else -1.0
+            tps.append(tp)
+            out.append(v)
+        tp *= 2
+    return tps, out
+
+
+def _candidate_block(book: Book, ws, sheet: str, r: int, i: int, o, tps: list[int], vals: list[dict], at: dict,
+                     c_main: str) -> tuple[int, str, str]:
+    """One option's candidate layouts below the main table; returns (next row, tp row, score row)."""
+    t = book.t
+    ws.write_string(r, 0, t("sz_candidates", i=i), book.fmt("h2"))
+    ws.write_string(r, 1, o.name, book.fmt("bold_gen"))  # scenario text
+    r += 1
+    rows = {"tp": r}
+    ws.write_string(r, 0, t("tp"))
+    ws.write_string(r, 1, "GPU", book.fmt("small"))
+    for j, tp in enumerate(tps):
+        ws.write_number(r, 2 + j, tp, book.fmt("eng_int"))
+    r += 1
+    for key, unit in REPLICA_ROWS:
+        rows[key] = r
+        ws.write_string(r, 0, t(key))
+        ws.write_string(r, 1, unit, book.fmt("small"))
+        r += 1
+    p = f"in_o{i}_"
+    for j, v in enumerate(vals):
+        c = col(2 + j)
+        R = {k: f"{c}{rr + 1}" for k, rr in rows.items()}
+        for key, f in _replica_formulas(R, p, R["tp"]).items():
+            ws.write_formula(rows[key], 2 + j, f, book.fmt(FORMATS[key]), v[key] if isinstance(v[key], bool) else num(v[key]))
+    last = col(2 + len(tps) - 1)
+    tp_row = f"$C${rows['tp'] + 1}:${last}${rows['tp'] + 1}"
+    score_row = f"$C${rows['score'] + 1}:${last}${rows['score'] + 1}"
+    return r + 1, tp_row, score_row
 
 
 def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str, s, ts, tf, res) -> None:
