@@ -84,6 +84,15 @@ def write_inputs(book: Book, res) -> None:
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     if fx.model == "gbm" and fx.drift is not None:
         w.add("in_fx_drift", t("fx_drift"), fx.drift, "1/ano" if book.locale != "en" else "1/yr", "in_num6")
+    if fx.model in ("gbm", "bootstrap"):
+        info = res.fx_info
+        mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
+              (t("seed"), info.get("seed"), "eng_gen")]
+        if fx.model == "bootstrap":
+            mc.append((t("block_months"), fx.block_months, "eng_int"))
+        for lab, v, fmt in mc:
+            if v is not None:
+                w.add(None, lab, float(v), "", fmt, t("mc_input_note"))
 
     inf, tr = s.inference, s.training
     g = inf.users
