@@ -170,7 +170,7 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
     if len(ranked) > 1:
         up = ranked[1]
         diff, share = _saving(tco(rec), tco(up))
-        if up is not best_other:
+        if best_other is None:  # otherwise the comparison table carries the runner-up
             sentences.append(t("s_runner_up", loc, other=up["name"], saving=fmt.money(diff, loc, False),
                                share=fmt.percent(share, loc)))
         rows.append([t("cmp_runner_up", loc), up["name"], money(tco(up)), money(diff), fmt.percent(share, loc)])
