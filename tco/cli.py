@@ -145,7 +145,13 @@ def cmd_run(args) -> int:
             res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
     else:
         res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-    written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+    if progress is not None:
+        from tco.report.terminal import status
+
+        with status(f"Writing {', '.join(formats)}…"):
+            written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+    else:
+        written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
     if not args.quiet:
         from tco.report.terminal import summary
 
