@@ -119,6 +119,8 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     brl_npv = np.array([b @ disc for b, _ in parts])
     usd = np.stack([u for _, u in parts], axis=1)  # (H, O)
     usd_disc = usd * disc[:, None]
+    usd_both = np.ascontiguousarray(np.concatenate([usd, usd_disc], axis=1))
+    k = usd.shape[1]
     tco = np.empty((paths, len(parts)))
     npv = np.empty((paths, len(parts)))
     fan_rates = []
@@ -126,14 +128,16 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     at = 0
     for chunk in rate_paths(res, paths, seed, progress):
         m = len(chunk)
-        tco[at:at + m] = brl_tco + chunk @ usd
-        npv[at:at + m] = brl_npv + chunk @ usd_disc
+        both = chunk @ usd_both  # one product gives TCO and NPV
+        tco[at:at + m] = brl_tco + both[:, :k]
+        npv[at:at + m] = brl_npv + both[:, k:]
         if kept < FAN_MAX_PATHS:
             take = chunk[: FAN_MAX_PATHS - kept]
             fan_rates.append(take)
             kept += len(take)
         at += m
-    q_rates = np.percentile(np.concatenate(fan_rates), [5, 50, 95], axis=0)  # (3, H)
+    # percentiles along contiguous rows (month-major) are several times faster than down columns
+    q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan_rates).T), [5, 50, 95], axis=1)  # (3, H)
     cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
     from tco.engine import Dist
 
@@ -152,5 +156,5 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
 def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
     """P5/P50/P95 of the USD/BRL rate per month (for charts)."""
     rates = np.concatenate(list(rate_paths(res, min(paths, FAN_MAX_PATHS), seed)))
-    q = np.percentile(rates, [5, 50, 95], axis=0)
+    q = np.percentile(np.ascontiguousarray(rates.T), [5, 50, 95], axis=1)
     return {"p5": q[0], "p50": q[1], "p95": q[2]}
