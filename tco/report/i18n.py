@@ -360,6 +360,24 @@ CATALOG: dict[str, tuple[str, str]] = {
     "col_breakeven": ("USD/BRL de equilíbrio", "Break-even USD/BRL"),
     "col_vs_spot": ("vs. hoje", "vs today"),
     "no_breakeven": ("sem equilíbrio", "no break-even"),
+    "be_users": ("Usuários: {leader} deixa de ser a mais barata, e {challenger} passa à frente, com {scale} os usuários "
+                 "previstos (pico de {users} usuários, contra {base} no cenário).",
+                 "Users: {leader} stops being the cheapest, and {challenger} takes the lead, at {scale} the forecast "
+                 "users (a peak of {users} users, against {base} in the scenario)."),
+    "be_users_none": ("Usuários: a ordem entre {leader} e {challenger} não se inverte entre 0,02× e 50× os usuários "
+                      "previstos.",
+                      "Users: the order of {leader} and {challenger} does not flip between 0.02× and 50× the "
+                      "forecast users."),
+    "be_payback": ("Retorno: {option} se paga contra {versus} no mês {month} ({period}).",
+                   "Payback: {option} pays for itself against {versus} in month {month} ({period})."),
+    "h3_breakeven_other": ("Outros pontos de virada", "Other tipping points"),
+    "dc_claim": ("O egress (com seus tributos) é {share} do TCO de {cloud}: {verdict} da faixa de 20–40 % de economia "
+                 "atribuída à ausência de taxa de egress.",
+                 "Egress (with its taxes) is {share} of {cloud}'s TCO: {verdict} the 20–40 % saving claimed for "
+                 "having no egress fee."),
+    "dc_verdict_below": ("abaixo", "below"),
+    "dc_verdict_inside": ("dentro", "inside"),
+    "dc_verdict_above": ("acima", "above"),
     # sensitivity
     "h3_sensitivity": ("Sensibilidade", "Sensitivity"),
     "sens_intro": ("Quanto a diferença de TCO entre {challenger} e {leader} (hoje {base}) muda quando cada premissa "

@@ -350,6 +350,27 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
     return out
 
 
+def _other_breakevens(doc: dict, loc: str) -> list[str]:
+    """Sentences for the users break-even and the payback months (engine figures, formatted here)."""
+    be = doc.get("breakevens") or {}
+    out = []
+    u = be.get("users")
+    if u and u.get("challenger"):
+        if u.get("users_scale"):
+            out.append(t("be_users", loc, leader=u["leader"], challenger=u["challenger"],
+                         scale=fmt.number_short(u["users_scale"], loc, 2) + "×",
+                         users=fmt.number(u["peak_users"], loc), base=fmt.number(u["base_peak_users"], loc)))
+        else:
+            out.append(t("be_users_none", loc, leader=u["leader"], challenger=u["challenger"]))
+    months = doc["demand"]["months"]
+    for p in be.get("payback") or []:
+        m = p.get("payback_month")
+        if m and m > 1:
+            out.append(t("be_payback", loc, option=p["option"], versus=p["versus"], month=m,
+                         period=fmt.month_year(months[m - 1], loc)))
+    return out
+
+
 def _breakevens(doc: dict, loc: str) -> dict | None:
     rows = (doc.get("breakevens") or {}).get("usdbrl") or []
     if not rows:
@@ -415,7 +436,11 @@ def _decomposition(doc: dict, loc: str) -> dict | None:
     rows.append([t("dc_total", loc), fmt.money(dc["difference_brl"], loc, False), "—"])
     if dc.get("fx_risk_premium_brl"):
         rows.append([t("dc_fx_premium", loc), fmt.money(dc["fx_risk_premium_brl"], loc, False), "—"])
-    return {"intro": t("dc_intro", loc, cloud=dc["cloud"], dedicated=dc["dedicated"]),
+    claim = dc.get("egress_claim") or {}
+    verdict = claim.get("verdict")
+    claim_text = (t("dc_claim", loc, share=fmt.percent(dc["egress_share_of_cloud_tco"], loc, 2), cloud=dc["cloud"],
+                    verdict=t(f"dc_verdict_{verdict}", loc)) if verdict in ("below", "inside", "above") else None)
+    return {"intro": t("dc_intro", loc, cloud=dc["cloud"], dedicated=dc["dedicated"]), "claim": claim_text,
             "table": _table([t("col_line", loc), t("col_value", loc), t("col_share_cloud", loc)], rows, num=(1, 2),
                             highlight=(len(dc["parts_brl"]),), name=0)}
 
@@ -570,6 +595,7 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "lines": _lines(res, ranked, loc, palette),
         "fx": _fx(res, doc, ranked, loc, palette, has_usd, prob),
         "breakevens": _breakevens(doc, loc) if has_usd else None,
+        "other_breakevens": _other_breakevens(doc, loc),
         "sensitivity": _sensitivity(doc, loc, palette),
         "egress": _egress(doc, ranked, loc),
         "fleets": _fleets(doc, ranked, loc),
