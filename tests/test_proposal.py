@@ -19,7 +19,7 @@ from tco.scenario import load
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
-TEMPLATES = ROOT / "templates"
+TEMPLATES = ROOT / "tco" / "templates"
 
 needs_poppler = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) not installed")
 

@@ -29,7 +29,7 @@ from tco.report import charts, fmt
 from tco.report.i18n import labels, t
 
 LOG = logging.getLogger(__name__)
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 """The templates folder: proposal.html.j2, proposal.css, theme.toml, logo, fonts/."""
 MONTE_CARLO = ("gbm", "bootstrap")
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
