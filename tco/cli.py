@@ -28,6 +28,23 @@ exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected
 """
 
 
+def _non_negative(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if v < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {v}")
+    return v
+
+
+def _positive(text: str) -> int:
+    v = _non_negative(text)
+    if v < 1:
+        raise argparse.ArgumentTypeError("must be 1 or more")
+    return v
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m tco", description="Lifecycle TCO of an AI model: dedicated GPU "
                                 "servers billed in BRL vs public cloud billed in USD.", epilog=EPILOG,
@@ -38,8 +55,8 @@ def _parser() -> argparse.ArgumentParser:
                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     run.add_argument("scenario", help="scenario TOML file")
     run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
-    run.add_argument("--seed", type=int, help="override [fx] seed")
-    run.add_argument("--paths", type=int, help="override [fx] paths (Monte Carlo)")
+    run.add_argument("--seed", type=_non_negative, metavar="N", help="override [fx] seed (0 or more)")
+    run.add_argument("--paths", type=_positive, metavar="N", help="override [fx] paths (Monte Carlo, 1 or more)")
     run.add_argument("--formats", default="json,csv,xlsx,pdf",
                      help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
     run.add_argument("--quiet", action="store_true", help="no terminal summary")
@@ -85,9 +102,11 @@ def _write_outputs(res, sha: str, scenario_path: str, out_dir: Path, formats: li
     from tco.report import json_out, ledger_csv
 
     stem = Path(scenario_path).stem
+    created = not out_dir.exists()
     out_dir.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=".tco-", dir=out_dir))
     written = []
+    ok = False
     try:
         doc = json_out.build(res, sha, scenario_path)
         if "json" in formats:
@@ -113,8 +132,11 @@ def _write_outputs(res, sha: str, scenario_path: str, out_dir: Path, formats: li
             dest = out_dir / f.name
             os.replace(f, dest)
             written.append(dest)
+        ok = True
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+        if not ok and created:
+            shutil.rmtree(out_dir, ignore_errors=True)  # leave no empty folder behind either
     return written
 
 
@@ -126,8 +148,9 @@ def cmd_run(args) -> int:
     if bad:
         _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from json, csv, xlsx, pdf")
         return 2
-    if args.paths is not None and args.paths < 1:
-        _err("--paths must be at least 1")
+    out = Path(args.output)
+    if out.exists() and not out.is_dir():
+        _err(f"-o {out}: exists and is not a folder")
         return 2
     scenario, sha, lines, cat = _load(args.scenario)
     progress = None
@@ -209,6 +232,10 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")
         for p in exc.problems:
             _err(f"  {p}")
+        return 2
+    except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
+        where = exc.filename or getattr(args, "output", "") or ""
+        _err(f"error: {where}: {exc.strerror or exc}")
         return 2
     except KeyboardInterrupt:
         _err("interrupted")

@@ -46,7 +46,8 @@ class OptionResult:
     npv: Dist
     crossover_month: int | None
     cost_per_million_tokens_brl: float | None
-    gpu_hour_brl: dict[str, float]
+    gpu_hour_brl: dict[str, dict]
+    """Per role ('inference', 'training'): offer, pricing and the all-in BRL price per GPU-hour."""
     fan_brl: dict[str, np.ndarray] | None = None
     """Monthly P5/P50/P95 of total cost in BRL (Monte Carlo), else None."""
     tco_samples: np.ndarray | None = None
@@ -173,11 +174,14 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         train_total = float(lines_brl["training_compute"].sum())
         gph = {}
         uplift = tax_uplift(opt.tax)
-        for f in {opt.inference, opt.training} - {None}:
-            if f.kind == "cloud":
-                gph[f.offer_id] = f.price / f.gpus_per_server * (1.0 + uplift) * s.fx.usdbrl
-            else:
-                gph[f.offer_id] = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
+        for role, f in (("inference", opt.inference), ("training", opt.training)):
+            if f is None:
+                continue
+            if f.kind == "cloud":  # USD/h per server ÷ GPUs × (1 + taxes) × spot
+                brl = f.price / f.gpus_per_server * (1.0 + uplift) * s.fx.usdbrl
+            else:  # BRL/month per server ÷ (GPUs × 730 h)
+                brl = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
+            gph[role] = {"offer": f.offer_id, "pricing": f.pricing, "brl_per_gpu_hour": brl}
         det = Dist(tco_det, tco_det, tco_det, tco_det, tco_det)
         ndet = Dist(npv_det, npv_det, npv_det, npv_det, npv_det)
         results.append(OptionResult(opt.name, opt.kind, opt, oc, rep, lines_brl, total, det, ndet,

@@ -35,6 +35,13 @@ def history_source(fx) -> str:
     return fx.history_csv or str(DATA_DIR / "usdbrl_monthly.csv")
 
 
+def history_label(fx) -> str:
+    """How the history is named in reports: the shipped file by its package path, a user's file by name."""
+    from pathlib import Path
+
+    return Path(fx.history_csv).name if fx.history_csv else "tco/catalog/data/usdbrl_monthly.csv (BCB SGS 3698)"
+
+
 def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]:
     """Read a monthly USD/BRL history (columns month = 'YYYY-MM', usdbrl > 0), checking it has no gaps
     and enough months for the bootstrap block. Raises InputError naming the file, line and key."""

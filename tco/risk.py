@@ -68,9 +68,9 @@ def describe(s) -> dict:
     out = {"volatility": fx.volatility, "drift": drift(fx) if fx.model == "gbm" else None,
            "antithetic": fx.model == "gbm", "chunk_paths": CHUNK}
     if fx.model == "bootstrap":
-        from tco.fx import history_source
+        from tco.fx import history_label
 
-        out |= {"block_months": fx.block_months, "history": history_source(fx)}
+        out |= {"block_months": fx.block_months, "history": history_label(fx)}
     return out
 
 

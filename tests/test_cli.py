@@ -119,3 +119,52 @@ def test_catalog_dir_overrides_a_price(tmp_path):
     doc = json.loads((tmp_path / "o" / "s.json").read_text())
     ded = doc["options"][0]["inference_offer"]
     assert ded["price"] == 7000 and ded["source"] == "Quote #123 from a provider"
+
+
+def test_json_is_byte_identical_across_processes_and_hash_seeds(tmp_path):
+    """Set iteration order and absolute paths must not leak into the JSON: run in fresh interpreters
+    with different PYTHONHASHSEED values, from different working folders."""
+    import os
+    import subprocess
+    import sys
+
+    outs = []
+    for i, hash_seed in enumerate(("1", "2", "12345")):
+        cwd = tmp_path / f"cwd{i}"
+        cwd.mkdir()
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        for name in ("seed_70b_h200.toml", "pretrain_burst.toml"):
+            subprocess.run([sys.executable, "-m", "tco", "run", str(ROOT / "scenarios" / name), "-o", str(cwd / "o"),
+                            "--formats", "json", "--quiet", "--paths", "500"], check=True, cwd=cwd, env=env)
+        outs.append([(cwd / "o" / n).read_bytes() for n in ("seed_70b_h200.json", "pretrain_burst.json")])
+    assert outs[0] == outs[1] == outs[2]
+
+
+@pytest.mark.parametrize("args", [["--seed", "-1"], ["--paths", "0"], ["--seed", "x"]])
+def test_bad_numbers_on_the_command_line_exit_2(tmp_path, capsys, args):
+    out = tmp_path / "o"
+    assert main(["run", str(ROOT / "scenarios" / "assistant_8b_l4.toml"), "-o", str(out), *args]) == 2
+    assert not out.exists()
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_output_folder_that_is_a_file_is_exit_2(tmp_path, capsys):
+    f = tmp_path / "afile"
+    f.write_text("x")
+    assert main(["run", str(ROOT / "scenarios" / "assistant_8b_l4.toml"), "-o", str(f), "--quiet"]) == 2
+    assert "not a folder" in capsys.readouterr().err
+
+
+def test_unwritable_output_folder_is_exit_2_and_leaves_nothing(tmp_path, capsys):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    (ro / "sub").write_text("a file where a folder is needed")
+    out = ro / "sub" / "deeper"
+    assert main(["run", str(ROOT / "scenarios" / "assistant_8b_l4.toml"), "-o", str(out), "--quiet",
+                 "--formats", "json"]) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err
+
+
+def test_init_into_a_missing_folder_is_exit_2(tmp_path, capsys):
+    assert main(["init", str(tmp_path / "nope" / "x.toml")]) == 2

@@ -32,6 +32,19 @@ def _clean(x):
     return x
 
 
+def _catalog_file(path: str, catalog_dir: str | None) -> str:
+    """Catalog file named without machine-specific folders: the shipped ones by package path, a
+    scenario's own by its catalog_dir (as written in the scenario)."""
+    from pathlib import Path
+
+    from tco.catalog import DATA_DIR
+
+    p = Path(path)
+    if p.parent.resolve() == DATA_DIR.resolve():
+        return f"tco/catalog/data/{p.name}"
+    return f"{catalog_dir}/{p.name}" if catalog_dir else p.name
+
+
 def _fleet_dict(f) -> dict | None:
     if f is None:
         return None
@@ -123,7 +136,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                                                  for o in res.options}.values(), key=lambda t: t.egress_id)],
             "taxes": [asdict(t) for t in sorted({o.resolved.tax.profile_id: o.resolved.tax
                                                 for o in res.options}.values(), key=lambda t: t.profile_id)],
-            "files": list(cat.files),
+            "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
         },
         "warnings": list(res.warnings),
     }
