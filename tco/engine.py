@@ -87,6 +87,30 @@ def defaults_for(cat: Catalog) -> dict:
     }
 
 
+def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
+    """What a reader must know about the prices an option uses: estimates, unverified rows, and tax
+    profiles that stop before the horizon ends."""
+    out = []
+    fleets = {}
+    for f in (opt.inference, opt.training):
+        if f is not None:
+            fleets.setdefault((f.offer_id, f.pricing), f)
+    for f in fleets.values():
+        if f.price_status == "illustrative_estimate":
+            out.append(f"{opt.name}: the price of {f.offer_id!r} is an illustrative estimate, not a quote; "
+                       "replace it with a provider's quote (brl_per_month)")
+        elif f.price_status not in ("listed", "scenario_override"):
+            out.append(f"{opt.name}: the price of {f.offer_id!r} is marked {f.price_status!r} in the catalog")
+        if "anomal" in f.price_source.lower():
+            out.append(f"{opt.name}: the catalog flags the price of {f.offer_id!r} ({f.pricing}) as anomalous: check it")
+    t = opt.tax
+    if t.valid_until and last_month > t.valid_until and t.method != "none":
+        out.append(f"{opt.name}: tax profile {t.profile_id!r} describes taxes up to {t.valid_until}, but the horizon "
+                   f"runs to {last_month} (the CBS/IBS reform changes PIS/COFINS from 2027): add a dated profile "
+                   "for later months when the rates are known")
+    return out
+
+
 def _peak_tflops(gpu, precision: str) -> float:
     if precision == "fp8" and gpu.fp8_tflops:
         return gpu.fp8_tflops
@@ -166,6 +190,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     (lines or {}).get(("options", opt.index))))
             continue
         warnings += [f"{opt.name}: {w}" for w in oc.warnings]
+        warnings += price_warnings(opt, months[-1])
         lines_brl = {k: oc.lines[k] * (fx_path if oc.currency[k] == "USD" else 1.0) for k in LINES}
         total = sum(lines_brl.values())
         tco_det = float(total.sum())

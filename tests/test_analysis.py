@@ -95,3 +95,12 @@ def test_pretrain_burst_separation_matters():
     res = run_scenario(s, load_catalog(), simulate=False)
     rows = {r["option"]: r for r in analysis.separation(res)}
     assert rows["Dedicated BR — shared 8x H200 fleet"]["saving_brl"] > 1e6
+
+
+def test_warnings_name_estimates_and_an_expired_tax_profile(seed):
+    _, _, res = seed
+    text = "\n".join(res.warnings)
+    assert "illustrative estimate" in text  # the shipped dedicated prices are estimates
+    assert "describes taxes up to 2026-12" in text  # the seed runs to 2029-12
+    # one warning per offer, not one per role
+    assert text.count("'br-dedicated/sp/hgx-h200-8x' is an illustrative estimate") == 2  # two options use it

@@ -112,6 +112,8 @@ class TaxProfile:
     label_pt: str
     source: str
     as_of: str
+    valid_until: str | None = None
+    """Last month ('YYYY-MM') the profile describes; later months need a profile for the new rules."""
 
 
 @dataclass(frozen=True)
@@ -314,7 +316,8 @@ def _load_taxes(paths, problems):
                                   prof.get("label_en", pid), prof.get("label_pt", pid),
                                   prof.get("source") or "; ".join(str(prof[k]) for k in prof if k.endswith("_source")),
                                   str(prof.get("as_of") or max((str(prof[k]) for k in prof if k.endswith("_as_of")),
-                                                               default="")))
+                                                               default="")),
+                                  str(prof["valid_until"]) if prof.get("valid_until") else None)
     return out
 
 

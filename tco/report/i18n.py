@@ -167,6 +167,12 @@ CATALOG: dict[str, tuple[str, str]] = {
                     "USD costs are converted at each month's exchange rate. {paths} USD/BRL paths were simulated from "
                     "{rate} ({model}; seed {seed}); the table shows the TCO percentiles and on what share of the paths "
                     "each option is the cheapest."),
+    "fx_base_path": ("O cenário-base (a coluna TCO) converte cada mês pelo câmbio esperado do modelo, que vai de {first} "
+                     "no primeiro mês a {last} no último ({drift} a.a., pela paridade de juros entre Selic e Fed funds "
+                     "quando o cenário não fixa a tendência).",
+                     "The base case (the TCO column) converts each month at the model's expected rate, which goes from "
+                     "{first} in the first month to {last} in the last ({drift} a year, from interest-rate parity "
+                     "between Selic and Fed funds unless the scenario sets the drift)."),
     "fx_model_gbm": ("movimento browniano geométrico, volatilidade {vol} a.a.",
                      "geometric Brownian motion, volatility {vol} a year"),
     "fx_model_bootstrap": ("reamostragem em blocos de {block} meses do histórico",

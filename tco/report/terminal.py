@@ -18,8 +18,11 @@ def summary(res, written) -> None:
     s = res.scenario
     ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
     best = ranked[0].tco.deterministic
+    path = res.fx_path
+    fx = (f"USD/BRL {path[0]:.2f}" if abs(path[-1] - path[0]) < 5e-3
+          else f"USD/BRL {path[0]:.2f} → {path[-1]:.2f} (base path)")
     t = Table(title=f"{s.scenario.name}: {s.scenario.horizon_months} months from {s.scenario.start}, "
-                    f"USD/BRL {s.fx.usdbrl:g} ({res.fx_info.get('model')})")
+                    f"spot {s.fx.usdbrl:g}, {fx}, FX model {res.fx_info.get('model')}")
     for col in ("#", "option", "TCO (BRL)", "vs best", "NPV (BRL)", "P5–P95 TCO (BRL)", "egress", "R$/M tokens"):
         t.add_column(col, justify="left" if col == "option" else "right", no_wrap=col != "option")
     for i, o in enumerate(ranked, 1):
