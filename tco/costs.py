@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tco.catalog import EgressTable, TaxProfile
-from tco.resolve import ResolvedOption
 from tco.sizing import ReplicaSize, TrainingSize
+
+if TYPE_CHECKING:  # resolve imports is_committed from here
+    from tco.resolve import ResolvedOption
 
 LINES = ("training_compute", "inference_compute", "setup", "storage", "egress", "taxes")
 """Cost lines of the ledger, in this order everywhere."""
@@ -80,6 +83,12 @@ def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.nd
         out[m] = min(cap, left)
         left -= out[m]
     return out
+
+
+def is_committed(pricing: str) -> bool:
+    """Committed capacity (reservations, committed-use discounts) is paid every hour of its term:
+    everything but on-demand and spot."""
+    return not (pricing == "on_demand" or pricing.startswith("spot"))
 
 
 def ratchet(servers: np.ndarray) -> np.ndarray:
@@ -196,7 +205,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
             if opt.autoscale:
                 inf_hours = by_hour.sum(axis=1) * days
                 inf_paid = peak
-            elif inf.pricing.startswith("reserved"):
+            elif is_committed(inf.pricing):
                 inf_paid = ratchet(peak)
                 inf_hours = inf_paid * hours_in_month
             else:

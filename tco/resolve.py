@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tco.costs import is_committed
 from tco.catalog import Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
@@ -57,7 +58,8 @@ class ResolvedOption:
 
 
 def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override, setup_override, term_override,
-           where: str, problems: list[Problem], file: str, line) -> Fleet | None:
+           where: str, problems: list[Problem], file: str, line, pricing_where: str = "", pricing_line=None
+           ) -> Fleet | None:
     offer = cat.offer(offer_id)
     if offer is None:
         problems.append(Problem(file, where, f"unknown offer {offer_id!r}; {closest(offer_id, cat.offer_ids)}", line))
@@ -74,9 +76,15 @@ def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override
         elif p is None or p.usd_per_hour is None:
             have = [k for k, v in offer.prices.items() if v.usd_per_hour is not None]
             why = p.status if p is not None else "not in the catalog"
-            hint = f"priced: {', '.join(sorted(have))}" if have else "no price is known for this offer in any pricing"
-            problems.append(Problem(file, where, f"offer {offer_id!r} has no {pricing!r} price ({why}); {hint}; "
-                                                 f"or give the price in the scenario (usd_per_hour)", line))
+            if not have:
+                problems.append(Problem(file, where, f"offer {offer_id!r} is {why} with no known price in any pricing "
+                                        f"({', '.join(sorted(offer.prices))}); choose another offer", line))
+                return None
+            hint = f"priced: {', '.join(sorted(have))}"
+            problems.append(Problem(file, pricing_where or where,
+                                    f"offer {offer_id!r} has no {pricing!r} price ({why}); {closest(pricing, have)} "
+                                    f"({hint}); or give the price in the scenario (usd_per_hour)",
+                                    pricing_line or line))
             return None
         else:
             price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
@@ -113,7 +121,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     for i, o in enumerate(s.options):
         key = f"options[{i}]"
         inf = _fleet(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
-                     o.min_term_months, f"{key}.inference_offer", problems, file, line("options", i, "inference_offer"))
+                     o.min_term_months, f"{key}.inference_offer", problems, file, line("options", i, "inference_offer"),
+                     f"{key}.pricing" if "pricing" in o.model_fields_set else "", lines.get(("options", i, "pricing")))
         tr = None
         if s.training.method != "none":
             if o.training_offer is None:
@@ -122,18 +131,20 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
             else:
                 tr = _fleet(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour, o.training_brl_per_month,
                             o.setup_fee_brl, o.min_term_months, f"{key}.training_offer", problems, file,
-                            line("options", i, "training_offer"))
+                            line("options", i, "training_offer"),
+                            f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
+                            lines.get(("options", i, "training_pricing")))
         if inf is None:
             continue
         if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:
             problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
                                     "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
-        if tr is not None and tr.kind == "cloud" and o.fleet == "separate" and o.training_pricing.startswith("reserved"):
+        if tr is not None and tr.kind == "cloud" and o.fleet == "separate" and is_committed(o.training_pricing):
             problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
                                     "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
                                     "'spot', or fleet = 'shared' with a reserved fleet",
                                     line("options", i, "training_pricing")))
-        if inf.kind == "cloud" and o.autoscale and o.pricing.startswith("reserved"):
+        if inf.kind == "cloud" and o.autoscale and is_committed(o.pricing):
             problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                     "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))
         # egress
@@ -176,7 +187,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         if egress is None or tax is None:
             continue
         out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == "cloud"
-                                  and o.fleet == "separate" and not o.pricing.startswith("reserved"),
+                                  and o.fleet == "separate" and not is_committed(o.pricing),
                                   egress, sprice, sid, ssrc, tax,
                                   o.indexation_rate, o.price_trend_rate))
     if problems:

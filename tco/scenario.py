@@ -179,6 +179,8 @@ class Inference(Frozen):
 
 
 PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
+"""The common pricings; any other pricing the catalog lists for the offer (e.g. 'cud_1yr',
+'ri_3yr_standard_all_upfront_effective') may be named too. All but on_demand and spot are committed."""
 
 
 class Option(Frozen):
@@ -188,10 +190,11 @@ class Option(Frozen):
     """Catalog offer that serves inference (cloud 'aws/us-east-1/p5en.48xlarge' or dedicated 'br-dedicated/sp/…')."""
     training_offer: str | None = None
     """Catalog offer for the training burst (required unless training.method = 'none')."""
-    pricing: Literal["on_demand", "reserved_1yr", "reserved_3yr", "spot"] = "on_demand"
-    """Cloud pricing for the inference fleet (ignored by dedicated offers)."""
-    training_pricing: Literal["on_demand", "reserved_1yr", "reserved_3yr", "spot"] = "on_demand"
-    """Cloud pricing for the training burst."""
+    pricing: str = Field("on_demand", min_length=1)
+    """Cloud pricing for the inference fleet: 'on_demand', 'spot', 'reserved_1yr', 'reserved_3yr' or any pricing
+    the catalog lists for the offer ('cud_1yr', …); all but on_demand/spot are committed (ignored by dedicated offers)."""
+    training_pricing: str = Field("on_demand", min_length=1)
+    """Cloud pricing for the training burst (on_demand or spot for a separate burst)."""
     fleet: Literal["separate", "shared"] = "separate"
     """'separate': a training cluster only for the burst plus an inference fleet; 'shared': one fleet sized for both, kept all horizon."""
     autoscale: bool = True

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco import finance
-from tco.costs import LINES, inference_servers_by_hour, ratchet, spread_hours, yearly_factor
+from tco.costs import LINES, inference_servers_by_hour, is_committed, ratchet, spread_hours, yearly_factor
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range, write_row
 
 CONST_ROWS = 8
@@ -182,7 +182,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
             put("inf_hours", t("inf_hours"), "h", lambda c, pp: f"=SUM({c}{first_h}:{c}{last_h})*{ref('days')(c)}",
                 by_hour.sum(axis=1) * days, "calc_num")
         else:
-            ratch = (not cloud) or inf.pricing.startswith("reserved")
+            ratch = (not cloud) or is_committed(inf.pricing)
             paid = ratchet(peak) if ratch else peak
             put("inf_paid", t("inf_paid"), "", (lambda c, pp: f"=MAX({pp}{r + 1},{pk(c)})") if ratch
                 else (lambda c, pp: f"={pk(c)}"), paid, "calc_int")
