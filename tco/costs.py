@@ -191,6 +191,9 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
                 months_paid = max(tr.min_term_months, n_train_months)
                 paid = np.zeros(h)
                 paid[first:first + months_paid] = training.servers
+                if months_paid > n_train_months:
+                    warnings.append(f"the training cluster is paid for its {tr.min_term_months}-month minimum term but "
+                                    f"busy {n_train_months} month(s); a shared fleet, or serving from it, may cost less")
                 if first + months_paid > h:
                     warnings.append(f"the training cluster's minimum term ({tr.min_term_months} months) runs past "
                                     "the horizon; months beyond it are not costed")

@@ -181,6 +181,10 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                 interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
                 activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt)
             train_by_opt[opt.name] = tsize
+            if tsize.servers > 1 and tf.gpu.interconnect == "pcie":
+                warnings.append(f"{opt.name}: training spans {tsize.servers} PCIe servers of {tf.gpu.gpu}; the network "
+                                f"between servers is not modelled (scaling efficiency {tsize.scaling_efficiency:g} "
+                                "assumed): check such a cluster is practical")
         try:
             oc = option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
                               storage_gb=inf.storage_gb, training_start=tr.start_month, inference_start=inf.start_month,

@@ -333,6 +333,27 @@ def _key_path(loc: tuple) -> str:
 _PERCENT_HINT_KEYS = re.compile(r"(_rate|_share|^volatility|^mfu|^discount_rate)$")
 
 
+def _valid_keys(parent: tuple) -> list[str]:
+    """Field names allowed where an unknown key was found (for 'did you mean')."""
+    model = Scenario
+    for part in parent:
+        if isinstance(part, int):
+            continue
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        ann = field.annotation
+        target = None
+        for cand in (ann, *getattr(ann, "__args__", ())):
+            for c in (cand, *getattr(cand, "__args__", ())):
+                if isinstance(c, type) and issubclass(c, BaseModel):
+                    target = c
+        if target is None:
+            return []
+        model = target
+    return list(model.model_fields)
+
+
 def _message(err: dict) -> str:
     loc = err.get("loc", ())
     msg = err.get("msg", "invalid")
@@ -343,7 +364,10 @@ def _message(err: dict) -> str:
     if kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float)):
         return f"{inp!r} looks like a percent; write fractions (e.g. {inp / 100:g} for {inp:g} %)"
     if kind == "extra_forbidden":
-        return "unknown key (typo?)"
+        valid = _valid_keys(loc[:-1])
+        from tco.errors import closest
+
+        return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
     if kind == "missing":
         return "required key is missing"
     if kind == "union_tag_invalid":
@@ -368,6 +392,7 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
         for err in exc.errors():
             loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in ("linear", "compound", "logistic", "list")))
             problems.append(Problem(file, _key_path(loc), _message(err), _line_for(loc, lines)))
+        problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
 
 

@@ -131,3 +131,12 @@ def test_every_schema_field_is_documented():
     for _, model in SECTIONS:
         for name, f in model.model_fields.items():
             assert f.description, f"{model.__name__}.{name} has no docstring"
+
+
+def test_unknown_key_suggests_the_closest_valid_key(tmp_path, capsys):
+    text = GOOD.replace("horizon_months = 24", "horizon_month = 24")
+    err = run_bad(tmp_path, text, capsys)
+    assert "did you mean 'horizon_months'?" in err
+    # problems come in file order
+    lines = [int(l.split(":")[1]) for l in err.splitlines() if "bad.toml:" in l]
+    assert lines == sorted(lines)
