@@ -223,4 +223,4 @@ def _summary(book: Book, res, doc: dict) -> None:
     r += 1
     ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))
     ws.set_column(5, 5, 2)
-    ws.print_area(0, 0, r, 4)
+    ws.fit_to_pages(1, 0)  # no print area: LibreOffice fails to export a summary print area without a recalc
