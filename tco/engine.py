@@ -37,6 +37,7 @@ class Dist:
 class OptionResult:
     name: str
     kind: str
+    """'dedicated' or 'cloud' when both fleets are of that kind, else 'hybrid'."""
     resolved: ResolvedOption
     costs: OptionCosts
     replica: sizing.ReplicaSize
@@ -213,7 +214,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             gph[role] = {"offer": f.offer_id, "pricing": f.pricing, "brl_per_gpu_hour": brl}
         det = Dist(tco_det, tco_det, tco_det, tco_det, tco_det)
         ndet = Dist(npv_det, npv_det, npv_det, npv_det, npv_det)
-        results.append(OptionResult(opt.name, opt.kind, opt, oc, rep, lines_brl, total, det, ndet,
+        kind = opt.kind if opt.training is None or opt.training.kind == opt.kind else "hybrid"
+        results.append(OptionResult(opt.name, kind, opt, oc, rep, lines_brl, total, det, ndet,
                                     finance.crossover_month(inf_spend, train_total),
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
     if problems:

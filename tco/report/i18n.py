@@ -137,6 +137,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "best": ("recomendada", "recommended"),
     "kind_cloud": ("nuvem", "cloud"),
     "kind_dedicated": ("dedicado", "dedicated"),
+    "kind_hybrid": ("híbrido (treino e inferência em tipos diferentes)", "hybrid (training and serving on different kinds)"),
     "fleet_shared": ("compartilhada", "shared"),
     "fleet_separate": ("separadas", "separate"),
     "fleet_long_shared": ("frota compartilhada", "shared fleet"),
