@@ -13,6 +13,11 @@ def summary(res, written) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from tco.report import fmt
+
+    loc = res.scenario.scenario.locale
+    _brl = lambda x: fmt.money(x, loc, False)  # noqa: E731  (the scenario's locale, like the reports)
+
     console = Console(file=sys.stdout)
     console.width = max(console.width, 150)
     s = res.scenario
@@ -30,8 +35,8 @@ def summary(res, written) -> None:
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
         t.add_row(str(i), o.name, _brl(d.deterministic),
-                  "best" if i == 1 else f"+{(d.deterministic / best - 1) * 100:.1f} %", _brl(o.npv.deterministic),
-                  spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else f"{cpm:,.2f}")
+                  "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
+                  spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
     console.print(t)
     for w in res.warnings:
         console.print(f"[yellow]warning:[/] {w}")
