@@ -360,9 +360,10 @@ CATALOG: dict[str, tuple[str, str]] = {
                            "TCO per option over {months} months, with the P5–P95 exchange-rate range"),
     # break-even exchange rate
     "h3_breakeven": ("Câmbio de equilíbrio", "Break-even exchange rate"),
-    "be_intro": ("O USD/BRL, constante por todo o horizonte, em que duas opções custariam o mesmo; hoje o dólar "
-                 "está a {rate}.", "The USD/BRL, constant over the whole horizon, at which two options would cost the "
-                 "same; today the dollar is at {rate}."),
+    "be_intro": ("O USD/BRL de partida em que duas opções custariam o mesmo (a trajetória do cenário-base inteira "
+                 "desloca-se na mesma proporção); hoje o dólar está a {rate}.",
+                 "The starting USD/BRL at which two options would cost the same (the whole base-case path moves in "
+                 "proportion); today the dollar is at {rate}."),
     "col_versus": ("Comparada com", "Compared with"),
     "col_breakeven": ("USD/BRL de equilíbrio", "Break-even USD/BRL"),
     "col_vs_spot": ("vs. hoje", "vs today"),
