@@ -12,7 +12,7 @@ from tco.catalog import load_catalog
 from tco.cli import main
 from tco.engine import run_scenario
 from tco.fx import deterministic_path, load_history, parity_drift
-from tco.scenario import load, load_text
+from tco.scenario import load_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
