@@ -329,8 +329,15 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
         pair = kind_pair(res)
         if pair is not None and {pair[0].name, pair[1].name} != {o.name for o in _leaders(res) if o is not None}:
             meta["sensitivity"]["dedicated_vs_cloud"] = tornado(res, pair=pair)
-    meta["decomposition"] = decomposition(res)
     meta["separation"] = separation(res)
+    meta["decomposition"] = decomposition(res)
+    if meta["decomposition"] is not None:  # what each side's fleet arrangement is worth, beside the line split
+        by = {r["option"]: r for r in meta["separation"]}
+        meta["decomposition"]["fleet_separation_brl"] = {
+            side: (by.get(meta["decomposition"][side]) or {}).get("saving_brl") for side in ("dedicated", "cloud")}
+        meta["decomposition"]["fleet_separation_note"] = (
+            "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two options; "
+            "None where the two fleets use different offers")
     meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
     if res.scenario.fx.model in ("gbm", "bootstrap"):
         from tco import risk
