@@ -198,6 +198,9 @@ def cmd_offers(args) -> int:
     from tco.catalog import load_catalog
     from tco.report.terminal import offers_table
 
+    if args.catalog_dir and not Path(args.catalog_dir).is_dir():
+        _err(f"--catalog-dir {args.catalog_dir}: folder not found")
+        return 2
     offers_table(load_catalog(args.catalog_dir), args.gpu)
     return 0
 

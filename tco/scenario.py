@@ -383,7 +383,13 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
-        raise InputError([Problem(file, "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None)]) from None
+        line = int(m.group(1)) if m else None
+        msg = f"TOML syntax error: {exc}"
+        src = text.splitlines()[line - 1] if line and line <= len(text.splitlines()) else ""
+        hit = re.match(r"\s*([A-Za-z_]+)\s*=\s*(\d{4}-\d{1,2})\s*(#.*)?$", src)
+        if hit:  # an unquoted month: TOML reads it as a broken date
+            msg += f'; write months as text: {hit.group(1)} = "{hit.group(2)}"'
+        raise InputError([Problem(file, hit.group(1) if hit else "", msg, line)]) from None
     lines = key_lines(text)
     try:
         return Scenario.model_validate(data)

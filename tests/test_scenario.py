@@ -140,3 +140,10 @@ def test_unknown_key_suggests_the_closest_valid_key(tmp_path, capsys):
     # problems come in file order
     lines = [int(l.split(":")[1]) for l in err.splitlines() if "bad.toml:" in l]
     assert lines == sorted(lines)
+
+
+def test_unquoted_month_gets_a_hint(tmp_path, capsys):
+    text = GOOD.replace('start = "2027-03"', "start = 2027-03")
+    err = run_bad(tmp_path, text, capsys)
+    assert 'write months as text: start = "2027-03"' in err
+    assert f"bad.toml:{line_of(text, 'start =')}:" in err
