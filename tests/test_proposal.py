@@ -13,7 +13,7 @@ from babel.numbers import format_currency
 
 from tco.catalog import load_catalog
 from tco.engine import run_scenario
-from tco.report import fmt, json_out, proposal
+from tco.report import fmt, json_out, proposal, proposal_sections
 from tco.report.i18n import CATALOG, t
 from tco.scenario import load
 
@@ -296,3 +296,83 @@ def test_cli_writes_pdf_with_scenario_and_workbook_attached(tmp_path):
         assert "assistant_8b_l4.toml" in out
         if (tmp_path / "assistant_8b_l4.xlsx").exists():
             assert "assistant_8b_l4.xlsx" in out
+
+
+def _sources_text(text: str, loc: str) -> str:
+    start = text.rindex(t("h_sources", loc))
+    return text[start:text.index(t("h_glossary", loc), start)]
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_sources_read_for_a_client_and_keep_every_source_and_date(rendered, stem):
+    """Sources are shown concise and in the locale (no raw audit notes), but every offer, its source and its date
+    are still named; the full text stays in the JSON."""
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    sources = _sources_text(text, loc)
+    squeeze = lambda s: re.sub(r"\s+", "", s)  # noqa: E731  (ids may wrap at a hyphen)
+    for audit in ("NOT A QUOTE", "MERGED duplicate", "catalog bug", "ILLUSTRATIVE ESTIMATE", "brl_per_month"):
+        assert audit not in text, audit
+    if loc == "pt-BR":
+        assert "undated" not in text.lower()
+        assert "sem data" in sources or all(re.match(r"\d{4}-\d{2}", x["as_of"] or "") for x in
+                                            doc["catalog_rows"]["offers"])
+    assert t("src_full", loc) in text
+    src_label = t("col_source", loc) + ":"
+    offers = doc["catalog_rows"]["offers"]
+    assert sources.count(src_label) >= len(offers)
+    for x in offers:
+        assert squeeze(x["offer"]) in squeeze(sources), x["offer"]
+        m = re.match(r"\d{4}-\d{2}-\d{2}", x["as_of"] or "")
+        if m:
+            assert fmt.iso_date(m.group(0), loc) in sources, x["as_of"]
+        # every source is still named: by the hosts it cites, or by its first clause
+        hosts = proposal_sections._hosts(x["source"] or "")
+        if hosts:
+            assert squeeze(hosts[0]) in squeeze(sources), (x["offer"], hosts[0])
+
+
+def test_concise_source_and_date():
+    src = ("SkyPilot catalog https://github.com/skypilot-org/skypilot-catalog/blob/098741e7/catalogs/v6/azure/vms.csv "
+           "(US regions only; undated); catalog lists AcceleratorCount=12 (catalog bug; VM has 8 GPUs). Corroborated "
+           "by https://www.rmmartins.com/2026/06/11/x/ (2026-06-11)")
+    assert proposal_sections._short_source(src, "pt-BR") == "github.com/skypilot-org/skypilot-catalog, rmmartins.com"
+    est = "ILLUSTRATIVE ESTIMATE via dataxconnect.com; eixos.com.br; servnetuk.com/research; fp4.dev. NOT A QUOTE."
+    assert proposal_sections._short_source(est, "pt-BR", estimate=True) == (
+        "estimativa própria a partir de dataxconnect.com, eixos.com.br, servnetuk.com e mais 1")
+    long = "meta-llama/llama-models models/llama3_1/api/sku_list.py@1768925a9d343b19459b5bc2acc893c842874179 (dim=8192)"
+    assert proposal_sections._short_source(long, "en") == "meta-llama/llama-models models/llama3_1/api/sku_list.py"
+    clipped = proposal_sections._short_source("word " * 40, "en")
+    assert clipped.endswith("…") and len(clipped) <= proposal_sections.SOURCE_CAP
+    assert proposal_sections._as_of("undated snapshot (skypilot-catalog@017e2502)", "pt-BR") == "sem data"
+    assert proposal_sections._as_of("undated (blog); first tier corroborated 2026-04", "pt-BR") == (
+        "sem data (conferido em abr. de 2026)")
+    assert proposal_sections._as_of("2025-11-30", "pt-BR") == "30/11/2025"
+    assert proposal_sections._as_of(None, "en") == "undated"
+
+
+def test_tax_rates_keep_their_digits():
+    assert fmt.percent_short(0.0925, "pt-BR") == "9,25%"
+    assert fmt.percent_short(0.15, "pt-BR") == "15%"
+    assert fmt.percent_short(0.029, "en") == "2.9%"
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_rates_ids_and_headers_in_the_locale(rendered, stem):
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    for prof in doc["catalog_rows"]["taxes"]:
+        rate = (prof.get("rates") or {}).get("pis_cofins_rate")
+        if rate:
+            assert f"PIS/COFINS {fmt.percent_short(rate, loc)}" in text
+    if any(abs(((p.get("rates") or {}).get("pis_cofins_rate") or 0) - 0.0925) < 1e-12
+           for p in doc["catalog_rows"]["taxes"]):
+        assert ("9,25%" if loc == "pt-BR" else "9.25%") in text
+    for raw in ("nvlink_bridge", "interconexão nvlink", "interconexão pcie", "n+1"):
+        assert raw not in text, raw
+    assert "\u2011" in t("wl_gpu_hours", loc)  # a non-breaking hyphen: the header never breaks at it
+    assert not re.search(r"GPU-\s?hour|GPU-\s?hora", text)

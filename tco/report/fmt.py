@@ -111,3 +111,29 @@ def month_tick(ym: str, locale: str) -> str:
 def long_date(d: _dt.date, locale: str) -> str:
     """"30 de novembro de 2026" / "November 30, 2026"."""
     return format_date(d, "long", locale=babel_locale(locale))
+
+
+def percent_short(share: float | None, locale: str, max_digits: int = 2) -> str:
+    """A 0–1 share as a percentage with up to `max_digits` decimals, none lost to rounding where they
+    fit (tax rates: 0.0925 → 9,25%, 0.15 → 15%)."""
+    if _missing(share):
+        return DASH
+    pattern = "#,##0" + ("." + "#" * max_digits if max_digits else "") + "%"
+    return format_percent(share, format=pattern, locale=babel_locale(locale))
+
+
+def iso_date(text: str, locale: str) -> str:
+    """"2025-11-30" → "30/11/2025" / "Nov 30, 2025"; "2026-04" → "abr. de 2026" / "Apr 2026"; other text as is."""
+    import re
+
+    m = re.fullmatch(r"(\d{4})-(\d{2})(?:-(\d{2}))?", text.strip())
+    if not m:
+        return text
+    y, mo, d = int(m[1]), int(m[2]), m[3]
+    try:
+        if d is None:
+            return format_skeleton("yMMM", _dt.date(y, mo, 1), locale=babel_locale(locale))
+        day = _dt.date(y, mo, int(d))
+    except ValueError:
+        return text
+    return format_date(day, "dd/MM/yyyy" if babel_locale(locale) == "pt_BR" else "medium", locale=babel_locale(locale))

@@ -94,8 +94,8 @@ CATALOG: dict[str, tuple[str, str]] = {
     "wl_tokens": ("Tokens de treinamento × épocas", "Training tokens × epochs"),
     "wl_flops": ("Operações (6·N·D)", "Operations (6·N·D)"),
     "wl_offer": ("Oferta de treinamento", "Training offer"),
-    "wl_gpu_hours": ("GPU-horas", "GPU-hours"),
-    "wl_billed_gpu_hours": ("GPU-horas faturadas", "Billed GPU-hours"),
+    "wl_gpu_hours": ("GPU‑horas", "GPU‑hours"),
+    "wl_billed_gpu_hours": ("GPU‑horas faturadas", "Billed GPU‑hours"),
     "wl_servers": ("Servidores", "Servers"),
     "wl_gpus": ("GPUs", "GPUs"),
     "wl_wall": ("Duração (dias)", "Wall-clock (days)"),
@@ -287,6 +287,46 @@ CATALOG: dict[str, tuple[str, str]] = {
                         "acompanha o documento.", "This PDF carries the scenario file and, when written, the workbook "
                         "as attachments: the whole model travels with the document."),
     "src_attached": ("Anexos deste PDF", "Attached to this PDF"),
+    "src_full": ("As fontes aparecem resumidas (os endereços citados ou a primeira referência) e as datas no formato "
+                 "local; o texto completo de cada fonte está na planilha anexa e no JSON do estudo.",
+                 "Sources are shown in short (the addresses they cite, or their first reference); the full text of "
+                 "every source is in the attached workbook and the study's JSON."),
+    "src_no_egress": ("premissa do estudo: fornecedores dedicados no Brasil não cobram egress por GB",
+                      "assumption of the study: dedicated providers in Brazil charge no per-GB egress"),
+    "and_last": (" e ", " and "),
+    "w_estimate": ("o preço de {offer} é uma estimativa ilustrativa, não uma cotação; substitua-o pela proposta de um "
+                   "fornecedor.", "the price of {offer} is an illustrative estimate, not a quote; replace it with a "
+                   "provider's quote."),
+    "w_tax_horizon": ("os tributos de importação estão descritos até {until}, mas o horizonte vai até {end}; a reforma "
+                      "CBS/IBS muda o PIS/COFINS a partir de {year}, e as alíquotas dos meses seguintes ainda não são "
+                      "conhecidas.", "import taxes are described up to {until}, but the horizon runs to {end}; the "
+                      "CBS/IBS reform changes PIS/COFINS from {year}, and the rates of the later months are not yet "
+                      "known."),
+    "w_multi_server": ("o treinamento ocupa {n} servidores {ic} de {gpu}; a rede entre servidores não é modelada "
+                       "(eficiência de escala de {eff} assumida): confirme que esse cluster é viável.",
+                       "training spans {n} {ic} servers of {gpu}; the network between servers is not modelled "
+                       "(scaling efficiency {eff} assumed): check such a cluster is practical."),
+    "w_min_term": ("o cluster de treinamento é pago pelo prazo mínimo de {term} meses, mas fica ocupado {busy} mês(es); "
+                   "uma frota compartilhada, ou servir a partir dele, pode custar menos.",
+                   "the training cluster is paid for its {term}-month minimum term but busy {busy} month(s); a shared "
+                   "fleet, or serving from it, may cost less."),
+    "redundancy_none": ("nenhuma", "none"),
+    "redundancy_n+1": ("N+1 (uma réplica de reserva)", "N+1 (one spare replica)"),
+    "ic_nvlink": ("NVLink", "NVLink"),
+    "ic_nvlink_bridge": ("com ponte NVLink", "NVLink-bridge"),
+    "ic_pcie": ("PCIe", "PCIe"),
+    "ic_infiniband": ("InfiniBand", "InfiniBand"),
+    "ic_ethernet": ("Ethernet", "Ethernet"),
+    "src_more": (" e mais {n}", " and {n} more"),
+    "src_estimate_from": ("estimativa própria a partir de {hosts}", "own estimate from {hosts}"),
+    "src_scenario_price": ("preço informado no cenário", "price given in the scenario"),
+    "src_included": ("discos locais incluídos no preço do servidor dedicado",
+                     "local disks included in the dedicated server price"),
+    "storage_included": ("incluído no servidor", "included in the server"),
+    "storage_scenario": ("informado no cenário", "given in the scenario"),
+    "as_of_undated": ("sem data", "undated"),
+    "as_of_undated_checked": ("sem data (conferido em {date})", "undated (checked {date})"),
+    "as_of_scenario": ("do cenário", "scenario's"),
     "clipped": ("↑ {value} (fora da escala)", "↑ {value} (off scale)"),
     "attach_scenario": ("Arquivo do cenário (TOML)", "Scenario file (TOML)"),
     "attach_workbook": ("Planilha com fórmulas", "Workbook with live formulas"),
@@ -305,7 +345,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "g_mc": ("Monte Carlo", "Monte Carlo"),
     "g_mc_def": ("Simulação de milhares de trajetórias possíveis do câmbio, com semente fixa para ser reproduzível.",
                  "Simulation of thousands of possible exchange-rate paths, with a fixed seed so it is reproducible."),
-    "g_gpu_hour": ("GPU-hora", "GPU-hour"),
+    "g_gpu_hour": ("GPU‑hora", "GPU‑hour"),
     "g_gpu_hour_def": ("Uma GPU usada durante uma hora; unidade para comparar preços e esforço de treinamento.",
                        "One GPU used for one hour; the unit to compare prices and training effort."),
     "g_mfu": ("MFU", "MFU"),

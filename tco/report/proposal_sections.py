@@ -7,6 +7,7 @@ Split from proposal.py so each module stays small; nothing here renders HTML or 
 from __future__ import annotations
 
 import datetime as _dt
+import re
 from pathlib import Path
 
 import numpy as np
@@ -402,6 +403,88 @@ def _price(offer: dict, loc: str) -> str:
     return value + per
 
 
+_URL = re.compile(r"https?://([^/\s)\]'\"<>]+)((?:/[^\s)\]'\";,<>]*)?)")
+_DOMAIN = re.compile(r"(?<![\w@./:-])((?:[a-z0-9-]+\.)+(?:com|org|net|io|ai|dev|sh|to|gov|edu|co|cloud)(?:\.br)?)"
+                     r"(?![\w-])", re.I)
+_ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+SOURCE_CAP = 64
+"""Longest concise source shown [characters]; longer ones end in an ellipsis (the full text is in the JSON)."""
+
+
+def _hosts(text: str) -> list[str]:
+    """The web hosts a catalog source names, in order, once each (github.com/owner/repo for GitHub links)."""
+    found = []
+    for m in _URL.finditer(text):
+        host = m.group(1).lower().removeprefix("www.")
+        parts = [x for x in m.group(2).split("/") if x]
+        if host == "github.com" and len(parts) >= 2:
+            host = f"github.com/{parts[0]}/{parts[1]}"
+        found.append((m.start(), host))
+    blanked = _URL.sub(lambda m: " " * len(m.group(0)), text)
+    found += [(m.start(), m.group(1).lower().removeprefix("www.")) for m in _DOMAIN.finditer(blanked)]
+    out = []
+    for _, h in sorted(found):
+        if h not in out:
+            out.append(h)
+    return out
+
+
+def _clip(text: str, cap: int = SOURCE_CAP) -> str:
+    text = " ".join(text.split())
+    if len(text) <= cap:
+        return text
+    cut = text[:cap - 1].rsplit(" ", 1)[0] if " " in text[:cap - 1] else text[:cap - 1]
+    return cut.rstrip(" ,:;.-") + "…"
+
+
+def _first_clause(text: str, cap: int = SOURCE_CAP) -> str:
+    """The text up to its first ';', '(', ": '" or sentence end, capped at `cap` characters."""
+    text = re.sub(r"@[0-9a-f]{7,40}\b", "", text)  # commit hashes: in the JSON, not for a reader
+    text = re.sub(r"^(?:reference|derived|provisional)\b:?\s*", "", text.strip(), flags=re.I)
+    head = re.split(r";|\s?\(|: '|\.\s", text, maxsplit=1)[0].strip().rstrip(":,")
+    return _clip(head or text, cap)
+
+
+def _short_source(text: str | None, loc: str, estimate: bool = False, max_hosts: int = 3) -> str:
+    """A catalog source as a client reads it: the hosts it cites (at most `max_hosts`, then "+ N"), or its
+    first clause when it cites none. The full text stays in the JSON and the workbook."""
+    if not text:
+        return "—"
+    hosts = _hosts(text)
+    if not hosts:
+        return _first_clause(text)
+    shown = ", ".join(hosts[:max_hosts])
+    if len(hosts) > max_hosts:
+        shown += t("src_more", loc, n=len(hosts) - max_hosts)
+    return t("src_estimate_from", loc, hosts=shown) if estimate else shown
+
+
+def _as_of(text: str | None, loc: str) -> str:
+    """A catalog date in the locale ("2025-11-30" → "30/11/2025"); "undated …" → "sem data", with the date it
+    was checked on when the note gives one."""
+    if not text:
+        return t("as_of_undated", loc)
+    s = str(text).strip()
+    m = _ISO.match(s)
+    if m:
+        return fmt.iso_date(m.group(0), loc)
+    if s.lower().startswith("undated"):
+        later = _ISO.search(s)
+        return (t("as_of_undated_checked", loc, date=fmt.iso_date(later.group(0), loc)) if later
+                else t("as_of_undated", loc))
+    return _first_clause(s, 32)
+
+
+def _storage_as_of(store: dict, loc: str) -> str:
+    """Storage rows carry no date field: the latest date their source names, else "sem data"."""
+    if store.get("id") == "scenario":
+        return t("as_of_scenario", loc)
+    if not store.get("usd_per_gb_month"):
+        return "—"
+    dates = _ISO.findall(store.get("source") or "")
+    return fmt.iso_date(max(dates), loc) if dates else t("as_of_undated", loc)
+
+
 def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], today: _dt.date) -> dict:
     sc, fx, cr = doc["scenario"], doc["fx"], doc["catalog_rows"]
     general = [
@@ -421,51 +504,109 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
     eff = [(t("eff_mfu", loc), fmt.percent(used["mfu"], loc)),
            (t("eff_bw", loc), fmt.percent(used["bandwidth_efficiency_share"], loc)),
            (t("eff_flops", loc), fmt.percent(used["flops_efficiency_share"], loc))]
-    eff += [(t("eff_scaling", loc, ic=ic), fmt.percent(v, loc)) for ic, v in sorted(used["scaling_efficiency"].items())]
+    eff += [(t("eff_scaling", loc, ic=_label_or(f"ic_{ic}", loc, ic)), fmt.percent(v, loc))
+            for ic, v in sorted(used["scaling_efficiency"].items())]
     eff += [(t("eff_memory", loc), fmt.percent(inf["memory_usable_share"], loc)),
             (t("eff_utilization", loc), fmt.percent(inf["utilization_target_share"], loc)),
-            (t("eff_redundancy", loc), inf["redundancy"])]
+            (t("eff_redundancy", loc), _label_or(f"redundancy_{inf['redundancy']}", loc, inf["redundancy"]))]
     src = t("col_source", loc)
     offers = _table([t("col_offer", loc), t("col_price", loc), t("col_pricing", loc), t("col_setup", loc),
                      t("col_min_term", loc), t("col_status", loc), t("col_as_of", loc)],
                     [[x["offer"], _price(x, loc), _label_or(f"pricing_{x['pricing']}", loc, x["pricing"]),
                       fmt.money(x["setup_fee_brl"], loc, False) if x["setup_fee_brl"] else "—",
                       fmt.number(x["min_term_months"], loc) if x["min_term_months"] else "—",
-                      _label_or(f"status_{x['status']}", loc, x["status"] or "—"), x["as_of"] or "—"]
+                      _label_or(f"status_{x['status']}", loc, x["status"] or "—"), _as_of(x["as_of"], loc)]
                      for x in cr["offers"]], num=(1, 3, 4), wrap=(0,), name=0,
-                    notes=[x["source"] or "—" for x in cr["offers"]], note_label=src)
+                    notes=[_short_source(x["source"], loc, x["status"] == "illustrative_estimate")
+                           for x in cr["offers"]], note_label=src)
     gpus = _table([t("col_gpu", loc), t("col_memory", loc), t("col_bandwidth", loc), t("col_bf16", loc),
                    t("col_fp8", loc), t("col_as_of", loc)],
                   [[g["gpu"], fmt.number_short(g["memory_gb"], loc), fmt.number_short(g["bandwidth_tbs"], loc),
                     fmt.number_short(g["bf16_tflops"], loc, 1), fmt.number_short(g.get("fp8_tflops"), loc, 1),
-                    g["as_of"]] for g in cr["gpus"]], num=(1, 2, 3, 4), name=0,
-                  notes=[g["source"] for g in cr["gpus"]], note_label=src)
+                    _as_of(g["as_of"], loc)] for g in cr["gpus"]], num=(1, 2, 3, 4), name=0,
+                  notes=[_short_source(g["source"], loc) for g in cr["gpus"]], note_label=src)
     m = doc["model"]
-    model = _table([t("src_model", loc), t("col_as_of", loc)], [[m["model"], cr["model"]["as_of"]]], name=0,
-                   notes=[cr["model"]["source"]], note_label=src)
+    model = _table([t("src_model", loc), t("col_as_of", loc)], [[m["model"], _as_of(cr["model"]["as_of"], loc)]],
+                   name=0, notes=[_short_source(cr["model"]["source"], loc)], note_label=src)
     tiers = lambda e: "; ".join(  # noqa: E731
         f"{fmt.number(lo, loc)}–{fmt.number(hi, loc) if hi is not None else '∞'}: "
         f"{fmt.number_short(p, loc, 4) if p is not None else '—'}" for lo, hi, p in e.get("tiers", []))
     egress = _table([t("col_table", loc), t("col_tiers", loc), t("col_as_of", loc)],
-                    [[e["egress_id"], tiers(e) or "—", e.get("as_of") or "—"] for e in cr["egress"]], name=0,
-                    notes=[e.get("source") or "—" for e in cr["egress"]], note_label=src)
+                    [[e["egress_id"], tiers(e) or "—", _as_of(e.get("as_of"), loc)] for e in cr["egress"]], name=0,
+                    notes=[t("src_no_egress", loc) if all(not p for _, _, p in e.get("tiers", []))
+                           and not _hosts(e.get("source") or "") else _short_source(e.get("source"), loc)
+                           for e in cr["egress"]], note_label=src)
     storage = {o["storage"]["id"]: o["storage"] for o in ranked}
-    storage_t = _table([t("col_table", loc), t("col_storage_price", loc)],
-                       [[k, fmt.number_short(v["usd_per_gb_month"], loc, 4)] for k, v in storage.items()],
-                       num=(1,), name=0, notes=[v["source"] for v in storage.values()], note_label=src)
+    storage_src = lambda k, v: (t("src_scenario_price", loc) if k == "scenario"  # noqa: E731
+                                else t("src_included", loc) if k == "included" else _short_source(v["source"], loc))
+    storage_t = _table([t("col_table", loc), t("col_storage_price", loc), t("col_as_of", loc)],
+                       [[_label_or(f"storage_{k}", loc, k), fmt.number_short(v["usd_per_gb_month"], loc, 4),
+                         _storage_as_of(v, loc)] for k, v in storage.items()],
+                       num=(1,), name=0, notes=[storage_src(k, v) for k, v in storage.items()], note_label=src)
     uplift = {o["tax_profile"]: o["tax_uplift_share"] for o in ranked}
     label_key = "label_en" if loc == "en" else "label_pt"
     taxes = _table([t("col_tax_profile", loc), t("col_rates", loc), t("col_uplift", loc), t("col_as_of", loc)],
                    [[x.get(label_key) or x["profile_id"],
-                     ", ".join(f"{k.removesuffix('_rate').upper().replace('_', '/')} {fmt.percent(v, loc)}"
+                     ", ".join(f"{k.removesuffix('_rate').upper().replace('_', '/')} {fmt.percent_short(v, loc)}"
                                for k, v in (x.get("rates") or {}).items()) or "—",
-                     fmt.percent(uplift.get(x["profile_id"]), loc), x.get("as_of") or "—"]
-                    for x in cr["taxes"]], num=(2,), name=0, notes=[x.get("source") or "—" for x in cr["taxes"]],
-                   note_label=src)
+                     fmt.percent(uplift.get(x["profile_id"]), loc), _as_of(x.get("as_of"), loc)]
+                    for x in cr["taxes"]], num=(2,), name=0,
+                   notes=[_short_source(x.get("source"), loc) for x in cr["taxes"]], note_label=src)
     return {"general": general, "efficiencies": eff, "offers": offers, "gpus": gpus, "model": model,
-            "egress": egress, "storage": storage_t, "taxes": taxes, "warnings": doc.get("warnings") or [],
+            "egress": egress, "storage": storage_t, "taxes": taxes, "warnings": _warnings(doc, loc),
             "files": ", ".join(Path(f).name for f in cr["files"]),
             "tool": f"{doc['tool']['name']} {doc['tool']['version']}"}
+
+
+_WARNINGS = (
+    ("w_estimate", re.compile(r"the price of '(?P<offer>[^']+)' is an illustrative estimate, not a quote; replace it "
+                              r"with a provider's quote \(\w+\)$")),
+    ("w_tax_horizon", re.compile(r"tax profile '[^']+' describes taxes up to (?P<until>\d{4}-\d{2}), but the horizon "
+                                 r"runs to (?P<end>\d{4}-\d{2}) \(the CBS/IBS reform changes PIS/COFINS from "
+                                 r"(?P<year>\d{4})\): add a dated profile for later months when the rates are known$")),
+    ("w_multi_server", re.compile(r"training spans (?P<n>\d+) (?P<ic>\S+) servers of (?P<gpu>\S+); the network between "
+                                  r"servers is not modelled \(scaling efficiency (?P<eff>[\d.]+) assumed\): check such a "
+                                  r"cluster is practical$")),
+    ("w_min_term", re.compile(r"the training cluster is paid for its (?P<term>\d+)-month minimum term but busy "
+                              r"(?P<busy>\d+) month\(s\); a shared fleet, or serving from it, may cost less$")),
+)
+"""The engine's warnings the proposal words for a client (others are shown as the engine wrote them)."""
+
+
+def _warning_text(body: str, loc: str) -> str:
+    for key, pattern in _WARNINGS:
+        m = pattern.match(body)
+        if not m:
+            continue
+        v = m.groupdict()
+        if key == "w_tax_horizon":
+            v |= {"until": fmt.month_year(v["until"], loc), "end": fmt.month_year(v["end"], loc)}
+        if key == "w_multi_server":
+            v |= {"ic": _label_or(f"ic_{v['ic'].lower()}", loc, v["ic"]),
+                  "eff": fmt.percent(float(v["eff"]), loc, 0)}
+        return t(key, loc, **v)
+    return body
+
+
+def _warnings(doc: dict, loc: str) -> list[str]:
+    """The engine's warnings in the locale, one line per message with every option it concerns."""
+    names = sorted((o["name"] for o in doc["options"]), key=len, reverse=True)
+    grouped: dict[str, list[str]] = {}
+    for w in doc.get("warnings") or []:
+        owner = next((n for n in names if w.startswith(n + ": ")), None)
+        body = w[len(owner) + 2:] if owner else w
+        grouped.setdefault(_warning_text(body, loc), []).append(owner)
+    out = []
+    for text, owners in grouped.items():
+        who = [o for o in dict.fromkeys(owners) if o]
+        out.append(f"{_join(who, loc)}: {text}" if who else text)
+    return out
+
+
+def _join(items: list[str], loc: str) -> str:
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + t("and_last", loc) + items[-1]
 
 
 def _attachment_label(p: Path, loc: str) -> str:
