@@ -234,16 +234,20 @@ def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float
 
 def tornado(labels: list[str], low: list[float], high: list[float], base: float, low_label: str, high_label: str,
             locale: str, unit_label, palette=DEFAULT_PALETTE) -> str:
-    """One-at-a-time sensitivity: for each input, the difference at its low and high value around the base [BRL]."""
+    """One-at-a-time sensitivity: for each input, the difference at its low and high value around the base [BRL].
+
+    The two ends of an input are drawn as two thinner bars side by side (low above, high below), so both stay
+    visible when they fall on the same side of the base."""
     plt = _plt()
     n = len(labels)
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.34 * n + 0.8))
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.40 * n + 0.8))
     y = np.arange(n)[::-1]
     lo = np.asarray(low, dtype=float)
     hi = np.asarray(high, dtype=float)
-    ax.barh(y, lo - base, left=base, height=0.6, color=palette[3], hatch="///", edgecolor="white", linewidth=0.4,
-            label=plain(low_label))
-    ax.barh(y, hi - base, left=base, height=0.6, color=palette[0], edgecolor="white", linewidth=0.4,
+    half = 0.36
+    ax.barh(y + half / 2, lo - base, left=base, height=half, color=palette[3], hatch="///", edgecolor=palette[0],
+            linewidth=0.5, label=plain(low_label))
+    ax.barh(y - half / 2, hi - base, left=base, height=half, color=palette[0], edgecolor=palette[0], linewidth=0.5,
             label=plain(high_label))
     ax.axvline(base, color="#333333", linewidth=0.8)
     ax.set_yticks(y)
