@@ -221,7 +221,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "fan_title": ("Custo mensal P5/P50/P95: {name}", "Monthly cost P5/P50/P95: {name}"),
     "no_mc": ("Câmbio determinístico ({model}): sem simulação; percentis = valor determinístico.",
               "Deterministic FX ({model}): no simulation; percentiles = deterministic value."),
-    "block_months": ("Bloco do bootstrap (meses)", "Bootstrap block (months)"),
+    "block_months": ("Bloco da reamostragem (meses)", "Bootstrap block (months)"),
     "mc_input_note": ("usado pela simulação Monte Carlo do motor (aba Risco cambial); a planilha não a refaz",
                       "used by the engine's Monte Carlo (FX risk sheet); the workbook does not re-run it"),
     "tco_mc": ("TCO (Monte Carlo)", "TCO (Monte Carlo)"), "npv_mc": ("VPL (Monte Carlo)", "NPV (Monte Carlo)"),
@@ -267,6 +267,38 @@ LABELS: dict[str, tuple[str, str]] = {
     "engine_monthly": ("Totais mensais do motor (valores)", "Engine monthly totals (values)"),
     "engine_value": ("Valor do motor", "Engine value"),
     "workbook_value": ("Valor da planilha", "Workbook value"),
+    # engine and scenario ids shown as text: book.term(prefix, id), the id itself when not listed
+    "kind_cloud": ("nuvem", "cloud"), "kind_dedicated": ("dedicado", "dedicated"),
+    "kind_hybrid": ("híbrido (treino e inferência em tipos diferentes)", "hybrid (training and serving on different kinds)"),
+    "fleet_shared": ("frota compartilhada", "shared fleet"), "fleet_separate": ("frotas separadas", "separate fleets"),
+    "pricing_on_demand": ("sob demanda", "on demand"), "pricing_spot": ("spot", "spot"),
+    "pricing_reserved_1yr": ("reservado 1 ano", "reserved 1 year"),
+    "pricing_reserved_3yr": ("reservado 3 anos", "reserved 3 years"), "pricing_monthly": ("mensal", "monthly"),
+    "onoff_True": ("sim", "on"), "onoff_False": ("não", "off"),
+    "method_lora": ("LoRA (ajuste fino leve)", "LoRA (light fine-tuning)"),
+    "method_full": ("ajuste fino completo", "full fine-tuning"),
+    "method_pretrain": ("pré-treino contínuo", "continued pre-training"), "method_none": ("nenhum", "none"),
+    "train_method": ("Método de treinamento", "Training method"),
+    "growth_linear": ("linear", "linear"), "growth_compound": ("composto (taxa mensal)", "compound (monthly rate)"),
+    "growth_logistic": ("logístico", "logistic"), "growth_list": ("lista mês a mês", "month-by-month list"),
+    "fxm_fixed": ("fixo", "fixed"), "fxm_parity": ("paridade de juros", "interest-rate parity"),
+    "fxm_gbm": ("movimento browniano geométrico", "geometric Brownian motion"),
+    "fxm_bootstrap": ("reamostragem em blocos do histórico", "block bootstrap of the history"),
+    "taxm_none": ("sem tributos adicionais", "no added taxes"),
+    "taxm_import_gross_up": ("importação de serviço (gross-up)", "service import (gross-up)"),
+    "taxm_local_por_dentro": ("serviço local (por dentro)", "local service (tax-inclusive)"),
+    "bound_memory": ("memória", "memory"), "bound_latency-bandwidth": ("latência (banda)", "latency (bandwidth)"),
+    "bound_latency-compute": ("latência (computação)", "latency (compute)"),
+    "bound_max-batch": ("lote máximo", "maximum batch"),
+    "u_rpud": ("req/usuário/dia", "req/user/day"),
+    # sensitivity units and metrics, by the row's input key (the engine's English text is the fallback)
+    "sens_unit_usdbrl": ("× câmbio à vista", "× spot"), "sens_unit_volatility": ("ao ano", "annual"),
+    "sens_unit_users": ("× curva de crescimento", "× growth curve"),
+    "sens_unit_tokens": ("× entrada e saída", "× input and output"),
+    "sens_unit_cloud_price": ("× US$/h", "× USD/h"), "sens_unit_dedicated_price": ("× R$/mês", "× BRL/month"),
+    "sens_unit_egress": ("× kB/requisição", "× kB/request"), "sens_unit_mfu": ("fração", "share"),
+    "sens_unit_discount_rate": ("ao ano", "annual"), "sens_unit_tax": ("× todas as alíquotas", "× every rate"),
+    "sens_metric_npv": ("VPL", "NPV"), "sens_metric_tco_p95": ("TCO P95", "TCO P95"), "sens_metric_tco": ("TCO", "TCO"),
 }
 
 
@@ -317,6 +349,11 @@ class Book:
     def t(self, key: str, **kw) -> str:
         return label(self.locale, key, **kw)
 
+    def term(self, prefix: str, value) -> str:
+        """The label of an engine or scenario id (`prefix` + id), the id itself when none is listed."""
+        key = f"{prefix}_{value}"
+        return self.t(key) if key in LABELS else str(value)
+
     def fmt(self, name: str):
         return self.fmts[name]
 
@@ -326,6 +363,7 @@ class Book:
 
 NUMBER_FORMATS = {
     "brl": '"R$" #,##0.00', "usd": '"US$" #,##0.00', "int": "#,##0", "num": "#,##0.00", "num4": "#,##0.0000",
+    "usd4": '"US$" #,##0.0000', "brl4": '"R$" #,##0.0000',
     "num6": "0.000000", "pct": "0.00%", "date": "yyyy-mm", "gen": "General", "sci": "0.00E+00",
 }
 

@@ -33,11 +33,13 @@ class _Writer:
         self.ws.data_validation(self.r - 1, 1, self.r - 1, 1, {"validate": "list", "source": [0, 1]})
 
     def add(self, name: str | None, key_label: str, value, unit: str, fmt: str = "in_num", source: str = "",
-            extra: list | None = None) -> None:
-        """One input: label, value (blank when None), unit, source; `extra` adds more values in C, D."""
+            extra: list | None = None, extra_fmts: list | None = None) -> None:
+        """One input: label, value (blank when None), unit, source; `extra` adds more values in C, D
+        (in `extra_fmts`, else in `fmt`)."""
         ws, b = self.ws, self.book
         ws.write_string(self.r, 0, key_label)
-        for j, v in enumerate([value] + (extra or [])):
+        fmts = [fmt] + (extra_fmts or [fmt] * len(extra or []))
+        for j, (v, fmt) in enumerate(zip([value] + (extra or []), fmts)):
             c = 1 + j
             if v is None:
                 ws.write_blank(self.r, c, None, b.fmt(fmt))
@@ -78,7 +80,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
     w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
-    w.add(None, t("fx_model"), fx.model, "")
+    w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
     if fx.model in ("parity", "gbm"):
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
@@ -100,7 +102,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_inf_start", t("inf_start"), inf.start_month, "t", "in_int")
     if tr.method != "none":
         w.add("in_train_start", t("train_start"), tr.start_month, "t", "in_int")
-    w.add(None, t("growth_model"), g.model, "")
+    w.add(None, t("growth_model"), book.term("growth", g.model), "")
     users_u = "usuários" if book.locale != "en" else "users"
     if g.model == "linear":
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
@@ -114,7 +116,7 @@ def write_inputs(book: Book, res) -> None:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
         w.add("in_steepness", t("steepness"), g.steepness_per_month, "1/mês" if book.locale != "en" else "1/month", "in_num4")
-    w.add("in_rpud", t("rpud"), inf.requests_per_user_per_day, "req/user/d", "in_num")
+    w.add("in_rpud", t("rpud"), inf.requests_per_user_per_day, t("u_rpud"), "in_num")
     w.add("in_in_tokens", t("in_tokens"), inf.input_tokens_per_request, "tokens", "in_int")
     w.add("in_out_tokens", t("out_tokens"), inf.output_tokens_per_request, "tokens", "in_int")
     w.add("in_egress_kb", t("egress_kb"), inf.egress_kb_per_request, "kB/req", "in_num")
@@ -155,7 +157,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
     if tr.method != "none":
-        w.add(None, t("sz_training"), tr.method, "")
+        w.add(None, t("train_method"), book.term("method", tr.method), "")
         if tr.gpu_hours is not None:
             w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
         else:
@@ -187,10 +189,11 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         w.ws.write_blank(w.r, c, None, book.fmt("h1"))
     w.r += 1
     per_month = "/mês" if book.locale != "en" else "/month"
-    w.add(None, t("fleet"), f"{r.fleet}; {t('autoscale')}: {'on' if r.autoscale else 'off'}; {t('pricing')}: {inf.pricing}", "")
+    w.add(None, t("fleet"), f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
+          f"{t('pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
     unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
-    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd" if inf.currency == "USD" else "in_brl",
+    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd4" if inf.currency == "USD" else "in_brl",
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
@@ -205,7 +208,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         w.add(None, t("tr_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
         if r.fleet == "separate":
             unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
-            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd" if tr.currency == "USD" else "in_brl",
+            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd4" if tr.currency == "USD" else "in_brl",
                   f"{tr.price_source} ({tr.price_as_of})")
             if tr.kind == "dedicated":
                 w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
@@ -218,23 +221,24 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
               float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
-    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd", r.storage_source)
+    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd4", r.storage_source)
     tax = r.tax
-    w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{tax.method}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
+    w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
     for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
                    ("iof", "iof_rate")):
         w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
     w.flag()
     eg = r.egress
+    eg_usd = o.costs.currency["egress"] == "USD"
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
         note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
         if price is None:
             note = t("unverified") + "; " + note
         if hi is None:
             note = t("unbounded") + "; " + note
-        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if o.costs.currency["egress"] == "USD" else "R$/GB"),
-              "in_num", note, extra=[hi, price])
+        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if eg_usd else "R$/GB"),
+              "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd4" if eg_usd else "in_brl4"])
 
 
 def write_catalog(book: Book, doc: dict) -> None:

@@ -158,9 +158,10 @@ def write_sizing(book: Book, res) -> None:
             v = best[key] if best is not None else 0.0
             ws.write_formula(at[key], ci, f, book.fmt(FORMATS[key]), num(v))
         m = f"MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)"
-        ws.write_formula(at["bound"], ci, (f'=IF({R["b_mem"]}={m},"memory",IF({R["b_bw"]}={m},"latency-bandwidth",'
-                                           f'IF({R["b_cmp"]}={m},"latency-compute","max-batch")))'),
-                         book.fmt("text"), rep.bound)
+        bl = {k: book.term("bound", k) for k in ("memory", "latency-bandwidth", "latency-compute", "max-batch")}
+        ws.write_formula(at["bound"], ci, (f'=IF({R["b_mem"]}={m},"{bl["memory"]}",IF({R["b_bw"]}={m},'
+                                           f'"{bl["latency-bandwidth"]}",IF({R["b_cmp"]}={m},"{bl["latency-compute"]}",'
+                                           f'"{bl["max-batch"]}")))'), book.fmt("text"), book.term("bound", rep.bound))
         ws.write_number(at["cap_engine"], ci, rep.requests_per_second, book.fmt("eng_num4"))
         for key in ("cap", "rps_server", "cap_engine"):
             book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
