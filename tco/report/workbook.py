@@ -154,6 +154,20 @@ def _checks(book: Book, res) -> None:
     ws.freeze_panes(3, 0)
 
 
+def summary_order(res, doc: dict) -> list[int]:
+    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order)."""
+    names = [o.name for o in res.options]
+    ranking = doc.get("ranking") or []
+    if sorted(ranking) == sorted(names) and len(set(names)) == len(names):
+        return [names.index(n) for n in ranking]
+    return sorted(range(len(names)), key=lambda j: res.options[j].tco.deterministic)
+
+
+def _decimal(book: Book, x: float) -> str:
+    text = f"{x:g}"
+    return text if book.locale == "en" else text.replace(".", ",")
+
+
 def _serial(month: str) -> float:
     from tco.report.workbook_inputs import excel_date
 
@@ -171,7 +185,7 @@ def _summary(book: Book, res, doc: dict) -> None:
     ws.write_string(0, 0, t("title"), book.fmt("title"))
     info = [(t("scenario"), s.scenario.name), (t("client"), s.scenario.client), (t("prepared_by"), s.scenario.prepared_by),
             (t("start"), s.scenario.start), (t("horizon"), f"{s.scenario.horizon_months} {t('months')}"),
-            (t("fx_model"), f"{s.fx.model}, USD/BRL {s.fx.usdbrl:g}")]
+            (t("fx_model"), f"{book.term('fxm', s.fx.model)}, USD/BRL {_decimal(book, s.fx.usdbrl)}")]
     r = 2
     for k, v in info:
         ws.write_string(r, 0, k, book.fmt("bold_gen"))
@@ -200,7 +214,8 @@ def _summary(book: Book, res, doc: dict) -> None:
     r += 1
     rank_of = ranks([o.tco.deterministic for o in res.options])
     best = min(o.tco.deterministic for o in res.options)
-    for j, o in enumerate(res.options):
+    for j in summary_order(res, doc):
+        o = res.options[j]
         cr = c0 + j
         ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), rank_of[j])
         ws.write_formula(r, 1, f"={cmp_}B{cr}", book.fmt("text"), o.name)

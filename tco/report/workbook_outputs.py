@@ -39,7 +39,7 @@ def write_comparison(book: Book, res) -> None:
         i, r = j + 1, r0 + j
         ws.write_number(r, 0, i, book.fmt("calc_int"))
         ws.write_string(r, 1, o.name)
-        ws.write_string(r, 2, f"{o.kind} / {o.resolved.fleet}")
+        ws.write_string(r, 2, f"{book.term('kind', o.kind)} / {book.term('fleet', o.resolved.fleet)}")
         ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
         ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank_of[j])
@@ -62,6 +62,10 @@ def write_comparison(book: Book, res) -> None:
                         {"x_scale": 1.2, "y_scale": 1.3})
 
 
+MONTH_AXIS = {"date_axis": True, "base_unit": "months", "num_format": "mmm/yy", "num_font": {"rotation": -45}}
+"""Category axis of the charts over the months: the Timeline's dates, shown as months (not date serials)."""
+
+
 def _dates_ref(book: Book) -> list:
     tl = book.sheets["timeline"]
     r = book.rows["date"]
@@ -76,7 +80,7 @@ def cumulative_chart(book: Book, res):
         ch.add_series({"name": [sheet, 0, 2], "categories": _dates_ref(book),
                        "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "line": {"width": 2}})
     ch.set_title({"name": book.t("chart_cum"), "name_font": {"size": 11}})
-    ch.set_x_axis({"num_format": "yyyy-mm", "date_axis": False})
+    ch.set_x_axis(MONTH_AXIS)
     ch.set_y_axis({"num_format": '"R$" #,##0'})
     ch.set_legend({"position": "bottom"})
     return ch
@@ -92,6 +96,7 @@ def _lines_chart(book: Book, i: int):
                        "values": [sheet, r, FIRST_COL, r, FIRST_COL + book.horizon - 1], "gap": 30})
     # the title is the option name by reference (scenario text never becomes chart markup)
     ch.set_title({"name": [sheet, 0, 2], "name_font": {"size": 10}})
+    ch.set_x_axis(MONTH_AXIS)
     ch.set_y_axis({"num_format": '"R$" #,##0'})
     ch.set_legend({"position": "bottom", "font": {"size": 8}})
     return ch
@@ -108,7 +113,7 @@ def write_fx_risk(book: Book, res) -> None:
     ws.write_string(0, 0, t("sh_fx"), book.fmt("title"))
     ws.write_string(1, 0, t("mc_note"), book.fmt("small"))
     r = 3
-    for k, v in ((t("fx_model"), info.get("model")), (t("seed"), info.get("seed")), (t("paths"), info.get("paths")),
+    for k, v in ((t("fx_model"), book.term("fxm", info.get("model"))), (t("seed"), info.get("seed")), (t("paths"), info.get("paths")),
                  (t("usdbrl"), info.get("usdbrl")), (t("volatility"), info.get("volatility"))):
         ws.write_string(r, 0, k)
         if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -118,7 +123,7 @@ def write_fx_risk(book: Book, res) -> None:
         r += 1
     mc = info.get("model") in ("gbm", "bootstrap")
     if not mc:
-        ws.write_string(r, 0, t("no_mc", model=info.get("model")), book.fmt("small"))
+        ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
     r += 1
     heads = [t("option"), t("tco") + " det.", t("tco_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"),
              t("npv") + " det.", t("npv_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"), t("prob_cheapest")]
@@ -228,8 +233,11 @@ def write_sensitivity(book: Book, sens: dict) -> None:
         for row in block["rows"]:
             lab_key = "sens_in_" + str(row.get("input"))
             ws.write_string(r, 0, t(lab_key) if lab_key in LABELS else str(row.get("label", row.get("input"))))
-            ws.write_string(r, 1, str(row.get("unit", "")) + (f" ({row['metric']})" if row.get("metric", "tco") != "tco" else ""),
-                            book.fmt("small"))
+            unit_key = "sens_unit_" + str(row.get("input"))
+            unit = t(unit_key) if unit_key in LABELS else str(row.get("unit", ""))
+            if row.get("metric", "tco") != "tco":
+                unit += f" ({book.term('sens_metric', row['metric'])})"
+            ws.write_string(r, 1, unit, book.fmt("small"))
             for c, k in ((2, "low"), (3, "high")):
                 ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_num"))
             for c, k in ((4, "base_diff_brl"), (5, "low_diff_brl"), (6, "high_diff_brl"), (7, "swing_brl")):
