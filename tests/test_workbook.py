@@ -26,6 +26,9 @@ SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 TOL = 0.01  # R$
+# LibreOffice re-saves a date axis' category cache as formatted text ("2027-01"), which openpyxl cannot
+# read back as numbers; the tests read cells, never the charts of a recalculated copy.
+pytestmark = pytest.mark.filterwarnings("ignore:Unable to read chart:UserWarning")
 
 RECALC_XCU = """<?xml version="1.0" encoding="UTF-8"?>
 <oor:items xmlns:oor="http://openoffice.org/2001/registry" xmlns:xs="http://www.w3.org/2001/XMLSchema"
@@ -284,6 +287,11 @@ def test_native_charts(runs, written):
     lines = [c for c in charts if "<c:lineChart>" in c]
     tornado = [c for c in charts if '<c:barDir val="bar"/>' in c]
     assert len(stacked) == n_opts
+    # months, not date serials, under the cumulative and per-option charts
+    cumulative = [c for c in lines if "Linha do tempo'!$E$4:" in c]
+    assert len(cumulative) == 2  # Summary and Comparison
+    for c in stacked + cumulative:
+        assert "<c:dateAx>" in c and 'formatCode="mmm/yy"' in c
     assert len(lines) >= 3  # cumulative (summary and comparison), the USD/BRL fan, cost fans
     assert tornado, "the JSON has 'sensitivity', so the workbook has a tornado"
     assert "sensitivity" in runs["seed_70b_h200"][3]
@@ -292,6 +300,92 @@ def test_native_charts(runs, written):
 def test_labels_follow_the_scenario_locale(written):
     assert "Premissas" in openpyxl.load_workbook(written["seed_70b_h200"], read_only=True).sheetnames  # pt-BR
     assert "Inputs" in openpyxl.load_workbook(written["pretrain_burst"], read_only=True).sheetnames  # en
+
+
+# engine and scenario ids that must reach a pt-BR reader translated (case-sensitive: "LoRA" is the label)
+RAW_IDS = re.compile(r"\b(on_demand|reserved_\dyr|separate|shared|monthly|hybrid|lora|full|pretrain|linear_|logistic|"
+                     r"compound|gbm|bootstrap|parity|growth curve|every rate|input and output|annual|share|npv|tco_p95|"
+                     r"req/user|latency-bandwidth|latency-compute|max-batch|memory|on|off)\b")
+
+
+def _label_cells(path: Path, res) -> list[tuple[str, str, str]]:
+    """(sheet, cell, text) of every text a pt-BR reader sees as a label, with the cached results of
+    formulas: every sheet but the Catalog (catalog data as listed), leaving out the Inputs' source
+    column, the engine's warnings and any cell holding an option name (scenario text)."""
+    wb = openpyxl.load_workbook(path, data_only=True)
+    names = [o.name for o in res.options]
+    out = []
+    for ws in wb.worksheets:
+        if ws.title in ("Catálogo", "Catalog"):
+            continue
+        for row in ws.iter_rows():
+            for c in row:
+                v = c.value
+                if not isinstance(v, str) or v in res.warnings or any(n in v for n in names):
+                    continue
+                if ws.title == "Premissas" and c.column_letter == "F":
+                    continue
+                out.append((ws.title, c.coordinate, v))
+    return out
+
+
+def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
+    """Fleet, pricing, kind (hybrid too), training method, growth and FX models, sensitivity units and
+    metrics, the batch bound and units: all from the labels dict, never the engine's ids or English."""
+    files = [(written[k], runs[k][2]) for k in ("seed_70b_h200", "assistant_8b_l4")]
+    scenario, path, _, _ = runs["pretrain_burst"]  # full fine-tuning, hybrid option, bootstrap FX: in pt-BR
+    res, doc = run_engine(modified(scenario, lambda d: d["scenario"].update(locale="pt-BR")), path)
+    assert {o.kind for o in res.options} >= {"hybrid", "cloud", "dedicated"}
+    f = tmp_path / "pretrain_pt.xlsx"
+    workbook.write(res, doc, f)
+    files.append((f, res))
+    for f, res in files:
+        cells = _label_cells(f, res)
+        assert len(cells) > 300
+        raw = [(sh, c, v) for sh, c, v in cells if RAW_IDS.search(v)]
+        assert not raw, raw[:10]
+        texts = {v for _, _, v in cells}
+        assert "Método de treinamento" in texts
+    kinds = [v for sh, c, v in _label_cells(f, res) if sh == "Comparação" and c.startswith("C") and c != "C3"]
+    assert "híbrido (treino e inferência em tipos diferentes) / frotas separadas" in kinds
+
+
+def test_en_labels_translate_ids_too(written, runs):
+    texts = {v for _, _, v in _label_cells(written["pretrain_burst"], runs["pretrain_burst"][2])}
+    assert "Training method" in texts and "block bootstrap of the history" in texts
+    assert not [v for v in texts if re.search(r"\b(on_demand|reserved_\dyr|req/user/d)\b", v)]
+
+
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_summary_ranking_reads_top_down_in_the_engines_order(runs, written, stem):
+    doc = runs[stem][3]
+    wb = openpyxl.load_workbook(written[stem], data_only=True)
+    ws = wb.worksheets[0]
+    head = next(r for r in ws.iter_rows() if r[0].value in ("Posição", "Rank") and r[1].value in ("Opção", "Option"))
+    rows = [[c.value for c in r[:5]] for r in ws.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + len(doc["options"]))]
+    assert [r[1] for r in rows] == doc["ranking"]
+    tcos = [r[2] for r in rows]
+    assert tcos == sorted(tcos)
+    assert [r[0] for r in rows] == sorted(r[0] for r in rows) and rows[0][0] == 1
+    assert rows[0][4] == pytest.approx(0.0)
+    # the live formulas point at each option's own Comparison row
+    formulas = openpyxl.load_workbook(written[stem]).worksheets[0]
+    cmp_rows = {r[1]: r[0] for r in rows}
+    assert len(cmp_rows) == len(rows)
+    for r in formulas.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + len(rows)):
+        n = int(re.search(r"(\d+)$", r[1].value).group(1))
+        assert r[2].value.endswith(f"D{n}") and r[0].value.endswith(f"F{n}")
+
+
+def test_unit_prices_show_four_decimals_money_two(written):
+    wb = openpyxl.load_workbook(written["seed_70b_h200"])
+    for name in ("in_o3_inf_price", "in_o3_storage", "in_o3_eg2_p"):
+        (cell,) = named_cells(wb, name)
+        assert cell.number_format.endswith("0.0000"), (name, cell.number_format)
+    (cell,) = named_cells(wb, "in_o1_inf_price")  # BRL per month: money
+    assert cell.number_format.endswith("0.00") and not cell.number_format.endswith("000")
+    (cell,) = named_cells(wb, "out_o1_tco")
+    assert cell.number_format.endswith("0.00") and not cell.number_format.endswith("000")
 
 
 def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
