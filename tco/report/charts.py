@@ -73,6 +73,21 @@ def _scale(vmax: float) -> tuple[float, str]:
     return 1.0, "unit_one"
 
 
+def _clipped_runs(values: np.ndarray, clipped: np.ndarray) -> list[tuple[int, float]]:
+    """(first month, highest value) of each run of consecutive clipped months: one label per run (a training
+    cluster paid for a 12-month term would otherwise print 12 overlapping labels)."""
+    out: list[tuple[int, float]] = []
+    for i in np.flatnonzero(clipped):
+        if i > 0 and clipped[i - 1] and out:
+            out[-1] = (out[-1][0], max(out[-1][1], float(values[i])))
+        else:
+            out.append((int(i), float(values[i])))
+    return out
+
+
+_CLIP_BOX = {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+
+
 def _money_axis(ax, vmax: float, locale: str, unit_label) -> None:
     """Y ticks in the locale's number format, in thousands/millions; `unit_label(key)` names the unit."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
@@ -151,9 +166,9 @@ def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale
     if clip_label is not None and vmax is None and tail > 0 and top > 3 * tail:
         _money_axis(ax, 1.3 * tail, locale, unit_label)
         ax.set_ylim(0, 1.3 * tail)
-        for i in np.flatnonzero(bottom > 1.3 * tail):
-            ax.annotate(plain(clip_label(float(bottom[i]))), (i, 1.3 * tail), xytext=(6, -10),
-                        textcoords="offset points", fontsize=7, color="#333333")
+        for i, v in _clipped_runs(bottom, bottom > 1.3 * tail):
+            ax.annotate(plain(clip_label(v)), (i, 1.3 * tail), xytext=(6, -10), textcoords="offset points",
+                        fontsize=7, color="#333333", bbox=_CLIP_BOX)
     else:
         _money_axis(ax, top, locale, unit_label)
     if vmax is not None:
@@ -191,9 +206,9 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
         ax.set_ylim(0, top)
         series = [fan["p95"]] + ([reference[1]] if reference is not None else [])
         peaks = np.max(np.vstack(series), axis=0)
-        for i in np.flatnonzero(peaks > top):
-            ax.annotate(plain(clip_label(float(peaks[i]))), (i, top), xytext=(4, -10), textcoords="offset points",
-                        fontsize=7, color="#333333")
+        for i, v in _clipped_runs(peaks, peaks > top):
+            ax.annotate(plain(clip_label(v)), (i, top), xytext=(4, -10), textcoords="offset points",
+                        fontsize=7, color="#333333", bbox=_CLIP_BOX)
     _month_axis(ax, months, locale)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
     return _svg(fig)

@@ -154,6 +154,9 @@ CATALOG: dict[str, tuple[str, str]] = {
     "lines_intro_dedicated": ("Composição do custo mês a mês da opção recomendada e da opção dedicada mais barata.",
                               "Month-by-month make-up of the cost of the recommended option and the cheapest dedicated "
                               "one."),
+    "lines_intro_both": ("Composição do custo mês a mês da opção recomendada, da opção dedicada mais barata e da nuvem "
+                         "pública mais barata.", "Month-by-month make-up of the cost of the recommended option, the "
+                         "cheapest dedicated one and the cheapest public cloud one."),
     "chart_lines_title": ("Custo mensal por linha — {option}", "Monthly cost by line — {option}"),
     "line_training_compute": ("Computação de treinamento", "Training compute"),
     "line_inference_compute": ("Computação de inferência", "Inference compute"),
@@ -473,10 +476,18 @@ CATALOG: dict[str, tuple[str, str]] = {
     "col_separate_tco": ("TCO, frotas separadas", "TCO, separate fleets"),
     "col_sep_saving": ("Economia ao separar", "Saving from separating"),
     "sep_by_design": ("ofertas diferentes: separadas por definição", "different offers: separate by design"),
-    "sep_best": ("Separar as frotas economiza mais em {option}: {saving} ({share} do TCO compartilhado).",
-                 "Separating the fleets saves most for {option}: {saving} ({share} of the shared-fleet TCO)."),
-    "sep_none": ("Em nenhuma opção do cenário separar as frotas reduz o custo.",
-                 "For no option of the scenario does separating the fleets reduce the cost."),
+    "sep_for_rec": ("Na opção recomendada, {option}", "For the recommended option, {option}"),
+    "sep_for_cloud": ("Na nuvem mais barata, {option}", "For the cheapest cloud option, {option}"),
+    "sep_for_dedicated": ("Na dedicada mais barata, {option}", "For the cheapest dedicated option, {option}"),
+    "sep_saves": ("{prefix}, separar as frotas economiza {saving} ({share} do TCO com frota compartilhada).",
+                  "{prefix}, separating the fleets saves {saving} ({share} of the shared-fleet TCO)."),
+    "sep_costs": ("{prefix}, a frota compartilhada custa {saving} ({share}) a menos que frotas separadas.",
+                  "{prefix}, one shared fleet costs {saving} ({share}) less than separate fleets."),
+    "sep_even": ("{prefix}, separar as frotas não muda o custo.", "{prefix}, separating the fleets does not change "
+                 "the cost."),
+    "sep_by_design_sentence": ("{prefix}, treinamento e inferência usam ofertas diferentes: as frotas são separadas "
+                               "por definição.", "{prefix}, training and serving use different offers: the fleets are "
+                               "separate by design."),
 }
 
 

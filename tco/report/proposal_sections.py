@@ -53,6 +53,17 @@ def _money_unit(loc):
     return lambda key: t("chart_money_axis", loc, unit=t(key, loc)).strip()
 
 
+def _comparators(ranked: list) -> list[tuple[str, dict]]:
+    """The options the recommended one is measured against, as (kind, option), cheapest first: the cheapest
+    option of each pure kind ("cloud", "dedicated") other than the recommendation's own. A cloud recommendation
+    meets the cheapest dedicated option, a dedicated one the cheapest cloud option, and a hybrid one (training
+    and serving on different kinds) both."""
+    rec = ranked[0]
+    kinds = [k for k in ("cloud", "dedicated") if k != rec["kind"]]
+    found = [(k, next((o for o in ranked[1:] if o["kind"] == k), None)) for k in kinds]
+    return sorted(((k, o) for k, o in found if o is not None), key=lambda ko: ko[1]["tco_brl"]["deterministic"])
+
+
 def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dict:
     rec = ranked[0]
     months = doc["scenario"]["horizon_months"]
@@ -60,9 +71,8 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
     money = lambda x: fmt.money(x, loc, False)  # noqa: E731
     sentences = [t("s_rec", loc, months=months, rec=rec["name"], tco=fmt.money(tco(rec), loc, False))]
     rows = []
-    other_kind = "dedicated" if rec["kind"] == "cloud" else "cloud"
-    best_other = next((o for o in ranked if o["kind"] == other_kind), None)
-    if best_other is not None:
+    comps = _comparators(ranked)
+    for other_kind, best_other in comps:
         diff, share = _saving(tco(rec), tco(best_other))
         key = "s_vs_cloud" if other_kind == "cloud" else "s_vs_dedicated"
         sentences.append(t(key, loc, saving=fmt.money(diff, loc, False), share=fmt.percent(share, loc),
@@ -81,10 +91,11 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
     if len(ranked) > 1:
         up = ranked[1]
         diff, share = _saving(tco(rec), tco(up))
-        if best_other is None:  # otherwise the comparison table carries the runner-up
+        if not comps:  # otherwise the comparison table carries the runner-up
             sentences.append(t("s_runner_up", loc, other=up["name"], saving=fmt.money(diff, loc, False),
                                share=fmt.percent(share, loc)))
-        rows.append([t("cmp_runner_up", loc), up["name"], money(tco(up)), money(diff), fmt.percent(share, loc)])
+        if all(up is not o for _, o in comps):  # a runner-up already in the table is not repeated
+            rows.append([t("cmp_runner_up", loc), up["name"], money(tco(up)), money(diff), fmt.percent(share, loc)])
     best_cloud = next((o for o in ranked if o["kind"] == "cloud"), None)
     fx = doc["fx"]
     fx_range = None
@@ -204,8 +215,8 @@ def _options(res, ranked: list, loc: str, palette) -> dict:
 
 def _lines(res, ranked: list, loc: str, palette) -> dict:
     rec = ranked[0]
-    other_kind = "dedicated" if rec["kind"] == "cloud" else "cloud"
-    shown = [rec] + [o for o in ranked if o["kind"] == other_kind][:1]
+    comps = _comparators(ranked)
+    shown = [rec] + [o for _, o in comps]
     by_name = {o.name: o for o in res.options}
     out, rows = [], []
     for o in shown:
@@ -218,7 +229,9 @@ def _lines(res, ranked: list, loc: str, palette) -> dict:
     rows.append([t("col_total", loc)] + [fmt.money(o["tco_brl"]["deterministic"], loc, False) for o in shown])
     table = _table([t("col_line", loc)] + [o["name"] for o in shown], rows, num=tuple(range(1, len(shown) + 1)),
                    highlight=(len(rows) - 1,), name=0)
-    intro = t("lines_intro" if other_kind == "cloud" else "lines_intro_dedicated", loc)
+    kinds = {k for k, _ in comps}
+    intro = t("lines_intro_both" if len(kinds) > 1 else "lines_intro_dedicated" if kinds == {"dedicated"}
+              else "lines_intro", loc)
     return {"charts": out, "table": table, "intro": intro}
 
 
@@ -386,10 +399,35 @@ def _fleets(doc: dict, ranked: list, loc: str) -> dict:
                  fmt.money(r.get("saving_brl"), loc, False)] for r in sep]
         out["table"] = _table([t("col_option", loc), t("col_chosen", loc), t("col_shared_tco", loc),
                                t("col_separate_tco", loc), t("col_sep_saving", loc)], body, num=(2, 3, 4), name=0)
-        best = max((r for r in sep if (r.get("saving_brl") or 0) > 0), key=lambda r: r["saving_brl"], default=None)
-        out["pairs"] = [t("sep_best", loc, option=best["option"], saving=fmt.money(best["saving_brl"], loc, False),
-                          share=fmt.percent(best["saving_brl"] / best["shared_brl"], loc))
-                        if best else t("sep_none", loc)]
+        out["pairs"] = _separation_sentences(sep, ranked, loc)
+    return out
+
+
+def _separation_sentences(sep: list, ranked: list, loc: str) -> list[str]:
+    """What separating the fleets is worth for the options that matter: the recommended one, then the cheapest
+    option of each other kind (`_comparators`). Nothing when none of them has a shared/separate comparison."""
+    by_option = {r["option"]: r for r in sep}
+    who = [("rec", ranked[0])] + list(_comparators(ranked))
+    out = []
+    for role, o in who:
+        r = by_option.get(o["name"])
+        if r is None:
+            continue
+        saving, shared, separate = r.get("saving_brl"), r.get("shared_brl"), r.get("separate_brl")
+        prefix = (t("sep_for_rec", loc, option=o["name"]) if role == "rec"
+                  else t(f"sep_for_{role}", loc, option=o["name"]))
+        if saving is None or not shared or not separate:
+            if role == "rec" and not r.get("chosen"):
+                out.append(t("sep_by_design_sentence", loc, prefix=prefix))
+            continue
+        if saving > 0:
+            out.append(t("sep_saves", loc, prefix=prefix, saving=fmt.money(saving, loc, False),
+                         share=fmt.percent(saving / shared, loc)))
+        elif saving < 0:
+            out.append(t("sep_costs", loc, prefix=prefix, saving=fmt.money(-saving, loc, False),
+                         share=fmt.percent(-saving / separate, loc)))
+        else:
+            out.append(t("sep_even", loc, prefix=prefix))
     return out
 
 
