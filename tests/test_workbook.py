@@ -346,6 +346,13 @@ def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
         assert not raw, raw[:10]
         texts = {v for _, _, v in cells}
         assert "Método de treinamento" in texts
+        # the Catalog lists catalog ids (offers, tables, GPUs) as they are, under translated headers, with
+        # the engine's ids among its values (kind, pricing, unit, status, tax method) translated
+        cat = openpyxl.load_workbook(f, read_only=True)["Catálogo"]
+        values = {v for row in cat.iter_rows(values_only=True) for v in row if isinstance(v, str)}
+        assert not values & {"memory_gb", "price_unit", "usd_per_gb_month", "tier_from_gb", "on_demand", "cloud",
+                             "dedicated", "BRL/month", "listed", "import_gross_up", "True", "False"}
+        assert {"Memória (GB)", "Modalidade", "nuvem"} <= values
     kinds = [v for sh, c, v in _label_cells(f, res) if sh == "Comparação" and c.startswith("C") and c != "C3"]
     assert "híbrido (treino e inferência em tipos diferentes) / frotas separadas" in kinds
 

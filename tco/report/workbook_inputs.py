@@ -241,6 +241,11 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
               "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd4" if eg_usd else "in_brl4"])
 
 
+TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
+              "pis_cofins_creditable": "yesno"}
+"""Catalog columns whose values are engine ids shown through the labels dict (column → label prefix)."""
+
+
 def write_catalog(book: Book, doc: dict) -> None:
     """Every catalog row the scenario used, with its source and date (values, for reference)."""
     sheet = book.sheets["catalog"]
@@ -258,12 +263,14 @@ def write_catalog(book: Book, doc: dict) -> None:
         ws.write_string(r, 0, title, book.fmt("h2"))
         r += 1
         for c, k in enumerate(cols):
-            ws.write_string(r, c, k, book.fmt("head"))
+            ws.write_string(r, c, book.term("col", k), book.fmt("head"))
         r += 1
         for row in rows:
             for c, k in enumerate(cols):
                 v = row.get(k)
-                if isinstance(v, bool) or v is None or isinstance(v, (str, dict, list, tuple)):
+                if k in TRANSLATED:  # an engine id with a label; catalog ids (offer, tables, GPUs) stay as listed
+                    ws.write_string(r, c, book.term(TRANSLATED[k], v))
+                elif isinstance(v, bool) or v is None or isinstance(v, (str, dict, list, tuple)):
                     ws.write_string(r, c, "" if v is None else str(v))
                 else:
                     ws.write_number(r, c, float(v), book.fmt("calc_gen"))
