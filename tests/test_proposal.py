@@ -376,3 +376,52 @@ def test_rates_ids_and_headers_in_the_locale(rendered, stem):
         assert raw not in text, raw
     assert "\u2011" in t("wl_gpu_hours", loc)  # a non-breaking hyphen: the header never breaks at it
     assert not re.search(r"GPU-\s?hour|GPU-\s?hora", text)
+
+
+def _opt(name, kind, tco):
+    return {"name": name, "kind": kind, "tco_brl": {"deterministic": tco}}
+
+
+def test_comparators_treat_hybrid_as_neither_kind():
+    hyb, ded, cld, cld2 = (_opt("H", "hybrid", 5), _opt("D", "dedicated", 9), _opt("C", "cloud", 14),
+                           _opt("C2", "cloud", 20))
+    assert proposal_sections._comparators([hyb, ded, cld, cld2]) == [("dedicated", ded), ("cloud", cld)]
+    assert proposal_sections._comparators([ded, hyb, cld]) == [("cloud", cld)]
+    assert proposal_sections._comparators([cld, hyb, cld2, ded]) == [("dedicated", ded)]
+    assert proposal_sections._comparators([cld, hyb]) == []
+
+
+def test_separation_sentence_follows_the_recommendation_not_the_biggest_saving():
+    ranked = [_opt("Ded", "dedicated", 2.5e6), _opt("Ded shared", "dedicated", 3.3e6), _opt("AWS", "cloud", 9.7e6),
+              _opt("Azure", "cloud", 23.7e6)]
+    sep = [{"option": "Ded", "chosen": None, "saving_brl": None, "shared_brl": None, "separate_brl": None},
+           {"option": "Ded shared", "chosen": "shared", "saving_brl": -1e6, "shared_brl": 3.3e6, "separate_brl": 4.3e6},
+           {"option": "AWS", "chosen": "separate", "saving_brl": 48e3, "shared_brl": 9.75e6, "separate_brl": 9.7e6},
+           {"option": "Azure", "chosen": "separate", "saving_brl": 387e3, "shared_brl": 24e6, "separate_brl": 23.7e6}]
+    text = " ".join(proposal_sections._separation_sentences(sep, ranked, "pt-BR"))
+    assert "Azure" not in text and "Ded shared" not in text
+    assert "AWS" in text and "R$\xa048.000" in text and "por definição" in text
+    # nothing comparable: nothing said
+    sep = [r | {"saving_brl": None, "chosen": "separate"} for r in sep]
+    assert proposal_sections._separation_sentences(sep, ranked, "pt-BR") == []
+
+
+@needs_poppler
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_summary_compares_with_each_pure_kind_it_is_not(rendered, stem):
+    """A cloud recommendation meets the cheapest dedicated option, a dedicated one the cheapest cloud option, a
+    hybrid one both."""
+    pdf, doc, _ = rendered[stem]
+    text = _text(pdf)
+    loc = doc["scenario"]["locale"]
+    ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
+    rec = ranked[0]
+    for kind in {"cloud", "dedicated"} - {rec["kind"]}:
+        other = next((o for o in ranked[1:] if o["kind"] == kind), None)
+        if other is None:
+            continue
+        tco = lambda o: o["tco_brl"]["deterministic"]  # noqa: E731
+        sentence = t(f"s_vs_{kind}", loc, saving=fmt.money(tco(other) - tco(rec), loc, False),
+                     share=fmt.percent((tco(other) - tco(rec)) / tco(other), loc), other=other["name"],
+                     other_tco=fmt.money(tco(other), loc, False))
+        assert _norm(sentence) in text, sentence
