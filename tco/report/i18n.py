@@ -320,6 +320,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "ic_pcie": ("PCIe", "PCIe"),
     "ic_infiniband": ("InfiniBand", "InfiniBand"),
     "ic_ethernet": ("Ethernet", "Ethernet"),
+    "egress_none/dedicated": ("dedicados no Brasil (sem tarifa de egress)", "dedicated in Brazil (no egress fee)"),
     "src_more": (" e mais {n}", " and {n} more"),
     "src_estimate_from": ("estimativa própria a partir de {hosts}", "own estimate from {hosts}"),
     "src_scenario_price": ("preço informado no cenário", "price given in the scenario"),

@@ -570,7 +570,8 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
         f"{fmt.number(lo, loc)}–{fmt.number(hi, loc) if hi is not None else '∞'}: "
         f"{fmt.number_short(p, loc, 4) if p is not None else '—'}" for lo, hi, p in e.get("tiers", []))
     egress = _table([t("col_table", loc), t("col_tiers", loc), t("col_as_of", loc)],
-                    [[e["egress_id"], tiers(e) or "—", _as_of(e.get("as_of"), loc)] for e in cr["egress"]], name=0,
+                    [[_label_or(f"egress_{e['egress_id']}", loc, e["egress_id"]), tiers(e) or "—",
+                      _as_of(e.get("as_of"), loc)] for e in cr["egress"]], name=0,
                     notes=[t("src_no_egress", loc) if all(not p for _, _, p in e.get("tiers", []))
                            and not _hosts(e.get("source") or "") else _short_source(e.get("source"), loc)
                            for e in cr["egress"]], note_label=src)
