@@ -193,7 +193,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           f"{t('pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
     unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
-    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd4" if inf.currency == "USD" else "in_brl",
+    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == "USD" else "in_brl",
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
@@ -208,7 +208,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         w.add(None, t("tr_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
         if r.fleet == "separate":
             unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
-            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd4" if tr.currency == "USD" else "in_brl",
+            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd_unit" if tr.currency == "USD" else "in_brl",
                   f"{tr.price_source} ({tr.price_as_of})")
             if tr.kind == "dedicated":
                 w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
@@ -221,7 +221,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
               float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
-    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd4", r.storage_source)
+    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
     tax = r.tax
     w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
     for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
@@ -238,7 +238,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         if hi is None:
             note = t("unbounded") + "; " + note
         w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if eg_usd else "R$/GB"),
-              "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd4" if eg_usd else "in_brl4"])
+              "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd_unit" if eg_usd else "in_brl_unit"])
 
 
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
