@@ -43,7 +43,7 @@ def _label_or(key: str, loc: str, fallback: str) -> str:
 def _fx_model_text(doc: dict, loc: str) -> str:
     fx = doc["fx"]
     if fx["model"] == "gbm":
-        return t("fx_model_gbm", loc, vol=fmt.percent(fx.get("volatility"), loc, 0))
+        return t("fx_model_gbm", loc, vol=fmt.percent_short(fx.get("volatility"), loc))
     if fx["model"] == "bootstrap":
         return t("fx_model_bootstrap", loc, block=fx.get("block_months", "—"))
     return _label_or(f"fx_model_{fx['model']}", loc, fx["model"])
@@ -115,7 +115,7 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
         sentences.append(t("s_fx_path", loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc)))
     figures = [
         {"label": t("kf_tco", loc, months=months), "value": fmt.money(tco(rec), loc, False)},
-        {"label": t("kf_npv", loc, rate=fmt.percent(doc["scenario"]["discount_rate"], loc)),
+        {"label": t("kf_npv", loc, rate=fmt.percent_short(doc["scenario"]["discount_rate"], loc)),
          "value": fmt.money(rec["npv_brl"]["deterministic"], loc, False)},
         {"label": t("kf_per_mtok", loc), "value": fmt.money(rec["cost_per_million_tokens_brl"], loc)},
     ]
@@ -443,7 +443,7 @@ def _price(offer: dict, loc: str) -> str:
 
 _URL = re.compile(r"https?://([^/\s)\]'\"<>]+)((?:/[^\s)\]'\";,<>]*)?)")
 _DOMAIN = re.compile(r"(?<![\w@./:-])((?:[a-z0-9-]+\.)+(?:com|org|net|io|ai|dev|sh|to|gov|edu|co|cloud)(?:\.br)?)"
-                     r"(?![\w-])", re.I)
+                     r"(?![\w-])", re.IGNORECASE)
 _ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
 SOURCE_CAP = 64
 """Longest concise source shown [characters]; longer ones end in an ellipsis (the full text is in the JSON)."""
@@ -478,7 +478,7 @@ def _clip(text: str, cap: int = SOURCE_CAP) -> str:
 def _first_clause(text: str, cap: int = SOURCE_CAP) -> str:
     """The text up to its first ';', '(', ": '" or sentence end, capped at `cap` characters."""
     text = re.sub(r"@[0-9a-f]{7,40}\b", "", text)  # commit hashes: in the JSON, not for a reader
-    text = re.sub(r"^(?:reference|derived|provisional)\b:?\s*", "", text.strip(), flags=re.I)
+    text = re.sub(r"^(?:reference|derived|provisional)\b:?\s*", "", text.strip(), flags=re.IGNORECASE)
     head = re.split(r";|\s?\(|: '|\.\s", text, maxsplit=1)[0].strip().rstrip(":,")
     return _clip(head or text, cap)
 
@@ -530,7 +530,7 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
         (t("src_file", loc), Path(sc.get("file") or "").name or "—"),
         (t("src_sha", loc), sc.get("sha256") or "—"),
         (t("src_generated", loc), fmt.long_date(today, loc)),
-        (t("src_discount", loc), fmt.percent(sc["discount_rate"], loc)),
+        (t("src_discount", loc), fmt.percent_short(sc["discount_rate"], loc)),
         (t("src_fx", loc), t("src_fx_value", loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc))),
         (t("src_conventions", loc), t("src_conventions_value", loc)),
     ]
