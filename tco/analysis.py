@@ -320,6 +320,28 @@ def separation(res: Results) -> list[dict]:
     return out
 
 
+def hedging(res: Results) -> dict:
+    """What locking the USD costs at the interest-parity forward curve would cost, per option.
+
+    F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
+    (brazil_fx_tax.md §2.4: the forward is a hedging price, not a forecast). Hedged TCO =
+    BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
+    s = res.scenario
+    h = len(res.months)
+    t = np.arange(1, h + 1)
+    fwd = s.fx.usdbrl * ((1.0 + s.fx.brl_rate) / (1.0 + s.fx.usd_rate)) ** (t / 12.0)
+    rows = []
+    for o in res.options:
+        usd = sum(o.costs.lines[k] for k in LINES if o.costs.currency[k] == "USD")
+        brl_part = o.tco.deterministic - float(sum(o.lines_brl[k].sum() for k in LINES if o.costs.currency[k] == "USD"))
+        hedged = brl_part + float(np.asarray(usd) @ fwd)
+        rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
+                     "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})
+    return {"forward_first": float(fwd[0]), "forward_last": float(fwd[-1]), "brl_rate": s.fx.brl_rate,
+            "usd_rate": s.fx.usd_rate, "options": rows,
+            "note": "USD costs locked at the interest-parity forward of each month (the cost of hedging)"}
+
+
 def enrich(res: Results, sensitivity: bool = True) -> Results:
     """Results with break-evens, tornado, decomposition and separation in ``meta``."""
     meta = dict(res.meta)
@@ -339,6 +361,7 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
             "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two options; "
             "None where the two fleets use different offers")
     meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
+    meta["hedging"] = hedging(res)
     if res.scenario.fx.model in ("gbm", "bootstrap"):
         from tco import risk
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from tco import analysis
@@ -104,3 +105,18 @@ def test_warnings_name_estimates_and_an_expired_tax_profile(seed):
     assert "describes taxes up to 2026-12" in text  # the seed runs to 2029-12
     # one warning per offer, not one per role
     assert text.count("'br-dedicated/sp/hgx-h200-8x' is an illustrative estimate") == 2  # two options use it
+
+
+def test_hedged_tco_by_hand(seed):
+    """Hedged TCO = BRL part + Σ USD_m · S0·((1 + i_BRL)/(1 + i_USD))^(m/12)."""
+    s, _, res = seed
+    hd = analysis.hedging(res)
+    o = next(x for x in res.options if x.kind == "cloud")
+    row = next(r for r in hd["options"] if r["option"] == o.name)
+    usd = sum(o.costs.lines[k] for k in ("training_compute", "inference_compute", "storage", "egress", "taxes"))
+    m = np.arange(1, len(res.months) + 1)
+    fwd = 5.40 * (1.1375 / 1.0363) ** (m / 12)
+    expected = float(usd @ fwd)  # a cloud option has no BRL part
+    assert row["hedged_tco_brl"] == pytest.approx(expected, rel=1e-12)
+    ded = next(r for r in hd["options"] if r["option"].startswith("Dedicado"))
+    assert ded["hedge_cost_vs_deterministic_brl"] == pytest.approx(0.0, abs=1e-6)  # nothing in USD to hedge
