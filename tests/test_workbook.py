@@ -354,7 +354,7 @@ def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
                              "dedicated", "BRL/month", "listed", "import_gross_up", "True", "False"}
         assert {"Memória (GB)", "Modalidade", "nuvem"} <= values
     kinds = [v for sh, c, v in _label_cells(f, res) if sh == "Comparação" and c.startswith("C") and c != "C3"]
-    assert "híbrido (treino e inferência em tipos diferentes) / frotas separadas" in kinds
+    assert "híbrido (nuvem + dedicado) / frotas separadas" in kinds
 
 
 def test_en_labels_translate_ids_too(written, runs):

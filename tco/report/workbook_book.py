@@ -269,7 +269,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "workbook_value": ("Valor da planilha", "Workbook value"),
     # engine and scenario ids shown as text: book.term(prefix, id), the id itself when not listed
     "kind_cloud": ("nuvem", "cloud"), "kind_dedicated": ("dedicado", "dedicated"),
-    "kind_hybrid": ("híbrido (treino e inferência em tipos diferentes)", "hybrid (training and serving on different kinds)"),
+    "kind_hybrid": ("híbrido (nuvem + dedicado)", "hybrid (cloud + dedicated)"),
     "fleet_shared": ("frota compartilhada", "shared fleet"), "fleet_separate": ("frotas separadas", "separate fleets"),
     "pricing_on_demand": ("sob demanda", "on demand"), "pricing_spot": ("spot", "spot"),
     "pricing_reserved_1yr": ("reservado 1 ano", "reserved 1 year"),

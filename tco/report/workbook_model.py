@@ -134,7 +134,8 @@ def write_sizing(book: Book, res) -> None:
             ws.write_string(r - 1, 0, t("sz_training"), book.fmt("h2"))
         at[key] = r
         ws.write_string(r, 0, lab + (f" — {note}" if note else ""), book.fmt("text"))
-        ws.write_string(r, 1, unit, book.fmt("small"))
+        if unit:
+            ws.write_string(r, 1, unit, book.fmt("small"))
         r += 1
     ref = {k: lambda c, k=k: f"{c}{at[k] + 1}" for k in at}
     r += 1

@@ -21,7 +21,8 @@ def write_comparison(book: Book, res) -> None:
     n = len(res.options)
     ws.set_column(0, 0, 6)
     ws.set_column(1, 1, 46)
-    ws.set_column(2, 12, 17)
+    ws.set_column(2, 2, 38)
+    ws.set_column(3, 12, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
     heads = ["#", t("option"), t("kind"), t("tco"), t("npv"), t("rank"), t("vs_best"), t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("p5"), t("tco_mc") + " " + t("p50"),
@@ -58,7 +59,7 @@ def write_comparison(book: Book, res) -> None:
     ws.insert_chart(at, 1, cumulative_chart(book, res), {"x_scale": 1.6, "y_scale": 1.3})
     at += 22
     for i, o in enumerate(res.options, start=1):
-        ws.insert_chart(at + 20 * ((i - 1) // 2), 1 + 5 * ((i - 1) % 2), _lines_chart(book, i),
+        ws.insert_chart(at + 20 * ((i - 1) // 2), 1 + 3 * ((i - 1) % 2), _lines_chart(book, i),
                         {"x_scale": 1.2, "y_scale": 1.3})
 
 
