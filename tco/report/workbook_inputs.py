@@ -39,14 +39,14 @@ class _Writer:
         ws, b = self.ws, self.book
         ws.write_string(self.r, 0, key_label)
         fmts = [fmt] + (extra_fmts or [fmt] * len(extra or []))
-        for j, (v, fmt) in enumerate(zip([value] + (extra or []), fmts)):
+        for j, (v, f) in enumerate(zip([value] + (extra or []), fmts)):
             c = 1 + j
             if v is None:
-                ws.write_blank(self.r, c, None, b.fmt(fmt))
+                ws.write_blank(self.r, c, None, b.fmt(f))
             elif isinstance(v, str):
                 ws.write_string(self.r, c, v, b.fmt("in_text"))
             else:
-                ws.write_number(self.r, c, float(v), b.fmt(fmt))
+                ws.write_number(self.r, c, float(v), b.fmt(f))
             if name:  # with extra values, "@" in the name becomes lo, hi, p
                 b.name(name.replace("@", ["lo", "hi", "p"][j]) if extra else name, abs_cell(self.sheet, self.r, c))
         if unit:
