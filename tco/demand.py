@@ -78,9 +78,10 @@ def users_timeline(growth, start_month: int, horizon: int) -> np.ndarray:
     return out
 
 
-def requests_per_month(users: np.ndarray, requests_per_user_per_day: float, days: np.ndarray) -> np.ndarray:
-    """Requests [req/month] = users × requests/user/day × days in month."""
-    return users * requests_per_user_per_day * days
+def requests_per_month(users: np.ndarray, requests_per_user_per_day: float, days: np.ndarray,
+                       active_days_per_week: float = 7.0) -> np.ndarray:
+    """Requests [req/month] = users × requests/user/day × days in month × active days per week / 7."""
+    return users * requests_per_user_per_day * days * (active_days_per_week / 7.0)
 
 
 def hourly_rps(users: np.ndarray, requests_per_user_per_day: float, shares: np.ndarray) -> np.ndarray:

@@ -137,7 +137,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
 
     # demand
     users = demand.users_timeline(inf.users, inf.start_month, h)
-    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days)
+    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days, inf.active_days_per_week)
     tokens = requests * (inf.input_tokens_per_request + inf.output_tokens_per_request)
     shares = demand.profile(inf.daily_profile)
     rps = demand.hourly_rps(users, inf.requests_per_user_per_day, shares)

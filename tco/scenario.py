@@ -146,6 +146,8 @@ class Inference(Frozen):
     """Prompt tokens per request (prefill) [tokens]."""
     output_tokens_per_request: Positive
     """Generated tokens per request (decode) [tokens]."""
+    active_days_per_week: Annotated[float, Field(ge=1.0, le=7.0)] = 7.0
+    """Days a week with traffic (5 for an office tool); the daily profile and peak are those of an active day."""
     tokens_per_second_per_user: Positive = 20.0
     """Decode speed each user must see [tokens/s]."""
     daily_profile: Literal["flat", "business_hours"] | list[NonNegative] = "business_hours"

@@ -137,3 +137,10 @@ def test_ceil_div():
     assert demand.ceil_div(10, 5) == 2
     assert demand.ceil_div(11, 5) == 3
     assert demand.ceil_div(0.3, 0.1) == 3  # 0.3/0.1 = 3.0000000000000004 is not pushed to 4
+
+
+def test_requests_per_month_on_weekdays_only():
+    # 100 users × 10 requests/day × 31 days × 5/7 active days = 22,142.857… requests
+    users = np.array([100.0])
+    expected = 100 * 10 * 31 * 5 / 7
+    np.testing.assert_allclose(demand.requests_per_month(users, 10, np.array([31.0]), 5), [expected])

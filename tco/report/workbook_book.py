@@ -73,6 +73,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "ceiling_users": ("Teto de usuários (logística)", "User ceiling (logistic)"),
     "steepness": ("Inclinação da logística", "Logistic steepness"),
     "rpud": ("Requisições por usuário por dia", "Requests per user per day"),
+    "adpw": ("Dias com uso por semana", "Active days per week"),
     "in_tokens": ("Tokens de entrada por requisição", "Input tokens per request"),
     "out_tokens": ("Tokens de saída por requisição", "Output tokens per request"),
     "egress_kb": ("Tráfego de saída por requisição", "Egress per request"),
@@ -291,6 +292,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "bound_latency-compute": ("latência (computação)", "latency (compute)"),
     "bound_max-batch": ("lote máximo", "maximum batch"),
     "u_rpud": ("req/usuário/dia", "req/user/day"),
+    "u_adpw": ("dias/semana", "days/week"),
     # sensitivity units and metrics, by the row's input key (the engine's English text is the fallback)
     "sens_unit_usdbrl": ("× câmbio à vista", "× spot"), "sens_unit_volatility": ("ao ano", "annual"),
     "sens_unit_users": ("× curva de crescimento", "× growth curve"),

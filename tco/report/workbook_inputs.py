@@ -117,6 +117,7 @@ def write_inputs(book: Book, res) -> None:
         w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
         w.add("in_steepness", t("steepness"), g.steepness_per_month, "1/mês" if book.locale != "en" else "1/month", "in_num4")
     w.add("in_rpud", t("rpud"), inf.requests_per_user_per_day, t("u_rpud"), "in_num")
+    w.add("in_adpw", t("adpw"), inf.active_days_per_week, t("u_adpw"), "in_num")
     w.add("in_in_tokens", t("in_tokens"), inf.input_tokens_per_request, "tokens", "in_int")
     w.add("in_out_tokens", t("out_tokens"), inf.output_tokens_per_request, "tokens", "in_int")
     w.add("in_egress_kb", t("egress_kb"), inf.egress_kb_per_request, "kB/req", "in_num")

@@ -43,7 +43,7 @@ def write_timeline(book: Book, res) -> None:
     put("k", 7, t("inf_k"), "", lambda c, p: f"={c}3-in_inf_start+1", k, "calc_int")
     users_u = "usuários" if book.locale != "en" else "users"
     put("users", 8, t("users"), users_u, _users_formula(s.inference.users), res.users, "calc_num")
-    put("requests", 9, t("requests"), "req", lambda c, p: f"={c}9*in_rpud*{c}5", res.requests, "calc_int", "sum")
+    put("requests", 9, t("requests"), "req", lambda c, p: f"={c}9*in_rpud*{c}5*in_adpw/7", res.requests, "calc_int", "sum")
     put("tokens", 10, t("tokens"), "tokens", lambda c, p: f"={c}10*(in_in_tokens+in_out_tokens)", res.tokens, "calc_int",
         "sum")
     put("egress", 11, t("egress_gb"), "GB", lambda c, p: f"={c}10*in_egress_kb*1000/1000000000", res.egress_gb, "calc_num",
