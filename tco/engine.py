@@ -41,6 +41,8 @@ class OptionResult:
     resolved: ResolvedOption
     costs: OptionCosts
     replica: sizing.ReplicaSize
+    replica_candidates: list[dict]
+    """Every tensor-parallel layout tried, with all its terms (sizing.replica_terms)."""
     lines_brl: dict[str, np.ndarray]
     total_brl: np.ndarray
     tco: Dist
@@ -152,7 +154,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     train_by_opt: dict[str, sizing.TrainingSize] = {}
     for opt in resolved:
         fleet = opt.inference
-        rep = sizing.size_replica(
+        cands = sizing.replica_candidates(
             params=params, active_params=active, layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
             precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
             bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=_peak_tflops(fleet.gpu, s.model.precision),
@@ -160,7 +162,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
             bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,
             max_batch=inf.max_batch_sequences,
-            tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (1, 2, 4, 8, 16)})
+            tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (2 ** k for k in range(8))})
+        rep = sizing.choose_replica(cands, fleet.gpus_per_server)
         key = f"options[{opt.index}].inference_offer"
         if rep is None:
             need = params * sizing.BYTES_PER_PARAM[s.model.precision] / 1e9
@@ -215,7 +218,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         det = Dist(tco_det, tco_det, tco_det, tco_det, tco_det)
         ndet = Dist(npv_det, npv_det, npv_det, npv_det, npv_det)
         kind = opt.kind if opt.training is None or opt.training.kind == opt.kind else "hybrid"
-        results.append(OptionResult(opt.name, kind, opt, oc, rep, lines_brl, total, det, ndet,
+        results.append(OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, det, ndet,
                                     finance.crossover_month(inf_spend, train_total),
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
     if problems:

@@ -148,68 +148,91 @@ def step_seconds(batch: float, weights_b: float, kv_read_b: float, bw_bs: float,
     return max((weights_b + batch * kv_read_b) / bw_bs, 2.0 * active_params * batch / flops)
 
 
-def size_replica(*, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
-                 precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
-                 gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
-                 bw_eff: float, flops_eff: float, memory_usable_share: float, max_batch: int = 256,
-                 tp_efficiency: dict | None = None) -> ReplicaSize | None:
-    """The replica layout that serves the most requests per GPU: every tensor-parallel degree
-    (1, 2, 4, … up to the GPUs of one server) on which weights plus one sequence's KV cache fit is
-    tried at the largest batch that still gives each user `target_tps`. None if nothing fits."""
-    best = None
+def replica_candidates(*, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
+                       precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float,
+                       peak_tflops: float, gpus_per_server: int, input_tokens: float, output_tokens: float,
+                       target_tps: float, bw_eff: float, flops_eff: float, memory_usable_share: float,
+                       max_batch: int = 256, tp_efficiency: dict | None = None) -> list[dict]:
+    """Every tensor-parallel degree (1, 2, 4, … dividing the server's GPUs) with all the terms of
+    `replica_terms`, fitting or not: what `size_replica` chooses among (and the workbook shows)."""
+    out = []
     tp = 1
     while tp <= gpus_per_server:
         if gpus_per_server % tp == 0:
-            r = replica_at(tp, params=params, active_params=active_params, layers=layers, kv_heads=kv_heads,
-                           head_dim=head_dim, precision=precision, kv_precision=kv_precision,
-                           gpu_memory_gb=gpu_memory_gb, bandwidth_tbs=bandwidth_tbs, peak_tflops=peak_tflops,
-                           gpus_per_server=gpus_per_server, input_tokens=input_tokens, output_tokens=output_tokens,
-                           target_tps=target_tps, bw_eff=bw_eff * (tp_efficiency or {}).get(tp, 1.0),
-                           flops_eff=flops_eff * (tp_efficiency or {}).get(tp, 1.0),
-                           memory_usable_share=memory_usable_share, max_batch=max_batch)
-            if r is not None and (best is None or (r.target_met, r.requests_per_second / tp)
-                                  > (best.target_met, best.requests_per_second / best.tensor_parallel * (1 + 1e-12))):
-                best = r
+            out.append(replica_terms(tp, params=params, active_params=active_params, layers=layers,
+                                     kv_heads=kv_heads, head_dim=head_dim, precision=precision,
+                                     kv_precision=kv_precision, gpu_memory_gb=gpu_memory_gb,
+                                     bandwidth_tbs=bandwidth_tbs, peak_tflops=peak_tflops,
+                                     input_tokens=input_tokens, output_tokens=output_tokens, target_tps=target_tps,
+                                     bw_eff=bw_eff, flops_eff=flops_eff, memory_usable_share=memory_usable_share,
+                                     max_batch=max_batch, tp_eff=(tp_efficiency or {}).get(tp, 1.0)))
         tp *= 2
-    return best
+    return out
 
 
-def replica_at(tp: int, *, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
-               precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
-               gpus_per_server: int, input_tokens: float, output_tokens: float, target_tps: float,
-               bw_eff: float, flops_eff: float, memory_usable_share: float, max_batch: int = 256
-               ) -> ReplicaSize | None:
-    """A replica on `tp` GPUs (tensor parallel), or None if weights plus one sequence do not fit.
+def size_replica(*, gpus_per_server: int, **kw) -> ReplicaSize | None:
+    """The replica layout that serves the most requests per GPU: among the candidates that fit, the
+    highest score (target met first, then requests/s per GPU; the smaller degree on a tie).
+    None if the model fits on no GPU count of the server. Arguments as `replica_candidates`."""
+    return choose_replica(replica_candidates(gpus_per_server=gpus_per_server, **kw), gpus_per_server)
+
+
+def choose_replica(candidates: list[dict], gpus_per_server: int) -> ReplicaSize | None:
+    """The fitting candidate with the highest score (the first, smallest degree, on a tie)."""
+    fitting = [c for c in candidates if c["fits"]]
+    if not fitting:
+        return None
+    return _replica_size(max(fitting, key=lambda c: c["score"]), gpus_per_server)
+
+
+def replica_terms(tp: int, *, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
+                  precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
+                  input_tokens: float, output_tokens: float, target_tps: float, bw_eff: float, flops_eff: float,
+                  memory_usable_share: float, max_batch: int = 256, tp_eff: float = 1.0) -> dict:
+    """Every term of a replica on `tp` GPUs (tensor parallel), whether or not it fits [B, B/s, FLOP/s, s].
 
     memory batch  b_mem = floor((tp·mem·usable − weights) / (KV per token × (input + output)))
     latency batch b_bw  = (tp·BW·eff / target − weights) / (KV per token × (input + output/2))
     compute batch b_cmp = tp·FLOPS·eff / (2·N_active·target)
     batch = floor(min(b_mem, b_bw, b_cmp, max_batch)), at least 1
     (max_batch: the server's cap on concurrent sequences, vLLM's max_num_seqs defaults to 256)
+    score = 1e9 if the target is met, plus requests/s per GPU; −1 if weights plus one sequence do not fit
     """
-    weights_b = params * BYTES_PER_PARAM[precision]
+    w = params * BYTES_PER_PARAM[precision]
     kv_tok = kv_bytes_per_token(layers, kv_heads, head_dim, kv_precision)
     ctx_max = input_tokens + output_tokens
-    ctx_avg = input_tokens + output_tokens / 2.0
-    mem_b = tp * gpu_memory_gb * 1e9 * memory_usable_share
-    if weights_b + kv_tok * ctx_max > mem_b:
-        return None
-    bw = tp * bandwidth_tbs * 1e12 * bw_eff
-    fl = tp * peak_tflops * 1e12 * flops_eff
-    kv_read = kv_tok * ctx_avg
-    b_mem = math.floor((mem_b - weights_b) / (kv_tok * ctx_max))
-    b_bw = (bw / target_tps - weights_b) / kv_read
-    b_cmp = fl / (2.0 * active_params * target_tps)
-    limits = {"memory": b_mem, "latency-bandwidth": b_bw, "latency-compute": b_cmp, "max-batch": max_batch}
-    bound = min(limits, key=limits.get)
-    batch = max(1, math.floor(min(limits.values()) + 1e-9))
-    step = step_seconds(batch, weights_b, kv_read, bw, fl, active_params)
-    decode_tps = batch / step
-    prefill = 2.0 * active_params * input_tokens / fl
-    per_request = prefill + output_tokens / decode_tps
-    return ReplicaSize(tp, gpus_per_server // tp, weights_b / 1e9, kv_tok / 1e6, batch, b_mem, step, 1.0 / step,
-                       1.0 / step >= target_tps * (1 - 1e-9), decode_tps, prefill, per_request, 1.0 / per_request,
-                       bound)
+    kv_read = kv_tok * (input_tokens + output_tokens / 2.0)
+    bw = tp * bandwidth_tbs * 1e12 * (bw_eff * tp_eff)
+    fl = tp * peak_tflops * 1e12 * (flops_eff * tp_eff)
+    mem = tp * gpu_memory_gb * 1e9 * memory_usable_share
+    v = {"tp": tp, "tp_eff": tp_eff, "weights_b": w, "kv_tok": kv_tok, "kv_read": kv_read, "bw": bw, "fl": fl,
+         "mem_b": mem, "fits": w + kv_tok * ctx_max <= mem, "b_mem": float(math.floor((mem - w) / (kv_tok * ctx_max))),
+         "b_bw": (bw / target_tps - w) / kv_read, "b_cmp": fl / (2.0 * active_params * target_tps),
+         "max_batch": max_batch}
+    limits = {"memory": v["b_mem"], "latency-bandwidth": v["b_bw"], "latency-compute": v["b_cmp"],
+              "max-batch": max_batch}
+    v["bound"] = min(limits, key=limits.get)
+    v["batch"] = float(max(1, math.floor(min(limits.values()) + 1e-9)))
+    v["step"] = step_seconds(v["batch"], w, kv_read, bw, fl, active_params)
+    v["decode_tps"] = v["batch"] / v["step"]
+    v["prefill"] = 2.0 * active_params * input_tokens / fl
+    v["per_request"] = v["prefill"] + output_tokens / v["decode_tps"]
+    v["cap"] = 1.0 / v["per_request"]
+    v["met"] = 1.0 / v["step"] >= target_tps * (1 - 1e-9)
+    v["score"] = ((1e9 if v["met"] else 0.0) + v["cap"] / tp) if v["fits"] else -1.0
+    return v
+
+
+def _replica_size(v: dict, gpus_per_server: int) -> ReplicaSize:
+    return ReplicaSize(v["tp"], gpus_per_server // v["tp"], v["weights_b"] / 1e9, v["kv_tok"] / 1e6, int(v["batch"]),
+                       int(v["b_mem"]), v["step"], 1.0 / v["step"], v["met"], v["decode_tps"], v["prefill"],
+                       v["per_request"], v["cap"], v["bound"])
+
+
+def replica_at(tp: int, *, gpus_per_server: int, **kw) -> ReplicaSize | None:
+    """A replica on `tp` GPUs (efficiencies as given), or None if weights plus one sequence do not fit."""
+    v = replica_terms(tp, **kw)
+    return _replica_size(v, gpus_per_server) if v["fits"] else None
 
 
 def replicas_needed(requests_per_second: float, replica_rps: float, utilization: float, redundancy: str) -> int:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco import demand, finance, sizing
+from tco import demand, finance
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, write_row
 
 
@@ -148,7 +148,8 @@ def write_sizing(book: Book, res) -> None:
         p = f"in_o{i}_"
         ws.write_string(at["gpu"], ci, f"{fl.gpus_per_server} × {fl.gpu.gpu}")
         # the candidate layouts (one column per tensor-parallel degree) and the choice among them
-        tps, vals = _candidates(res, fl)
+        vals = o.replica_candidates  # every layout the engine tried, with its terms
+        tps = [v["tp"] for v in vals]
         r, tp_row, score_row = _candidate_block(book, ws, sheet, r, i, o, tps, vals, at, c)
         best = vals[tps.index(rep.tensor_parallel)] if rep.tensor_parallel in tps else None
         R = {k: ref[k](c) for k in ref}
@@ -211,43 +212,6 @@ def _replica_formulas(R: dict, p: str, tp: str) -> dict[str, str]:
         "met": f"=1/{R['step']}>=in_target_tps*(1-1E-9)",
         "score": f"=IF({R['fits']},IF({R['met']},1000000000,0)+{R['cap']}/{tp},-1)",
     }
-
-
-def _candidates(res, fleet) -> tuple[list[int], list[dict]]:
-    """Every tensor-parallel degree tco.sizing.size_replica tries, with the values of each formula."""
-    from tco.engine import _peak_tflops
-
-    s = res.scenario
-    inf = s.inference
-    d = res.defaults
-    w = res.model.params_b * 1e9 * sizing.BYTES_PER_PARAM[s.model.precision]
-    act = res.model.active_params_b * 1e9
-    kv_tok = sizing.kv_bytes_per_token(res.model.layers, res.model.kv_heads, res.model.head_dim, s.model.kv_precision)
-    tin, tout, target = inf.input_tokens_per_request, inf.output_tokens_per_request, inf.tokens_per_second_per_user
-    kv_read = kv_tok * (tin + tout / 2.0)
-    tps, out = [], []
-    tp = 1
-    while tp <= fleet.gpus_per_server:
-        if fleet.gpus_per_server % tp == 0:
-            eff = sizing.scaling_efficiency(tp, fleet.gpu.interconnect, d)
-            bw = tp * fleet.gpu.bandwidth_tbs * 1e12 * (d["bandwidth_efficiency_share"] * eff)
-            fl = tp * _peak_tflops(fleet.gpu, s.model.precision) * 1e12 * (d["flops_efficiency_share"] * eff)
-            mem = tp * fleet.gpu.memory_gb * 1e9 * inf.memory_usable_share
-            v = {"tp_eff": eff, "weights_b": w, "kv_tok": kv_tok, "kv_read": kv_read, "bw": bw, "fl": fl, "mem_b": mem,
-                 "fits": w + kv_tok * (tin + tout) <= mem, "b_mem": float(np.floor((mem - w) / (kv_tok * (tin + tout)))),
-                 "b_bw": (bw / target - w) / kv_read, "b_cmp": fl / (2.0 * act * target)}
-            v["batch"] = max(1.0, float(np.floor(min(v["b_mem"], v["b_bw"], v["b_cmp"], inf.max_batch_sequences) + 1e-9)))
-            v["step"] = sizing.step_seconds(v["batch"], w, kv_read, bw, fl, act)
-            v["decode_tps"] = v["batch"] / v["step"]
-            v["prefill"] = 2.0 * act * tin / fl
-            v["per_request"] = v["prefill"] + tout / v["decode_tps"]
-            v["cap"] = 1.0 / v["per_request"]
-            v["met"] = 1.0 / v["step"] >= target * (1 - 1e-9)
-            v["score"] = ((1e9 if v["met"] else 0.0) + v["cap"] / tp) if v["fits"] else -1.0
-            tps.append(tp)
-            out.append(v)
-        tp *= 2
-    return tps, out
 
 
 def _candidate_block(book: Book, ws, sheet: str, r: int, i: int, o, tps: list[int], vals: list[dict], at: dict,
