@@ -111,20 +111,31 @@ class OptionCosts:
     """Server-hours paid each month (all fleets) [h]."""
     training_hours: np.ndarray
     """Server-hours paid each month for training (the training share of a shared fleet) [h]."""
+    replicas_by_hour: np.ndarray
+    """Inference replicas needed, month × hour of a typical day [-]."""
+    servers_by_hour: np.ndarray
+    """Inference servers needed, month × hour of a typical day [-]."""
+    training_wall_hours: np.ndarray
+    """Wall-clock hours of the training job falling in each month [h]."""
     egress_gb: np.ndarray
     tax_uplift: float
     training_months: int
     warnings: tuple[str, ...]
 
 
-def inference_servers_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
-    """Servers needed in each month × hour of day [-] (vectorised replicas_needed + servers_for)."""
+def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
+    """Replicas needed in each month × hour of day [-] (vectorised replicas_needed)."""
     rps = np.asarray(rps, dtype=float)
     replicas = np.ceil(rps / (rep.requests_per_second * utilization) - 1e-9)
     replicas = np.where(rps > 0, np.maximum(replicas, 1.0), 0.0)
     if redundancy == "n+1":
         replicas = np.where(replicas > 0, replicas + 1.0, 0.0)
-    return np.ceil(replicas / rep.replicas_per_server)
+    return replicas
+
+
+def inference_servers_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
+    """Servers needed in each month × hour of day [-] (vectorised replicas_needed + servers_for)."""
+    return np.ceil(inference_replicas_by_hour(rps, rep, utilization, redundancy) / rep.replicas_per_server)
 
 
 def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, rps: np.ndarray,
@@ -139,7 +150,8 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     trend = yearly_factor(months, opt.price_trend_rate)
     index = yearly_factor(months, opt.indexation_rate)
 
-    by_hour = inference_servers_by_hour(rps, replica, utilization, redundancy)
+    replicas_by_hour = inference_replicas_by_hour(rps, replica, utilization, redundancy)
+    by_hour = np.ceil(replicas_by_hour / replica.replicas_per_server)
     peak = by_hour.max(axis=1)
 
     train_hours = np.zeros(h)
@@ -243,7 +255,8 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     currency["taxes"] = "USD"
     if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
         warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
-    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours,
+    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours, replicas_by_hour, by_hour,
+                       train_hours,
                        np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings))
 
 

@@ -69,6 +69,8 @@ class Results:
     tokens: np.ndarray
     egress_gb: np.ndarray
     peak_rps: np.ndarray
+    hourly_rps: np.ndarray
+    """Requests per second in each hour of a typical (active) day, month × 24 [req/s]."""
     training: sizing.TrainingSize | None
     training_by_option: dict[str, sizing.TrainingSize]
     options: list[OptionResult]
@@ -224,7 +226,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     if problems:
         raise InputError(problems)
 
-    res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1),
+    res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
                    "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco import finance
-from tco.costs import LINES, inference_servers_by_hour, is_committed, ratchet, spread_hours, yearly_factor
+from tco.costs import LINES, is_committed, ratchet, yearly_factor
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range, write_row
 
 CONST_ROWS = 8
@@ -93,10 +93,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
 
     # servers needed in each hour of a typical day
     inf_s = s.inference
-    from tco.demand import hourly_rps, profile
-
-    rps = hourly_rps(res.users, inf_s.requests_per_user_per_day, profile(inf_s.daily_profile))
-    by_hour = inference_servers_by_hour(rps, o.replica, inf_s.utilization_target_share, inf_s.redundancy)
+    by_hour = o.costs.servers_by_hour
     cap, per_srv = K("cap"), K("rps_server")
     for hr in range(24):
         rr = TR[f"rps_{hr}"] + 1
@@ -104,10 +101,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
             f"=ROUNDUP(IF({tl}{c}{rr}>0,MAX(ROUNDUP({tl}{c}{rr}/({cap}*in_utilization)-1E-9,0),1)+in_n1,0)"
             f"/{per_srv},0)"), by_hour[:, hr], "calc_int")
     first_h, last_h = rows["srv_0"] + 1, rows["srv_23"] + 1
-    peak_rps = res.peak_rps
-    util = inf_s.utilization_target_share
-    pr = np.where(peak_rps > 0, np.maximum(np.ceil(peak_rps / (o.replica.requests_per_second * util) - 1e-9), 1.0), 0.0)
-    pr = np.where(pr > 0, pr + (1.0 if inf_s.redundancy == "n+1" else 0.0), 0.0)
+    pr = o.costs.replicas_by_hour.max(axis=1)  # replicas at the peak hour (replicas grow with the load)
     rp = TR["peak_rps"] + 1
     put("peak_replicas", t("peak_replicas"), "", lambda c, pp: (
         f"=IF({tl}{c}{rp}>0,MAX(ROUNDUP({tl}{c}{rp}/({cap}*in_utilization)-1E-9,0),1)+in_n1,0)"), pr, "calc_int")
@@ -119,7 +113,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     th = tsrv = zeros
     n_train = 0
     if training:
-        th = spread_hours(ts.wall_hours, s.training.start_month, days)
+        th = o.costs.training_wall_hours
         n_train = int(np.count_nonzero(th))
         th = put("train_hours", t("train_hours"), "h", lambda c, pp: (
             f"=IF({c}$3<in_train_start,0,MAX(0,MIN({ref('hours')(c)},{K('wall_hours')}-SUM($D{r + 1}:{pp}{r + 1}))))"),

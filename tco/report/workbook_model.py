@@ -52,7 +52,7 @@ def write_timeline(book: Book, res) -> None:
     disc = finance.discount_factors(h, s.scenario.discount_rate)
     put("df", 13, t("df"), "", lambda c, p: f"=(1+in_discount_rate)^(-{c}3/12)", disc, "calc_num6")
     shares = demand.profile(s.inference.daily_profile)
-    rps = demand.hourly_rps(res.users, s.inference.requests_per_user_per_day, shares)
+    rps = res.hourly_rps
     first = 15
     ws.write_string(first - 1, 2, t("profile_share"), book.fmt("small"))
     for hr in range(24):
