@@ -116,12 +116,6 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
     return out
 
 
-def _peak_tflops(gpu, precision: str) -> float:
-    if precision == "fp8" and gpu.fp8_tflops:
-        return gpu.fp8_tflops
-    return gpu.bf16_tflops
-
-
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
                  paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True) -> Results:
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
@@ -159,7 +153,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         cands = sizing.replica_candidates(
             params=params, active_params=active, layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
             precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
-            bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=_peak_tflops(fleet.gpu, s.model.precision),
+            bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=sizing.peak_tflops(fleet.gpu, s.model.precision),
             gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
             output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
             bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,

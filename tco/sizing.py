@@ -113,6 +113,11 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
 # Inference
 
 
+def peak_tflops(gpu, precision: str) -> float:
+    """Peak dense TFLOPS of a GPU at the serving precision (FP8 where the GPU has it, else BF16)."""
+    return gpu.fp8_tflops if precision == "fp8" and gpu.fp8_tflops else gpu.bf16_tflops
+
+
 def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, kv_precision: str) -> float:
     """KV cache per token [B] = 2 (K and V) × layers × KV heads × head dim × bytes per element.
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tco import demand
-from tco.engine import _peak_tflops
+from tco.sizing import peak_tflops
 from tco.report.workbook_book import Book, abs_cell
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
@@ -204,7 +204,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     w.add(p + "inf_scaling", t("tr_scaling", ic=inf.gpu.interconnect),
           float(table.get(inf.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
-    w.add(p + "inf_tflops", t("inf_tflops"), _peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
+    w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
     if tr is not None:
         w.add(None, t("tr_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
         if r.fleet == "separate":
