@@ -244,10 +244,7 @@ def tornado(res: Results, paths: int = 2000, pair=None) -> dict:
                 t = ({o.name: o.npv.deterministic for o in r.options} if key == "discount_rate" else _det(r))
             ends.append(t[b.name] - t[a.name])
         metric = "npv" if key == "discount_rate" else "tco_p95" if key == "volatility" else "tco"
-        base_m = (b.npv.deterministic - a.npv.deterministic) if metric == "npv" else base
-        if metric == "tco_p95":
-            base_m = b.tco.p95 - a.tco.p95 if b.tco.p95 != b.tco.deterministic or a.tco.p95 != a.tco.deterministic \
-                else base
+        base_m = {"npv": b.npv.deterministic - a.npv.deterministic, "tco_p95": b.tco.p95 - a.tco.p95}.get(metric, base)
         rows.append({"input": key, "label": label, "low": lo, "high": hi, "unit": unit, "metric": metric,
                      "base_diff_brl": base_m, "low_diff_brl": ends[0], "high_diff_brl": ends[1],
                      "swing_brl": abs(ends[1] - ends[0])})
@@ -333,7 +330,7 @@ def hedging(res: Results) -> dict:
     rows = []
     for o in res.options:
         usd = sum(o.costs.lines[k] for k in LINES if o.costs.currency[k] == "USD")
-        brl_part = o.tco.deterministic - float(sum(o.lines_brl[k].sum() for k in LINES if o.costs.currency[k] == "USD"))
+        brl_part, _ = _split(o)
         hedged = brl_part + float(np.asarray(usd) @ fwd)
         rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
                      "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})

@@ -235,7 +235,8 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
 
     s = res.scenario
     info = {"model": s.fx.model, "paths": paths or s.fx.paths, "seed": seed if seed is not None else s.fx.seed,
-            "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility}
+            "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
+            "base_path_annual_change_rate": fxmod.base_annual_change(s.fx)}
     if s.fx.model not in ("gbm", "bootstrap"):
         best = min(range(len(res.options)), key=lambda i: res.options[i].tco.deterministic)
         opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]

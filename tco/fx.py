@@ -29,6 +29,16 @@ def deterministic_path(fx, horizon: int) -> np.ndarray:
     return fx.usdbrl * np.exp(mu * t / 12.0)
 
 
+def base_annual_change(fx) -> float:
+    """Yearly change of the deterministic path [fraction/yr]: 0 (fixed, bootstrap), (1 + i_BRL)/(1 + i_USD) − 1
+    (parity), e^μ − 1 (gbm)."""
+    if fx.model in ("fixed", "bootstrap"):
+        return 0.0
+    if fx.model == "parity":
+        return (1.0 + fx.brl_rate) / (1.0 + fx.usd_rate) - 1.0
+    return float(np.expm1(fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)))
+
+
 def history_source(fx) -> str:
     from tco.catalog import DATA_DIR
 

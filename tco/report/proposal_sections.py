@@ -250,8 +250,8 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
     out["paragraphs"].append(t("fx_intro_mc", loc, model=_fx_model_text(doc, loc), paths=fmt.number(fx["paths"], loc),
                                rate=fmt.money(fx["usdbrl"], loc), seed=fx["seed"]))
     path = fx.get("path") or []
-    if path and abs(path[-1] - path[0]) > 0.005:
-        drift = (path[-1] / path[0]) ** (12.0 / max(len(path) - 1, 1)) - 1.0
+    if path and abs(path[-1] - path[0]) > 0.005 and "base_path_annual_change_rate" in fx:
+        drift = fx["base_path_annual_change_rate"]
         out["paragraphs"].append(t("fx_base_path", loc, first=fmt.money(path[0], loc), last=fmt.money(path[-1], loc),
                                    drift=_signed_percent(drift, loc)))
     rows = [[o["name"], fmt.money(o["tco_brl"]["deterministic"], loc, False), fmt.money(o["tco_brl"]["p5"], loc, False),
