@@ -31,9 +31,9 @@ def _det(res: Results) -> dict[str, float]:
     return {o.name: o.tco.deterministic for o in res.options}
 
 
-def _split(o) -> tuple[float, float]:
-    """(BRL part, USD part converted on the base path) of an option's TCO."""
-    usd = sum(float(o.lines_brl[k].sum()) for k in LINES if o.costs.currency[k] == "USD")
+def _split(res: Results, o) -> tuple[float, float]:
+    """(BRL part, USD part converted on the base path) of an option's TCO, from the ledger."""
+    usd = res.ledger.usd_share_brl(o.name)
     return o.tco.deterministic - usd, usd
 
 
@@ -58,10 +58,6 @@ def _leaders(res: Results):
     return ranked[0], (ranked[1] if len(ranked) > 1 else None)
 
 
-def _is_brl(o) -> bool:
-    return all(o.costs.currency[k] == "BRL" or not o.lines_brl[k].any() for k in LINES)
-
-
 # ---------------------------------------------------------------------------------------------
 # break-evens
 
@@ -72,13 +68,13 @@ def fx_breakevens(res: Results) -> list[dict]:
     if not ded:
         return []
     d = min(ded, key=lambda o: o.tco.deterministic)
-    bd, ud = _split(d)
+    bd, ud = _split(res, d)
     s0 = res.scenario.fx.usdbrl
     out = []
     for c in res.options:
         if c.kind != "cloud":
             continue
-        bc, uc = _split(c)
+        bc, uc = _split(res, c)
         rate = None
         if abs(uc - ud) > 1e-9:
             k = (bd - bc) / (uc - ud)
@@ -329,8 +325,8 @@ def hedging(res: Results) -> dict:
     fwd = s.fx.usdbrl * ((1.0 + s.fx.brl_rate) / (1.0 + s.fx.usd_rate)) ** (t / 12.0)
     rows = []
     for o in res.options:
-        usd = sum(o.costs.lines[k] for k in LINES if o.costs.currency[k] == "USD")
-        brl_part, _ = _split(o)
+        _, usd = res.ledger.by_currency(o.name)
+        brl_part, _ = _split(res, o)
         hedged = brl_part + float(np.asarray(usd) @ fwd)
         rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
                      "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})

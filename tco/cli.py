@@ -8,10 +8,7 @@ moved into place only when all of them were written, so a failure leaves nothing
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from tco import __version__
@@ -78,103 +75,44 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
-def _load(path: str):
-    from tco.catalog import load_catalog
-    from tco.scenario import load
-
-    scenario, sha, lines = load(path)
-    cat_dir = None
-    if scenario.scenario.catalog_dir:
-        cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve()
-    return scenario, sha, lines, load_catalog(cat_dir)
-
-
 def cmd_validate(args) -> int:
-    from tco.engine import run_scenario
+    from tco import api
 
-    scenario, sha, lines, cat = _load(args.scenario)
-    run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
-    print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
+    inputs = api.load(args.scenario)
+    api.check(inputs)
+    print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
+          f"{inputs.scenario.scenario.horizon_months} months)")
     return 0
 
 
-def _write_outputs(res, sha: str, scenario_path: str, out_dir: Path, formats: list[str]) -> list[Path]:
-    from tco.report import json_out, ledger_csv
-
-    stem = Path(scenario_path).stem
-    created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tco-", dir=out_dir))
-    written = []
-    ok = False
-    try:
-        doc = json_out.build(res, sha, scenario_path)
-        if "json" in formats:
-            (tmp / f"{stem}.json").write_text(json_out.dumps(doc), encoding="utf-8")
-        if "csv" in formats:
-            (tmp / f"{stem}.csv").write_text(ledger_csv.render(res), encoding="utf-8")
-        if "xlsx" in formats:
-            try:
-                from tco.report import workbook
-            except ImportError:
-                workbook = None
-            if workbook is not None:
-                workbook.write(res, doc, tmp / f"{stem}.xlsx")
-        if "pdf" in formats:
-            try:
-                from tco.report import proposal
-            except ImportError:
-                proposal = None
-            if proposal is not None:
-                attachments = [Path(scenario_path)] + ([tmp / f"{stem}.xlsx"] if (tmp / f"{stem}.xlsx").exists() else [])
-                proposal.write(res, doc, tmp / f"{stem}.pdf", attachments=attachments)
-        for f in sorted(tmp.iterdir()):
-            dest = out_dir / f.name
-            os.replace(f, dest)
-            written.append(dest)
-        ok = True
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not ok and created:
-            shutil.rmtree(out_dir, ignore_errors=True)  # leave no empty folder behind either
-    return written
-
-
 def cmd_run(args) -> int:
-    from tco.engine import run_scenario
+    from tco import api
+    from tco.outputs import FORMATS
 
     formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    bad = [f for f in formats if f not in ("json", "csv", "xlsx", "pdf")]
+    bad = [f for f in formats if f not in FORMATS]
     if bad:
-        _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from json, csv, xlsx, pdf")
+        _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
         return 2
     out = Path(args.output)
     if out.exists() and not out.is_dir():
         _err(f"-o {out}: exists and is not a folder")
         return 2
-    scenario, sha, lines, cat = _load(args.scenario)
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        from tco.report.terminal import progress_bar
-        progress = progress_bar()
-    res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
-                       progress=progress)
-    from tco import analysis
+    inputs = api.load(args.scenario)
+    interactive = not args.quiet and sys.stderr.isatty()
+    if interactive:
+        from tco.report.terminal import progress_bar, status
 
-    if progress is not None:
-        from tco.report.terminal import status
-
+        res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress_bar(), analysis=False)
         with status("Break-evens, sensitivity and fleet separation…"):
-            res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-    else:
-        res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-    if progress is not None:
-        from tco.report.terminal import status
+            from tco import analysis
 
+            res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
         with status(f"Writing {', '.join(formats)}…"):
-            written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+            written = api.write(res, out, formats)
     else:
-        written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+        res = api.run(inputs, paths=args.paths, seed=args.seed, sensitivity=not args.no_sensitivity)
+        written = api.write(res, out, formats)
     if not args.quiet:
         from tco.report.terminal import summary
 
@@ -206,12 +144,10 @@ def cmd_offers(args) -> int:
 
 
 def cmd_sensitivity(args) -> int:
-    from tco import analysis
-    from tco.engine import run_scenario
+    from tco import analysis, api
     from tco.report.terminal import tornado_table
 
-    scenario, sha, lines, cat = _load(args.scenario)
-    res = run_scenario(scenario, cat, file=args.scenario, lines=lines)
+    res = api.run(args.scenario, analysis=False)
     tornado_table(analysis.tornado(res))
     pair = analysis.kind_pair(res)
     if pair is not None:

@@ -6,20 +6,19 @@ Conventions: costs are positive amounts; a cost lands in the month it is incurre
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tco.catalog import EgressTable, TaxProfile
+from tco.domain import LINES, Notice, is_committed
 from tco.sizing import ReplicaSize, TrainingSize
 
-if TYPE_CHECKING:  # resolve imports is_committed from here
+if TYPE_CHECKING:
     from tco.resolve import ResolvedOption
 
-LINES = ("training_compute", "inference_compute", "setup", "storage", "egress", "taxes")
-"""Cost lines of the ledger, in this order everywhere."""
+__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "is_committed", "option_costs", "tax_uplift"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -85,12 +84,6 @@ def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.nd
     return out
 
 
-def is_committed(pricing: str) -> bool:
-    """Committed capacity (reservations, committed-use discounts) is paid every hour of its term:
-    everything but on-demand and spot."""
-    return not (pricing == "on_demand" or pricing.startswith("spot"))
-
-
 def ratchet(servers: np.ndarray) -> np.ndarray:
     """A fleet that is never released once rented (dedicated contracts, reserved capacity)."""
     return np.maximum.accumulate(servers) if len(servers) else servers
@@ -120,7 +113,10 @@ class OptionCosts:
     egress_gb: np.ndarray
     tax_uplift: float
     training_months: int
-    warnings: tuple[str, ...]
+    notices: tuple[Notice, ...]
+    """What a reader must know about these costs (the option is named by the engine)."""
+    storage_gb: np.ndarray | None = None
+    """Data stored each month (billed per GB-month) [GB]."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
@@ -145,7 +141,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     h = len(days)
     months = np.arange(1, h + 1)
     hours_in_month = days * 24.0
-    warnings: list[str] = []
+    notices: list[Notice] = []
     inf = opt.inference
     trend = yearly_factor(months, opt.price_trend_rate)
     index = yearly_factor(months, opt.indexation_rate)
@@ -161,8 +157,8 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
         train_hours = spread_hours(training.wall_hours, training_start, days)
         n_train_months = int(np.count_nonzero(train_hours))
         if training.wall_hours - train_hours.sum() > 1e-6:
-            warnings.append(f"training needs {training.wall_hours:,.0f} h but only {train_hours.sum():,.0f} h fit in "
-                            "the horizon; the rest is not costed")
+            notices.append(Notice("training_past_horizon", params={"needed_hours": training.wall_hours,
+                                                                   "fitted_hours": float(train_hours.sum())}))
         train_servers = np.where(train_hours > 0, float(training.servers), 0.0)
 
     lines = {k: np.zeros(h) for k in LINES}
@@ -204,11 +200,9 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
                 paid = np.zeros(h)
                 paid[first:first + months_paid] = training.servers
                 if months_paid > n_train_months:
-                    warnings.append(f"the training cluster is paid for its {tr.min_term_months}-month minimum term but "
-                                    f"busy {n_train_months} month(s); a shared fleet, or serving from it, may cost less")
+                    notices.append(Notice("min_term_idle", params={"term": tr.min_term_months, "busy": n_train_months}))
                 if first + months_paid > h:
-                    warnings.append(f"the training cluster's minimum term ({tr.min_term_months} months) runs past "
-                                    "the horizon; months beyond it are not costed")
+                    notices.append(Notice("min_term_past_horizon", params={"term": tr.min_term_months}))
                 lines["training_compute"] = paid * tr.price * index
                 setup[first] += training.servers * tr.setup_fee_brl
                 train_paid = paid
@@ -254,11 +248,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     lines["taxes"] = uplift * usd_base if isinstance(usd_base, np.ndarray) else np.zeros(h)
     currency["taxes"] = "USD"
     if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
-        warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
+        notices.append(Notice("tax_on_brl_offer"))
     return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours, replicas_by_hour, by_hour,
                        train_hours,
-                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings))
-
-
-def ceil(x: float) -> int:
-    return math.ceil(x - 1e-12)
+                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(notices), stored)

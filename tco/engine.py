@@ -10,27 +10,16 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import demand, finance, fx as fxmod, sizing
+from tco import demand, finance, fx as fxmod, ledger as ledger_mod, sizing
 from tco.catalog import Catalog
-from tco.costs import LINES, OptionCosts, option_costs, tax_uplift
+from tco.costs import OptionCosts, option_costs, tax_uplift
+from tco.domain import LINES, Dist, Notice, option_kind
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
 from tco.scenario import Scenario
 
 HOURS_PER_MONTH = 730.0
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
-
-
-@dataclass(frozen=True)
-class Dist:
-    deterministic: float
-    mean: float
-    p5: float
-    p50: float
-    p95: float
-
-    def as_dict(self) -> dict:
-        return {"deterministic": self.deterministic, "mean": self.mean, "p5": self.p5, "p50": self.p50, "p95": self.p95}
 
 
 @dataclass(frozen=True)
@@ -77,9 +66,16 @@ class Results:
     model: object
     defaults: dict
     catalog: Catalog
-    warnings: tuple[str, ...] = ()
+    notices: tuple[Notice, ...] = ()
+    """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
     fx_info: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    ledger: ledger_mod.Ledger | None = None
+    """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
+    source_path: str = ""
+    """The scenario file this run read (set by ``tco.api.run``)."""
+    source_sha256: str = ""
+    """Hash of that file's bytes."""
 
 
 def defaults_for(cat: Catalog) -> dict:
@@ -92,27 +88,25 @@ def defaults_for(cat: Catalog) -> dict:
     }
 
 
-def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
+def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
     """What a reader must know about the prices an option uses: estimates, unverified rows, and tax
     profiles that stop before the horizon ends."""
-    out = []
+    out: list[Notice] = []
     fleets = {}
     for f in (opt.inference, opt.training):
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
         if f.price_status == "illustrative_estimate":
-            out.append(f"{opt.name}: the price of {f.offer_id!r} is an illustrative estimate, not a quote; "
-                       "replace it with a provider's quote (brl_per_month)")
+            out.append(Notice("price_estimate", opt.name, {"offer": f.offer_id}))
         elif f.price_status not in ("listed", "scenario_override"):
-            out.append(f"{opt.name}: the price of {f.offer_id!r} is marked {f.price_status!r} in the catalog")
+            out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
         if "anomal" in f.price_source.lower():
-            out.append(f"{opt.name}: the catalog flags the price of {f.offer_id!r} ({f.pricing}) as anomalous: check it")
-    t = opt.tax
-    if t.valid_until and last_month > t.valid_until and t.method != "none":
-        out.append(f"{opt.name}: tax profile {t.profile_id!r} describes taxes up to {t.valid_until}, but the horizon "
-                   f"runs to {last_month} (the CBS/IBS reform changes PIS/COFINS from 2027): add a dated profile "
-                   "for later months when the rates are known")
+            out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
+    tax = opt.tax
+    if tax.valid_until and last_month > tax.valid_until and tax.method != "none":
+        out.append(Notice("tax_horizon", opt.name, {"profile": tax.profile_id, "until": tax.valid_until,
+                                                    "end": last_month, "year": "2027"}))
     return out
 
 
@@ -143,7 +137,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
 
     # sizing and costs, option by option
     problems: list[Problem] = []
-    warnings: list[str] = []
+    notices: list[Notice] = []
+    all_series: tuple[ledger_mod.Series, ...] = ()
     fx_path = fxmod.deterministic_path(s.fx, h)
     disc = finance.discount_factors(h, s.scenario.discount_rate)
     results: list[OptionResult] = []
@@ -169,8 +164,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     "model.precision = 'fp8'", (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
         if not rep.target_met:
-            warnings.append(f"{opt.name}: {fleet.gpu.gpu} cannot reach {inf.tokens_per_second_per_user:g} tokens/s per "
-                            f"user even at batch 1 ({rep.tokens_per_second_per_user:.1f} tokens/s); sized at batch 1")
+            notices.append(Notice("target_unreachable", opt.name, {"gpu": fleet.gpu.gpu,
+                                                                    "target": inf.tokens_per_second_per_user,
+                                                                    "reached": rep.tokens_per_second_per_user}))
         tsize = None
         if tr.method != "none" and opt.training is not None:
             tf = opt.training
@@ -182,9 +178,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                 activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt)
             train_by_opt[opt.name] = tsize
             if tsize.servers > 1 and tf.gpu.interconnect == "pcie":
-                warnings.append(f"{opt.name}: training spans {tsize.servers} PCIe servers of {tf.gpu.gpu}; the network "
-                                f"between servers is not modelled (scaling efficiency {tsize.scaling_efficiency:g} "
-                                "assumed): check such a cluster is practical")
+                notices.append(Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
+                                                                       "gpu": tf.gpu.gpu,
+                                                                       "efficiency": tsize.scaling_efficiency}))
         try:
             oc = option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
                               storage_gb=inf.storage_gb, training_start=tr.start_month, inference_start=inf.start_month,
@@ -193,9 +189,11 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             problems.append(Problem(file, f"options[{opt.index}].egress", str(exc),
                                     (lines or {}).get(("options", opt.index))))
             continue
-        warnings += [f"{opt.name}: {w}" for w in oc.warnings]
-        warnings += price_warnings(opt, months[-1])
-        lines_brl = {k: oc.lines[k] * (fx_path if oc.currency[k] == "USD" else 1.0) for k in LINES}
+        notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
+        notices += price_notices(opt, months[-1])
+        series = ledger_mod.option_series(opt, oc, fx_path, oc.storage_gb)
+        all_series += series
+        lines_brl = {x.line: x.amount_brl for x in series}
         total = sum(lines_brl.values())
         tco_det = float(total.sum())
         npv_det = float(total @ disc)
@@ -211,9 +209,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             else:  # BRL/month per server ÷ (GPUs × 730 h)
                 brl = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
             gph[role] = {"offer": f.offer_id, "pricing": f.pricing, "brl_per_gpu_hour": brl}
-        det = Dist(tco_det, tco_det, tco_det, tco_det, tco_det)
-        ndet = Dist(npv_det, npv_det, npv_det, npv_det, npv_det)
-        kind = opt.kind if opt.training is None or opt.training.kind == opt.kind else "hybrid"
+        det = Dist.point(tco_det)
+        ndet = Dist.point(npv_det)
+        kind = option_kind(opt.kind, opt.training.kind if opt.training is not None else None)
         results.append(OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, det, ndet,
                                     finance.crossover_month(inf_spend, train_total),
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
@@ -223,7 +221,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
-                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings))
+                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(notices),
+                  ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series))
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tco.costs import is_committed
 from tco.catalog import Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
+from tco.domain import is_committed
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
 

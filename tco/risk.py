@@ -21,7 +21,7 @@ from dataclasses import replace
 import numpy as np
 
 from tco import finance
-from tco.costs import LINES
+from tco.domain import Dist
 
 CHUNK = 50_000
 FAN_MAX_PATHS = 50_000
@@ -74,18 +74,6 @@ def describe(s) -> dict:
     return out
 
 
-def _split(res, o) -> tuple[np.ndarray, np.ndarray]:
-    """(BRL part, USD part) of an option's monthly costs."""
-    brl = np.zeros(len(res.months))
-    usd = np.zeros(len(res.months))
-    for k in LINES:
-        if o.costs.currency[k] == "USD":
-            usd += o.costs.lines[k]
-        else:
-            brl += o.costs.lines[k]
-    return brl, usd
-
-
 def rate_paths(res, n: int, seed: int, progress=None):
     """Yield chunks of rate paths (each (≤CHUNK, H)) for the scenario's model."""
     s = res.scenario
@@ -114,7 +102,7 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     """Options with their TCO/NPV distributions, monthly fan and probability of being cheapest."""
     h = len(res.months)
     disc = finance.discount_factors(h, res.scenario.scenario.discount_rate)
-    parts = [_split(res, o) for o in res.options]
+    parts = [res.ledger.by_currency(o.name) for o in res.options]
     brl_tco = np.array([b.sum() for b, _ in parts])
     brl_npv = np.array([b @ disc for b, _ in parts])
     usd = np.stack([u for _, u in parts], axis=1)  # (H, O)
@@ -139,8 +127,6 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     # percentiles along contiguous rows (month-major) are several times faster than down columns
     q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan_rates).T), [5, 50, 95], axis=1)  # (3, H)
     cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
-    from tco.engine import Dist
-
     out = []
     for j, o in enumerate(res.options):
         b, u = parts[j]

@@ -100,11 +100,13 @@ def test_pretrain_burst_separation_matters():
 
 def test_warnings_name_estimates_and_an_expired_tax_profile(seed):
     _, _, res = seed
-    text = "\n".join(res.warnings)
-    assert "illustrative estimate" in text  # the shipped dedicated prices are estimates
-    assert "describes taxes up to 2026-12" in text  # the seed runs to 2029-12
-    # one warning per offer, not one per role
-    assert text.count("'br-dedicated/sp/hgx-h200-8x' is an illustrative estimate") == 2  # two options use it
+    codes = [(n.code, n.params) for n in res.notices]
+    assert any(c == "price_estimate" for c, _ in codes)  # the shipped dedicated prices are estimates
+    assert any(c == "tax_horizon" and p["until"] == "2026-12" for c, p in codes)  # the seed runs to 2029-12
+    # one notice per offer and option, not one per role
+    estimates = [n for n in res.notices if n.code == "price_estimate"
+                 and n.params["offer"] == "br-dedicated/sp/hgx-h200-8x"]
+    assert len(estimates) == 2 and len({n.option for n in estimates}) == 2  # two options use it
 
 
 def test_hedged_tco_by_hand(seed):

@@ -235,7 +235,7 @@ def test_dedicated_training_min_term_past_horizon_warns():
                       utilization=0.5, redundancy="none")
     # term of 12 months from month 2 of a 3-month horizon: months 2–3 costed, the rest dropped with a warning
     np.testing.assert_allclose(oc.lines["training_compute"], [0.0, 5000.0, 5000.0])
-    assert any("minimum term" in w for w in oc.warnings)
+    assert [n.code for n in oc.notices] == ["min_term_idle", "min_term_past_horizon"]  # busy 1 of 12 months, and past H
 
 
 def test_cloud_autoscaled_option_by_hand(cat):
@@ -341,7 +341,7 @@ def test_option_costs_currency_and_tax_warning_on_brl_offer(cat):
                       rps=flat_rps([0.4]), days=DAYS14[:1], egress_gb=np.zeros(1), storage_gb=0.0, training_start=1,
                       inference_start=1, utilization=0.5, redundancy="none")
     np.testing.assert_array_equal(oc.lines["taxes"], [0.0])  # no USD line, nothing to tax
-    assert any("tax-inclusive" in w for w in oc.warnings)
+    assert "tax_on_brl_offer" in [n.code for n in oc.notices]
 
 
 def test_cloud_training_with_dedicated_serving_taxes_only_the_usd_training(cat):

@@ -313,7 +313,10 @@ def _label_cells(path: Path, res) -> list[tuple[str, str, str]]:
     formulas: every sheet but the Catalog (catalog data as listed), leaving out the Inputs' source
     column, the engine's warnings and any cell holding an option name (scenario text)."""
     wb = openpyxl.load_workbook(path, data_only=True)
+    from tco.report import notices
+
     names = [o.name for o in res.options]
+    notice_lines = {notices.line(n, res.scenario.scenario.locale) for n in res.notices}
     out = []
     for ws in wb.worksheets:
         if ws.title in ("Catálogo", "Catalog"):
@@ -321,7 +324,7 @@ def _label_cells(path: Path, res) -> list[tuple[str, str, str]]:
         for row in ws.iter_rows():
             for c in row:
                 v = c.value
-                if not isinstance(v, str) or v in res.warnings or any(n in v for n in names):
+                if not isinstance(v, str) or v in notice_lines or any(n in v for n in names):
                     continue
                 if ws.title == "Premissas" and c.column_letter == "F":
                     continue

@@ -15,6 +15,7 @@ import numpy as np
 from tco import __version__
 from tco.costs import LINES
 from tco.engine import Results
+from tco.report import notices
 
 
 def _clean(x):
@@ -138,7 +139,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                                                 for o in res.options}.values(), key=lambda t: t.profile_id)],
             "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
         },
-        "warnings": list(res.warnings),
+        "warnings": [notices.line(n, "en") for n in res.notices],
+        "notices": [{"code": n.code, "option": n.option, "params": dict(n.params)} for n in res.notices],
     }
     doc["catalog_rows"]["offers"] = [json.loads(x) for x in doc["catalog_rows"]["offers"]]
     for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest", "fx_fan",

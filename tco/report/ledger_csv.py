@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import io
 
-from tco.costs import LINES
 from tco.engine import Results
 
 COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName",
@@ -32,25 +31,16 @@ def _next_month(p: str) -> str:
 
 
 def render(res: Results) -> str:
+    """The ledger's long form (``tco.ledger``) with FOCUS column names, one row per option × line × month."""
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(COLUMNS)
-    for o in res.options:
-        r = o.resolved
-        for i, month in enumerate(res.months):
-            start, end = f"{month}-01", f"{_next_month(month)}-01"
-            for line in LINES:
-                amount = float(o.costs.lines[line][i])
-                if amount == 0.0:
-                    continue
-                fleet = r.training if (line == "training_compute" and r.fleet == "separate" and r.training) else r.inference
-                cur = o.costs.currency[line]
-                rate = float(res.fx_path[i]) if cur == "USD" else 1.0
-                tr_h = float(o.costs.training_hours[i])
-                hours = (tr_h if line == "training_compute" else float(o.costs.instance_hours[i]) - tr_h
-                         if line == "inference_compute" else "")
-                w.writerow([start, end, start, end, fleet.provider, fleet.region, fleet.offer_id, SERVICE[line],
-                            "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
-                            PRICING.get(fleet.pricing, "Standard"), cur, repr(amount), o.name, line, repr(rate),
-                            repr(float(o.lines_brl[line][i])), hours if hours == "" else repr(hours)])
+    for (option, _role, line, month, cur, amount, qty, _unit, rate, amount_brl, provider, region, offer,
+         pricing) in res.ledger.rows():
+        start, end = f"{month}-01", f"{_next_month(month)}-01"
+        hours = repr(qty) if line in ("training_compute", "inference_compute") else ""
+        w.writerow([start, end, start, end, provider, region, offer, SERVICE[line],
+                    "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
+                    PRICING.get(pricing, "Standard"), cur, repr(amount), option, line, repr(rate),
+                    repr(amount_brl), hours])
     return out.getvalue()

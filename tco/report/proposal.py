@@ -120,7 +120,7 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     palette = theme["colors"]["palette"]
     ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
     prob = {o.name: o.prob_cheapest for o in res.options}
-    has_usd = any(o.costs.currency[k] == "USD" and np.any(o.costs.lines[k]) for o in res.options for k in LINES)
+    has_usd = res.ledger.has_usd()
     sc = doc["scenario"]
     theme = _localised(theme, loc)
     contact = theme.get("contact", {})

@@ -597,49 +597,13 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
             "tool": f"{doc['tool']['name']} {doc['tool']['version']}"}
 
 
-_WARNINGS = (
-    ("w_estimate", re.compile(r"the price of '(?P<offer>[^']+)' is an illustrative estimate, not a quote; replace it "
-                              r"with a provider's quote \(\w+\)$")),
-    ("w_tax_horizon", re.compile(r"tax profile '[^']+' describes taxes up to (?P<until>\d{4}-\d{2}), but the horizon "
-                                 r"runs to (?P<end>\d{4}-\d{2}) \(the CBS/IBS reform changes PIS/COFINS from "
-                                 r"(?P<year>\d{4})\): add a dated profile for later months when the rates are known$")),
-    ("w_multi_server", re.compile(r"training spans (?P<n>\d+) (?P<ic>\S+) servers of (?P<gpu>\S+); the network between "
-                                  r"servers is not modelled \(scaling efficiency (?P<eff>[\d.]+) assumed\): check such a "
-                                  r"cluster is practical$")),
-    ("w_min_term", re.compile(r"the training cluster is paid for its (?P<term>\d+)-month minimum term but busy "
-                              r"(?P<busy>\d+) month\(s\); a shared fleet, or serving from it, may cost less$")),
-)
-"""The engine's warnings the proposal words for a client (others are shown as the engine wrote them)."""
-
-
-def _warning_text(body: str, loc: str) -> str:
-    for key, pattern in _WARNINGS:
-        m = pattern.match(body)
-        if not m:
-            continue
-        v = m.groupdict()
-        if key == "w_tax_horizon":
-            v |= {"until": fmt.month_year(v["until"], loc), "end": fmt.month_year(v["end"], loc)}
-        if key == "w_multi_server":
-            v |= {"ic": _label_or(f"ic_{v['ic'].lower()}", loc, v["ic"]),
-                  "eff": fmt.percent(float(v["eff"]), loc, 0)}
-        return t(key, loc, **v)
-    return body
-
-
 def _warnings(doc: dict, loc: str) -> list[str]:
-    """The engine's warnings in the locale, one line per message with every option it concerns."""
-    names = sorted((o["name"] for o in doc["options"]), key=len, reverse=True)
-    grouped: dict[str, list[str]] = {}
-    for w in doc.get("warnings") or []:
-        owner = next((n for n in names if w.startswith(n + ": ")), None)
-        body = w[len(owner) + 2:] if owner else w
-        grouped.setdefault(_warning_text(body, loc), []).append(owner)
-    out = []
-    for text, owners in grouped.items():
-        who = [o for o in dict.fromkeys(owners) if o]
-        out.append(f"{_join(who, loc)}: {text}" if who else text)
-    return out
+    """The engine's notices in the locale, one line per sentence with every option it concerns."""
+    from tco.domain import Notice
+    from tco.report import notices
+
+    found = [Notice(n["code"], n["option"], n["params"]) for n in doc.get("notices") or []]
+    return notices.grouped(found, loc, t("and_last", loc))
 
 
 def _join(items: list[str], loc: str) -> str:

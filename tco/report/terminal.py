@@ -38,8 +38,12 @@ def summary(res, written) -> None:
                   "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
                   spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
     console.print(t)
-    for w in res.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+    from rich.text import Text
+
+    from tco.report import notices
+
+    for n in res.notices:  # Text: option names are printed literally, never read as markup
+        console.print(Text.assemble(("aviso: " if loc == "pt-BR" else "warning: ", "yellow"), notices.line(n, loc)))
     for p in written:
         console.print(f"wrote {p}")
 

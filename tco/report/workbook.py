@@ -230,10 +230,12 @@ def _summary(book: Book, res, doc: dict) -> None:
         ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
         ws.write_string(r, 1, s.scenario.notes, book.fmt("wrap"))
         r += 1
-    if res.warnings:
+    if res.notices:
+        from tco.report import notices
+
         ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
-        for w in res.warnings:
-            ws.write_string(r, 1, w, book.fmt("wrap"))
+        for n in res.notices:
+            ws.write_string(r, 1, notices.line(n, book.locale), book.fmt("wrap"))
             r += 1
     r += 1
     ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))

@@ -1,0 +1,87 @@
+"""The library: load a scenario, run it, write its outputs. The CLI, the batch runner, a notebook or a
+web page call these three functions and nothing below them.
+
+>>> import tco
+>>> res = tco.run("scenarios/seed_70b_h200.toml", paths=1000)          # doctest: +SKIP
+>>> [o.name for o in res.options]                                         # doctest: +SKIP
+>>> tco.write(res, "output", formats=("json", "csv"))                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from tco.catalog import Catalog
+    from tco.engine import Results
+    from tco.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """A validated scenario with the catalog it runs against and where its keys sit in its file."""
+
+    scenario: Scenario
+    catalog: Catalog
+    path: str
+    """The scenario file as given (named in error messages and attached to the proposal)."""
+    sha256: str
+    """Hash of the scenario file's bytes (recorded in the JSON)."""
+    key_lines: dict
+    """Key path → line number in the file, for error messages."""
+
+
+def load(path: str | Path) -> Inputs:
+    """Read and validate a scenario file and load its catalog (the shipped one, overlaid by the
+    scenario's ``catalog_dir``, resolved relative to the scenario file). Raises ``InputError``."""
+    from tco.catalog import load_catalog
+    from tco.scenario import load as load_scenario
+
+    scenario, sha, key_lines = load_scenario(str(path))
+    cat_dir = None
+    if scenario.scenario.catalog_dir:
+        cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve()
+    return Inputs(scenario, load_catalog(cat_dir), str(path), sha, key_lines)
+
+
+def check(inputs: Inputs | str | Path) -> Results:
+    """Everything ``run`` checks, without the Monte Carlo or the analysis: sizes and costs every option
+    once, deterministically. Raises ``InputError`` with every problem found."""
+    from tco.engine import run_scenario
+
+    inp = inputs if isinstance(inputs, Inputs) else load(inputs)
+    return run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
+
+
+def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | None = None, analysis: bool = True,
+        sensitivity: bool = True, progress: Callable[[int, int], None] | None = None) -> Results:
+    """Size, cost and compare every option; the Monte Carlo on FX where the scenario asks for it; then the
+    decision analysis (break-evens, sensitivity, decomposition, fleet separation) unless ``analysis`` is
+    False. ``paths`` and ``seed`` override the scenario's ``[fx]``. Raises ``InputError``."""
+    from tco.engine import run_scenario
+
+    inp = inputs if isinstance(inputs, Inputs) else load(inputs)
+    res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, paths=paths, seed=seed,
+                       progress=progress)
+    res = replace(res, source_path=inp.path, source_sha256=inp.sha256)
+    if analysis:
+        from tco import analysis as analysis_mod
+
+        res = analysis_mod.enrich(res, sensitivity=sensitivity)
+    return res
+
+
+def write(results: Results, folder: str | Path, formats: tuple[str, ...] | list[str] = ("json", "csv", "xlsx", "pdf"),
+          *, stem: str | None = None) -> list[Path]:
+    """Write ``<folder>/<stem>.<format>`` for each format (json, csv, xlsx, pdf), all or nothing; the stem
+    defaults to the scenario file's name. Returns the paths written."""
+    from tco.outputs import FORMATS, write_outputs
+
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise ValueError(f"unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
+    path = results.source_path or f"{results.scenario.scenario.name}.toml"
+    return write_outputs(results, Path(folder), stem or Path(path).stem, list(formats), sha=results.source_sha256,
+                         scenario_path=path)

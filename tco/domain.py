@@ -1,0 +1,129 @@
+"""The project's vocabulary: kinds, roles, pricings, cost lines, FX models, notices and distributions.
+
+Imports nothing from ``tco``: every pipeline module and every renderer may import it, so no import
+circle can form through it. The enums are ``StrEnum``: a member equals its string value
+(``FleetKind.CLOUD == "cloud"``), serialises to it in JSON and reads back from it, so the scenario
+files, the catalog and the JSON contract keep their plain words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+
+class FleetKind(StrEnum):
+    """Who owns the servers and how they are billed."""
+
+    CLOUD = "cloud"
+    """Public-cloud instances billed per hour in USD."""
+    DEDICATED = "dedicated"
+    """Whole servers rented in Brazil, billed per month in BRL."""
+    HYBRID = "hybrid"
+    """An option whose training and serving fleets are of different kinds (options only, never a fleet)."""
+
+
+class Role(StrEnum):
+    """What a fleet or a cost is for."""
+
+    TRAINING = "training"
+    INFERENCE = "inference"
+    SHARED = "shared"
+    """Costs that serve both (storage, egress, taxes on them)."""
+
+
+class FleetMode(StrEnum):
+    """Whether training and serving run on one fleet or two."""
+
+    SHARED = "shared"
+    SEPARATE = "separate"
+
+
+class CostLine(StrEnum):
+    """Lines of the ledger, in the order every table shows them."""
+
+    TRAINING_COMPUTE = "training_compute"
+    INFERENCE_COMPUTE = "inference_compute"
+    SETUP = "setup"
+    STORAGE = "storage"
+    EGRESS = "egress"
+    TAXES = "taxes"
+
+
+LINES: tuple[str, ...] = tuple(CostLine)
+"""Cost-line ids in ledger order (plain strings for dict keys and JSON)."""
+
+
+class Currency(StrEnum):
+    BRL = "BRL"
+    USD = "USD"
+
+
+class FxModel(StrEnum):
+    """How the USD/BRL rate moves over the horizon."""
+
+    FIXED = "fixed"
+    PARITY = "parity"
+    GBM = "gbm"
+    BOOTSTRAP = "bootstrap"
+
+    @property
+    def is_monte_carlo(self) -> bool:
+        """True for the models that draw random paths (and so give percentiles that differ)."""
+        return self in (FxModel.GBM, FxModel.BOOTSTRAP)
+
+
+def is_monte_carlo(model: str) -> bool:
+    """True when the FX model ``model`` draws random paths."""
+    return model in (FxModel.GBM, FxModel.BOOTSTRAP)
+
+
+ON_DEMAND = "on_demand"
+
+
+def is_committed(pricing: str) -> bool:
+    """Committed capacity (reservations, savings plans, committed-use discounts) is paid every hour of
+    its term: every pricing but on-demand and spot."""
+    return not (pricing == ON_DEMAND or pricing.startswith("spot"))
+
+
+def is_spot(pricing: str) -> bool:
+    """Interruptible capacity (spot, preemptible)."""
+    return pricing.startswith("spot")
+
+
+def option_kind(inference_kind: str, training_kind: str | None) -> FleetKind:
+    """The kind of an option: its fleets' kind when they agree (or it has no training fleet), else hybrid."""
+    if training_kind is None or training_kind == inference_kind:
+        return FleetKind(inference_kind)
+    return FleetKind.HYBRID
+
+
+@dataclass(frozen=True)
+class Notice:
+    """Something a reader of the results must know, as data: a code, the option it concerns and the
+    parameters that fill its text. ``tco.notices`` words it in a locale; nothing in the engine writes
+    a sentence."""
+
+    code: str
+    option: str | None = None
+    params: dict[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A total under FX uncertainty: the deterministic value and the Monte Carlo mean and percentiles [BRL]."""
+
+    deterministic: float
+    mean: float
+    p5: float
+    p50: float
+    p95: float
+
+    @classmethod
+    def point(cls, value: float) -> Dist:
+        """A value without uncertainty: every statistic equals it."""
+        return cls(value, value, value, value, value)
+
+    def as_dict(self) -> dict[str, float]:
+        return {"deterministic": self.deterministic, "mean": self.mean, "p5": self.p5, "p50": self.p50, "p95": self.p95}

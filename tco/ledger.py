@@ -1,0 +1,163 @@
+"""The ledger: one long table of every cost, the single truth every output reads.
+
+One row per option × cost line × month: who it is for (role), what bills it (provider, region,
+offer, pricing), its amount in the currency it is billed in, the quantity behind it with its unit,
+the USD/BRL rate of that month on the base path and the amount in BRL. JSON, CSV, workbook,
+proposal, risk and analysis read it through the functions below, so the BRL/USD split, the totals
+and the quantities are computed in one place.
+
+Held as one ``Series`` per option and line (arrays over months), which is how the engine and the
+Monte Carlo use it; ``rows`` and ``frame`` give the long form. Sums run over lines in ``LINES``
+order, the order the engine always used, so every total is bit-for-bit the engine's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+import numpy as np
+
+from tco.domain import LINES, Currency, FleetMode, Role
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tco.costs import OptionCosts
+    from tco.resolve import Fleet, ResolvedOption
+
+COLUMNS = ("option", "role", "line", "month", "currency", "amount", "quantity", "unit", "usdbrl", "amount_brl",
+           "provider", "region", "offer", "pricing")
+"""Columns of the long form, in order."""
+
+UNITS = {"training_compute": "server-hours", "inference_compute": "server-hours", "setup": "",
+         "storage": "GB-month", "egress": "GB", "taxes": ""}
+"""The unit of each line's quantity ('' where a line has none)."""
+
+
+@dataclass(frozen=True)
+class Series:
+    """One option's cost line over the months of the horizon."""
+
+    option: str
+    line: str
+    role: Role
+    currency: Currency
+    fleet: Fleet
+    """The offer that bills this line (for storage, egress and taxes: the serving fleet's provider)."""
+    amount: np.ndarray
+    """Amount per month in ``currency`` [USD or BRL]."""
+    quantity: np.ndarray | None
+    """The quantity billed per month, in ``unit`` (server-hours, GB, GB-month), where the line has one."""
+    amount_brl: np.ndarray
+    """Amount per month converted at the month's rate on the base path [BRL]."""
+
+    @property
+    def unit(self) -> str:
+        return UNITS[self.line]
+
+
+def _role(line: str, opt: ResolvedOption) -> Role:
+    if line == "training_compute":
+        return Role.TRAINING
+    if line == "inference_compute":
+        return Role.INFERENCE
+    return Role.SHARED
+
+
+def _fleet(line: str, opt: ResolvedOption) -> Fleet:
+    if line == "training_compute" and opt.fleet == FleetMode.SEPARATE and opt.training is not None:
+        return opt.training
+    return opt.inference
+
+
+def _quantity(line: str, oc: OptionCosts, storage_gb_months: np.ndarray | None) -> np.ndarray | None:
+    if line == "training_compute":
+        return oc.training_hours
+    if line == "inference_compute":
+        return oc.instance_hours - oc.training_hours
+    if line == "egress":
+        return oc.egress_gb
+    if line == "storage":
+        return storage_gb_months
+    return None
+
+
+def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
+                  storage_gb_months: np.ndarray | None = None) -> tuple[Series, ...]:
+    """The ledger rows of one option: one ``Series`` per cost line, in ``LINES`` order."""
+    out = []
+    for line in LINES:
+        cur = Currency(oc.currency[line])
+        amount = oc.lines[line]
+        brl = amount * (fx_path if cur == Currency.USD else 1.0)
+        out.append(Series(opt.name, line, _role(line, opt), cur, _fleet(line, opt), amount,
+                          _quantity(line, oc, storage_gb_months), brl))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Ledger:
+    """Every option's cost lines, month by month, with the base-path rate of each month."""
+
+    months: tuple[str, ...]
+    usdbrl: np.ndarray
+    """USD/BRL of each month on the deterministic base path."""
+    series: tuple[Series, ...]
+
+    def of(self, option: str) -> tuple[Series, ...]:
+        """The series of one option, in ``LINES`` order."""
+        return tuple(x for x in self.series if x.option == option)
+
+    def line(self, option: str, line: str) -> Series:
+        return next(x for x in self.series if x.option == option and x.line == line)
+
+    def lines_brl(self, option: str) -> dict[str, np.ndarray]:
+        """Line → monthly amount in BRL for one option."""
+        return {x.line: x.amount_brl for x in self.of(option)}
+
+    def total_brl(self, option: str) -> np.ndarray:
+        """Monthly total in BRL: the lines added in ``LINES`` order."""
+        return sum((x.amount_brl for x in self.of(option)), np.zeros(len(self.months)))
+
+    def by_currency(self, option: str) -> tuple[np.ndarray, np.ndarray]:
+        """(BRL part [BRL], USD part [USD]) of an option's monthly costs, each in its own currency:
+        what the Monte Carlo multiplies by a rate path."""
+        brl = np.zeros(len(self.months))
+        usd = np.zeros(len(self.months))
+        for x in self.of(option):
+            if x.currency == Currency.USD:
+                usd += x.amount
+            else:
+                brl += x.amount
+        return brl, usd
+
+    def usd_share_brl(self, option: str) -> float:
+        """The part of the option's deterministic TCO billed in USD, converted on the base path [BRL]."""
+        return sum(float(x.amount_brl.sum()) for x in self.of(option) if x.currency == Currency.USD)
+
+    def has_usd(self) -> bool:
+        """True when any option pays anything in USD."""
+        return any(x.currency == Currency.USD and np.any(x.amount) for x in self.series)
+
+    def rows(self) -> Iterator[tuple]:
+        """The long form, one tuple per option × month × line (columns ``COLUMNS``), zero amounts left out."""
+        options = list(dict.fromkeys(x.option for x in self.series))
+        for option in options:
+            lines = self.of(option)
+            for i, month in enumerate(self.months):
+                for x in lines:
+                    amount = float(x.amount[i])
+                    if amount == 0.0:
+                        continue
+                    rate = float(self.usdbrl[i]) if x.currency == Currency.USD else 1.0
+                    qty = None if x.quantity is None else float(x.quantity[i])
+                    yield (x.option, str(x.role), x.line, month, str(x.currency), amount, qty, x.unit, rate,
+                           float(x.amount_brl[i]), x.fleet.provider, x.fleet.region, x.fleet.offer_id,
+                           x.fleet.pricing)
+
+    def frame(self) -> pd.DataFrame:
+        """The long form as a pandas DataFrame (for notebooks and ad-hoc analysis)."""
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows()), columns=list(COLUMNS))
