@@ -321,8 +321,9 @@ def hedging(res: Results) -> dict:
     BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
     s = res.scenario
     h = len(res.months)
-    t = np.arange(1, h + 1)
-    fwd = s.fx.usdbrl * ((1.0 + s.fx.brl_rate) / (1.0 + s.fx.usd_rate)) ** (t / 12.0)
+    from tco.timeline import fx_path
+
+    fwd = fx_path(s.fx.model_copy(update={"model": "parity"}), h)
     rows = []
     for o in res.options:
         _, usd = res.ledger.by_currency(o.name)

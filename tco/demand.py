@@ -1,13 +1,12 @@
-"""Demand per month: users, requests, tokens, the hourly load profile and egress volume.
+"""The calendar of the horizon and the daily load profile.
 
-Months are numbered 1..H from the scenario start. Users grow from the first inference month
-(k = 1, 2, …); before it they are zero.
+Months are numbered 1..H from the scenario start. The demand rules themselves (users, requests,
+tokens, hourly load, egress) are declared once in ``tco.timeline``.
 """
 
 from __future__ import annotations
 
 import calendar
-import math
 
 import numpy as np
 
@@ -43,59 +42,3 @@ def days_in_months(start: str, horizon: int) -> np.ndarray:
     """Calendar days of each month [days]."""
     return np.array([calendar.monthrange(int(p[:4]), int(p[5:]))[1] for p in month_labels(start, horizon)],
                     dtype=float)
-
-
-def users_curve(growth, n: int) -> np.ndarray:
-    """Users in inference months k = 1..n [users].
-
-    linear:   u_k = u_1 + (u_end − u_1)·(k − 1)/(n − 1)
-    compound: u_k = u_1·(1 + g)^(k − 1), capped at max_users
-    logistic: u_k = C / (1 + (C/u_1 − 1)·e^(−s·(k − 1)))   (u_1 at k = 1, C the ceiling)
-    list:     the given values; the last one holds
-    """
-    k = np.arange(1, n + 1, dtype=float)
-    if growth.model == "linear":
-        if n == 1:
-            return np.array([growth.start_users], dtype=float)
-        return growth.start_users + (growth.end_users - growth.start_users) * (k - 1) / (n - 1)
-    if growth.model == "compound":
-        u = growth.start_users * (1.0 + growth.monthly_growth_rate) ** (k - 1)
-        return np.minimum(u, growth.max_users) if growth.max_users is not None else u
-    if growth.model == "logistic":
-        c, u1 = growth.ceiling_users, growth.start_users
-        return c / (1.0 + (c / u1 - 1.0) * np.exp(-growth.steepness_per_month * (k - 1)))
-    vals = list(growth.users)
-    vals += [vals[-1]] * max(0, n - len(vals))
-    return np.asarray(vals[:n], dtype=float)
-
-
-def users_timeline(growth, start_month: int, horizon: int) -> np.ndarray:
-    """Users per timeline month 1..H [users]; zero before inference starts."""
-    out = np.zeros(horizon)
-    n = horizon - start_month + 1
-    if n > 0:
-        out[start_month - 1:] = users_curve(growth, n)
-    return out
-
-
-def requests_per_month(users: np.ndarray, requests_per_user_per_day: float, days: np.ndarray,
-                       active_days_per_week: float = 7.0) -> np.ndarray:
-    """Requests [req/month] = users × requests/user/day × days in month × active days per week / 7."""
-    return users * requests_per_user_per_day * days * (active_days_per_week / 7.0)
-
-
-def hourly_rps(users: np.ndarray, requests_per_user_per_day: float, shares: np.ndarray) -> np.ndarray:
-    """Requests per second in each hour of a typical day [req/s], shape (months, 24).
-
-    rps[m, h] = users[m] × requests/user/day × share[h] / 3600.
-    """
-    return np.outer(users * requests_per_user_per_day, shares) / 3600.0
-
-
-def egress_gb(requests: np.ndarray, kb_per_request: float) -> np.ndarray:
-    """Internet egress [GB/month] = requests × kB per request × 1000 / 1e9."""
-    return requests * kb_per_request * 1e3 / 1e9
-
-
-def ceil_div(a: float, b: float) -> int:
-    return math.ceil(a / b - 1e-12)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import demand, finance, fx as fxmod, ledger as ledger_mod, sizing
+from tco import demand, finance, fx as fxmod, ledger as ledger_mod, sizing, timeline
 from tco.catalog import Catalog
 from tco.costs import OptionCosts, option_costs, tax_uplift
 from tco.domain import LINES, Dist, Notice, option_kind
@@ -70,6 +70,8 @@ class Results:
     """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
     fx_info: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
+    timeline: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every row of ``tco.timeline`` (demand, FX base path, discount factors…) by rule key."""
     ledger: ledger_mod.Ledger | None = None
     """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
     source_path: str = ""
@@ -128,19 +130,16 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
 
     # demand
-    users = demand.users_timeline(inf.users, inf.start_month, h)
-    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days, inf.active_days_per_week)
-    tokens = requests * (inf.input_tokens_per_request + inf.output_tokens_per_request)
-    shares = demand.profile(inf.daily_profile)
-    rps = demand.hourly_rps(users, inf.requests_per_user_per_day, shares)
-    egress = demand.egress_gb(requests, inf.egress_kb_per_request)
+    rows = timeline.evaluate_timeline(s, days)
+    users, requests, tokens, egress = rows["users"], rows["requests"], rows["tokens"], rows["egress"]
+    rps = timeline.hourly_rows(rows)
 
     # sizing and costs, option by option
     problems: list[Problem] = []
     notices: list[Notice] = []
     all_series: tuple[ledger_mod.Series, ...] = ()
-    fx_path = fxmod.deterministic_path(s.fx, h)
-    disc = finance.discount_factors(h, s.scenario.discount_rate)
+    fx_path = rows["fx"]
+    disc = rows["df"]
     results: list[OptionResult] = []
     train_by_opt: dict[str, sizing.TrainingSize] = {}
     for opt in resolved:
@@ -222,7 +221,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
                    "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(notices),
-                  ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series))
+                  ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows)
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)

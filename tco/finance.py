@@ -21,9 +21,10 @@ def monthly_rate(annual_rate: float) -> float:
 
 
 def discount_factors(horizon: int, annual_rate: float) -> np.ndarray:
-    """(1 + r)^(−t/12) for t = 1..H."""
-    t = np.arange(1, horizon + 1, dtype=float)
-    return (1.0 + annual_rate) ** (-t / 12.0)
+    """(1 + r)^(−t/12) for t = 1..H: the rule ``tco.timeline.DF``."""
+    from tco.timeline import discount_factors as factors
+
+    return factors(horizon, annual_rate)
 
 
 def npv(costs: np.ndarray, annual_rate: float) -> np.ndarray | float:

@@ -18,15 +18,10 @@ def parity_drift(brl_rate: float, usd_rate: float) -> float:
 
 
 def deterministic_path(fx, horizon: int) -> np.ndarray:
-    """USD/BRL for months 1..H [BRL/USD] of the base case."""
-    t = np.arange(1, horizon + 1, dtype=float)
-    if fx.model == "fixed" or fx.model == "bootstrap":
-        return np.full(horizon, fx.usdbrl)
-    if fx.model == "parity":
-        return fx.usdbrl * ((1.0 + fx.brl_rate) / (1.0 + fx.usd_rate)) ** (t / 12.0)
-    mu = fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)
-    # gbm: E[S_t] = S0·exp(mu·t/12) when mu is the drift of the expectation
-    return fx.usdbrl * np.exp(mu * t / 12.0)
+    """USD/BRL for months 1..H [BRL/USD] of the base case: the rule ``tco.timeline.fx_rule``."""
+    from tco.timeline import fx_path
+
+    return fx_path(fx, horizon)
 
 
 def base_annual_change(fx) -> float:

@@ -292,6 +292,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "bound_latency-compute": ("latência (computação)", "latency (compute)"),
     "bound_max-batch": ("lote máximo", "maximum batch"),
     "u_rpud": ("req/usuário/dia", "req/user/day"),
+    "u_users": ("usuários", "users"),
     "u_adpw": ("dias/semana", "days/week"),
     # sensitivity units and metrics, by the row's input key (the engine's English text is the fallback)
     "sens_unit_usdbrl": ("× câmbio à vista", "× spot"), "sens_unit_volatility": ("ao ano", "annual"),

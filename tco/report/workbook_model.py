@@ -7,11 +7,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco import demand, finance
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, write_row
+from tco import demand, timeline
+from tco.expr import XlContext
+from tco.report.workbook_book import (
+    FIRST_COL,
+    Book,
+    abs_cell,
+    col,
+    month_col,
+    num,
+    write_row,
+)
+
+SHOWN = {
+    # rule key → (label key, unit, number format, whole-row total in column C)
+    "year": ("contract_year", "", "calc_int", None),
+    "k": ("inf_k", "", "calc_int", None),
+    "users": ("users", "u_users", "calc_num", None),
+    "requests": ("requests", "req", "calc_int", "sum"),
+    "tokens": ("tokens", "tokens", "calc_int", "sum"),
+    "egress": ("egress_gb", "GB", "calc_num", "sum"),
+    "fx": ("fx", "BRL/USD", "calc_num4", None),
+    "df": ("df", "", "calc_num6", None),
+    "peak_rps": ("peak_rps", "req/s", "calc_num4", None),
+}
+"""How the Timeline sheet shows each rule of ``tco.timeline`` (the hourly rows are shown alike)."""
+
+FIRST_RULE_ROW = 6
+"""0-based row of the first rule; rows 2–5 hold t, the date, days and hours (calendar, not rules)."""
 
 
 def write_timeline(book: Book, res) -> None:
+    """The Timeline sheet: the calendar rows, then every rule of ``tco.timeline`` as a live formula
+    (text from the rule, cached value from the engine's evaluation of the same rule)."""
     s = res.scenario
     sheet = book.sheets["timeline"]
     ws = book.wb.get_worksheet_by_name(sheet)
@@ -24,11 +52,11 @@ def write_timeline(book: Book, res) -> None:
     ws.set_column(FIRST_COL, FIRST_COL + h - 1, 13)
     ws.write_string(0, 0, t("sh_timeline"), book.fmt("title"))
     ws.freeze_panes(4, FIRST_COL)
-    R = book.rows
+    rows = book.rows
     months = np.arange(1, h + 1, dtype=float)
 
     def put(key, r, lab, unit, f, vals, fmt, total=None):
-        R[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total)
+        rows[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total)
 
     put("t", 2, t("t"), "", lambda c, p: f"={p}3+1", months, "calc_int")
     ws.write_formula(2, 2, f"=MAX({month_col(1)}3:{month_col(h)}3)", book.fmt("bold_int"), float(h))
@@ -38,62 +66,42 @@ def write_timeline(book: Book, res) -> None:
     put("date", 3, t("month"), "", lambda c, p: f"=EDATE(in_start_date,{c}3-1)", dates, "calc_date")
     put("days", 4, t("days"), "d", lambda c, p: f"=DAY(EOMONTH({c}4,0))", res.days, "calc_int")
     put("hours", 5, t("hours_month"), "h", lambda c, p: f"={c}5*24", res.days * 24.0, "calc_int")
-    put("year", 6, t("contract_year"), "", lambda c, p: f"=INT(({c}3-1)/12)", np.floor((months - 1) / 12), "calc_int")
-    k = months - s.inference.start_month + 1
-    put("k", 7, t("inf_k"), "", lambda c, p: f"={c}3-in_inf_start+1", k, "calc_int")
-    users_u = "usuários" if book.locale != "en" else "users"
-    put("users", 8, t("users"), users_u, _users_formula(s.inference.users), res.users, "calc_num")
-    put("requests", 9, t("requests"), "req", lambda c, p: f"={c}9*in_rpud*{c}5*in_adpw/7", res.requests, "calc_int", "sum")
-    put("tokens", 10, t("tokens"), "tokens", lambda c, p: f"={c}10*(in_in_tokens+in_out_tokens)", res.tokens, "calc_int",
-        "sum")
-    put("egress", 11, t("egress_gb"), "GB", lambda c, p: f"={c}10*in_egress_kb*1000/1000000000", res.egress_gb, "calc_num",
-        "sum")
-    put("fx", 12, t("fx"), "BRL/USD", _fx_formula(s.fx), res.fx_path, "calc_num4")
-    disc = finance.discount_factors(h, s.scenario.discount_rate)
-    put("df", 13, t("df"), "", lambda c, p: f"=(1+in_discount_rate)^(-{c}3/12)", disc, "calc_num6")
+
+    values = res.timeline
+    layout = {}
+    r = FIRST_RULE_ROW
+    for rule in timeline.rules(s):
+        if rule.key == "rps_0":
+            ws.write_string(r, 2, t("profile_share"), book.fmt("small"))
+            r += 1
+        layout[rule.key] = r
+        r += 1
+    row_of = lambda key: (rows[key] if key in rows else layout[key]) + 1  # noqa: E731
     shares = demand.profile(s.inference.daily_profile)
-    rps = res.hourly_rps
-    first = 15
-    ws.write_string(first - 1, 2, t("profile_share"), book.fmt("small"))
-    for hr in range(24):
-        r = first + hr
-        put(f"rps_{hr}", r, t("rps_hour", h=hr), "req/s", lambda c, p, r=r: f"={c}$9*in_rpud*$C{r + 1}/3600",
-            rps[:, hr], "calc_num4")
-        ws.write_formula(r, 2, f"=in_profile_{hr:02d}/SUM(in_profile)", book.fmt("calc_num6"), num(shares[hr]))
-    put("peak_rps", first + 24, t("peak_rps"), "req/s",
-        lambda c, p: f"=MAX({c}{first + 1}:{c}{first + 24})", res.peak_rps, "calc_num4")
+
+    def name_of(name: str) -> str:
+        if name.startswith("share_"):  # the hour's share sits in column C of its own row
+            return f"$C${layout['rps_' + name.removeprefix('share_')] + 1}"
+        return "tl_h" if name == "horizon" else f"in_{name}"
+
+    for rule in timeline.rules(s):
+        r = layout[rule.key]
+        if rule.key.startswith("rps_"):
+            hr = int(rule.key.removeprefix("rps_"))
+            lab, unit, fmt, total = t("rps_hour", h=hr), "req/s", "calc_num4", None
+            ws.write_formula(r, 2, f"=in_profile_{hr:02d}/SUM(in_profile)", book.fmt("calc_num6"), num(shares[hr]))
+        else:
+            key, unit, fmt, total = SHOWN[rule.key]
+            lab, unit = t(key), (t(unit) if unit.startswith("u_") else unit)
+        put(rule.key, r, lab, unit,
+            lambda c, p, rule=rule: rule.formula(XlContext(col=c, prev=p, row_of=row_of, name_of=name_of)),
+            values[rule.key], fmt, total)
 
 
 def _serial(month: str) -> float:
     from tco.report.workbook_inputs import excel_date
 
     return excel_date(month)
-
-
-def _users_formula(g):
-    k = "{c}8"
-    if g.model == "linear":
-        body = ("IF(tl_h-in_inf_start+1=1,in_start_users,"
-                f"in_start_users+(in_end_users-in_start_users)*({k}-1)/(tl_h-in_inf_start))")
-    elif g.model == "compound":
-        body = f"in_start_users*(1+in_growth_rate)^({k}-1)"
-        if g.max_users is not None:
-            body = f"MIN({body},in_max_users)"
-    elif g.model == "logistic":
-        body = f"in_ceiling_users/(1+(in_ceiling_users/in_start_users-1)*EXP(-in_steepness*({k}-1)))"
-    else:
-        body = f"INDEX(in_users_list,MIN({k},ROWS(in_users_list)))"
-    tmpl = f"=IF({k}<1,0,{body})"
-    return lambda c, p: tmpl.replace("{c}", c)
-
-
-def _fx_formula(fx):
-    if fx.model == "parity":
-        return lambda c, p: f"=in_usdbrl*((1+in_brl_rate)/(1+in_usd_rate))^({c}3/12)"
-    if fx.model == "gbm":
-        mu = "in_fx_drift" if fx.drift is not None else "LN((1+in_brl_rate)/(1+in_usd_rate))"
-        return lambda c, p: f"=in_usdbrl*EXP({mu}*{c}3/12)"
-    return lambda c, p: "=in_usdbrl"
 
 
 # ---------------------------------------------------------------------------------------------
