@@ -41,12 +41,11 @@ def write_timeline(book: Book, res) -> None:
     put("year", 6, t("contract_year"), "", lambda c, p: f"=INT(({c}3-1)/12)", np.floor((months - 1) / 12), "calc_int")
     k = months - s.inference.start_month + 1
     put("k", 7, t("inf_k"), "", lambda c, p: f"={c}3-in_inf_start+1", k, "calc_int")
-    users_u = "usuários" if book.locale != "en" else "users"
-    put("users", 8, t("users"), users_u, _users_formula(s.inference.users), res.users, "calc_num")
+    put("users", 8, t("users"), t("u_users"), _users_formula(s.inference.users), res.users, "calc_num")
     put("requests", 9, t("requests"), "req", lambda c, p: f"={c}9*in_rpud*{c}5*in_adpw/7", res.requests, "calc_int", "sum")
     put("tokens", 10, t("tokens"), "tokens", lambda c, p: f"={c}10*(in_in_tokens+in_out_tokens)", res.tokens, "calc_int",
         "sum")
-    put("egress", 11, t("egress_gb"), "GB", lambda c, p: f"={c}10*in_egress_kb*1000/1000000000", res.egress_gb, "calc_num",
+    put("egress", 11, t("col_egress"), "GB", lambda c, p: f"={c}10*in_egress_kb*1000/1000000000", res.egress_gb, "calc_num",
         "sum")
     put("fx", 12, t("fx"), "BRL/USD", _fx_formula(s.fx), res.fx_path, "calc_num4")
     disc = finance.discount_factors(h, s.scenario.discount_rate)
@@ -110,16 +109,16 @@ def write_sizing(book: Book, res) -> None:
     ws.set_column(1, 1, 10)
     ws.set_column(2, 2 + max(len(res.options), 5), 24)
     ws.write_string(0, 0, t("sh_sizing"), book.fmt("title"))
-    ws.write_string(1, 0, t("option"), book.fmt("head"))
+    ws.write_string(1, 0, t("col_option"), book.fmt("head"))
     ws.write_string(1, 1, t("unit"), book.fmt("head"))
     ws.freeze_panes(2, 2)
     eng = t("engine_result")
-    rows = [("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
+    rows = [("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
     rows += [(k, t(k), u, None) for k, u in REPLICA_ROWS]
     rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
     if has_training:
-        rows += [("tr_gpu", t("gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
+        rows += [("tr_gpu", t("col_gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
                  ("tr_min_gpus", t("tr_min_gpus"), "GPU", None), ("tr_min_servers", t("tr_min_servers"), "", None),
                  ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("tr_wanted", t("tr_wanted"), "", None),
                  ("tr_servers", t("tr_servers"), "", None), ("tr_gpus", t("tr_gpus"), "GPU", None),
