@@ -156,22 +156,24 @@ def cmd_run(args) -> int:
     progress = None
     if not args.quiet and sys.stderr.isatty():
         from tco.report.terminal import progress_bar
-        progress = progress_bar()
+        progress = progress_bar(scenario.scenario.locale)
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
                        progress=progress)
     from tco import analysis
 
     if progress is not None:
+        from tco.report.i18n import t
         from tco.report.terminal import status
 
-        with status("Break-evens, sensitivity and fleet separation…"):
+        with status(t("term_analysing", scenario.scenario.locale)):
             res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
     else:
         res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
     if progress is not None:
+        from tco.report.i18n import t
         from tco.report.terminal import status
 
-        with status(f"Writing {', '.join(formats)}…"):
+        with status(t("term_writing", scenario.scenario.locale, formats=", ".join(formats))):
             written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
     else:
         written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
@@ -212,10 +214,11 @@ def cmd_sensitivity(args) -> int:
 
     scenario, sha, lines, cat = _load(args.scenario)
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines)
-    tornado_table(analysis.tornado(res))
+    loc = scenario.scenario.locale
+    tornado_table(analysis.tornado(res), loc)
     pair = analysis.kind_pair(res)
     if pair is not None:
-        tornado_table(analysis.tornado(res, pair=pair))
+        tornado_table(analysis.tornado(res, pair=pair), loc)
     return 0
 
 

@@ -212,7 +212,7 @@ def _summary(book: Book, res, doc: dict) -> None:
     ws.write_string(r, 0, t("cheapest"), book.fmt("bold_gen"))
     ws.write_formula(r, 1, f"=INDEX({names},MATCH(MIN({tcos}),{tcos},0))", book.fmt("bold_gen"), doc["cheapest"])
     r += 2
-    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco"), t("col_npv"), t("vs_best"))):
+    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco"), t("col_npv"), t("col_vs_best"))):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     rank_of = ranks([o.tco.deterministic for o in res.options])

@@ -24,7 +24,7 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(2, 2, 38)
     ws.set_column(3, 12, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
-    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("vs_best"), t("per_mtok"),
+    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
              t("tco_mc") + " " + t("col_p95"), t("prob_cheapest")]
     for c, hd in enumerate(heads):
