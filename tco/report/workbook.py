@@ -10,7 +10,7 @@ Safety: scenario text is written with ``write_string`` only; the workbook is cre
 ``strings_to_formulas`` and ``strings_to_urls`` off, and chart titles and series names that come
 from a scenario are cell references, never literal strings.
 
-Labels: the shared catalog tco.report.i18n (pt-BR by default, English when scenario.locale == 'en').
+Labels: the shared catalog tco.report.i18n, in the scenario's locale (pt-BR by default).
 """
 
 from __future__ import annotations
