@@ -245,7 +245,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
 
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
               "pis_cofins_creditable": "yesno"}
-"""Catalog columns whose values are engine ids shown through the labels dict (column → label prefix)."""
+"""Catalog columns whose values are engine ids shown through the shared catalog (i18n.term) (column → label prefix)."""
 
 
 def write_catalog(book: Book, doc: dict) -> None:
