@@ -311,3 +311,62 @@ def test_no_inline_translation_left_in_the_renderers():
     found = [(p.name, n, line.strip()) for p in files for n, line in enumerate(p.read_text().splitlines(), 1)
              if branch.search(line) or words.search(line)]
     assert found == []
+
+
+def test_the_catalog_files_ship_with_the_package():
+    """`pip install .` copies the TOML files (package data), or an installed tco would have no words."""
+    from fnmatch import fnmatch
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tco"]
+    for loc in LOCALES:
+        assert any(fnmatch(f"report/i18n/{loc}.toml", g) for g in globs), loc
+
+
+# ---------------------------------------------------------------------------------------------
+# The terminal speaks the scenario's locale
+
+ENGLISH = re.compile(r"\b(months from|spot \d|FX model|base path|option|best|NPV|wrote|warning|paths|minus|input|"
+                     r"range|metric|at low|at high|swing|growth curve|Catalog offers|on demand|list price)\b")
+
+
+def test_pt_br_terminal_summary_has_no_english(assistant, capsys):
+    from tco.report import terminal
+
+    sc, res, _ = assistant
+    assert sc.scenario.locale == "pt-BR"
+    capsys.readouterr()
+    terminal.summary(dataclasses.replace(res, warnings=[]), [Path("/tmp/x/assistant.json")])
+    out = capsys.readouterr().out
+    assert "meses a partir de" in out and "recomendada" in out and "gravado: /tmp/x/assistant.json" in out
+    assert t("col_per_mtok", "pt-BR") in out
+    assert ENGLISH.findall(out) == []
+
+
+def test_tornado_table_in_pt_br(capsys):
+    """Labels, unit and metric of a row come from the catalog (the engine's English is only a fallback);
+    numbers and money in the locale's format."""
+    from tco.report import terminal
+
+    row = {"input": "users", "label": "Users", "low": 0.5, "high": 1.5, "unit": "× growth curve", "metric": "tco",
+           "low_diff_brl": -1000.0, "high_diff_brl": 2000.0, "swing_brl": 3000.0}
+    terminal.tornado_table({"challenger": "B", "leader": "A", "base_diff_brl": 500.0, "rows": [row]}, "pt-BR")
+    out = re.sub(r"\s+", " ", capsys.readouterr().out.replace("\xa0", " "))
+    assert "B menos A (base: R$ 500)" in out
+    assert "Usuários" in out and "0,5 – 1,5 × curva de crescimento" in out
+    assert "R$ 3.000" in out and "R$ 2.000" in out
+    assert ENGLISH.findall(out) == []
+    terminal.tornado_table({"challenger": None}, "pt-BR")
+    assert capsys.readouterr().out.strip() == t("term_one_option", "pt-BR")
+
+
+def test_offers_table_in_each_locale(capsys):
+    from tco.report import terminal
+
+    cat = load_catalog(None)
+    terminal.offers_table(cat, "L4", "pt-BR")
+    out = capsys.readouterr().out
+    assert "Ofertas do catálogo" in out and "sob demanda" in out and "preço de tabela" in out
+    assert ENGLISH.findall(out) == []
+    terminal.offers_table(cat, "L4", "en")
+    out = capsys.readouterr().out
+    assert "Catalog offers" in out and "on demand" in out
