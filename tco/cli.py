@@ -101,14 +101,15 @@ def cmd_run(args) -> int:
     inputs = api.load(args.scenario)
     interactive = not args.quiet and sys.stderr.isatty()
     if interactive:
+        from tco import analysis
+        from tco.report.i18n import t
         from tco.report.terminal import progress_bar, status
 
-        res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress_bar(), analysis=False)
-        with status("Break-evens, sensitivity and fleet separation…"):
-            from tco import analysis
-
+        loc = inputs.scenario.scenario.locale
+        res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress_bar(loc), analysis=False)
+        with status(t("term_analysing", loc)):
             res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-        with status(f"Writing {', '.join(formats)}…"):
+        with status(t("term_writing", loc, formats=", ".join(formats))):
             written = api.write(res, out, formats)
     else:
         res = api.run(inputs, paths=args.paths, seed=args.seed, sensitivity=not args.no_sensitivity)
@@ -148,10 +149,11 @@ def cmd_sensitivity(args) -> int:
     from tco.report.terminal import tornado_table
 
     res = api.run(args.scenario, analysis=False)
-    tornado_table(analysis.tornado(res))
+    loc = res.scenario.scenario.locale
+    tornado_table(analysis.tornado(res), loc)
     pair = analysis.kind_pair(res)
     if pair is not None:
-        tornado_table(analysis.tornado(res, pair=pair))
+        tornado_table(analysis.tornado(res, pair=pair), loc)
     return 0
 
 

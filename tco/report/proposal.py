@@ -26,7 +26,7 @@ import numpy as np
 
 from tco.costs import LINES
 from tco.report import charts, fmt
-from tco.report.i18n import labels, t
+from tco.report.i18n import labels, language, locale_of, t
 from tco.report.proposal_sections import (  # noqa: F401  (the sections of the proposal)
     GLOSSARY, _attachment_label, _breakevens, _egress, _fleets, _fx, _lines, _options, _other_breakevens, _sensitivity, _sources, _summary, _workload,
 )
@@ -99,14 +99,14 @@ def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
 
 def _localised(theme: dict, loc: str) -> dict:
     """The theme with `key_en` values in place of `key` for an English proposal (pt-BR uses `key`)."""
+    suffix = "_" + language(loc)  # "_pt" keys, if a theme ever has them, override too
     out = {}
     for section, values in theme.items():
         if not isinstance(values, dict):
             out[section] = values
             continue
         vals = {k: v for k, v in values.items() if not k.endswith("_en")}
-        if loc == "en":
-            vals |= {k.removesuffix("_en"): v for k, v in values.items() if k.endswith("_en")}
+        vals |= {k.removesuffix(suffix): v for k, v in values.items() if k.endswith(suffix)}
         out[section] = vals
     return out
 
@@ -128,7 +128,7 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     s = res.scenario.scenario
     ctx = {"prob": prob, "palette": palette}
     out = {
-        "lang": "en" if loc == "en" else "pt-BR",
+        "lang": locale_of(loc),
         "t": labels(loc),
         "theme": theme,
         "cover": {

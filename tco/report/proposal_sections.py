@@ -14,7 +14,7 @@ import numpy as np
 
 from tco.costs import LINES
 from tco.report import charts, fmt
-from tco.report.i18n import t
+from tco.report.i18n import has, language, t
 
 MONTE_CARLO = ("gbm", "bootstrap")
 
@@ -34,10 +34,8 @@ def _saving(base: float, other: float) -> tuple[float, float]:
 
 
 def _label_or(key: str, loc: str, fallback: str) -> str:
-    try:
-        return t(key, loc)
-    except KeyError:
-        return fallback
+    """The catalog's text for `key`, `fallback` when the catalog has none (an id it does not list)."""
+    return t(key, loc) if has(key) else fallback
 
 
 def _fx_model_text(doc: dict, loc: str) -> str:
@@ -46,7 +44,7 @@ def _fx_model_text(doc: dict, loc: str) -> str:
         return t("fx_model_gbm", loc, vol=fmt.percent_short(fx.get("volatility"), loc))
     if fx["model"] == "bootstrap":
         return t("fx_model_bootstrap", loc, block=fx.get("block_months", "—"))
-    return _label_or(f"fx_model_{fx['model']}", loc, fx["model"])
+    return _label_or(f"fxm_{fx['model']}", loc, fx["model"])
 
 
 def _money_unit(loc):
@@ -189,7 +187,7 @@ def _workload(res, doc: dict, ranked: list, loc: str, palette) -> dict:
     serving = _table([t("col_option", loc), t("wl_inf_offer", loc), t("wl_batch", loc), t("wl_tp", loc),
                       t("wl_rps_server", loc), t("wl_peak_servers", loc)], rows, num=(2, 3, 4, 5), wrap=(1,), name=0)
     users = {"title": t("chart_users_title", loc),
-             "svg": charts.users_chart(res.months, np.asarray(res.users), loc, t("chart_users_axis", loc), palette)}
+             "svg": charts.users_chart(res.months, np.asarray(res.users), loc, t("u_users", loc), palette)}
     return {"intro": intro, "training": training, "training_facts": facts, "inference_facts": inference_facts,
             "users_chart": users, "serving": serving}
 
@@ -200,7 +198,7 @@ def _options(res, ranked: list, loc: str, palette) -> dict:
     for i, o in enumerate(ranked):
         det = o["tco_brl"]["deterministic"]
         vs = t("best", loc) if i == 0 else "+" + fmt.percent((det - best) / best, loc)
-        kind = f"{t('kind_' + o['kind'], loc)} · {t('fleet_long_' + o['fleet'], loc)}"
+        kind = f"{t('kind_' + o['kind'], loc)} · {t('fleet_' + o['fleet'], loc)}"
         rows.append([str(i + 1), {"main": o["name"], "sub": kind}, fmt.money(det, loc),
                      fmt.money(o["npv_brl"]["deterministic"], loc, False), vs,
                      fmt.money(o["cost_per_million_tokens_brl"], loc)])
@@ -258,7 +256,7 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
              fmt.money(o["tco_brl"]["p50"], loc, False), fmt.money(o["tco_brl"]["p95"], loc, False),
              fmt.percent(prob[o["name"]], loc, 0)] for o in ranked]
     out["table"] = _table([t("col_option", loc), t("col_tco", loc), t("col_p5", loc), t("col_p50", loc),
-                           t("col_p95", loc), t("col_prob", loc)], rows, num=(1, 2, 3, 4, 5), highlight=(0,), name=0)
+                           t("col_p95", loc), t("kf_prob", loc)], rows, num=(1, 2, 3, 4, 5), highlight=(0,), name=0)
     by_name = {o.name: o for o in res.options}
     cloud = next((o for o in ranked if o["kind"] == "cloud" and by_name[o["name"]].fan_brl is not None), None)
     if cloud is not None:
@@ -317,7 +315,7 @@ def _sensitivity(doc: dict, loc: str, palette) -> dict | None:
     if not sens or not sens.get("rows"):
         return None
     rows = sorted(sens["rows"], key=lambda r: -abs(r.get("swing_brl") or 0.0))
-    label = lambda r: _label_or(f"sens_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
+    label = lambda r: _label_or(f"sens_in_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
 
     def level(r, v):
         if str(r.get("unit", "")).startswith("×"):
@@ -341,7 +339,7 @@ def _sensitivity(doc: dict, loc: str, palette) -> dict | None:
 
 def _egress(doc: dict, ranked: list, loc: str) -> dict:
     taxes = {x["profile_id"]: x for x in doc["catalog_rows"]["taxes"]}
-    label_key = "label_en" if loc == "en" else "label_pt"
+    label_key = "label_" + language(loc)
     rows = []
     for o in ranked:
         tco = o["tco_brl"]["deterministic"]
@@ -350,7 +348,7 @@ def _egress(doc: dict, ranked: list, loc: str) -> dict:
                      prof.get(label_key) or o["tax_profile"], fmt.percent(o["tax_uplift_share"], loc),
                      fmt.money(o["lines_brl"]["taxes"], loc, False)])
     head = [t("col_option", loc), t("col_egress", loc), t("col_egress_share", loc), t("col_tax_profile", loc),
-            t("col_uplift", loc), t("col_taxes", loc)]
+            t("col_uplift", loc), t("line_taxes", loc)]
     return {"volume": t("et_volume", loc, gb=fmt.number(sum(doc["demand"]["egress_gb"]), loc)),
             "table": _table(head, rows, num=(1, 2, 4, 5), wrap=(3,), name=0), "decomposition": _decomposition(doc, loc)}
 
@@ -360,7 +358,7 @@ def _decomposition(doc: dict, loc: str) -> dict | None:
     if not dc or not dc.get("parts_brl"):
         return None
     shares = dc.get("parts_share_of_cloud_tco") or {}
-    rows = [[_label_or(f"part_{k}", loc, k), fmt.money(v, loc, False), fmt.percent(shares.get(k), loc)]
+    rows = [[_label_or(f"line_{k}", loc, _label_or(f"part_{k}", loc, k)), fmt.money(v, loc, False), fmt.percent(shares.get(k), loc)]
             for k, v in dc["parts_brl"].items()]
     rows.append([t("dc_total", loc), fmt.money(dc["difference_brl"], loc, False), "—"])
     if dc.get("fx_risk_premium_brl"):
@@ -557,7 +555,7 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
                      for x in cr["offers"]], num=(1, 3, 4), wrap=(0,), name=0,
                     notes=[_short_source(x["source"], loc, x["status"] == "illustrative_estimate")
                            for x in cr["offers"]], note_label=src)
-    gpus = _table([t("col_gpu", loc), t("col_memory", loc), t("col_bandwidth", loc), t("col_bf16", loc),
+    gpus = _table([t("col_gpu", loc), t("col_memory_gb", loc), t("col_bandwidth", loc), t("col_bf16", loc),
                    t("col_fp8", loc), t("col_as_of", loc)],
                   [[g["gpu"], fmt.number_short(g["memory_gb"], loc), fmt.number_short(g["bandwidth_tbs"], loc),
                     fmt.number_short(g["bf16_tflops"], loc, 1), fmt.number_short(g.get("fp8_tflops"), loc, 1),
@@ -583,7 +581,7 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
                          _storage_as_of(v, loc)] for k, v in storage.items()],
                        num=(1,), name=0, notes=[storage_src(k, v) for k, v in storage.items()], note_label=src)
     uplift = {o["tax_profile"]: o["tax_uplift_share"] for o in ranked}
-    label_key = "label_en" if loc == "en" else "label_pt"
+    label_key = "label_" + language(loc)
     taxes = _table([t("col_tax_profile", loc), t("col_rates", loc), t("col_uplift", loc), t("col_as_of", loc)],
                    [[x.get(label_key) or x["profile_id"],
                      ", ".join(f"{k.removesuffix('_rate').upper().replace('_', '/')} {fmt.percent_short(v, loc)}"

@@ -1,12 +1,14 @@
-"""Terminal output (rich): the ranked summary, progress bars and catalog listings. Only the CLI calls this."""
+"""Terminal output (rich): the ranked summary, progress bars and catalog listings. Only the CLI calls this.
+
+Every word comes from the shared catalog (tco.report.i18n) in the scenario's locale; listings that
+have no scenario (the catalog's offers) take the locale they are given.
+"""
 
 from __future__ import annotations
 
 import sys
 
-
-def _brl(x: float) -> str:
-    return f"R$ {x:,.0f}"
+from tco.report.i18n import t, term
 
 
 def summary(res, written) -> None:
@@ -24,36 +26,41 @@ def summary(res, written) -> None:
     ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
     best = ranked[0].tco.deterministic
     path = res.fx_path
-    fx = (f"USD/BRL {path[0]:.2f}" if abs(path[-1] - path[0]) < 5e-3
-          else f"USD/BRL {path[0]:.2f} → {path[-1]:.2f} (base path)")
-    t = Table(title=f"{s.scenario.name}: {s.scenario.horizon_months} months from {s.scenario.start}, "
-                    f"spot {s.fx.usdbrl:g}, {fx}, FX model {res.fx_info.get('model')}")
-    for col in ("#", "option", "TCO (BRL)", "vs best", "NPV (BRL)", "P5–P95 TCO (BRL)", "egress", "R$/M tokens"):
-        t.add_column(col, justify="left" if col == "option" else "right", no_wrap=col != "option")
+    rate = lambda x: fmt.number(x, loc, 2)
+    fx = (f"USD/BRL {rate(path[0])}" if abs(path[-1] - path[0]) < 5e-3
+          else t("term_fx_path", loc, first=rate(path[0]), last=rate(path[-1])))
+    table = Table(title=t("term_title", loc, name=s.scenario.name, months=s.scenario.horizon_months,
+                          start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4),
+                          fx=fx, model=term("fxm", res.fx_info.get("model"), loc)))
+    for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
+                "col_per_mtok"):
+        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
     for i, o in enumerate(ranked, 1):
         d = o.tco
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
-        t.add_row(str(i), o.name, _brl(d.deterministic),
-                  "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
-                  spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
-    console.print(t)
+        table.add_row(str(i), o.name, _brl(d.deterministic),
+                      t("best", loc) if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc),
+                      _brl(o.npv.deterministic), spread, _brl(float(o.lines_brl["egress"].sum())),
+                      "—" if cpm is None else fmt.money(cpm, loc))
+    console.print(table)
     from rich.text import Text
 
     from tco.report import notices
 
     for n in res.notices:  # Text: option names are printed literally, never read as markup
-        console.print(Text.assemble(("aviso: " if loc == "pt-BR" else "warning: ", "yellow"), notices.line(n, loc)))
+        console.print(Text.assemble((t("term_warning", loc) + " ", "yellow"), notices.line(n, loc)))
     for p in written:
-        console.print(f"wrote {p}")
+        console.print(t("term_wrote", loc, path=p))
 
 
-def progress_bar():
+def progress_bar(loc: str = "pt-BR"):
     """A callback(done, total) that drives a rich progress bar on stderr."""
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-    prog = Progress(TextColumn("Monte Carlo"), BarColumn(), TextColumn("{task.completed:,}/{task.total:,} paths"),
+    paths = t("term_paths", loc).replace("[", r"\[")  # plain text in rich markup
+    prog = Progress(TextColumn(t("g_mc", loc)), BarColumn(), TextColumn("{task.completed}/{task.total} " + paths),
                     TimeRemainingColumn(), console=Console(file=sys.stderr), transient=True)
     state = {}
 
@@ -75,41 +82,55 @@ def status(message: str):
     return Console(file=sys.stderr).status(message)
 
 
-def offers_table(cat, gpu_filter: str | None) -> None:
+def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
+    """The catalog's offers (no scenario, so in `loc`: English, like the CLI's own messages, unless asked)."""
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title="Catalog offers")
-    for col in ("offer", "GPU", "GPUs", "pricing", "price", "status", "as of"):
-        t.add_column(col, no_wrap=col != "as of")
+    from tco.report import fmt
+
+    table = Table(title=t("term_offers_title", loc))
+    for key in ("col_offer", "col_gpu", "col_gpus_per_server", "col_pricing", "col_price", "col_status", "col_as_of"):
+        table.add_column(t(key, loc), no_wrap=key != "col_as_of")
     for oid in cat.offer_ids:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
             continue
         if o.kind == "cloud":
             for k, p in sorted(o.prices.items()):
-                t.add_row(oid, o.gpu, str(o.gpu_count), k, "—" if p.usd_per_hour is None else f"US$ {p.usd_per_hour:,.4f}/h",
-                          p.status, p.as_of)
+                price = "—" if p.usd_per_hour is None else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}"
+                table.add_row(oid, o.gpu, str(o.gpu_count), term("pricing", k, loc), price, term("status", p.status, loc),
+                              p.as_of)
         else:
-            t.add_row(oid, o.gpu, str(o.gpu_count), "monthly", f"R$ {o.brl_per_month:,.0f}/month", o.status, o.as_of)
+            table.add_row(oid, o.gpu, str(o.gpu_count), term("pricing", "monthly", loc),
+                          fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
+                          o.as_of)
     console = Console(file=sys.stdout)
     console.width = max(console.width, 170)
-    console.print(t)
+    console.print(table)
 
 
-def tornado_table(t: dict) -> None:
+def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
+    """The engine's tornado (tco.analysis.tornado) as a table in the scenario's locale."""
     from rich.console import Console
     from rich.table import Table
 
+    from tco.report import fmt
+
     console = Console(file=sys.stdout)
     console.width = max(console.width, 130)
-    if not t.get("challenger"):
-        console.print("only one option: nothing to compare")
+    if not tornado.get("challenger"):
+        console.print(t("term_one_option", loc))
         return
-    tab = Table(title=f"{t['challenger']} minus {t['leader']} (base: {_brl(t['base_diff_brl'])})")
-    for col in ("input", "range", "metric", "at low", "at high", "swing"):
-        tab.add_column(col, justify="left" if col in ("input", "range") else "right", no_wrap=True)
-    for r in t["rows"]:
-        tab.add_row(r["label"], f"{r['low']:g} – {r['high']:g} {r['unit']}", r["metric"], _brl(r["low_diff_brl"]),
-                    _brl(r["high_diff_brl"]), _brl(r["swing_brl"]))
+    brl = lambda x: fmt.money(x, loc, False)
+    tab = Table(title=t("term_tornado_title", loc, challenger=tornado["challenger"], leader=tornado["leader"],
+                        base=brl(tornado["base_diff_brl"])))
+    for key in ("col_input", "term_col_range", "col_metric", "col_diff_low", "col_diff_high", "sens_swing"):
+        tab.add_column(t(key, loc), justify="left" if key in ("col_input", "term_col_range") else "right", no_wrap=True)
+    for r in tornado["rows"]:
+        unit = term("sens_unit", r["input"], loc, r["unit"])
+        tab.add_row(term("sens_in", r["input"], loc, r["label"]),
+                    f"{fmt.number_short(r['low'], loc, 4)} – {fmt.number_short(r['high'], loc, 4)} {unit}",
+                    term("metric", r["metric"], loc, r["metric"]), brl(r["low_diff_brl"]), brl(r["high_diff_brl"]),
+                    brl(r["swing_brl"]))
     console.print(tab)

@@ -10,7 +10,7 @@ Safety: scenario text is written with ``write_string`` only; the workbook is cre
 ``strings_to_formulas`` and ``strings_to_urls`` off, and chart titles and series names that come
 from a scenario are cell references, never literal strings.
 
-Labels: tco.report.workbook_book.LABELS (pt-BR by default, English when scenario.locale == 'en').
+Labels: the shared catalog tco.report.i18n, in the scenario's locale (pt-BR by default).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from pathlib import Path
 
 from tco import __version__
 from tco.costs import LINES
+from tco.report import i18n
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs
 from tco.report.workbook_outputs import cumulative_chart, ranks
 
@@ -36,7 +37,7 @@ def write(res, doc: dict, path: Path) -> None:
     from tco.report.workbook_outputs import write_comparison, write_fx_risk, write_sensitivity
 
     s = res.scenario
-    locale = "en" if s.scenario.locale == "en" else "pt-BR"
+    locale = i18n.locale_of(s.scenario.locale)
     wb = xlsxwriter.Workbook(str(path), WB_OPTIONS)
     book = Book(wb, locale, s.scenario.horizon_months)
     book.fmts = make_formats(wb)
@@ -93,7 +94,7 @@ def _checks(book: Book, res) -> None:
     ws.write_string(0, 0, t("sh_checks"), book.fmt("title"))
     ws.merge_range(1, 0, 1, 4, t("chk_note"), book.fmt("small_wrap"))
     ws.set_row(1, 26)
-    for c, hd in enumerate((t("option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
+    for c, hd in enumerate((t("col_option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
         ws.write_string(2, c, hd, book.fmt("head"))
     n = len(res.options)
     # engine monthly totals, stored as values, at the bottom
@@ -113,27 +114,27 @@ def _checks(book: Book, res) -> None:
         lines_neg = float(min(o.costs.lines[k].min() for k in LINES))
         lines_sum = float(sum(o.lines_brl[k].sum() for k in LINES))
         checks = [
-            (t("chk_tco"), "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl",
+            ("chk_tco", "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl",
              lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
-            (t("chk_npv"), "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl",
+            ("chk_npv", "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl",
              lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
-            (t("chk_monthly"), f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<0.01))", h, "int",
+            ("chk_monthly", f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<0.01))", h, "int",
              lambda rr: f"=C{rr}=D{rr}"),
-            (t("chk_sum"), f"=SUM({book.outputs[(i, 'lines_brl')]})", lines_sum, "brl",
+            ("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})", lines_sum, "brl",
              lambda rr, tot=tot: f"=ABS(C{rr}-SUM({tot}))<0.01"),
-            (t("chk_neg"), f"=MIN({book.outputs[(i, 'lines')]})", lines_neg, "num", lambda rr: f"=C{rr}>=-0.000001"),
-            (t("chk_cap"), "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
+            ("chk_neg", f"=MIN({book.outputs[(i, 'lines')]})", lines_neg, "num", lambda rr: f"=C{rr}>=-0.000001"),
+            ("chk_cap", "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
              lambda rr: f"=ABS(C{rr}/D{rr}-1)<0.000001"),
         ]
-        for lab, f, engine_v, fmt, test in checks:
+        for key, f, engine_v, fmt, test in checks:
             ws.write_string(r, 0, o.name)
-            ws.write_string(r, 1, lab)
+            ws.write_string(r, 1, t(key))
             ws.write_formula(r, 2, f, book.fmt("calc_" + fmt), num(engine_v if fmt != "num" else lines_neg))
-            if "monthly" in lab or lab == t("chk_monthly"):
+            if key == "chk_monthly":
                 ws.write_number(r, 3, h, book.fmt("eng_int"))
-            elif lab == t("chk_sum"):
+            elif key == "chk_sum":
                 ws.write_formula(r, 3, f"=SUM({tot})", book.fmt("calc_brl"), num(o.total_brl.sum()))
-            elif lab == t("chk_neg"):
+            elif key == "chk_neg":
                 ws.write_number(r, 3, 0, book.fmt("eng_num"))
             else:
                 ws.write_number(r, 3, num(engine_v), book.fmt("eng_" + fmt))
@@ -164,8 +165,10 @@ def summary_order(res, doc: dict) -> list[int]:
 
 
 def _decimal(book: Book, x: float) -> str:
-    text = f"{x:g}"
-    return text if book.locale == "en" else text.replace(".", ",")
+    """A rate as typed (up to 6 decimals), with the locale's decimal sign."""
+    from tco.report import fmt
+
+    return fmt.number_short(x, book.locale, 6)
 
 
 def _serial(month: str) -> float:
@@ -183,8 +186,8 @@ def _summary(book: Book, res, doc: dict) -> None:
     ws.set_column(1, 1, 50)
     ws.set_column(2, 4, 18)
     ws.write_string(0, 0, t("title"), book.fmt("title"))
-    info = [(t("scenario"), s.scenario.name), (t("client"), s.scenario.client), (t("prepared_by"), s.scenario.prepared_by),
-            (t("start"), s.scenario.start), (t("horizon"), f"{s.scenario.horizon_months} {t('months')}"),
+    info = [(t("cover_scenario"), s.scenario.name), (t("cover_client"), s.scenario.client), (t("cover_prepared_by"), s.scenario.prepared_by),
+            (t("start"), s.scenario.start), (t("cover_horizon"), f"{s.scenario.horizon_months} {t('months')}"),
             (t("fx_model"), f"{book.term('fxm', s.fx.model)}, USD/BRL {_decimal(book, s.fx.usdbrl)}")]
     r = 2
     for k, v in info:
@@ -209,7 +212,7 @@ def _summary(book: Book, res, doc: dict) -> None:
     ws.write_string(r, 0, t("cheapest"), book.fmt("bold_gen"))
     ws.write_formula(r, 1, f"=INDEX({names},MATCH(MIN({tcos}),{tcos},0))", book.fmt("bold_gen"), doc["cheapest"])
     r += 2
-    for c, hd in enumerate((t("rank"), t("option"), t("tco"), t("npv"), t("vs_best"))):
+    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco"), t("col_npv"), t("col_vs_best"))):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     rank_of = ranks([o.tco.deterministic for o in res.options])

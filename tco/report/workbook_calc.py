@@ -81,7 +81,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for j, k in enumerate(consts):
         const_at[k] = 4 + j
 
-    ws.write_string(r - 1, 0, t("sec_fleet"), book.fmt("h2"))
+    ws.write_string(r - 1, 0, t("col_fleet"), book.fmt("h2"))
     put("days", t("days"), "d", link("days"), days, "calc_int")
     put("hours", t("hours_month"), "h", link("hours"), hours, "calc_int")
     put("fx", t("fx"), "BRL/USD", link("fx"), res.fx_path, "calc_num4")
@@ -105,7 +105,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     rp = TR["peak_rps"] + 1
     put("peak_replicas", t("peak_replicas"), "", lambda c, pp: (
         f"=IF({tl}{c}{rp}>0,MAX(ROUNDUP({tl}{c}{rp}/({cap}*in_utilization)-1E-9,0),1)+in_n1,0)"), pr, "calc_int")
-    peak = put("peak", t("peak_servers"), "", lambda c, pp: f"=MAX({c}{first_h}:{c}{last_h})",
+    peak = put("peak", t("wl_peak_servers"), "", lambda c, pp: f"=MAX({c}{first_h}:{c}{last_h})",
                by_hour.max(axis=1), "calc_int")
 
     # training burst
@@ -255,10 +255,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
         "sum")
     r += 1
     tot = row_range(sheet, rows["total"], h)
-    ws.write_string(r, 0, t("tco"), book.fmt("bold_gen"))
+    ws.write_string(r, 0, t("col_tco"), book.fmt("bold_gen"))
     ws.write_formula(r, 2, f"=SUM({tot})", book.fmt("bold_brl"), num(o.tco.deterministic))
     book.outputs[(i, "tco")] = abs_cell(sheet, r, 2)
-    ws.write_string(r + 1, 0, t("npv"), book.fmt("bold_gen"))
+    ws.write_string(r + 1, 0, t("col_npv"), book.fmt("bold_gen"))
     ws.write_formula(r + 1, 2, f"=SUMPRODUCT({tot},{row_range(book.sheets['timeline'], TR['df'], h)})",
                      book.fmt("bold_brl"), num(o.npv.deterministic))
     book.outputs[(i, "npv")] = abs_cell(sheet, r + 1, 2)

@@ -7,6 +7,7 @@ import datetime as dt
 
 from tco import demand
 from tco.sizing import peak_tflops
+from tco.report import i18n
 from tco.report.workbook_book import Book, abs_cell
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
@@ -68,7 +69,7 @@ def write_inputs(book: Book, res) -> None:
     ws.set_column(4, 4, 14)
     ws.set_column(5, 5, 60)
     ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
-    for c, k in enumerate(("item", "value", "", "", "unit", "source")):
+    for c, k in enumerate(("col_item", "col_value", "", "", "unit", "col_source")):
         if k:
             ws.write_string(1, c, t(k), book.fmt("head"))
     w = _Writer(book, ws, sheet)
@@ -78,14 +79,14 @@ def write_inputs(book: Book, res) -> None:
     fx = s.fx
     w.section(t("sec_general"))
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
-    w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, t("u_per_year"), "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
     if fx.model in ("parity", "gbm"):
-        w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
-        w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+        w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
+        w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == "gbm" and fx.drift is not None:
-        w.add("in_fx_drift", t("fx_drift"), fx.drift, "1/ano" if book.locale != "en" else "1/yr", "in_num6")
+        w.add("in_fx_drift", t("fx_drift"), fx.drift, t("u_per_year"), "in_num6")
     if fx.model in ("gbm", "bootstrap"):
         info = res.fx_info
         mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
@@ -103,20 +104,20 @@ def write_inputs(book: Book, res) -> None:
     if tr.method != "none":
         w.add("in_train_start", t("train_start"), tr.start_month, "t", "in_int")
     w.add(None, t("growth_model"), book.term("growth", g.model), "")
-    users_u = "usuários" if book.locale != "en" else "users"
+    users_u = t("u_users")
     if g.model == "linear":
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_end_users", t("end_users"), g.end_users, users_u, "in_int")
     elif g.model == "compound":
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
-        w.add("in_growth_rate", t("growth_rate"), g.monthly_growth_rate, "1/mês" if book.locale != "en" else "1/month", "in_pct")
+        w.add("in_growth_rate", t("growth_rate"), g.monthly_growth_rate, t("u_per_month"), "in_pct")
         if g.max_users is not None:
             w.add("in_max_users", t("max_users"), g.max_users, users_u, "in_int")
     elif g.model == "logistic":
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
-        w.add("in_steepness", t("steepness"), g.steepness_per_month, "1/mês" if book.locale != "en" else "1/month", "in_num4")
-    w.add("in_rpud", t("rpud"), inf.requests_per_user_per_day, t("u_rpud"), "in_num")
+        w.add("in_steepness", t("steepness"), g.steepness_per_month, t("u_per_month"), "in_num4")
+    w.add("in_rpud", t("wl_requests"), inf.requests_per_user_per_day, t("u_rpud"), "in_num")
     w.add("in_adpw", t("adpw"), inf.active_days_per_week, t("u_adpw"), "in_num")
     w.add("in_in_tokens", t("in_tokens"), inf.input_tokens_per_request, "tokens", "in_int")
     w.add("in_out_tokens", t("out_tokens"), inf.output_tokens_per_request, "tokens", "in_int")
@@ -142,12 +143,12 @@ def write_inputs(book: Book, res) -> None:
 
     m = res.model
     w.section(t("sec_model"))
-    w.add(None, t("cat_model"), m.model, "", source=m.source)
+    w.add(None, t("src_model"), m.model, "", source=m.source)
     w.add("in_params_b", t("params_b"), m.params_b, "1e9", "in_num")
     w.add("in_active_params_b", t("active_params_b"), m.active_params_b, "1e9", "in_num")
-    w.add("in_layers", t("layers"), m.layers, "", "in_int")
-    w.add("in_kv_heads", t("kv_heads"), m.kv_heads, "", "in_int")
-    w.add("in_head_dim", t("head_dim"), m.head_dim, "", "in_int")
+    w.add("in_layers", t("col_layers"), m.layers, "", "in_int")
+    w.add("in_kv_heads", t("col_kv_heads"), m.kv_heads, "", "in_int")
+    w.add("in_head_dim", t("col_head_dim"), m.head_dim, "", "in_int")
     from tco.sizing import BYTES_PER_PARAM
 
     w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
@@ -162,7 +163,7 @@ def write_inputs(book: Book, res) -> None:
         if tr.gpu_hours is not None:
             w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
         else:
-            w.add("in_mfu", t("mfu"), res.defaults["mfu"], "", "in_pct")
+            w.add("in_mfu", t("eff_mfu"), res.defaults["mfu"], "", "in_pct")
             w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
             w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
         w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
@@ -189,10 +190,10 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     for c in range(2, 6):
         w.ws.write_blank(w.r, c, None, book.fmt("h1"))
     w.r += 1
-    per_month = "/mês" if book.locale != "en" else "/month"
-    w.add(None, t("fleet"), f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
-          f"{t('pricing')}: {book.term('pricing', inf.pricing)}", "")
-    w.add(None, t("inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
+    per_month = t("per_month")
+    w.add(None, t("col_fleet"), f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
+          f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
+    w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
     unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
     w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == "USD" else "in_brl",
           f"{inf.price_source} ({inf.price_as_of})")
@@ -206,28 +207,28 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
     if tr is not None:
-        w.add(None, t("tr_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
+        w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
         if r.fleet == "separate":
             unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
             w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd_unit" if tr.currency == "USD" else "in_brl",
                   f"{tr.price_source} ({tr.price_as_of})")
             if tr.kind == "dedicated":
                 w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
-                w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, "meses" if book.locale != "en" else "months", "in_int")
+                w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
         w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
         w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
         w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
         table = book.scaling
         w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect),
               float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
-    w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
-    w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
+    w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
+    w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
     tax = r.tax
-    w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
+    w.add(None, t("col_tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
     for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
                    ("iof", "iof_rate")):
-        w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
+        w.add(p + k, book.term("col", key), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
     w.flag()
     eg = r.egress
@@ -244,7 +245,7 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
 
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
               "pis_cofins_creditable": "yesno"}
-"""Catalog columns whose values are engine ids shown through the labels dict (column → label prefix)."""
+"""Catalog columns whose values are engine ids shown through the shared catalog (i18n.term) (column → label prefix)."""
 
 
 def write_catalog(book: Book, doc: dict) -> None:
@@ -278,23 +279,23 @@ def write_catalog(book: Book, doc: dict) -> None:
             r += 1
         r += 1
 
-    table(t("cat_gpus"), ["gpu", "memory_gb", "bandwidth_tbs", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
+    table(t("src_gpus"), ["gpu", "memory_gb", "bandwidth_tbs", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
                           "interconnect_gbs", "as_of", "source"], cat["gpus"])
     mdl = doc["model"]
-    table(t("cat_model"), ["model", "family", "params_b", "active_params_b", "layers", "kv_heads", "head_dim",
+    table(t("src_model"), ["model", "family", "params_b", "active_params_b", "layers", "kv_heads", "head_dim",
                            "max_context_tokens", "as_of", "source"], [mdl])
     table(t("cat_offers"), ["offer", "kind", "gpu", "gpus_per_server", "price", "price_unit", "currency", "pricing",
                             "as_of", "source", "status", "setup_fee_brl", "min_term_months"], cat["offers"])
     tiers = [{"egress_id": e["egress_id"], "tier_from_gb": lo, "tier_to_gb": hi, "usd_per_gb": p, "as_of": e["as_of"],
               "source": e["source"]} for e in cat["egress"] for lo, hi, p in e["tiers"]]
-    table(t("cat_egress"), ["egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "as_of", "source"], tiers)
+    table(t("src_egress"), ["egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "as_of", "source"], tiers)
     taxes = [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
               "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
              for x in cat["taxes"]]
-    table(t("cat_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate",
+    table(t("src_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate",
                            "pis_cofins_creditable", "as_of", "source"], taxes)
     storage = [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
                 "source": o["storage"]["source"]} for o in doc["options"]]
-    table(t("cat_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
-    table(t("cat_files"), ["file"], [{"file": f} for f in cat["files"]])
+    table(t("src_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
+    table(t("src_files"), ["file"], [{"file": f} for f in cat["files"]])
     ws.print_area(0, 0, r, 12)

@@ -26,7 +26,7 @@ SHOWN = {
     "users": ("users", "u_users", "calc_num", None),
     "requests": ("requests", "req", "calc_int", "sum"),
     "tokens": ("tokens", "tokens", "calc_int", "sum"),
-    "egress": ("egress_gb", "GB", "calc_num", "sum"),
+    "egress": ("col_egress", "GB", "calc_num", "sum"),
     "fx": ("fx", "BRL/USD", "calc_num4", None),
     "df": ("df", "", "calc_num6", None),
     "peak_rps": ("peak_rps", "req/s", "calc_num4", None),
@@ -118,16 +118,16 @@ def write_sizing(book: Book, res) -> None:
     ws.set_column(1, 1, 10)
     ws.set_column(2, 2 + max(len(res.options), 5), 24)
     ws.write_string(0, 0, t("sh_sizing"), book.fmt("title"))
-    ws.write_string(1, 0, t("option"), book.fmt("head"))
+    ws.write_string(1, 0, t("col_option"), book.fmt("head"))
     ws.write_string(1, 1, t("unit"), book.fmt("head"))
     ws.freeze_panes(2, 2)
     eng = t("engine_result")
-    rows = [("gpu", t("gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
+    rows = [("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
     rows += [(k, t(k), u, None) for k, u in REPLICA_ROWS]
     rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
     if has_training:
-        rows += [("tr_gpu", t("gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
+        rows += [("tr_gpu", t("col_gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
                  ("tr_min_gpus", t("tr_min_gpus"), "GPU", None), ("tr_min_servers", t("tr_min_servers"), "", None),
                  ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("tr_wanted", t("tr_wanted"), "", None),
                  ("tr_servers", t("tr_servers"), "", None), ("tr_gpus", t("tr_gpus"), "GPU", None),

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco.costs import LINES
-from tco.report.workbook_book import FIRST_COL, LABELS, Book, month_col, num, qs, row_range
+from tco.report.workbook_book import FIRST_COL, Book, month_col, num, qs, row_range
 
 
 def ranks(values: list[float]) -> list[int]:
@@ -24,9 +24,9 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(2, 2, 38)
     ws.set_column(3, 12, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
-    heads = ["#", t("option"), t("kind"), t("tco"), t("npv"), t("rank"), t("vs_best"), t("per_mtok"),
-             t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("p5"), t("tco_mc") + " " + t("p50"),
-             t("tco_mc") + " " + t("p95"), t("prob_cheapest")]
+    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
+             t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
+             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest")]
     for c, hd in enumerate(heads):
         ws.write_string(2, c, hd, book.fmt("head"))
     ws.freeze_panes(3, 2)
@@ -126,8 +126,8 @@ def write_fx_risk(book: Book, res) -> None:
     if not mc:
         ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
     r += 1
-    heads = [t("option"), t("tco") + " det.", t("tco_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"),
-             t("npv") + " det.", t("npv_mc") + " " + t("mean"), t("p5"), t("p50"), t("p95"), t("prob_cheapest")]
+    heads = [t("col_option"), t("col_tco") + " det.", t("tco_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"),
+             t("col_npv") + " det.", t("npv_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"), t("prob_cheapest")]
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
@@ -160,7 +160,7 @@ def write_fx_risk(book: Book, res) -> None:
         r += 1
         for q in ("p5", "p50", "p95"):
             ws.write_string(r, 0, "USD/BRL")
-            ws.write_string(r, 1, t(q))
+            ws.write_string(r, 1, t("col_" + q))
             for m, v in enumerate(rate_fan[q]):
                 ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_num4"))
             r += 1
@@ -182,7 +182,7 @@ def write_fx_risk(book: Book, res) -> None:
         first = r
         for q in ("p5", "p50", "p95"):
             ws.write_string(r, 0, o.name)  # scenario text
-            ws.write_string(r, 1, t(q))
+            ws.write_string(r, 1, t("col_" + q))
             for m, v in enumerate(o.fan_brl[q]):
                 ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_brl"))
             r += 1
@@ -221,23 +221,21 @@ def write_sensitivity(book: Book, sens: dict) -> None:
     r = 3
     blocks = [(k, v) for k, v in sens.items() if isinstance(v, dict) and v.get("rows")] if isinstance(sens, dict) else []
     for key, block in blocks:
-        ws.write_string(r, 0, t("sens_" + key) if ("sens_" + key) in LABELS else key, book.fmt("h2"))
+        ws.write_string(r, 0, book.term("sens", key), book.fmt("h2"))
         ws.write_string(r + 1, 0, t("sens_pair"), book.fmt("small"))
         ws.write_string(r + 1, 1, f"{block.get('challenger')} − {block.get('leader')}")  # option names: text
         r += 3
-        heads = [t("sens_input"), t("unit"), t("sens_low"), t("sens_high"), t("sens_base"), t("sens_low_diff"),
+        heads = [t("col_input"), t("unit"), t("col_low"), t("col_high"), t("sens_base"), t("sens_low_diff"),
                  t("sens_high_diff"), t("sens_swing"), t("sens_low_dev"), t("sens_high_dev")]
         for c, hd in enumerate(heads):
             ws.write_string(r, c, hd, book.fmt("head"))
         r += 1
         first = r
         for row in block["rows"]:
-            lab_key = "sens_in_" + str(row.get("input"))
-            ws.write_string(r, 0, t(lab_key) if lab_key in LABELS else str(row.get("label", row.get("input"))))
-            unit_key = "sens_unit_" + str(row.get("input"))
-            unit = t(unit_key) if unit_key in LABELS else str(row.get("unit", ""))
+            ws.write_string(r, 0, book.term("sens_in", row.get("input"), str(row.get("label", row.get("input")))))
+            unit = book.term("sens_unit", row.get("input"), str(row.get("unit", "")))
             if row.get("metric", "tco") != "tco":
-                unit += f" ({book.term('sens_metric', row['metric'])})"
+                unit += f" ({book.term('metric', row['metric'])})"
             ws.write_string(r, 1, unit, book.fmt("small"))
             for c, k in ((2, "low"), (3, "high")):
                 ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_num"))
