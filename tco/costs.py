@@ -6,13 +6,15 @@ Conventions: costs are positive amounts; a cost lands in the month it is incurre
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, Notice, is_committed
+from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
+from tco.fleet_rules import Shape, egress_rules, factor, plan, replicas
 from tco.sizing import ReplicaSize, TrainingSize
 
 if TYPE_CHECKING:
@@ -22,26 +24,29 @@ __all__ = ["LINES", "OptionCosts", "egress_cost_usd", "is_committed", "option_co
 
 
 # ---------------------------------------------------------------------------------------------
-# Small formulas
+# Single rules of fleet_rules, evaluated on plain values (for tests, plans and the analysis)
 
 
 def egress_cost_usd(gb: np.ndarray | float, table: EgressTable) -> np.ndarray:
-    """Tiered egress [USD] for a month's volume [GB]: Σ over tiers of price × GB falling in the tier.
+    """Tiered egress [USD] for a month's volume [GB]: Σ over tiers of price × GB falling in the tier
+    (``fleet_rules.egress_rules``). Continuous and piecewise linear in the volume."""
+    scalar = np.ndim(gb) == 0
+    gb = np.atleast_1d(np.asarray(gb, dtype=float))
+    tiers = tuple((hi is not None, price is not None) for _, hi, price in table.tiers)
+    rules, expr = egress_rules(tiers)
+    inputs: dict[str, object] = {}
+    for j, (lo, hi, price) in enumerate(table.tiers, start=1):
+        inputs |= {f"o.eg{j}_lo": lo, f"o.eg{j}_hi": hi, f"o.eg{j}_p": price}
+    rows = evaluate((*rules, Rule("cost", expr, "USD", "egress")), inputs, len(gb), rows={"egress": gb})
+    _check_priced(rows, table)
+    return rows["cost"][0] if scalar else rows["cost"]
 
-    Tiers reset each month; the free allowance is a 0-priced first tier. The function is continuous
-    and piecewise linear in the volume.
-    """
-    gb = np.asarray(gb, dtype=float)
-    cost = np.zeros_like(gb)
-    for lo, hi, price in table.tiers:
-        in_tier = np.clip(gb - lo, 0.0, (hi - lo) if hi is not None else np.inf)
-        if price is None:
-            if np.any(in_tier > 0):
-                raise ValueError(f"egress table {table.egress_id!r} has no verified price above {lo:g} GB "
-                                 f"and this workload reaches it")
-            continue
-        cost = cost + in_tier * price
-    return cost
+
+def _check_priced(rows: dict[str, np.ndarray], table: EgressTable) -> None:
+    for j, (lo, _, price) in enumerate(table.tiers, start=1):
+        if price is None and np.any(rows[f"eg_{j}"] > 0):
+            raise UnverifiedPriceError(f"egress table {table.egress_id!r} has no verified price above {lo:g} GB "
+                                       f"and this workload reaches it")
 
 
 def tax_uplift(profile: TaxProfile) -> float:
@@ -67,26 +72,26 @@ def tax_uplift(profile: TaxProfile) -> float:
 
 
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
-    """Price factor stepping once per contract year: (1 + rate)^floor((m − 1)/12)."""
-    return (1.0 + annual_rate) ** np.floor((np.asarray(months) - 1) / 12.0)
+    """Price factor stepping once per contract year: (1 + rate)^⌊(m − 1)/12⌋ (``fleet_rules.factor``)."""
+    t = np.asarray(months, dtype=float)
+    return evaluate((Rule("f", factor("rate"), "-", ""),), {"rate": annual_rate}, len(t),
+                    rows={"year": np.floor((t - 1) / 12.0)})["f"]
 
 
 def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.ndarray:
-    """Wall-clock hours of a job run from the start of `start_month`, filling months in order [h]."""
-    out = np.zeros(len(days))
-    left = wall_hours
-    for m in range(start_month - 1, len(days)):
-        if left <= 0:
-            break
-        cap = days[m] * 24.0
-        out[m] = min(cap, left)
-        left -= out[m]
-    return out
+    """Wall-clock hours of a job run from the start of ``start_month``, filling months in order [h]
+    (the ``train_hours`` rule)."""
+    rule = Rule("x", Fill("x", In("wall"), Row("hours"), Month() >= In("start")), "h", "")
+    return evaluate((rule,), {"wall": wall_hours, "start": float(start_month)}, len(days),
+                    rows={"hours": np.asarray(days, dtype=float) * 24.0})["x"]
 
 
 def ratchet(servers: np.ndarray) -> np.ndarray:
-    """A fleet that is never released once rented (dedicated contracts, reserved capacity)."""
-    return np.maximum.accumulate(servers) if len(servers) else servers
+    """A fleet that is never released once rented (the ``Ratchet`` of dedicated and reserved fleets)."""
+    servers = np.asarray(servers, dtype=float)
+    if not len(servers):
+        return servers
+    return evaluate((Rule("x", Ratchet("x", Row("need")), "-", ""),), {}, len(servers), rows={"need": servers})["x"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,138 +122,131 @@ class OptionCosts:
     """What a reader must know about these costs (the option is named by the engine)."""
     storage_gb: np.ndarray | None = None
     """Data stored each month (billed per GB-month) [GB]."""
+    rules: tuple = ()
+    """The rules that made these costs (``fleet_rules.plan``), in order."""
+    rows: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every row those rules computed, by key: the trace the workbook caches beside each formula."""
+    inputs: dict[str, object] = field(default_factory=dict)
+    """The rules' inputs, by name."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
-    """Replicas needed in each month × hour of day [-] (vectorised replicas_needed)."""
-    rps = np.asarray(rps, dtype=float)
-    replicas = np.ceil(rps / (rep.requests_per_second * utilization) - 1e-9)
-    replicas = np.where(rps > 0, np.maximum(replicas, 1.0), 0.0)
-    if redundancy == "n+1":
-        replicas = np.where(replicas > 0, replicas + 1.0, 0.0)
-    return replicas
+    """Replicas needed in each month × hour of day [-] (``fleet_rules.replicas``)."""
+    return _by_hour(rps, rep, utilization, redundancy, lambda r: replicas(r))
 
 
 def inference_servers_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
-    """Servers needed in each month × hour of day [-] (vectorised replicas_needed + servers_for)."""
-    return np.ceil(inference_replicas_by_hour(rps, rep, utilization, redundancy) / rep.replicas_per_server)
+    """Servers needed in each month × hour of day [-] (the ``srv_<h>`` rules)."""
+    return _by_hour(rps, rep, utilization, redundancy, lambda r: ROUNDUP(replicas(r) / In("c.rps_server"), 0))
+
+
+def _by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str, make) -> np.ndarray:
+    rps = np.atleast_2d(np.asarray(rps, dtype=float))
+    inputs = {"c.cap": rep.requests_per_second, "c.rps_server": float(rep.replicas_per_server),
+              "utilization": utilization, "n1": 1.0 if redundancy == "n+1" else 0.0}
+    rules = tuple(Rule(f"x_{hr}", make(Row(f"rps_{hr}")), "-", "") for hr in range(rps.shape[1]))
+    rows = evaluate(rules, inputs, rps.shape[0], rows={f"rps_{hr}": rps[:, hr] for hr in range(rps.shape[1])})
+    return np.stack([rows[f"x_{hr}"] for hr in range(rps.shape[1])], axis=1)
+
+
+def _shape(opt: ResolvedOption, training_on: bool, currency: dict[str, str]) -> Shape:
+    inf = opt.inference
+    return Shape(
+        shared=opt.fleet == "shared", inference_cloud=inf.kind == "cloud",
+        training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
+        autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
+        usd_lines=tuple(k for k in LINES if currency[k] == "USD" and k != "taxes"),
+        tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers))
+
+
+def _currency(opt: ResolvedOption) -> dict[str, str]:
+    """Line → currency: compute in its fleet's currency, setup in BRL, storage, egress and taxes in USD."""
+    if opt.fleet == "separate":
+        training_currency = opt.training.currency if opt.training is not None else "BRL"
+    else:
+        training_currency = opt.inference.currency
+    return {"training_compute": training_currency, "inference_compute": opt.inference.currency, "setup": "BRL",
+            "storage": "USD", "egress": "USD", "taxes": "USD"}
+
+
+def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, horizon: int,
+                storage_gb: float, training_start: int, inference_start: int, utilization: float,
+                redundancy: str) -> dict[str, object]:
+    """The inputs of ``fleet_rules.plan`` for one option, by rule input name."""
+    inf, tr = opt.inference, opt.training
+    out: dict[str, object] = {
+        "c.cap": replica.requests_per_second, "c.rps_server": float(replica.replicas_per_server),
+        "utilization": utilization, "n1": 1.0 if redundancy == "n+1" else 0.0, "horizon": float(horizon),
+        "train_start": float(training_start), "inf_start": float(inference_start), "storage_gb": storage_gb,
+        "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
+        "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month, "c.uplift": tax_uplift(opt.tax),
+    }
+    if tr is not None:
+        out |= {"o.tr_price": tr.price, "o.tr_setup": tr.setup_fee_brl, "o.tr_min_term": float(tr.min_term_months)}
+    if training is not None:
+        out |= {"c.wall_hours": training.wall_hours, "c.tr_servers": float(training.servers)}
+    for j, (lo, hi, price) in enumerate(opt.egress.tiers, start=1):
+        out |= {f"o.eg{j}_lo": lo, f"o.eg{j}_hi": hi, f"o.eg{j}_p": price}
+    return out
+
+
+def given_rows(rps: np.ndarray, days: np.ndarray, egress_gb: np.ndarray) -> dict[str, np.ndarray]:
+    """The timeline rows the option's rules read: t, contract year, days, hours, hourly load, egress."""
+    h = len(days)
+    t = np.arange(1, h + 1, dtype=float)
+    rows = {"t": t, "year": np.floor((t - 1) / 12.0), "days": np.asarray(days, dtype=float),
+            "hours": np.asarray(days, dtype=float) * 24.0, "egress": np.asarray(egress_gb, dtype=float),
+            "peak_rps": np.asarray(rps, dtype=float).max(axis=1)}
+    rows |= {f"rps_{hr}": np.asarray(rps[:, hr], dtype=float) for hr in range(24)}
+    return rows
 
 
 def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, rps: np.ndarray,
                  days: np.ndarray, egress_gb: np.ndarray, storage_gb: float, training_start: int,
                  inference_start: int, utilization: float, redundancy: str) -> OptionCosts:
-    """All cost lines of one option, month by month, in the offer's currency."""
+    """All cost lines of one option, month by month, in the offer's currency: the rules of
+    ``fleet_rules.plan`` evaluated with numpy (the workbook writes the same rules as formulas)."""
     h = len(days)
-    months = np.arange(1, h + 1)
-    hours_in_month = days * 24.0
-    notices: list[Notice] = []
-    inf = opt.inference
-    trend = yearly_factor(months, opt.price_trend_rate)
-    index = yearly_factor(months, opt.indexation_rate)
-
-    replicas_by_hour = inference_replicas_by_hour(rps, replica, utilization, redundancy)
-    by_hour = np.ceil(replicas_by_hour / replica.replicas_per_server)
-    peak = by_hour.max(axis=1)
-
-    train_hours = np.zeros(h)
-    train_servers = np.zeros(h)
-    n_train_months = 0
-    if training is not None and training.method != "none" and opt.training is not None:
-        train_hours = spread_hours(training.wall_hours, training_start, days)
-        n_train_months = int(np.count_nonzero(train_hours))
-        if training.wall_hours - train_hours.sum() > 1e-6:
-            notices.append(Notice("training_past_horizon", params={"needed_hours": training.wall_hours,
-                                                                   "fitted_hours": float(train_hours.sum())}))
-        train_servers = np.where(train_hours > 0, float(training.servers), 0.0)
-
-    lines = {k: np.zeros(h) for k in LINES}
-    currency = {k: "BRL" for k in LINES}
-    setup = np.zeros(h)
-
+    training_on = training is not None and training.method != "none" and opt.training is not None
+    currency = _currency(opt)
+    shape = _shape(opt, training_on, currency)
+    inputs = rule_inputs(opt, training=training if training_on else None, replica=replica, horizon=h,
+                         storage_gb=storage_gb, training_start=training_start, inference_start=inference_start,
+                         utilization=utilization, redundancy=redundancy)
+    rules = plan(shape)
+    rows = evaluate(rules, inputs, h, rows=given_rows(rps, days, egress_gb))
+    _check_priced(rows, opt.egress)
+    zeros = np.zeros(h)
+    wall = rows.get("train_hours", zeros)
+    n_train = int(np.count_nonzero(wall))
     if opt.fleet == "shared":
-        # one fleet, the training cluster and the serving fleet in one, kept from the first month it is needed
-        need = train_servers + peak
-        first = np.argmax(need > 0) if np.any(need > 0) else h
-        fleet = np.zeros(h)
-        fleet[first:] = ratchet(need[first:])
-        if inf.kind == "cloud":
-            unit = inf.price * hours_in_month * trend
-        else:
-            unit = inf.price * index
-        total = fleet * unit
-        train_part = np.minimum(fleet, train_servers) * unit
-        lines["training_compute"] = train_part
-        lines["inference_compute"] = total - train_part
-        inst_hours = fleet * hours_in_month
-        tr_inst_hours = np.minimum(fleet, train_servers) * hours_in_month
-        added = np.diff(np.concatenate([[0.0], fleet]))
-        if inf.kind == "dedicated":
-            setup = np.clip(added, 0, None) * inf.setup_fee_brl
-        train_paid, inf_paid = np.minimum(fleet, train_servers), fleet - np.minimum(fleet, train_servers)
+        train_paid = np.minimum(rows["fleet"], rows.get("train_servers", zeros))
+        inf_paid = rows["fleet"] - train_paid
+        tr_hours = train_paid * rows["hours"]
     else:
-        # training cluster for the burst only
-        tr = opt.training
-        train_paid = np.zeros(h)
-        if tr is not None and n_train_months:
-            if tr.kind == "cloud":
-                lines["training_compute"] = train_servers * train_hours * tr.price * trend
-                train_paid = train_servers.copy()
-                tr_inst_hours = train_servers * train_hours
-            else:
-                first = training_start - 1
-                months_paid = max(tr.min_term_months, n_train_months)
-                paid = np.zeros(h)
-                paid[first:first + months_paid] = training.servers
-                if months_paid > n_train_months:
-                    notices.append(Notice("min_term_idle", params={"term": tr.min_term_months, "busy": n_train_months}))
-                if first + months_paid > h:
-                    notices.append(Notice("min_term_past_horizon", params={"term": tr.min_term_months}))
-                lines["training_compute"] = paid * tr.price * index
-                setup[first] += training.servers * tr.setup_fee_brl
-                train_paid = paid
-                tr_inst_hours = paid * hours_in_month
-        else:
-            tr_inst_hours = np.zeros(h)
-        # inference fleet
-        if inf.kind == "cloud":
-            if opt.autoscale:
-                inf_hours = by_hour.sum(axis=1) * days
-                inf_paid = peak
-            elif is_committed(inf.pricing):
-                inf_paid = ratchet(peak)
-                inf_hours = inf_paid * hours_in_month
-            else:
-                inf_paid = peak
-                inf_hours = inf_paid * hours_in_month
-            lines["inference_compute"] = inf_hours * inf.price * trend
-        else:
-            inf_paid = ratchet(peak)
-            inf_hours = inf_paid * hours_in_month
-            lines["inference_compute"] = inf_paid * inf.price * index
-            added = np.diff(np.concatenate([[0.0], inf_paid]))
-            setup = setup + np.clip(added, 0, None) * inf.setup_fee_brl
-        inst_hours = tr_inst_hours + inf_hours
-
-    for name in ("training_compute", "inference_compute"):
-        fleet_kind = (opt.training if name == "training_compute" and opt.fleet == "separate" else inf)
-        currency[name] = fleet_kind.currency if fleet_kind is not None else "BRL"
-    lines["setup"] = setup
-
-    is_cloud = inf.kind == "cloud"
-    # storage and egress are priced in USD (catalog tables); a dedicated offer includes its disks (price 0)
-    first_use = min(training_start if n_train_months else h + 1, inference_start)
-    stored = np.where(months >= first_use, storage_gb, 0.0)
-    lines["storage"] = stored * opt.storage_usd_per_gb_month
-    currency["storage"] = "USD"
-    lines["egress"] = egress_cost_usd(egress_gb, opt.egress)
-    currency["egress"] = "USD"
-
-    uplift = tax_uplift(opt.tax)
-    usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
-    lines["taxes"] = uplift * usd_base if isinstance(usd_base, np.ndarray) else np.zeros(h)
-    currency["taxes"] = "USD"
-    if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
+        train_paid = rows.get("train_paid", rows.get("train_servers", zeros))
+        inf_paid = rows["inf_paid"]
+        tr_hours = rows.get("tr_hours", zeros)
+    notices: list[Notice] = []
+    if training_on and training is not None:
+        if training.wall_hours - wall.sum() > 1e-6:
+            notices.append(Notice("training_past_horizon", params={"needed_hours": training.wall_hours,
+                                                                   "fitted_hours": float(wall.sum())}))
+        if "months_paid" in rows and n_train:
+            term = opt.training.min_term_months  # type: ignore[union-attr]
+            if rows["months_paid"][0] > n_train:
+                notices.append(Notice("min_term_idle", params={"term": term, "busy": n_train}))
+            if training_start - 1 + rows["months_paid"][0] > h:
+                notices.append(Notice("min_term_past_horizon", params={"term": term}))
+    brl_only = opt.inference.kind != "cloud" and (opt.training is None or opt.training.kind != "cloud")
+    if opt.tax.method != "none" and brl_only:
         notices.append(Notice("tax_on_brl_offer"))
-    return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours, replicas_by_hour, by_hour,
-                       train_hours,
-                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(notices), stored)
+    replicas_by_hour = inference_replicas_by_hour(rps, replica, utilization, redundancy)
+    servers_by_hour = np.stack([rows[f"srv_{hr}"] for hr in range(24)], axis=1)
+    return OptionCosts({k: rows[f"l_{k}"] for k in LINES}, currency, train_paid, inf_paid, rows["server_hours"],
+                       tr_hours, replicas_by_hour, servers_by_hour, wall, np.asarray(egress_gb, dtype=float),
+                       float(inputs["c.uplift"]), n_train, tuple(notices), rows["stored"], rules, rows, inputs)
+
+
+class UnverifiedPriceError(ValueError):
+    """A workload reaches a price the catalog does not know (an unpriced egress tier)."""

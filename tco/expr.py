@@ -48,10 +48,13 @@ class XlContext:
     col: str
     prev: str | None
     row_of: Callable[[str], object]
-    """Row key → the row's reference without its column: ``"12"`` or ``"'Timeline'!$12"``-like text
-    is not needed: return the 1-based row number, or (sheet prefix, row number)."""
+    """Row key → its 1-based row number, or (sheet prefix, row number) for a row of another sheet."""
     name_of: Callable[[str], str]
     """Input name → the workbook's defined name (``in_<name>``) or an absolute cell."""
+    first: str = "$D"
+    """The (blank) column before month 1, where running sums start."""
+    row_range: Callable[[str], str] | None = None
+    """Row key → the absolute range of the row over all months (for whole-row aggregates)."""
 
     def cell(self, key: str, col: str | None = None) -> str:
         where = self.row_of(key)
@@ -267,6 +270,8 @@ FUNCS: dict[str, Callable[..., object]] = {
     "INT": np.floor,
     "ROUNDUP": _roundup,
     "ABS": np.abs,
+    "AND": lambda *a: _reduce(np.logical_and, a).astype(float),
+    "SUM": lambda *a: _reduce(np.add, a),
 }
 """Each Excel function the rules use, with its numpy meaning: the one place the two are paired."""
 
@@ -319,6 +324,38 @@ def ROUNDUP(a: object, digits: object = 0) -> Expr:  # noqa: N802
     return Fn("ROUNDUP", (wrap(a), wrap(digits)))
 
 
+def AND(*a: object) -> Expr:  # noqa: N802
+    return Fn("AND", tuple(wrap(x) for x in a))
+
+
+def SUM(*a: object) -> Expr:  # noqa: N802
+    return Fn("SUM", tuple(wrap(x) for x in a))
+
+
+@dataclass(frozen=True, eq=False)
+class Fill(Expr):
+    """A job of ``total`` units done as fast as each month's ``cap`` allows, in the months where ``active``
+    is true: x_m = min(cap_m, max(0, total − Σ_{n<m} x_n)). Only valid as the whole expression of its rule
+    ``key`` (the sum runs over its own earlier months). Workbook: ``MAX(0, MIN(cap, total − SUM(row before)))``
+    inside ``IF(active, …, 0)``; numpy: the closed form clip(total − Σ_{n<m} active·cap, 0, cap)."""
+
+    key: str
+    total: Expr
+    cap: Expr
+    active: Expr
+
+    def np(self, env: Env) -> np.ndarray:
+        cap = np.broadcast_to(np.asarray(self.cap.np(env), dtype=float), (env.horizon,))
+        on = np.broadcast_to(np.asarray(self.active.np(env), dtype=float), (env.horizon,)) != 0
+        usable = np.where(on, cap, 0.0)
+        before = np.concatenate([[0.0], np.cumsum(usable)[:-1]])
+        return np.where(on, np.clip(self.total.np(env) - before, 0.0, cap), 0.0)
+
+    def xl(self, ctx: XlContext) -> str:
+        done = f"SUM({ctx.cell(self.key, ctx.first)}:{ctx.cell(self.key, ctx.prev)})" if ctx.prev else "0"
+        return (f"IF({self.active.xl(ctx)},MAX(0,MIN({self.cap.xl(ctx)},{self.total.xl(ctx)}-{done})),0)")
+
+
 @dataclass(frozen=True, eq=False)
 class Pick(Expr):
     """The k-th value of a list input, the last one holding past its end (``INDEX(list, MIN(k, ROWS(list)))``);
@@ -355,6 +392,20 @@ class Ratchet(Expr):
         return f"MAX({prev},{self.x.xl(ctx)})"
 
 
+@dataclass(frozen=True, eq=False)
+class CountPositive(Expr):
+    """How many months of a row are above zero (a scalar: ``COUNTIF(row, ">0")``)."""
+
+    key: str
+
+    def np(self, env: Env) -> float:
+        return float(np.count_nonzero(env.rows[self.key] > 0))
+
+    def xl(self, ctx: XlContext) -> str:
+        assert ctx.row_range is not None, "CountPositive needs a context with whole-row ranges"
+        return f'COUNTIF({ctx.row_range(self.key)},">0")'
+
+
 # ---------------------------------------------------------------------------------------------
 # Rules
 
@@ -372,13 +423,30 @@ class Rule:
         return "=" + self.expr.xl(ctx)
 
 
-def evaluate(rules: list[Rule] | tuple[Rule, ...], inputs: dict[str, object], horizon: int,
+@dataclass(frozen=True)
+class Scalar:
+    """A value for the whole horizon, computed from inputs and whole rows (the workbook writes it once,
+    in the constants block); later rules read it as the constant ``In("c.<key>")``."""
+
+    key: str
+    expr: Expr
+    unit: str
+    doc: str
+
+    def formula(self, ctx: XlContext) -> str:
+        return "=" + self.expr.xl(ctx)
+
+
+def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: dict[str, object], horizon: int,
              rows: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
-    """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given)."""
-    env = Env(inputs, horizon, dict(rows or {}))
+    """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given). A
+    ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row."""
+    env = Env(dict(inputs), horizon, dict(rows or {}))
     env.rows.setdefault("t", env.t)
     for rule in rules:
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             value = rule.expr.np(env)
+        if isinstance(rule, Scalar):
+            env.inputs["c." + rule.key] = float(np.asarray(value).ravel()[0])
         env.rows[rule.key] = np.broadcast_to(np.asarray(value, dtype=float), (horizon,)).copy()
     return env.rows

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from tco import timeline
 from tco.expr import (
-    EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, Const, Env, Fn, In, Month, Pick, Prev, Ratchet, Row, Rule,
-    XlContext, evaluate,
+    AND, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
+    Row, Rule, XlContext, evaluate,
 )
 
 formulas = pytest.importorskip("formulas")
@@ -76,9 +76,15 @@ def test_ln(x):
 
 
 def test_every_function_has_a_pair_test():
-    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS"}
+    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM"}
     assert set(FUNCS) <= tested
     assert both(Fn("ABS", (In("a"),)), a=-2.5) == (2.5, 2.5)
+
+
+@pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 0.0), (0.0, 0.0), (-1.0, 2.0)])
+def test_and_sum(a, b):
+    assert both(AND(In("a"), In("b")), a=a, b=b) == (float(bool(a) and bool(b)),) * 2
+    assert both(SUM(In("a"), In("b"), 0.5), a=a, b=b) == (a + b + 0.5,) * 2
 
 
 # --- operators: precedence and association as Excel reads them --------------------------------
@@ -110,6 +116,19 @@ def test_row_prev_and_ratchet_render_to_cells():
     assert Pick("u", Row("x")).xl(CTX) == "INDEX(U1,MIN(F8,ROWS(U1)))"
     first = XlContext(col="E", prev=None, row_of=CTX.row_of, name_of=CTX.name_of)
     assert Prev("x").xl(first) == "0"
+
+
+def test_fill_spreads_a_job_over_months_by_hand():
+    # 1,000 h from month 2, at most 744, 672, 744, 720 h a month: 0, 672, 328 (= 1,000 − 672), 0
+    rules = [Rule("cap", In("cap") + 0, "h", "hours in the month"),
+             Rule("job", Fill("job", In("total"), Row("cap"), Month() >= 2), "h", "the job's hours")]
+    rows = evaluate(rules, {"cap": np.array([744.0, 672.0, 744.0, 720.0]), "total": 1000.0}, 4)
+    np.testing.assert_array_equal(rows["job"], [0.0, 672.0, 1000.0 - 672.0, 0.0])
+    ctx = XlContext(col="G", prev="F", row_of={"t": 3, "cap": 5, "job": 6}.__getitem__, name_of=lambda n: "in_" + n)
+    assert rules[1].formula(ctx) == "=IF(G3>=2,MAX(0,MIN(G5,in_total-SUM($D6:F6))),0)"
+    # the same, recalculated as Excel would for month 3: 1,000 − (0 + 672) = 328
+    assert excel("=IF(A1>=2,MAX(0,MIN(B1,C1-SUM(D1:E1))),0)", A1=3, B1=744, C1=1000,
+                 **{"D1:E1": np.array([[0.0, 672.0]])}) == 328.0
 
 
 def test_evaluate_prev_ratchet_and_pick_by_hand():
