@@ -63,6 +63,8 @@ def check_rows(rows: list[BenchRow], cat) -> None:
     """Every problem at once: models and GPUs the catalog lacks, impossible layouts."""
     problems = []
     for r in rows:
+        if r.exclude and not r.input_tokens:
+            continue  # an excluded row without its conditions is only listed
         if r.model not in cat.models:
             problems.append(Problem(r.file, "model", f"row {r.id}: model {r.model!r} is not in the catalog; choose one "
                                     f"of {', '.join(sorted(cat.models))} or add it to models.csv", r.line))
@@ -169,6 +171,8 @@ def errors(rows: list[BenchRow], cat, eff: Calibration, loo: bool = False, **kw)
     out = {}
     for i, r in enumerate(rows):
         e = eff
+        if r.exclude and not r.input_tokens:
+            continue
         if loo and not r.exclude:
             e, _ = fit(rows[:i] + rows[i + 1:], cat, start=tuple(getattr(eff, k) for k in PARAMS), restarts=1, **kw)
         out[r.id] = predict(r, cat, e)["tps"] / r.output_tokens_per_second - 1.0
