@@ -13,7 +13,14 @@ import math
 from dataclasses import dataclass, replace
 
 from tco.errors import InputError, Problem
-from tco.sizing_inference import Calibration, Hardware, Layout, Load, ModelSpec, replica_terms
+from tco.sizing_inference import (
+    Calibration,
+    Hardware,
+    Layout,
+    Load,
+    ModelSpec,
+    replica_terms,
+)
 
 PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds")
 SHARES = PARAMS[:3]

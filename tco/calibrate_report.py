@@ -7,7 +7,16 @@ import hashlib
 from pathlib import Path
 
 from tco import benchmarks
-from tco.calibrate import PARAMS, check_rows, errors, fit, median, predict, to_toml, validate
+from tco.calibrate import (
+    PARAMS,
+    check_rows,
+    errors,
+    fit,
+    median,
+    predict,
+    to_toml,
+    validate,
+)
 from tco.errors import InputError, Problem
 
 UNITS = {"bandwidth_share": "-", "flops_share": "-", "interconnect_share": "-", "step_overhead_seconds": "s",
@@ -65,8 +74,8 @@ def run(args, out=print) -> int:
 def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
     """The fit report: parameters, then every row with measured, predicted, errors and what bounds it."""
     lines = [f"# Serving calibration: {stats['file']}", "",
-             f"Fitted on {stats['rows_fitted']} rows ({stats['rows_excluded']} excluded), least squares on "
-             "log(predicted / measured) output tokens/s; leave-one-out refits without each row.", "",
+             (f"Fitted on {stats['rows_fitted']} rows ({stats['rows_excluded']} excluded), least squares on "
+              "log(predicted / measured) output tokens/s; leave-one-out refits without each row."), "",
              "| parameter | value | unit |", "|---|---|---|"]
     lines += [f"| {k} | {getattr(eff, k):.6g} | {UNITS[k]} |" for k in PARAMS]
     lines += ["", f"Median |error|: in-sample {stats['median_abs_error_in_sample']:.1%}"

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import demand, finance, fx as fxmod, sizing
+from tco import demand, finance, sizing
+from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.costs import LINES, OptionCosts, option_costs, tax_uplift
 from tco.errors import InputError, Problem

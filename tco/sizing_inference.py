@@ -196,16 +196,21 @@ def replica_terms(lay: Layout, m: ModelSpec, hw: Hardware, load: Load, eff: Cali
          "flops_tok": flops_per_output_token(m, load.input_tokens, load.output_tokens)}
     v["fits"] = weights_held + kv_tok * (load.input_tokens + load.output_tokens) <= mem
     v["b_mem"] = float(max(0, math.floor((mem - weights_held) / (kv_tok * ctx))))
-    cap = max(1, int(min(v["b_mem"], load.max_batch)))
     prefill = _prefill_seconds(lay, m, v, load, eff)
     v["prefill"] = prefill
+    v["b_max"] = float(min(v["b_mem"], load.max_batch))
+    # pass 1: every expert read (an upper bound on the step), pass 2: the experts pass 1's batch touches
+    v["b1"] = _batch_limits(v, 1.0, lay, m, ctx, eff, load, prefill)
+    v["touch1"] = expert_touch_share(_touch_tokens(v["b1"], v, lay), m.experts, m.experts_per_token)
+    v["b2"] = _batch_limits(v, v["touch1"], lay, m, ctx, eff, load, prefill)
 
-    def ok(b: int) -> bool:
+    def ok(b: float) -> bool:
         c = cycle_terms(b, lay, m, v, ctx, eff)["cycle"]
         return ((load.target_tps is None or 1.0 / c >= load.target_tps * (1 - 1e-9))
                 and (load.ttft_seconds is None or prefill + c <= load.ttft_seconds * (1 + 1e-9)))
+    v["ok2"] = ok(v["b2"])
     if batch is None:
-        batch = _largest(ok, cap)
+        batch = int(v["b2"] if v["ok2"] else v["b1"])
     v["batch"] = float(batch)
     v.update(cycle_terms(batch, lay, m, v, ctx, eff))
     v["step"] = v["cycle"]
@@ -216,12 +221,35 @@ def replica_terms(lay: Layout, m: ModelSpec, hw: Hardware, load: Load, eff: Cali
     v["tps_met"] = load.target_tps is None or 1.0 / v["cycle"] >= load.target_tps * (1 - 1e-9)
     v["ttft_met"] = load.ttft_seconds is None or v["ttft"] <= load.ttft_seconds * (1 + 1e-9)
     v["met"] = v["tps_met"] and v["ttft_met"]
-    v["bound"] = _bound(batch, cap, v, lay, m, ctx, eff, load, ok)
+    v["bound"] = _bound(batch, v, load, ok)
     v["score"] = ((1e9 if v["met"] else 0.0) + v["cap"] / g) if v["fits"] else -1.0
     return v
 
 
-def cycle_terms(b: float, lay: Layout, m: ModelSpec, v: dict, ctx: float, eff: Calibration) -> dict:
+def _touch_tokens(b: float, v: dict, lay: Layout) -> float:
+    """Tokens whose experts one weight read serves: the cycle's b·(1 + r), per micro-batch for 'pp'."""
+    t = b * (1.0 + v["ratio"])
+    return t / lay.nodes if lay.mode == "pp" else t
+
+
+def _batch_limits(v: dict, touch: float, lay: Layout, m: ModelSpec, ctx: float, eff: Calibration, load: Load,
+                  prefill: float) -> float:
+    """Largest whole batch [sequences] with the expert-touch share held at `touch`: the cycle is then
+    a + s·b, so b_tps = (1/target − a)/s and b_ttft = (TTFT − prefill − a)/s;
+    batch = max(1, floor(min(b_mem, max_batch, b_tps, b_ttft)))."""
+    a = cycle_terms(0.0, lay, m, v, ctx, eff, touch)["cycle"]
+    slope = cycle_terms(1.0, lay, m, v, ctx, eff, touch)["cycle"] - a
+    lim = [v["b_max"]]
+    if load.target_tps is not None:
+        lim.append((1.0 / load.target_tps - a) / slope)
+    if load.ttft_seconds is not None:
+        lim.append((load.ttft_seconds - prefill - a) / slope)
+    v.setdefault("limits", {})[touch] = lim
+    return float(max(1, math.floor(min(lim) + 1e-9)))
+
+
+def cycle_terms(b: float, lay: Layout, m: ModelSpec, v: dict, ctx: float, eff: Calibration,
+                touch: float | None = None) -> dict:
     """One decode cycle of batch b [s]: memory, compute, collectives and overhead.
 
     tokens per cycle T = b·(1 + r) (decode plus chunked prompt tokens); per-node tokens T/n for 'ep'.
@@ -236,8 +264,9 @@ def cycle_terms(b: float, lay: Layout, m: ModelSpec, v: dict, ctx: float, eff: C
     n, tp = lay.nodes, lay.tp
     t = b * (1.0 + v["ratio"])
     act = m.hidden * ACTIVATION_BYTES
-    touch_tokens = t / n if lay.mode == "pp" else t
-    w_read = v["weights_b"] - v["expert_b"] * (1.0 - expert_touch_share(touch_tokens, m.experts, m.experts_per_token))
+    if touch is None:
+        touch = expert_touch_share(_touch_tokens(b, v, lay), m.experts, m.experts_per_token)
+    w_read = v["weights_b"] - v["expert_b"] * (1.0 - touch)
     if lay.mode == "ep":
         w_read = (v["weights_b"] - v["expert_b"]) + (w_read - (v["weights_b"] - v["expert_b"])) / n
         kv = b / n * ctx * v["kv_tok"]
@@ -271,30 +300,20 @@ def _prefill_seconds(lay: Layout, m: ModelSpec, v: dict, load: Load, eff: Calibr
     return s + eff.step_overhead_seconds
 
 
-def _largest(ok, cap: int) -> int:
-    """Largest b in [1, cap] with ok(b) (ok is monotone: true then false); 1 if none."""
-    if ok(cap):
-        return cap
-    lo, hi = 1, cap
-    if not ok(1):
-        return 1
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
-    return lo
-
-
-def _bound(b: int, cap: int, v: dict, lay: Layout, m: ModelSpec, ctx: float, eff: Calibration, load: Load, ok) -> str:
-    """What stops the batch from growing: memory, max-batch, or at b + 1 the TTFT target or the largest term
-    of the cycle (latency-bandwidth, latency-compute, latency-interconnect, latency-overhead)."""
-    if b >= cap and ok(b):
+def _bound(b: int, v: dict, load: Load, ok) -> str:
+    """What stops the batch: the smallest of the limits of the pass that set it (memory, max-batch, the
+    time-to-first-token target, or the tokens/s target and then the largest term of the cycle:
+    latency-bandwidth, latency-compute, latency-interconnect, latency-overhead)."""
+    lim = v["limits"][v["touch1"] if v["ok2"] else 1.0]
+    names = ["cap"] + (["tps"] if load.target_tps is not None else []) + (["ttft"] if load.ttft_seconds is not None else [])
+    first = min(range(len(lim)), key=lambda i: lim[i])
+    if names[first] == "cap":
         return "memory" if v["b_mem"] <= load.max_batch else "max-batch"
-    nxt = cycle_terms(b + 1 if ok(b) else b, lay, m, v, ctx, eff)
-    if load.target_tps is not None and 1.0 / nxt["cycle"] < load.target_tps * (1 - 1e-9):
-        terms = {"latency-bandwidth": nxt["mem_s"], "latency-compute": nxt["cmp_s"],
-                 "latency-interconnect": nxt["coll_s"], "latency-overhead": nxt["overhead_s"]}
-        return max(terms, key=terms.get)
-    return "latency-ttft"
+    if names[first] == "ttft":
+        return "latency-ttft"
+    terms = {"latency-bandwidth": v["mem_s"], "latency-compute": v["cmp_s"], "latency-interconnect": v["coll_s"],
+             "latency-overhead": v["overhead_s"]}
+    return max(terms, key=terms.get)
 
 
 # ---------------------------------------------------------------------------------------------
