@@ -142,7 +142,11 @@ def _trtllm(p: Path, text: str, meta: dict) -> BenchRow:
     for line in text.splitlines():
         m = re.match(r"^\s*([^:=]+?):\s+([-0-9.,]+)\s*%?\s*$", line)
         if m:
-            kv[m.group(1).strip().lower()] = float(m.group(2).replace(",", ""))
+            try:
+                kv[m.group(1).strip().lower()] = float(m.group(2).replace(",", ""))
+            except ValueError:  # a version string such as 0.17.0
+                continue
+
     def get(*names, required=True):
         for n in names:
             if n in kv:
