@@ -159,7 +159,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     f"cache) fits on no GPU count of {fleet.offer_id!r} ({fleet.gpus_per_server} × "
                                     f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each) nor across 8 such servers"
                                     f"{'' if sizing.network_gbps(cat.network_for(fleet.offer_id)) else ' (the catalog has no cluster network for this offer: add it to interconnect.csv)'}"
-                                    "; choose a larger server or model.precision = 'fp8'",
+                                    f"; choose a larger server{' or model.precision = fp8' if s.model.precision != 'fp8' else ''}",
                                     (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
         if not rep.target_met:

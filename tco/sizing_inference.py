@@ -193,16 +193,24 @@ def replica_terms(lay: Layout, m: ModelSpec, hw: Hardware, load: Load, eff: Cali
          "mem_b": mem, "bw": tp * hw.bandwidth_tbs * 1e12 * eff.bandwidth_share,
          "fl": g * hw.peak_tflops * 1e12 * eff.flops_share, "link": hw.link_gbs * 1e9 * eff.interconnect_share,
          "net": (hw.network_gbps or 0.0) / 8.0 * 1e9 * eff.interconnect_share, "ratio": load.input_tokens / load.output_tokens,
-         "flops_tok": flops_per_output_token(m, load.input_tokens, load.output_tokens)}
+         "flops_tok": flops_per_output_token(m, load.input_tokens, load.output_tokens),
+         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0}
     v["fits"] = weights_held + kv_tok * (load.input_tokens + load.output_tokens) <= mem
     v["b_mem"] = float(max(0, math.floor((mem - weights_held) / (kv_tok * ctx))))
     prefill = _prefill_seconds(lay, m, v, load, eff)
     v["prefill"] = prefill
     v["b_max"] = float(min(v["b_mem"], load.max_batch))
+    v["held_b"] = weights_held
+    zero, one = cycle_terms(0.0, lay, m, v, ctx, eff, 1.0), cycle_terms(1.0, lay, m, v, ctx, eff, 1.0)
+    v["c_const"], v["c_seq"], v["slope"], v["a1"] = zero["coll_s"], one["coll_s"] - zero["coll_s"], \
+        one["cycle"] - zero["cycle"], zero["cycle"]
     # pass 1: every expert read (an upper bound on the step), pass 2: the experts pass 1's batch touches
     v["b1"] = _batch_limits(v, 1.0, lay, m, ctx, eff, load, prefill)
     v["touch1"] = expert_touch_share(_touch_tokens(v["b1"], v, lay), m.experts, m.experts_per_token)
     v["b2"] = _batch_limits(v, v["touch1"], lay, m, ctx, eff, load, prefill)
+    v["touch2"] = expert_touch_share(_touch_tokens(v["b2"], v, lay), m.experts, m.experts_per_token)
+    v["a2"] = cycle_terms(0.0, lay, m, v, ctx, eff, v["touch1"])["cycle"]
+    v["cycle2"] = cycle_terms(v["b2"], lay, m, v, ctx, eff)["cycle"]
 
     def ok(b: float) -> bool:
         c = cycle_terms(b, lay, m, v, ctx, eff)["cycle"]
@@ -212,6 +220,7 @@ def replica_terms(lay: Layout, m: ModelSpec, hw: Hardware, load: Load, eff: Cali
     if batch is None:
         batch = int(v["b2"] if v["ok2"] else v["b1"])
     v["batch"] = float(batch)
+    v["touch"] = expert_touch_share(_touch_tokens(batch, v, lay), m.experts, m.experts_per_token)
     v.update(cycle_terms(batch, lay, m, v, ctx, eff))
     v["step"] = v["cycle"]
     v["decode_tps"] = batch / v["cycle"]
