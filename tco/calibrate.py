@@ -113,8 +113,8 @@ def residuals(rows: list[BenchRow], cat, eff: Calibration) -> list[float]:
 
 
 def _to_eff(x: list[float], name: str, source: str) -> Calibration:
-    vals = [1.0 / (1.0 + math.exp(-t)) for t in x[:3]] + [math.exp(t) for t in x[3:]]
-    return Calibration(*vals, name=name, source=source)
+    bw, fl, link = (1.0 / (1.0 + math.exp(-t)) for t in x[:3])
+    return Calibration(bw, fl, link, math.exp(x[3]), math.exp(x[4]), name=name, source=source)
 
 
 def _from_eff(p: tuple) -> list[float]:
@@ -210,7 +210,8 @@ def from_dict(d: dict, file: str) -> Calibration:
     missing = [k for k in PARAMS if not isinstance(d.get(k), (int, float))]
     if missing:
         raise InputError([Problem(file, k, "missing or not a number in the calibration file", None) for k in missing])
-    eff = Calibration(*(float(d[k]) for k in PARAMS), name=str(d.get("name", file)), source=str(d.get("source", "")))
+    bw, fl, link, t0, alpha = (float(d[k]) for k in PARAMS)
+    eff = Calibration(bw, fl, link, t0, alpha, name=str(d.get("name", file)), source=str(d.get("source", "")))
     validate(eff, file)
     return eff
 

@@ -15,15 +15,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
-from tco.sizing_inference import (  # noqa: F401
-    BYTES_PER_PARAM,
-    Calibration,
-    Load,
-    ReplicaSize,
-    candidates,
-    choose,
-    kv_bytes_per_token,
-)
+from tco.sizing_inference import BYTES_PER_PARAM, Calibration, Load, kv_bytes_per_token  # noqa: F401
+from tco.sizing_layout import ReplicaSize, candidates, choose
 
 OPTIMIZER_BYTES_PER_PARAM = 16.0
 """Mixed-precision Adam: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 4+4 = 16 B/param

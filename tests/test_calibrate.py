@@ -11,8 +11,18 @@ from pathlib import Path
 import pytest
 
 from tco import benchmarks
-from tco.calibrate import (PARAMS, BenchRow, check_rows, errors, fit, from_dict, median, nelder_mead, predict,
-                           to_toml)
+from tco.calibrate import (
+    PARAMS,
+    BenchRow,
+    check_rows,
+    errors,
+    fit,
+    from_dict,
+    median,
+    nelder_mead,
+    predict,
+    to_toml,
+)
 from tco.catalog import DATA_DIR, load_catalog
 from tco.cli import main
 from tco.errors import InputError
@@ -93,7 +103,7 @@ def test_calibration_outside_zero_one_is_refused():
 
 
 def test_nelder_mead_minimises_a_quadratic_and_reports_no_convergence():
-    x, fx, ok = nelder_mead(lambda p: (p[0] - 3) ** 2 + 2 * (p[1] + 1) ** 2, [0.0, 0.0])
+    x, _, ok = nelder_mead(lambda p: (p[0] - 3) ** 2 + 2 * (p[1] + 1) ** 2, [0.0, 0.0])
     assert ok and x[0] == pytest.approx(3, abs=1e-3) and x[1] == pytest.approx(-1, abs=1e-3)
     _, _, ok = nelder_mead(lambda p: (p[0] - 3) ** 2 + 2 * (p[1] + 1) ** 2, [0.0, 0.0], max_iter=3)
     assert not ok
@@ -198,3 +208,13 @@ def test_calibration_file_round_trips():
     text = to_toml(KNOWN, {"file": "x.csv", "rows_fitted": 3})
     eff = from_dict(__import__("tomllib").loads(text), "x.toml")
     assert all(math.isclose(getattr(eff, k), getattr(KNOWN, k)) for k in PARAMS)
+
+
+def test_scenario_naming_a_missing_calibration_exit_2(tmp_path, capsys):
+    seed = (Path(__file__).parents[1] / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
+    scen = tmp_path / "s.toml"
+    scen.write_text(seed.replace("[inference]\n", '[inference]\ncalibration = "nowhere.toml"\n'), encoding="utf-8")
+    assert main(["run", str(scen), "-o", str(tmp_path / "o"), "--formats", "json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "inference.calibration" in err and "nowhere.toml" in err and "tco calibrate" in err
+    assert not (tmp_path / "o" / "s.json").exists()

@@ -10,9 +10,9 @@ import csv
 
 import pytest
 
+from tco.calibrate import BenchRow, from_dict, predict
 from tco.catalog import DATA_DIR, load_catalog
 from tco.engine import defaults_for
-from tco.calibrate import BenchRow, from_dict, predict
 from tco.sizing import size_training
 
 

@@ -9,11 +9,29 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco import sizing
-from tco.sizing import (kv_bytes_per_token, replicas_needed, scaling_efficiency, servers_for, size_training,
-                        training_flops, training_gpu_hours, training_memory_bytes)
-from tco.sizing_inference import (Calibration, Hardware, Layout, Load, ModelSpec, allreduce_seconds, alltoall_seconds,
-                                  candidates, choose, expert_params, expert_touch_share, replica_terms)
+from tco.sizing import (
+    kv_bytes_per_token,
+    replicas_needed,
+    scaling_efficiency,
+    servers_for,
+    size_training,
+    training_flops,
+    training_gpu_hours,
+    training_memory_bytes,
+)
+from tco.sizing_inference import (
+    Calibration,
+    Hardware,
+    Layout,
+    Load,
+    ModelSpec,
+    allreduce_seconds,
+    alltoall_seconds,
+    expert_params,
+    expert_touch_share,
+    replica_terms,
+)
+from tco.sizing_layout import candidates, choose
 
 DEFAULTS = {"scaling_efficiency": {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}}
 

@@ -281,7 +281,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         ws.write_formula(rr, 2, f, book.fmt(fmt), num(v))
 
     const("cap", t("cap"), "req/s", "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "calc_num4")
-    const("rps_server", t("rps_server"), "", "=" + book.sizing[(i, "rps_server")], o.replica.replicas_per_server, "calc_int")
+    const("rps_server", t("rps_server"), "", "=" + book.sizing[(i, "rps_server")], o.replica.replicas_per_server, "calc_num")
     if training:
         const("tr_servers", t("tr_servers"), "", "=" + book.sizing[(i, "tr_servers")], ts.servers, "calc_int")
         const("wall_hours", t("wall_hours"), "h", "=" + book.sizing[(i, "wall_hours")], ts.wall_hours, "calc_num")

@@ -9,7 +9,15 @@ import numpy as np
 
 from tco import demand, finance
 from tco.report import workbook_replica as replica
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, write_row
+from tco.report.workbook_book import (
+    FIRST_COL,
+    Book,
+    abs_cell,
+    col,
+    month_col,
+    num,
+    write_row,
+)
 
 
 def write_timeline(book: Book, res) -> None:

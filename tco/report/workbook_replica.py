@@ -147,7 +147,7 @@ def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tupl
         ws.write_number(rows["nodes"], 2 + j, v["nodes"], book.fmt("eng_int"))
         ws.write_number(rows["ep"], 2 + j, 1 if v["mode"] == "ep" else 0, book.fmt("eng_int"))
         for key, f in formulas(R, p).items():
-            x = v[key] if key in v else 0.0
+            x = v.get(key, 0.0)
             ws.write_formula(rows[key], 2 + j, f, book.fmt(fmt_of(key)), x if isinstance(x, bool) else num(x))
         ws.write_formula(rows["bound"], 2 + j, bound_formula(R, labels), book.fmt("text"), book.term("bound", v["bound"]))
     return r + 1, rows, col(2 + len(vals) - 1)
