@@ -183,6 +183,7 @@ def _serving_inputs(w, t, res) -> None:
     """The rest of the serving model's inputs (tco.sizing_inference): architecture, TTFT target, calibration."""
     m, inf = res.model, res.scenario.inference
     cal = res.defaults["serving_calibration"]
+    w.add(None, t("calibration"), cal["name"], "", source=cal["source"])
     w.add("in_hidden", t("hidden"), m.hidden_size or m.kv_heads * m.head_dim, "", "in_int")
     w.add("in_experts", t("experts"), m.experts, "", "in_int")
     w.add("in_experts_k", t("experts_k"), m.experts_per_token, "", "in_int")
