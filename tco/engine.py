@@ -162,6 +162,12 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     f"; choose a larger server{' or model.precision = fp8' if s.model.precision != 'fp8' else ''}",
                                     (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
+        if rep.nodes > 1:
+            net = cat.network_for(fleet.offer_id)
+            warnings.append(f"{opt.name}: one replica spans {rep.nodes} servers of {fleet.offer_id!r} "
+                            f"({'expert' if rep.parallel_mode == 'ep' else 'pipeline'} parallel) over "
+                            f"{net.scale_out_gbps:g} Gb/s of cluster network ({net.status}, interconnect.csv): "
+                            "confirm the provider offers it")
         if not rep.target_met:
             ttft = (f" or a first token within {inf.time_to_first_token_seconds:g} s ({rep.ttft_seconds:.2f} s)"
                     if inf.time_to_first_token_seconds else "")
