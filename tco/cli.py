@@ -20,6 +20,7 @@ examples:
   python -m tco validate scenarios/seed_70b_h200.toml       # check only, write nothing
   python -m tco init my_scenario.toml                       # a commented starter scenario
   python -m tco offers --gpu H200                           # list catalog offers
+  python -m tco calibrate my_vllm_run.json --model llama-3.1-70b --gpu H100-SXM-80GB --gpu-count 8 --tp 8 --precision fp8
 
 exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error.
 """
@@ -68,6 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
     offers.add_argument("--gpu", help="filter on GPU name (substring)")
     offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    from tco.calibrate_report import add_parser as add_calibrate
+
+    add_calibrate(sub)
     return p
 
 
@@ -157,6 +161,12 @@ def cmd_sensitivity(args) -> int:
     return 0
 
 
+def _calibrate(args) -> int:
+    from tco.calibrate_report import run
+
+    return run(args, print)
+
+
 def main(argv: list[str] | None = None) -> int:
     from tco.errors import InputError
 
@@ -167,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
         return int(exc.code or 0)
     try:
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
-                "sensitivity": cmd_sensitivity}[args.command](args)
+                "sensitivity": cmd_sensitivity, "calibrate": _calibrate}[args.command](args)
     except InputError as exc:
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")

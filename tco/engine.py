@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import demand, finance, fx as fxmod, ledger as ledger_mod, sizing, timeline
+from tco import demand, finance, ledger as ledger_mod, sizing, timeline
+from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.costs import OptionCosts, option_costs, tax_uplift
 from tco.domain import LINES, Dist, Notice, option_kind
@@ -125,9 +126,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     tr = s.training
     params = model.params_b * 1e9
     active = model.active_params_b * 1e9
-    bw_eff = inf.bandwidth_efficiency_share if inf.bandwidth_efficiency_share is not None else dflt["bandwidth_efficiency_share"]
-    fl_eff = inf.flops_efficiency_share if inf.flops_efficiency_share is not None else dflt["flops_efficiency_share"]
     mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
+    eff = sizing.serving_calibration(s, cat, file, lines)
+    bw_eff, fl_eff = eff.bandwidth_share, eff.flops_share
 
     # demand
     rows = timeline.evaluate_timeline(s, days)
@@ -144,28 +145,30 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     train_by_opt: dict[str, sizing.TrainingSize] = {}
     for opt in resolved:
         fleet = opt.inference
-        cands = sizing.replica_candidates(
-            params=params, active_params=active, layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
-            precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
-            bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=sizing.peak_tflops(fleet.gpu, s.model.precision),
-            gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
-            output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
-            bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,
-            max_batch=inf.max_batch_sequences,
-            tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (2 ** k for k in range(8))})
-        rep = sizing.choose_replica(cands, fleet.gpus_per_server)
+        cands, rep = sizing.size_inference(model, fleet, s, eff, cat.network_for(fleet.offer_id))
         key = f"options[{opt.index}].inference_offer"
         if rep is None:
             need = params * sizing.BYTES_PER_PARAM[s.model.precision] / 1e9
             problems.append(Problem(file, key, f"model {model.model!r} ({need:,.0f} GB of {s.model.precision} weights plus KV "
                                     f"cache) fits on no GPU count of {fleet.offer_id!r} ({fleet.gpus_per_server} × "
-                                    f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each); choose a larger server or "
-                                    "model.precision = 'fp8'", (lines or {}).get(("options", opt.index, "inference_offer"))))
+                                    f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each) nor across 8 such servers"
+                                    f"{'' if sizing.network_gbps(cat.network_for(fleet.offer_id)) else ' (the catalog has no cluster network for this offer: add it to interconnect.csv)'}"
+                                    f"; choose a larger server{' or model.precision = fp8' if s.model.precision != 'fp8' else ''}",
+                                    (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
+        if rep.nodes > 1:
+            net = cat.network_for(fleet.offer_id)
+            notices.append(Notice("replica_spans_servers", opt.name, {
+                "servers": rep.nodes, "offer": fleet.offer_id, "mode": rep.parallel_mode,
+                "gbps": net.scale_out_gbps, "status": net.status}))
         if not rep.target_met:
-            notices.append(Notice("target_unreachable", opt.name, {"gpu": fleet.gpu.gpu,
-                                                                    "target": inf.tokens_per_second_per_user,
-                                                                    "reached": rep.tokens_per_second_per_user}))
+            reach = {"gpu": fleet.gpu.gpu, "target": inf.tokens_per_second_per_user,
+                     "reached": rep.tokens_per_second_per_user}
+            if inf.time_to_first_token_seconds:
+                reach |= {"ttft_target": inf.time_to_first_token_seconds, "ttft": rep.ttft_seconds}
+                notices.append(Notice("targets_unreachable", opt.name, reach))
+            else:
+                notices.append(Notice("target_unreachable", opt.name, reach))
         tsize = None
         if tr.method != "none" and opt.training is not None:
             tf = opt.training
@@ -220,8 +223,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
-                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(notices),
-                  ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows)
+                   "scaling_efficiency": dflt["scaling_efficiency"], "serving_calibration": sizing.calibration_dict(eff)},
+                  cat, tuple(notices), ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows)
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)

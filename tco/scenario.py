@@ -150,6 +150,10 @@ class Inference(Frozen):
     """Days a week with traffic (5 for an office tool); the daily profile and peak are those of an active day."""
     tokens_per_second_per_user: Positive = 20.0
     """Decode speed each user must see [tokens/s]."""
+    time_to_first_token_seconds: Positive | None = None
+    """Longest wait for the first token at the planned load [s] (prompt processing plus one decode step); none if unset."""
+    calibration: str | None = None
+    """Serving calibration file written by `python -m tco calibrate` (path relative to the scenario); catalog default if unset."""
     daily_profile: Literal["flat", "business_hours"] | list[NonNegative] = "business_hours"
     """Share of a day's requests in each hour (24 values summing to 1) or a named profile."""
     utilization_target_share: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
@@ -420,4 +424,8 @@ def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     if hist and not Path(hist).is_absolute():  # relative to the scenario file, like catalog_dir
         fx = scenario.fx.model_copy(update={"history_csv": str(path.parent / hist)})
         scenario = scenario.model_copy(update={"fx": fx})
+    cal = scenario.inference.calibration
+    if cal and not Path(cal).is_absolute():  # relative to the scenario file
+        scenario = scenario.model_copy(update={"inference": scenario.inference.model_copy(
+            update={"calibration": str(path.parent / cal)})})
     return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text)

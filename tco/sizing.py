@@ -2,9 +2,9 @@
 
 Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
 Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600).
-Inference decode is memory-bandwidth-bound: one step of a replica reads all weights plus the KV
-cache of the batch; step time ≈ bytes / (bandwidth × efficiency), never below the compute time
-2·N·batch / (FLOPS × efficiency). Prefill is compute-bound: 2·N·input tokens.
+Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
+prefill, pipeline or expert parallel across servers, latency targets) are in tco/sizing_inference.py; this
+module picks the calibration and hands the catalog rows to it.
 
 Glossary (units in brackets): N parameters [-], D tokens [-], B bytes, bandwidth [TB/s = 1e12 B/s],
 FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
@@ -13,9 +13,11 @@ FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-BYTES_PER_PARAM = {"bf16": 2.0, "fp8": 1.0}
+from tco.sizing_inference import BYTES_PER_PARAM, Calibration, Load, kv_bytes_per_token  # noqa: F401
+from tco.sizing_layout import ReplicaSize, candidates, choose
+
 OPTIMIZER_BYTES_PER_PARAM = 16.0
 """Mixed-precision Adam: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 4+4 = 16 B/param
 (Rajbhandari et al. 2020, ZeRO, §3.1 counts 2Ψ + 2Ψ + 12Ψ = 16Ψ)."""
@@ -118,126 +120,62 @@ def peak_tflops(gpu, precision: str) -> float:
     return gpu.fp8_tflops if precision == "fp8" and gpu.fp8_tflops else gpu.bf16_tflops
 
 
-def kv_bytes_per_token(layers: int, kv_heads: int, head_dim: int, kv_precision: str) -> float:
-    """KV cache per token [B] = 2 (K and V) × layers × KV heads × head dim × bytes per element.
-
-    Llama 3.1 70B in bf16: 2 × 80 × 8 × 128 × 2 = 327,680 B ≈ 0.33 MB per token.
-    """
-    return 2.0 * layers * kv_heads * head_dim * BYTES_PER_PARAM[kv_precision]
+def network_gbps(row) -> float | None:
+    """Scale-out network of a server [Gb/s] from an interconnect.csv row, None if unknown."""
+    return row.scale_out_gbps if row is not None else None
 
 
-@dataclass(frozen=True)
-class ReplicaSize:
-    tensor_parallel: int
-    replicas_per_server: int
-    weights_gb: float
-    kv_mb_per_token: float
-    batch: int
-    batch_memory_limit: int
-    step_seconds: float
-    tokens_per_second_per_user: float
-    target_met: bool
-    decode_tokens_per_second: float
-    """Decode throughput of one replica [tokens/s]."""
-    prefill_seconds_per_request: float
-    replica_seconds_per_request: float
-    requests_per_second: float
-    """Requests one replica completes per second at full load [req/s]."""
-    bound: str
-    """What limits the batch: 'latency-bandwidth', 'latency-compute', 'memory' or 'max-batch'."""
+def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = None) -> Calibration:
+    """The calibration that sizes the replicas: the scenario's file if `[inference] calibration` is set, else
+    the catalog's (calibration_default.toml); `bandwidth_efficiency_share` / `flops_efficiency_share` in the
+    scenario override the two shares."""
+    import tomllib
+    from dataclasses import replace
+    from pathlib import Path
+
+    from tco.calibrate import from_dict
+    from tco.errors import InputError, Problem
+
+    inf = s.inference
+    if inf.calibration:
+        path = Path(inf.calibration)
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise InputError([Problem(file, "inference.calibration", f"cannot read calibration file {str(path)!r}: "
+                                      f"{getattr(exc, 'strerror', None) or exc}; write one with `python -m tco "
+                                      "calibrate BENCHMARK`", (lines or {}).get(("inference", "calibration")))]) from None
+        eff = from_dict(data, str(path))
+        eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
+    else:
+        eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
+        eff = replace(eff, name=f"catalog default: {eff.name}")
+    if inf.bandwidth_efficiency_share is not None:
+        eff = replace(eff, bandwidth_share=inf.bandwidth_efficiency_share, name=eff.name + ", bandwidth share from the scenario")
+    if inf.flops_efficiency_share is not None:
+        eff = replace(eff, flops_share=inf.flops_efficiency_share, name=eff.name + ", FLOPS share from the scenario")
+    return eff
 
 
-def step_seconds(batch: float, weights_b: float, kv_read_b: float, bw_bs: float, flops: float,
-                 active_params: float) -> float:
-    """Decode step time [s] = max((weights + batch·KV per sequence) / bandwidth, 2·N·batch / FLOPS)."""
-    return max((weights_b + batch * kv_read_b) / bw_bs, 2.0 * active_params * batch / flops)
+def calibration_dict(eff: Calibration) -> dict:
+    """The calibration as plain values, for JSON and the workbook."""
+    return {"name": eff.name, "source": eff.source, "bandwidth_share": eff.bandwidth_share,
+            "flops_share": eff.flops_share, "interconnect_share": eff.interconnect_share,
+            "step_overhead_seconds": eff.step_overhead_seconds,
+            "collective_latency_seconds": eff.collective_latency_seconds}
 
 
-def replica_candidates(*, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
-                       precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float,
-                       peak_tflops: float, gpus_per_server: int, input_tokens: float, output_tokens: float,
-                       target_tps: float, bw_eff: float, flops_eff: float, memory_usable_share: float,
-                       max_batch: int = 256, tp_efficiency: dict | None = None) -> list[dict]:
-    """Every tensor-parallel degree (1, 2, 4, … dividing the server's GPUs) with all the terms of
-    `replica_terms`, fitting or not: what `size_replica` chooses among (and the workbook shows)."""
-    out = []
-    tp = 1
-    while tp <= gpus_per_server:
-        if gpus_per_server % tp == 0:
-            out.append(replica_terms(tp, params=params, active_params=active_params, layers=layers,
-                                     kv_heads=kv_heads, head_dim=head_dim, precision=precision,
-                                     kv_precision=kv_precision, gpu_memory_gb=gpu_memory_gb,
-                                     bandwidth_tbs=bandwidth_tbs, peak_tflops=peak_tflops,
-                                     input_tokens=input_tokens, output_tokens=output_tokens, target_tps=target_tps,
-                                     bw_eff=bw_eff, flops_eff=flops_eff, memory_usable_share=memory_usable_share,
-                                     max_batch=max_batch, tp_eff=(tp_efficiency or {}).get(tp, 1.0)))
-        tp *= 2
-    return out
+def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dict], ReplicaSize | None]:
+    """Every replica layout of a fleet's server with its terms, and the chosen one (None: nothing fits)."""
+    from tco.calibrate import hardware_for, model_spec
 
-
-def size_replica(*, gpus_per_server: int, **kw) -> ReplicaSize | None:
-    """The replica layout that serves the most requests per GPU: among the candidates that fit, the
-    highest score (target met first, then requests/s per GPU; the smaller degree on a tie).
-    None if the model fits on no GPU count of the server. Arguments as `replica_candidates`."""
-    return choose_replica(replica_candidates(gpus_per_server=gpus_per_server, **kw), gpus_per_server)
-
-
-def choose_replica(candidates: list[dict], gpus_per_server: int) -> ReplicaSize | None:
-    """The fitting candidate with the highest score (the first, smallest degree, on a tie)."""
-    fitting = [c for c in candidates if c["fits"]]
-    if not fitting:
-        return None
-    return _replica_size(max(fitting, key=lambda c: c["score"]), gpus_per_server)
-
-
-def replica_terms(tp: int, *, params: float, active_params: float, layers: int, kv_heads: int, head_dim: int,
-                  precision: str, kv_precision: str, gpu_memory_gb: float, bandwidth_tbs: float, peak_tflops: float,
-                  input_tokens: float, output_tokens: float, target_tps: float, bw_eff: float, flops_eff: float,
-                  memory_usable_share: float, max_batch: int = 256, tp_eff: float = 1.0) -> dict:
-    """Every term of a replica on `tp` GPUs (tensor parallel), whether or not it fits [B, B/s, FLOP/s, s].
-
-    memory batch  b_mem = floor((tp·mem·usable − weights) / (KV per token × (input + output)))
-    latency batch b_bw  = (tp·BW·eff / target − weights) / (KV per token × (input + output/2))
-    compute batch b_cmp = tp·FLOPS·eff / (2·N_active·target)
-    batch = floor(min(b_mem, b_bw, b_cmp, max_batch)), at least 1
-    (max_batch: the server's cap on concurrent sequences, vLLM's max_num_seqs defaults to 256)
-    score = 1e9 if the target is met, plus requests/s per GPU; −1 if weights plus one sequence do not fit
-    """
-    w = params * BYTES_PER_PARAM[precision]
-    kv_tok = kv_bytes_per_token(layers, kv_heads, head_dim, kv_precision)
-    ctx_max = input_tokens + output_tokens
-    kv_read = kv_tok * (input_tokens + output_tokens / 2.0)
-    bw = tp * bandwidth_tbs * 1e12 * (bw_eff * tp_eff)
-    fl = tp * peak_tflops * 1e12 * (flops_eff * tp_eff)
-    mem = tp * gpu_memory_gb * 1e9 * memory_usable_share
-    v = {"tp": tp, "tp_eff": tp_eff, "weights_b": w, "kv_tok": kv_tok, "kv_read": kv_read, "bw": bw, "fl": fl,
-         "mem_b": mem, "fits": w + kv_tok * ctx_max <= mem, "b_mem": float(math.floor((mem - w) / (kv_tok * ctx_max))),
-         "b_bw": (bw / target_tps - w) / kv_read, "b_cmp": fl / (2.0 * active_params * target_tps),
-         "max_batch": max_batch}
-    limits = {"memory": v["b_mem"], "latency-bandwidth": v["b_bw"], "latency-compute": v["b_cmp"],
-              "max-batch": max_batch}
-    v["bound"] = min(limits, key=limits.get)
-    v["batch"] = float(max(1, math.floor(min(limits.values()) + 1e-9)))
-    v["step"] = step_seconds(v["batch"], w, kv_read, bw, fl, active_params)
-    v["decode_tps"] = v["batch"] / v["step"]
-    v["prefill"] = 2.0 * active_params * input_tokens / fl
-    v["per_request"] = v["prefill"] + output_tokens / v["decode_tps"]
-    v["cap"] = 1.0 / v["per_request"]
-    v["met"] = 1.0 / v["step"] >= target_tps * (1 - 1e-9)
-    v["score"] = ((1e9 if v["met"] else 0.0) + v["cap"] / tp) if v["fits"] else -1.0
-    return v
-
-
-def _replica_size(v: dict, gpus_per_server: int) -> ReplicaSize:
-    return ReplicaSize(v["tp"], gpus_per_server // v["tp"], v["weights_b"] / 1e9, v["kv_tok"] / 1e6, int(v["batch"]),
-                       int(v["b_mem"]), v["step"], 1.0 / v["step"], v["met"], v["decode_tps"], v["prefill"],
-                       v["per_request"], v["cap"], v["bound"])
-
-
-def replica_at(tp: int, *, gpus_per_server: int, **kw) -> ReplicaSize | None:
-    """A replica on `tp` GPUs (efficiencies as given), or None if weights plus one sequence do not fit."""
-    v = replica_terms(tp, **kw)
-    return _replica_size(v, gpus_per_server) if v["fits"] else None
+    inf = s.inference
+    hw = replace(hardware_for(fleet.gpu, fleet.gpus_per_server, network_gbps(network)),
+                 peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
+    load = Load(inf.input_tokens_per_request, inf.output_tokens_per_request, inf.tokens_per_second_per_user,
+                inf.time_to_first_token_seconds, inf.max_batch_sequences, inf.memory_usable_share)
+    cands = candidates(model_spec(model, s.model.precision, s.model.kv_precision), hw, load, eff)
+    return cands, choose(cands, fleet.gpus_per_server, eff.name)
 
 
 def replicas_needed(requests_per_second: float, replica_rps: float, utilization: float, redundancy: str) -> int:

@@ -218,7 +218,8 @@ def _ids() -> dict[str, set[str]]:
         "taxm": {p.method for p in cat.taxes.values()} | {"import_gross_up", "local_por_dentro", "none"},
         "status": {o.status for o in cat.dedicated_offers.values()}
         | {p.status for o in cat.cloud_offers.values() for p in o.prices.values()},
-        "bound": {"memory", "latency-bandwidth", "latency-compute", "max-batch"},
+        "bound": {"memory", "latency-bandwidth", "latency-compute", "latency-interconnect", "latency-overhead",
+                  "latency-ttft", "max-batch"},
         "ic": {g.interconnect for g in cat.gpus.values()},
         "sens_in": {row[0] for row in analysis.SENSITIVITY},
         "sens_unit": {row[0] for row in analysis.SENSITIVITY},
@@ -244,9 +245,9 @@ def test_the_statuses_and_bounds_the_engine_writes_are_the_ones_listed():
     these names, and the sensitivity rows carry their metric."""
     import inspect
 
-    from tco import sizing
+    from tco import sizing, sizing_inference
 
-    src = inspect.getsource(sizing)
+    src = inspect.getsource(sizing) + inspect.getsource(sizing_inference)
     assert all(f'"{b}"' in src for b in _ids()["bound"])
     assert {"npv", "tco_p95", "tco"} <= set(re.findall(r'"(npv|tco_p95|tco)"', inspect.getsource(analysis)))
 

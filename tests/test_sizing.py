@@ -3,12 +3,35 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tco import sizing
-from tco.sizing import (kv_bytes_per_token, replica_at, replicas_needed, scaling_efficiency, servers_for,
-                        size_replica, size_training, training_flops, training_gpu_hours, training_memory_bytes)
+from tco.sizing import (
+    kv_bytes_per_token,
+    replicas_needed,
+    scaling_efficiency,
+    servers_for,
+    size_training,
+    training_flops,
+    training_gpu_hours,
+    training_memory_bytes,
+)
+from tco.sizing_inference import (
+    Calibration,
+    Hardware,
+    Layout,
+    Load,
+    ModelSpec,
+    allreduce_seconds,
+    alltoall_seconds,
+    expert_params,
+    expert_touch_share,
+    replica_terms,
+)
+from tco.sizing_layout import candidates, choose
 
 DEFAULTS = {"scaling_efficiency": {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}}
 
@@ -155,171 +178,205 @@ def test_kv_bytes_per_token_fp8_is_half():
     assert kv_bytes_per_token(80, 8, 128, "fp8") == 2 * 80 * 8 * 128 * 1
 
 
-# A toy model small enough to work by hand: 1e9 parameters in bf16 (2 GB of weights),
-# 2 layers × 1 KV head × 64 head dim in bf16 → 2·2·1·64·2 = 512 B of KV cache per token.
-TOY = dict(params=1e9, active_params=1e9, layers=2, kv_heads=1, head_dim=64, precision="bf16", kv_precision="bf16",
-           gpu_memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, input_tokens=1000.0,
-           output_tokens=200.0, target_tps=20.0, bw_eff=0.5, flops_eff=0.5, memory_usable_share=0.9,
-           max_batch=1000)
+# A toy model small enough to work by hand: 1e9 parameters in bf16 (2 GB of weights), 2 layers, hidden 64,
+# 1 KV head × 64 head dim in bf16 → 2·2·1·64·2 = 512 B of KV cache per token.
+TOY_M = ModelSpec(params=1e9, active_params=1e9, layers=2, hidden=64, kv_heads=1, head_dim=64)
+TOY_HW = Hardware(memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, link_gbs=10.0,
+                  network_gbps=100.0)
+TOY_LOAD = Load(input_tokens=1000.0, output_tokens=200.0, target_tps=20.0, max_batch=1000)
+TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0.5, step_overhead_seconds=0.001,
+                      collective_latency_seconds=1e-5)
+# FLOPs per output token: (1 + r)·2·N_a + 4·layers·d·(ISL + OSL/2) + r·2·layers·d·ISL, r = 1000/200 = 5
+FLOPS_TOK = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000   # 12,001,843,200
 
 
-def _toy(**kw):
-    return {**TOY, **kw}
+def test_allreduce_time_by_hand():
+    # 64 tokens × hidden 8,192 × 2 B = 1,048,576 B over 8 GPUs, 450 GB/s one way × 0.8, 5 µs latency
+    msg = 64 * 8192 * 2
+    expected = 5e-6 + 2 * 7 / 8 * msg / (450e9 * 0.8)      # 5 µs + 5.097 µs
+    assert allreduce_seconds(msg, 8, 450e9 * 0.8, 5e-6) == pytest.approx(expected)
+    assert expected == pytest.approx(10.097e-6, rel=1e-3)
+    assert allreduce_seconds(msg, 1, 450e9, 5e-6) == 0.0  # one GPU: nothing to reduce
 
 
-def test_replica_at_small_case_by_hand():
-    r = replica_at(1, **TOY)
-    weights = 1e9 * 2                   # 2e9 B
-    kv_tok = 2 * 2 * 1 * 64 * 2         # 512 B
-    ctx_max = 1000 + 200                # 1,200 tokens per sequence at the end
-    ctx_avg = 1000 + 200 / 2            # 1,100 tokens on average during decode
-    mem = 1 * 10e9 * 0.9                # 9e9 B usable
-    bw = 1 * 0.1e12 * 0.5               # 5e10 B/s
-    fl = 1 * 100e12 * 0.5               # 5e13 FLOP/s
-    b_mem = math.floor((mem - weights) / (kv_tok * ctx_max))      # 7e9 / 614,400 → 11,393
-    b_bw = (bw / 20 - weights) / (kv_tok * ctx_avg)                # (2.5e9 − 2e9) / 563,200 ≈ 887.78
-    b_cmp = fl / (2 * 1e9 * 20)                                    # 5e13 / 4e10 = 1,250
-    assert b_mem == 11_393 and b_bw == pytest.approx(887.78, abs=0.01) and b_cmp == 1250
-    batch = math.floor(b_bw)                                       # 887, the latency limit binds
-    step = max((weights + batch * kv_tok * ctx_avg) / bw, 2 * 1e9 * batch / fl)
-    assert step == pytest.approx((2e9 + 887 * 563_200) / 5e10)     # memory read dominates: ≈ 0.04999 s
-    decode_tps = batch / step
-    prefill = 2 * 1e9 * 1000 / fl                                  # 0.04 s
-    per_request = prefill + 200 / decode_tps
-    assert r.tensor_parallel == 1 and r.replicas_per_server == 4
-    assert r.weights_gb == pytest.approx(2.0)
-    assert r.kv_mb_per_token == pytest.approx(512 / 1e6)
-    assert r.batch_memory_limit == b_mem
-    assert r.batch == batch
-    assert r.bound == "latency-bandwidth"
-    assert r.step_seconds == pytest.approx(step)
-    assert r.tokens_per_second_per_user == pytest.approx(1 / step)
-    assert r.target_met and 1 / step >= 20
-    assert r.decode_tokens_per_second == pytest.approx(decode_tps)
-    assert r.prefill_seconds_per_request == pytest.approx(prefill) and prefill == pytest.approx(0.04)
-    assert r.replica_seconds_per_request == pytest.approx(per_request)
-    assert r.requests_per_second == pytest.approx(1 / per_request)
+def test_alltoall_time_by_hand():
+    # 2 servers, 1 MB of expert traffic each, 50 GB/s: out and back, half of it leaves the server
+    assert alltoall_seconds(1e6, 2, 50e9, 1e-5) == pytest.approx(2 * (1e-5 + 1 / 2 * 1e6 / 50e9))
+    assert alltoall_seconds(1e6, 1, 50e9, 1e-5) == 0.0
 
 
-def test_replica_at_tensor_parallel_two_doubles_memory_bandwidth_and_flops():
-    r = replica_at(2, **_toy(max_batch=10_000))
-    kv_tok, ctx_avg, ctx_max = 512, 1100, 1200
-    b_mem = math.floor((2 * 9e9 - 2e9) / (kv_tok * ctx_max))   # 16e9 / 614,400 → 26,041
-    b_bw = (2 * 5e10 / 20 - 2e9) / (kv_tok * ctx_avg)          # (5e9 − 2e9) / 563,200 ≈ 5,326.7
-    b_cmp = 2 * 5e13 / (2 * 1e9 * 20)                           # 2,500
-    assert r.batch_memory_limit == b_mem
-    assert b_cmp < b_bw
-    assert r.bound == "latency-compute" and r.batch == 2500
-    step = max((2e9 + 2500 * kv_tok * ctx_avg) / 1e11, 2 * 1e9 * 2500 / 1e14)  # max(0.0341, 0.05) = 0.05
-    assert step == pytest.approx(0.05)
-    assert r.step_seconds == pytest.approx(step)
-    assert r.replicas_per_server == 4 // 2
-    assert r.prefill_seconds_per_request == pytest.approx(2 * 1e9 * 1000 / 1e14)
+def test_expert_touch_share_by_hand():
+    # Mixtral 8x7B: 8 experts, 2 per token; 4 tokens leave 0.75⁴ of the experts untouched
+    assert expert_touch_share(4, 8, 2) == pytest.approx(1 - 0.75 ** 4) == pytest.approx(0.68359375)
+    assert expert_touch_share(1, 8, 2) == pytest.approx(2 / 8)   # one token reads exactly its k experts
+    assert expert_touch_share(0, 8, 2) == 0.0
+    assert expert_touch_share(5, 0, 0) == 1.0                     # dense: every weight is read
 
 
-def test_replica_at_memory_bound():
-    # 3 GB GPU: 2.7e9 usable − 2e9 weights = 7e8 B for KV → floor(7e8 / 614,400) = 1,139 sequences;
-    # the latency and compute limits are lifted with plenty of bandwidth and FLOPS
-    r = replica_at(1, **_toy(gpu_memory_gb=3.0, bandwidth_tbs=100.0, peak_tflops=1e5, max_batch=10_000))
-    expected = math.floor((3e9 * 0.9 - 2e9) / (512 * 1200))
-    assert expected == 1139
-    assert r.bound == "memory" and r.batch == expected == r.batch_memory_limit
+def test_expert_params_by_hand():
+    # Mixtral 8x7B: (46.7 − 12.9)e9 inactive = 6/8 of the experts → experts hold 33.8e9 / 0.75 = 45.07e9
+    assert expert_params(46.7e9, 12.9e9, 8, 2) == pytest.approx(33.8e9 / 0.75)
+    assert expert_params(70e9, 70e9, 0, 0) == 0.0
 
 
-def test_replica_at_max_batch_bound():
-    r = replica_at(1, **_toy(bandwidth_tbs=100.0, peak_tflops=1e5, max_batch=256))
-    assert r.bound == "max-batch" and r.batch == 256
+def test_replica_tp1_by_hand():
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
+    kv_tok = 2 * 2 * 1 * 64 * 2                          # 512 B
+    ctx = 1000 + 200 / 2                                  # 1,100 tokens resident on average
+    b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * ctx))  # 7e9 / 563,200 → 12,428
+    bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
+    a = 2e9 / bw + 0.001                                  # weights once + overhead = 0.041 s
+    slope = kv_tok * ctx / bw + FLOPS_TOK / fl            # per sequence: KV read + its compute ≈ 2.513e-4 s
+    b_tps = (1 / 20 - a) / slope                          # ≈ 35.8
+    batch = math.floor(b_tps)
+    cycle = a + batch * slope
+    prefill = 2e9 / bw + (2 * 1e9 * 1000 + 2 * 2 * 64 * 1000 ** 2) / fl + 0.001   # ≈ 0.08100512 s
+    assert v["b_mem"] == b_mem == 12_428
+    assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
+    assert v["batch"] == batch == 35
+    assert v["cycle"] == pytest.approx(cycle)
+    assert v["coll_s"] == 0.0                             # one GPU: no all-reduce
+    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.08100512)
+    assert v["ttft"] == pytest.approx(prefill + cycle)
+    assert v["cap"] == pytest.approx(batch / (200 * cycle))
+    assert v["bound"] == "latency-bandwidth" and v["met"]
 
 
-def test_replica_at_none_when_weights_and_one_sequence_do_not_fit():
-    # 2 GB GPU: 1.8e9 usable < 2e9 of weights
-    assert replica_at(1, **_toy(gpu_memory_gb=2.0)) is None
-    # on two such GPUs 3.6e9 ≥ 2e9 + 614,400: it fits
-    assert replica_at(2, **_toy(gpu_memory_gb=2.0)) is not None
+def test_replica_tp2_pays_the_all_reduce():
+    v = replica_terms(Layout(2), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)
+    tokens = 10 * (1 + 5)                                 # decode + chunked prompt tokens in the step
+    ar = 1e-5 + 2 * 1 / 2 * tokens * 64 * 2 / (10e9 * 0.5)  # one all-reduce of 60 × 64 × 2 B
+    expected = (2e9 + 10 * 1100 * 512) / (2 * 5e10) + 10 * FLOPS_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
+    assert v["coll_s"] == pytest.approx(2 * 2 * ar)      # 2 per layer × 2 layers
+    assert v["cycle"] == pytest.approx(expected)
 
 
-def test_replica_at_target_missed_sizes_at_batch_one():
-    # 1,000 tokens/s per user is beyond the toy GPU even at batch 1: (2e9 + 563,200)/5e10 ≈ 0.04 s per step
-    r = replica_at(1, **_toy(target_tps=1000.0))
-    step = (2e9 + 1 * 512 * 1100) / 5e10
-    assert r.batch == 1
-    assert r.step_seconds == pytest.approx(step)
-    assert r.tokens_per_second_per_user == pytest.approx(1 / step)
-    assert not r.target_met
+def test_larger_degree_only_when_it_pays():
+    # on the toy's 10 GB/s link TP 2 halves the weight read and wins; on a 0.01 GB/s link each sequence adds
+    # 4 all-reduces × 6 tokens × 128 B / 5e6 B/s ≈ 0.6 ms to the step and one GPU per replica serves the most per GPU
+    assert choose(candidates(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF), 4).tensor_parallel > 1
+    slow = replace(TOY_HW, link_gbs=0.01)
+    cands = candidates(TOY_M, slow, TOY_LOAD, TOY_EFF)
+    per_gpu = {c["tp"]: c["cap"] / c["tp"] for c in cands}
+    best = choose(cands, 4)
+    assert best.tensor_parallel == 1 and per_gpu[1] == max(per_gpu.values())
+    # and a fast one with a tight target makes TP 2 or more the only way to meet it
+    fast_target = replace(TOY_LOAD, target_tps=30.0)    # TP 1 needs 0.041 s + … > 1/30 s
+    best = choose(candidates(TOY_M, TOY_HW, fast_target, TOY_EFF), 4)
+    assert best.target_met and best.tensor_parallel >= 2
 
 
-def test_step_seconds_takes_the_slower_of_bandwidth_and_compute():
-    assert sizing.step_seconds(10, 2e9, 1e6, 1e11, 1e14, 1e9) == pytest.approx((2e9 + 10 * 1e6) / 1e11)
-    assert sizing.step_seconds(1000, 2e9, 1e3, 1e12, 1e14, 1e9) == pytest.approx(2 * 1e9 * 1000 / 1e14)
+def test_two_server_pipeline_replica_by_hand():
+    # 0.5 GB GPUs: one 4-GPU server holds 4 × 0.45 = 1.8 GB < 2 GB of weights; two servers in a pipeline do
+    hw = replace(TOY_HW, memory_gb=0.5)
+    cands = candidates(TOY_M, hw, TOY_LOAD, TOY_EFF)
+    assert not any(c["fits"] for c in cands if c["nodes"] == 1)
+    rep = choose(cands, 4)
+    assert (rep.tensor_parallel, rep.nodes, rep.parallel_mode) == (4, 2, "pp")
+    assert rep.replicas_per_server == 0.5                # a replica takes two servers
+    v = replica_terms(Layout(4, 2, "pp"), TOY_M, hw, TOY_LOAD, TOY_EFF, batch=10)
+    tokens = 10 * 6                                      # per cycle; 2 micro-batches of 30
+    act = 30 * 64 * 2                                    # one micro-batch's activations: 3,840 B
+    mem_s = (2e9 + 10 * 1100 * 512 / 2) / (4 * 5e10)     # each stage rereads its half per micro-batch
+    cmp_s = 10 * FLOPS_TOK / (8 * 5e13)                  # all 8 GPUs compute
+    ar = 1e-5 + 2 * 3 / 4 * act / (10e9 * 0.5)           # all-reduce over the 4 GPUs of a stage
+    hops = 2 * (1e-5 + act / (100e9 / 8 * 0.5))          # 2 micro-batches cross the 100 Gb/s network
+    assert tokens / 2 * 64 * 2 == act
+    assert v["mem_s"] == pytest.approx(mem_s)
+    assert v["cmp_s"] == pytest.approx(cmp_s)
+    assert v["coll_s"] == pytest.approx(2 * 2 * ar + hops)
+    assert v["cycle"] == pytest.approx(mem_s + cmp_s + 2 * 2 * ar + hops + 0.001)
+    # without a known network a replica cannot span servers
+    assert choose(candidates(TOY_M, replace(hw, network_gbps=None), TOY_LOAD, TOY_EFF), 4) is None
 
 
-def _size(**kw):
-    args = _toy(**kw)
-    return size_replica(**args)
+def test_moe_step_reads_only_the_experts_it_touches():
+    # 8 experts, 2 per token: experts hold 0.6e9 / 0.75 = 0.8e9 parameters (1.6e9 B), shared 0.4e9 B
+    moe = replace(TOY_M, active_params=0.4e9, experts=8, experts_per_token=2)
+    v = replica_terms(Layout(1), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=1)
+    touch = 1 - 0.75 ** 6                                # one sequence + 5 prompt tokens per step
+    assert v["w_read"] == pytest.approx(0.4e9 + 1.6e9 * touch)
+    big = replica_terms(Layout(1), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=500)
+    assert big["w_read"] == pytest.approx(2e9)           # a large batch touches every expert
+    # compute counts active parameters only
+    assert v["flops_tok"] == pytest.approx(6 * 2 * 0.4e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000)
 
 
-def _best_by_hand(tp_eff=None, **kw):
-    args = _toy(**kw)
-    cands = []
-    for tp in (1, 2, 4):
-        e = (tp_eff or {}).get(tp, 1.0)
-        r = replica_at(tp, **{**args, "bw_eff": args["bw_eff"] * e, "flops_eff": args["flops_eff"] * e})
-        if r is not None:
-            cands.append(r)
-    return max(cands, key=lambda r: (r.target_met, r.requests_per_second / r.tensor_parallel))
+def test_ttft_target_limits_the_batch():
+    # TTFT = prefill + cycle ≤ 0.13 s → b ≤ (0.13 − 0.08100512 − 0.041) / slope ≈ 31.8
+    slope = 512 * 1100 / 5e10 + FLOPS_TOK / 5e13
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.13), TOY_EFF)
+    assert v["batch"] == math.floor((0.13 - 0.08100512 - 0.041) / slope) == 31
+    assert v["bound"] == "latency-ttft" and v["met"]
+    # 5 ms is below even TP 4's weight read (2e9 / (4 × 5e10) = 10 ms): target_met is False
+    rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.005), TOY_EFF), 4)
+    assert not rep.target_met and not rep.ttft_target_met
 
 
-def test_size_replica_picks_most_requests_per_gpu():
-    best = _size()
-    by_hand = _best_by_hand()
-    assert best.tensor_parallel == by_hand.tensor_parallel
-    rates = {tp: replica_at(tp, **TOY).requests_per_second / tp for tp in (1, 2, 4)}
-    assert rates[best.tensor_parallel] == max(rates.values())
+def test_tokens_per_second_target_missed_sizes_at_batch_one():
+    rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, target_tps=1000.0), TOY_EFF), 4)
+    assert rep.batch == 1 and not rep.target_met
 
 
-def test_size_replica_tensor_parallel_efficiency_can_make_tp1_win():
-    # with a 50 % penalty on multi-GPU replicas, one GPU per replica serves the most per GPU
-    eff = {1: 1.0, 2: 0.5, 4: 0.5}
-    best = size_replica(**TOY, tp_efficiency=eff)
-    assert best.tensor_parallel == _best_by_hand(tp_eff=eff).tensor_parallel == 1
+def test_memory_and_max_batch_bounds():
+    loose = replace(TOY_LOAD, target_tps=None)
+    v = replica_terms(Layout(1), TOY_M, replace(TOY_HW, memory_gb=3.0), replace(loose, max_batch=10_000), TOY_EFF)
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(loose, max_batch=256), TOY_EFF)
+    assert v["batch"] == 256 and v["bound"] == "max-batch"
 
 
-def test_size_replica_needs_tp_when_weights_do_not_fit_one_gpu():
-    # 2 GB GPUs cannot hold 2 GB of weights at 90 % usable: TP = 1 is skipped
-    best = _size(gpu_memory_gb=2.0)
-    assert best.tensor_parallel >= 2
-    assert best.tensor_parallel == _best_by_hand(gpu_memory_gb=2.0).tensor_parallel
+@settings(max_examples=60, deadline=None)
+@given(b=st.integers(1, 2000), extra=st.integers(1, 500), tokens=st.floats(0, 1e4), e=st.integers(2, 256))
+def test_cycle_grows_with_the_batch_and_touch_stays_a_share(b, extra, tokens, e):
+    moe = replace(TOY_M, active_params=0.4e9, experts=e, experts_per_token=min(2, e - 1))
+    c1 = replica_terms(Layout(2), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=b)["cycle"]
+    c2 = replica_terms(Layout(2), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=b + extra)["cycle"]
+    assert c2 >= c1
+    assert 0.0 <= expert_touch_share(tokens, e, min(2, e - 1)) <= 1.0
 
 
-def test_size_replica_prefers_a_layout_meeting_the_target():
-    # one sequence per replica (max_batch 1) and a 10 % loss on multi-GPU replicas; 30 tokens/s per user.
-    # TP 1: step (2e9 + 563,200) / 5e10 ≈ 0.0400 s → 25 tokens/s, misses the target but serves the most per GPU;
-    # TP 2: step (2e9 + 563,200) / 9e10 ≈ 0.0222 s → 45 tokens/s, meets it: the layout meeting the target wins
-    eff = {1: 1.0, 2: 0.9, 4: 0.9}
-    args = _toy(target_tps=30.0, max_batch=1)
-    r1 = replica_at(1, **args)
-    r2 = replica_at(2, **{**args, "bw_eff": 0.5 * 0.9, "flops_eff": 0.5 * 0.9})
-    step1 = (2e9 + 512 * 1100) / 5e10
-    step2 = (2e9 + 512 * 1100) / 9e10
-    rps1 = 1 / (2e9 * 1000 / 5e13 + 200 * step1)
-    rps2 = 1 / (2e9 * 1000 / 9e13 + 200 * step2)
-    assert r1.requests_per_second == pytest.approx(rps1) and r2.requests_per_second == pytest.approx(rps2)
-    assert not r1.target_met and r2.target_met
-    assert rps1 / 1 > rps2 / 2
-    best = size_replica(**args, tp_efficiency=eff)
-    assert best.target_met and best.tensor_parallel == 2  # TP 4 ties TP 2 per GPU; the first found is kept
+def test_deepseek_v3_fp8_on_h100_servers_sizes_and_costs():
+    from tco.catalog import load_catalog
+    from tco.engine import run_scenario
+    from tco.scenario import load_text
 
-
-def test_size_replica_none_when_nothing_fits():
-    assert _size(gpu_memory_gb=0.4) is None  # 4 × 0.36 GB < 2 GB of weights
-
-
-def test_size_replica_only_tries_divisors_of_the_server():
-    # 0.6 GB GPUs (0.54 GB usable) need TP 4 (2.16 GB) for 2 GB of weights; on a 6-GPU server TP 4 is not
-    # a divisor and TP 8 exceeds the server, so nothing fits; on an 8-GPU server TP 4 does
-    assert _size(gpu_memory_gb=0.6, gpus_per_server=6) is None
-    assert _size(gpu_memory_gb=0.6, gpus_per_server=8).tensor_parallel in (4, 8)
-
+    text = """
+[scenario]
+name = "DeepSeek-V3 on H100"
+start = "2027-01"
+horizon_months = 12
+discount_rate = 0.12
+[model]
+id = "deepseek-v3"
+precision = "fp8"
+kv_precision = "bf16"
+[training]
+method = "none"
+[inference]
+users = { model = "linear", start_users = 500, end_users = 2000 }
+requests_per_user_per_day = 20
+input_tokens_per_request = 1500
+output_tokens_per_request = 500
+tokens_per_second_per_user = 20
+time_to_first_token_seconds = 2.0
+[fx]
+usdbrl = 5.4
+model = "fixed"
+[[options]]
+name = "AWS p5 (H100)"
+inference_offer = "aws/us-east-1/p5.48xlarge"
+[[options]]
+name = "Dedicated 8x H100"
+inference_offer = "br-dedicated/sp/hgx-h100-8x"
+"""
+    res = run_scenario(load_text(text), load_catalog(), simulate=False)
+    for o in res.options:
+        # 671e9 B of FP8 weights need more than one server's 8 × 80 GB: a replica spans servers
+        assert o.replica.nodes >= 2 and o.replica.replicas_per_server == 1 / o.replica.nodes
+        assert o.replica.target_met and o.replica.ttft_seconds <= 2.0
+        assert o.tco.deterministic > 0
+        assert o.costs.inference_servers.max() % o.replica.nodes == 0  # whole replicas of whole servers
 
 @pytest.mark.parametrize("rps, cap, util, red, expected", [
     (0.0, 1.0, 0.8, "none", 0),        # no load, no replica (and no spare)

@@ -163,6 +163,16 @@ def _heavy_egress_shared_cloud_trends(d):
     d["options"][0]["indexation_rate"] = 0.06
 
 
+def _deepseek_moe_two_servers_ttft(d):
+    d["model"].update(id="deepseek-v3", kv_precision="bf16")
+    d["training"] = {"method": "none"}
+    d["options"] = [o for o in d["options"] if "nvl" not in o["inference_offer"]]  # one H200 NVL cannot hold it
+    for o in d["options"]:
+        o["training_offer"] = None
+        o["fleet"] = "separate"
+    d["inference"].update(time_to_first_token_seconds=1.5, tokens_per_second_per_user=20.0)
+
+
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
 # formulas): each must recalculate to the engine and pass its checks.
 VARIANTS = {
@@ -170,6 +180,8 @@ VARIANTS = {
     "gbm_drift_min_term_custom_profile": ("pretrain_burst", _gbm_drift_min_term_custom_profile),
     "two_months_linear": ("assistant_8b_l4", _two_months_linear),
     "heavy_egress_shared_cloud_trends": ("seed_70b_h200", _heavy_egress_shared_cloud_trends),
+    # MoE expert touch, expert parallel over two H100 servers (p5), a time-to-first-token target
+    "deepseek_moe_two_servers_ttft": ("seed_70b_h200", _deepseek_moe_two_servers_ttft),
 }
 
 

@@ -44,6 +44,21 @@ class ModelArch:
     max_context_tokens: int | None
     source: str
     as_of: str
+    hidden_size: int = 0
+    experts: int = 0
+    """Routed experts per MoE layer (0: dense)."""
+    experts_per_token: int = 0
+
+
+@dataclass(frozen=True)
+class Interconnect:
+    key: str
+    """Offer id, or 'provider/*/instance' for every region of an instance type."""
+    scale_out_gbps: float | None
+    """Cluster network bandwidth of one server [Gb/s]; None: not known."""
+    status: str
+    source: str
+    as_of: str
 
 
 @dataclass(frozen=True)
@@ -127,6 +142,18 @@ class Catalog:
     taxes: dict[str, TaxProfile]
     defaults: dict[str, dict]
     files: tuple[str, ...] = field(default=())
+    interconnect: dict[str, Interconnect] = field(default_factory=dict)
+    calibration: dict = field(default_factory=dict)
+    """The default serving calibration (calibration_default.toml): parameters, name and source."""
+
+    def network_for(self, offer_id: str) -> Interconnect | None:
+        """The scale-out network row of an offer: its own id, else 'provider/*/instance'."""
+        if offer_id in self.interconnect:
+            return self.interconnect[offer_id]
+        parts = offer_id.split("/")
+        if len(parts) == 3:
+            return self.interconnect.get(f"{parts[0]}/*/{parts[2]}")
+        return None
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
@@ -201,9 +228,10 @@ def _load_models(paths, problems):
             if None in vals:
                 continue
             ctx = r.num(line, row, "max_context_tokens", False)
+            extra = [r.num(line, row, k, False) for k in ("hidden_size", "experts", "experts_per_token")]
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
-                                          row["source"], row["as_of"])
+                                          row["source"], row["as_of"], *(int(x or 0) for x in extra))
         problems += r.problems
     return out
 
@@ -321,6 +349,26 @@ def _load_taxes(paths, problems):
     return out
 
 
+def _load_interconnect(paths, problems):
+    out = {}
+    for p in paths:
+        if not p.exists():
+            continue
+        r = _Rows(p, ("key", "scale_out_gbps", "status", "source", "as_of"))
+        for line, row in r.rows:
+            out[row["key"]] = Interconnect(row["key"], r.num(line, row, "scale_out_gbps", False), row["status"],
+                                           row["source"], row["as_of"])
+        problems += r.problems
+    return out
+
+
+def _load_calibration(paths, problems):
+    out: dict = {}
+    for p, data in _read_toml([q for q in paths if q.exists()], problems):
+        out = dict(data) | {"file": str(p)}
+    return out
+
+
 def _load_defaults(paths, problems):
     out: dict[str, dict] = {}
     for _, data in _read_toml(paths, problems):
@@ -344,8 +392,11 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         storage=_load_storage(_merge_files("storage.csv", extra), problems),
         taxes=_load_taxes(_merge_files("tax_profiles.toml", extra), problems),
         defaults=_load_defaults(_merge_files("defaults.toml", extra), problems),
+        interconnect=_load_interconnect(_merge_files("interconnect.csv", extra), problems),
+        calibration=_load_calibration(_merge_files("calibration_default.toml", extra), problems),
         files=tuple(str(p) for name in ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv",
-                                         "egress_tiers.csv", "storage.csv", "tax_profiles.toml", "defaults.toml")
+                                         "egress_tiers.csv", "storage.csv", "tax_profiles.toml", "defaults.toml",
+                                         "interconnect.csv", "calibration_default.toml")
                     for p in _merge_files(name, extra)),
     )
     if problems:

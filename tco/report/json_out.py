@@ -90,6 +90,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "inference_offer": _fleet_dict(r.inference),
             "sizing": {
                 "replica": asdict(o.replica),
+                "calibration": o.replica.calibration,
                 "training": asdict(res.training_by_option[o.name]) if o.name in res.training_by_option else None,
                 "training_servers": c.training_servers,
                 "inference_servers": c.inference_servers,

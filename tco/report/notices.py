@@ -4,7 +4,7 @@ The engine reports what a reader must know as ``domain.Notice(code, option, para
 the one place that turns a notice into a sentence: the sentence is the translation catalog's
 ``notice_<code>`` (both locales, same placeholders: a test), and each parameter has a kind that says
 how it is shown:
-``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1`` (one decimal),
+``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1``/``num2`` (one or two decimals), ``mode`` (expert or pipeline parallel),
 ``pct`` (a share as a percent), ``month`` ("YYYY-MM" as month and year), ``ic`` (an interconnect id)
 or ``text`` (verbatim: offer ids, GPU names).
 """
@@ -22,6 +22,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "tax_horizon": {"profile": "text", "until": "month", "end": "month", "year": "text"},
     "tax_on_brl_offer": {},
     "target_unreachable": {"gpu": "text", "target": "num", "reached": "num1"},
+    "targets_unreachable": {"gpu": "text", "target": "num", "reached": "num1", "ttft_target": "num", "ttft": "num2"},
+    "replica_spans_servers": {"servers": "int", "offer": "text", "mode": "mode", "gbps": "num", "status": "text"},
     "multi_server_pcie": {"servers": "int", "ic": "ic", "gpu": "text", "efficiency": "pct"},
     "training_past_horizon": {"needed_hours": "int", "fitted_hours": "int"},
     "min_term_idle": {"term": "int", "busy": "int"},
@@ -37,6 +39,10 @@ def _show(value: object, kind: str, locale: str) -> str:
         return fmt.number_short(float(value), locale)  # type: ignore[arg-type]
     if kind == "num1":
         return fmt.number(float(value), locale, 1)  # type: ignore[arg-type]
+    if kind == "num2":
+        return fmt.number(float(value), locale, 2)  # type: ignore[arg-type]
+    if kind == "mode":
+        return t("mode_ep" if value == "ep" else "mode_pp", locale)
     if kind == "pct":
         return fmt.percent_short(float(value), locale)  # type: ignore[arg-type]
     if kind == "month":

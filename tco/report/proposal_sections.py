@@ -181,11 +181,16 @@ def _workload(res, doc: dict, ranked: list, loc: str, palette) -> dict:
     rows = []
     for o in ranked:
         rep = o["sizing"]["replica"]
+        gpus = rep.get("gpus_per_replica") or rep["tensor_parallel"]
         rows.append([o["name"], o["inference_offer"]["offer"], fmt.number(rep["batch"], loc),
-                     fmt.number(rep["tensor_parallel"], loc), fmt.number_short(rep["requests_per_second"], loc, 2),
-                     fmt.number(max(o["sizing"]["inference_servers"]), loc)])
+                     fmt.number(gpus, loc), fmt.number_short(rep["requests_per_second"], loc, 2),
+                     fmt.number(max(o["sizing"]["inference_servers"]), loc),
+                     _label_or(f"bound_{rep['bound']}", loc, rep["bound"]),
+                     f"{fmt.number_short(rep.get('inter_token_seconds', rep['step_seconds']), loc, 3)} / "
+                     f"{fmt.number_short(rep.get('ttft_seconds', 0.0), loc, 2)}"])
     serving = _table([t("col_option", loc), t("wl_inf_offer", loc), t("wl_batch", loc), t("wl_tp", loc),
-                      t("wl_rps_server", loc), t("wl_peak_servers", loc)], rows, num=(2, 3, 4, 5), wrap=(1,), name=0)
+                      t("wl_rps_server", loc), t("wl_peak_servers", loc), t("wl_bound", loc), t("wl_itl_ttft", loc)],
+                     rows, num=(2, 3, 4, 5), wrap=(1, 6), name=0)
     users = {"title": t("chart_users_title", loc),
              "svg": charts.users_chart(res.months, np.asarray(res.users), loc, t("u_users", loc), palette)}
     return {"intro": intro, "training": training, "training_facts": facts, "inference_facts": inference_facts,
@@ -540,6 +545,10 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
     eff = [(t("eff_mfu", loc), fmt.percent(used["mfu"], loc)),
            (t("eff_bw", loc), fmt.percent(used["bandwidth_efficiency_share"], loc)),
            (t("eff_flops", loc), fmt.percent(used["flops_efficiency_share"], loc))]
+    cal = used.get("serving_calibration")
+    if cal:
+        eff += [(t("eff_calibration", loc), cal["name"]), (t("eff_link", loc), fmt.percent(cal["interconnect_share"], loc)),
+                (t("eff_overhead", loc), f"{fmt.number_short(cal['step_overhead_seconds'] * 1e3, loc, 1)} ms")]
     eff += [(t("eff_scaling", loc, ic=_label_or(f"ic_{ic}", loc, ic)), fmt.percent(v, loc))
             for ic, v in sorted(used["scaling_efficiency"].items())]
     eff += [(t("eff_memory", loc), fmt.percent(inf["memory_usable_share"], loc)),

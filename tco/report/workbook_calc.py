@@ -31,7 +31,7 @@ SHOWN: dict[str, tuple[str, str, str]] = {
 }
 CONSTANTS = {
     # constant → (label key, unit, number format)
-    "cap": ("cap", "req/s", "calc_num4"), "rps_server": ("rps_server", "", "calc_int"),
+    "cap": ("cap", "req/s", "calc_num4"), "rps_server": ("rps_server", "", "calc_num"),
     "tr_servers": ("tr_servers", "", "calc_int"), "wall_hours": ("wall_hours", "h", "calc_num"),
     "n_train_months": ("n_train_months", "", "calc_int"), "months_paid": ("months_paid", "", "calc_int"),
     "first_use": ("first_use", "t", "calc_int"), "uplift": ("uplift", "", "calc_pct"),

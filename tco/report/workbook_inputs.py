@@ -158,6 +158,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
     w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
+    _serving_inputs(w, t, res)
     if tr.method != "none":
         w.add(None, t("train_method"), book.term("method", tr.method), "")
         if tr.gpu_hours is not None:
@@ -177,6 +178,20 @@ def write_inputs(book: Book, res) -> None:
     for i, o in enumerate(res.options, start=1):
         _option_inputs(book, w, i, o, s)
     ws.print_area(0, 0, w.r, 5)
+
+
+def _serving_inputs(w, t, res) -> None:
+    """The rest of the serving model's inputs (tco.sizing_inference): architecture, TTFT target, calibration."""
+    m, inf = res.model, res.scenario.inference
+    cal = res.defaults["serving_calibration"]
+    w.add(None, t("calibration"), cal["name"], "", source=cal["source"])
+    w.add("in_hidden", t("hidden"), m.hidden_size or m.kv_heads * m.head_dim, "", "in_int")
+    w.add("in_experts", t("experts"), m.experts, "", "in_int")
+    w.add("in_experts_k", t("experts_k"), m.experts_per_token, "", "in_int")
+    w.add("in_ttft", t("ttft_target"), inf.time_to_first_token_seconds or 0.0, "s", "in_num")
+    w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
+    w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
+    w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
 
 
 def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
@@ -206,6 +221,9 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           float(table.get(inf.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
+    hw = o.replica_candidates[0]  # the link and network the engine used (tco.calibrate.hardware_for, interconnect.csv)
+    w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
+    w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
     if tr is not None:
         w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
         if r.fleet == "separate":

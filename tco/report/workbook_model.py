@@ -9,6 +9,7 @@ import numpy as np
 
 from tco import demand, timeline
 from tco.expr import XlContext
+from tco.report import workbook_replica as replica
 from tco.report.workbook_book import (
     FIRST_COL,
     Book,
@@ -123,7 +124,7 @@ def write_sizing(book: Book, res) -> None:
     ws.freeze_panes(2, 2)
     eng = t("engine_result")
     rows = [("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
-    rows += [(k, t(k), u, None) for k, u in REPLICA_ROWS]
+    rows += [(k, t(k), u, None) for k, u in replica.ROWS]
     rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
     if has_training:
@@ -155,23 +156,22 @@ def write_sizing(book: Book, res) -> None:
         fl = o.resolved.inference
         p = f"in_o{i}_"
         ws.write_string(at["gpu"], ci, f"{fl.gpus_per_server} × {fl.gpu.gpu}")
-        # the candidate layouts (one column per tensor-parallel degree) and the choice among them
+        # the candidate layouts (one column per layout) and the choice among them: the highest score
         vals = o.replica_candidates  # every layout the engine tried, with its terms
-        tps = [v["tp"] for v in vals]
-        r, tp_row, score_row = _candidate_block(book, ws, sheet, r, i, o, tps, vals, at, c)
-        best = vals[tps.index(rep.tensor_parallel)] if rep.tensor_parallel in tps else None
+        r, crow, last = replica.candidate_block(book, ws, r, i, o, vals)
+        best = next(v for v in vals if (v["tp"], v["nodes"], v["mode"]) == (rep.tensor_parallel, rep.nodes,
+                                                                          rep.parallel_mode))
+        score = f"$C${crow['score'] + 1}:${last}${crow['score'] + 1}"
+        pick = f"MATCH(MAX({score}),{score},0)"
+        for key in ("tp",) + tuple(k for k, _ in replica.ROWS) + ("bound",):
+            rng = f"$C${crow[key] + 1}:${last}${crow[key] + 1}"
+            cached = book.term("bound", best["bound"]) if key == "bound" else (
+                best[key] if isinstance(best.get(key), bool) else num(best.get(key, 1 if key == "ep" and best["mode"] == "ep" else 0)))
+            fmt = "text" if key == "bound" else ("calc_int" if key == "tp" else replica.fmt_of(key))
+            ws.write_formula(at[key], ci, f"=INDEX({rng},{pick})", book.fmt(fmt), cached)
         R = {k: ref[k](c) for k in ref}
-        ws.write_formula(at["tp"], ci, f"=INDEX({tp_row},MATCH(MAX({score_row}),{score_row},0))", book.fmt("calc_int"),
-                         rep.tensor_parallel)
-        ws.write_formula(at["rps_server"], ci, f"={p}inf_gps/{R['tp']}", book.fmt("calc_int"), rep.replicas_per_server)
-        for key, f in _replica_formulas(R, p, R["tp"]).items():
-            v = best[key] if best is not None else 0.0
-            ws.write_formula(at[key], ci, f, book.fmt(FORMATS[key]), num(v))
-        m = f"MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)"
-        bl = {k: book.term("bound", k) for k in ("memory", "latency-bandwidth", "latency-compute", "max-batch")}
-        ws.write_formula(at["bound"], ci, (f'=IF({R["b_mem"]}={m},"{bl["memory"]}",IF({R["b_bw"]}={m},'
-                                           f'"{bl["latency-bandwidth"]}",IF({R["b_cmp"]}={m},"{bl["latency-compute"]}",'
-                                           f'"{bl["max-batch"]}")))'), book.fmt("text"), book.term("bound", rep.bound))
+        ws.write_formula(at["rps_server"], ci, f"=IF({R['nodes']}>1,1/{R['nodes']},{p}inf_gps/{R['tp']})",
+                         book.fmt("calc_num"), rep.replicas_per_server)
         ws.write_number(at["cap_engine"], ci, rep.requests_per_second, book.fmt("eng_num4"))
         for key in ("cap", "rps_server", "cap_engine"):
             book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
@@ -182,74 +182,6 @@ def write_sizing(book: Book, res) -> None:
             _training_cells(book, ws, at, ref, c, ci, p, s, ts, tf, res)
             for key in ("tr_servers", "wall_hours"):
                 book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
-
-
-REPLICA_ROWS = (("tp_eff", ""), ("weights_b", "B"), ("kv_tok", "B/token"), ("kv_read", "B"), ("bw", "B/s"),
-                ("fl", "FLOP/s"), ("mem_b", "B"), ("fits", ""), ("b_mem", "seq"), ("b_bw", "seq"), ("b_cmp", "seq"),
-                ("batch", "seq"), ("step", "s"), ("decode_tps", "tokens/s"), ("prefill", "s"), ("per_request", "s"),
-                ("cap", "req/s"), ("met", ""), ("score", ""))
-FORMATS = {"tp_eff": "calc_pct", "weights_b": "calc_sci", "kv_tok": "calc_int", "kv_read": "calc_sci",
-           "bw": "calc_sci", "fl": "calc_sci", "mem_b": "calc_sci", "fits": "calc_gen", "b_mem": "calc_int",
-           "b_bw": "calc_num", "b_cmp": "calc_num", "batch": "calc_int", "step": "calc_num6", "decode_tps": "calc_num",
-           "prefill": "calc_num6", "per_request": "calc_num6", "cap": "calc_num4", "met": "calc_gen",
-           "score": "calc_num4"}
-
-
-def _replica_formulas(R: dict, p: str, tp: str) -> dict[str, str]:
-    """tco.sizing.replica_at as formulas; R maps row keys to this column's cells, tp is the degree."""
-    act = "(in_active_params_b*1000000000)"
-    m = f"MIN({R['b_mem']},{R['b_bw']},{R['b_cmp']},in_max_batch)"
-    return {
-        "tp_eff": f"=IF({tp}<=1,1,{p}inf_scaling)",
-        "weights_b": "=in_params_b*1000000000*in_weight_bytes",
-        "kv_tok": "=2*in_layers*in_kv_heads*in_head_dim*in_kv_bytes",
-        "kv_read": f"={R['kv_tok']}*(in_in_tokens+in_out_tokens/2)",
-        "bw": f"={tp}*{p}inf_bw*1000000000000*(in_bw_eff*{R['tp_eff']})",
-        "fl": f"={tp}*{p}inf_tflops*1000000000000*(in_fl_eff*{R['tp_eff']})",
-        "mem_b": f"={tp}*{p}inf_mem*1000000000*in_mem_usable",
-        "fits": f"={R['weights_b']}+{R['kv_tok']}*(in_in_tokens+in_out_tokens)<={R['mem_b']}",
-        "b_mem": f"=INT(({R['mem_b']}-{R['weights_b']})/({R['kv_tok']}*(in_in_tokens+in_out_tokens)))",
-        "b_bw": f"=({R['bw']}/in_target_tps-{R['weights_b']})/{R['kv_read']}",
-        "b_cmp": f"={R['fl']}/(2*{act}*in_target_tps)",
-        "batch": f"=MAX(1,INT({m}+1E-9))",
-        "step": f"=MAX(({R['weights_b']}+{R['batch']}*{R['kv_read']})/{R['bw']},2*{act}*{R['batch']}/{R['fl']})",
-        "decode_tps": f"={R['batch']}/{R['step']}",
-        "prefill": f"=2*{act}*in_in_tokens/{R['fl']}",
-        "per_request": f"={R['prefill']}+in_out_tokens/{R['decode_tps']}",
-        "cap": f"=1/{R['per_request']}",
-        "met": f"=1/{R['step']}>=in_target_tps*(1-1E-9)",
-        "score": f"=IF({R['fits']},IF({R['met']},1000000000,0)+{R['cap']}/{tp},-1)",
-    }
-
-
-def _candidate_block(book: Book, ws, sheet: str, r: int, i: int, o, tps: list[int], vals: list[dict], at: dict,
-                     c_main: str) -> tuple[int, str, str]:
-    """One option's candidate layouts below the main table; returns (next row, tp row, score row)."""
-    t = book.t
-    ws.write_string(r, 0, t("sz_candidates", i=i), book.fmt("h2"))
-    ws.write_string(r, 1, o.name, book.fmt("bold_gen"))  # scenario text
-    r += 1
-    rows = {"tp": r}
-    ws.write_string(r, 0, t("tp"))
-    ws.write_string(r, 1, "GPU", book.fmt("small"))
-    for j, tp in enumerate(tps):
-        ws.write_number(r, 2 + j, tp, book.fmt("eng_int"))
-    r += 1
-    for key, unit in REPLICA_ROWS:
-        rows[key] = r
-        ws.write_string(r, 0, t(key))
-        ws.write_string(r, 1, unit, book.fmt("small"))
-        r += 1
-    p = f"in_o{i}_"
-    for j, v in enumerate(vals):
-        c = col(2 + j)
-        R = {k: f"{c}{rr + 1}" for k, rr in rows.items()}
-        for key, f in _replica_formulas(R, p, R["tp"]).items():
-            ws.write_formula(rows[key], 2 + j, f, book.fmt(FORMATS[key]), v[key] if isinstance(v[key], bool) else num(v[key]))
-    last = col(2 + len(tps) - 1)
-    tp_row = f"$C${rows['tp'] + 1}:${last}${rows['tp'] + 1}"
-    score_row = f"$C${rows['score'] + 1}:${last}${rows['score'] + 1}"
-    return r + 1, tp_row, score_row
 
 
 def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str, s, ts, tf, res) -> None:
