@@ -101,10 +101,10 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status == "illustrative_estimate":
+        if f.price_status in ("estimate", "illustrative_estimate"):
             out.append(f"{opt.name}: the price of {f.offer_id!r} is an illustrative estimate, not a quote; "
-                       "replace it with a provider's quote (brl_per_month)")
-        elif f.price_status not in ("listed", "scenario_override"):
+                       "replace it with a provider's quote (brl_per_month with quote_valid_until)")
+        elif f.price_status not in ("listed", "scenario_override", "quote"):
             out.append(f"{opt.name}: the price of {f.offer_id!r} is marked {f.price_status!r} in the catalog")
         if "anomal" in f.price_source.lower():
             out.append(f"{opt.name}: the catalog flags the price of {f.offer_id!r} ({f.pricing}) as anomalous: check it")

@@ -302,6 +302,8 @@ LABELS: dict[str, tuple[str, str]] = {
     "sens_unit_discount_rate": ("ao ano", "annual"), "sens_unit_tax": ("× todas as alíquotas", "× every rate"),
     "status_listed": ("preço de tabela", "list price"),
     "status_illustrative_estimate": ("estimativa ilustrativa", "illustrative estimate"),
+    "status_estimate": ("estimativa ilustrativa", "illustrative estimate"),
+    "status_quote": ("cotação do fornecedor", "provider's quote"),
     "price_unit_USD/h": ("US$/h", "USD/h"), "price_unit_BRL/month": ("R$/mês", "BRL/month"),
     # catalog columns (the catalog's field name when not listed)
     "col_gpu": ("GPU", "GPU"), "col_memory_gb": ("Memória (GB)", "Memory (GB)"),
