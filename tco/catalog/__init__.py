@@ -122,6 +122,9 @@ class DedicatedOffer:
     region: str = "br"
     br_billing: str | None = None
     br_billing_source: str = ""
+    brl_per_month_low: float | None = None
+    """Low and high cases of the landed-cost derivation (tco/landed.py); None in rows without them."""
+    brl_per_month_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -296,7 +299,8 @@ def _load_dedicated(paths, problems):
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
                                                   _status(r, line, row, "estimate"), row.get("derivation", ""), row["source"],
-                                                  row["as_of"])
+                                                  row["as_of"], brl_per_month_low=r.num(line, row, "brl_per_month_low", False),
+                                                  brl_per_month_high=r.num(line, row, "brl_per_month_high", False))
         problems += r.problems
     return out
 
