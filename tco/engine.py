@@ -101,9 +101,9 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status in ("estimate", "illustrative_estimate"):
+        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == "dedicated":
             out.append(f"{opt.name}: the price of {f.offer_id!r} is an illustrative estimate, not a quote; "
-                       "replace it with a provider's quote (brl_per_month with quote_valid_until)")
+                       "replace it with a provider's quote (brl_per_month)")
         elif f.price_status not in ("listed", "scenario_override", "quote"):
             out.append(f"{opt.name}: the price of {f.offer_id!r} is marked {f.price_status!r} in the catalog")
         if "anomal" in f.price_source.lower():
