@@ -225,7 +225,7 @@ def test_an_anomalous_price_is_refused_with_its_location(tmp_path, capsys):
 def test_a_not_offered_row_is_refused(tmp_path, capsys):
     text = SEED.replace('inference_offer = "aws/us-east-1/p5en.48xlarge"',
                         'inference_offer = "azure/brazilsouth/Standard_ND96isr_H200_v5"', 1)
-    code, out, f, err = _run(tmp_path, text, capsys)
+    code, out, _, err = _run(tmp_path, text, capsys)
     assert code == 2 and not out.exists()
     assert "not_offered" in err and "azure/brazilsouth/Standard_ND96isr_H200_v5" in err
 
@@ -243,6 +243,6 @@ def test_an_unverified_price_is_used_with_a_warning(tmp_path, capsys):
 def test_an_unknown_status_in_a_users_catalog_is_a_located_error(tmp_path, capsys):
     row = ('aws/us-east-1/p5en.48xlarge,aws,us-east-1,p5en.48xlarge,H200-SXM-141GB,8,spot,10.0,,,listd,'
            '"test row",2026-09-25,\n')
-    code, out, f, err = _run(tmp_path, SEED, capsys, row)
+    code, out, _, err = _run(tmp_path, SEED, capsys, row)
     assert code == 2 and not out.exists()
     assert "cloud_offers.csv:2:" in err and "[status]" in err and "listed" in err
