@@ -100,9 +100,9 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status == "illustrative_estimate":
+        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == "dedicated":
             out.append(Notice("price_estimate", opt.name, {"offer": f.offer_id}))
-        elif f.price_status not in ("listed", "scenario_override"):
+        elif f.price_status not in ("listed", "scenario_override", "quote"):
             out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))

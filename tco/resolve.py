@@ -7,7 +7,7 @@ file, line and key path and the closest valid names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tco.catalog import Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
 from tco.domain import is_committed
@@ -16,6 +16,8 @@ from tco.scenario import Scenario
 
 STORAGE_BY_PROVIDER = {"aws": "aws-s3", "gcp": "gcs", "azure": "azure-blob"}
 EGRESS_BY_PROVIDER = {"aws": "aws", "gcp": "gcp_premium", "azure": "azure"}
+REFUSED = ("not_offered", "anomalous")
+"""Catalog statuses never used silently: an option naming one must give the price itself."""
 
 
 @dataclass(frozen=True)
@@ -86,11 +88,21 @@ def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override
                                     f"({hint}); or give the price in the scenario (usd_per_hour)",
                                     pricing_line or line))
             return None
+        elif p.status in REFUSED:
+            problems.append(Problem(file, pricing_where or where,
+                                    f"the {pricing!r} price of {offer_id!r} is marked {p.status!r} in the catalog"
+                                    f"{': ' + p.note if p.note else ''}; choose another offer or pricing, or give the "
+                                    "price in the scenario (usd_per_hour)", pricing_line or line))
+            return None
         else:
             price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
         return Fleet(offer_id, "cloud", gpu, offer.gpu_count, "USD", price, "USD/h", pricing, 0.0, 0, src, asof,
                      status, offer.provider, offer.region)
     assert isinstance(offer, DedicatedOffer)
+    if brl_override is None and offer.status in REFUSED:
+        problems.append(Problem(file, where, f"offer {offer_id!r} is marked {offer.status!r} in the catalog; choose "
+                                "another offer or give the price in the scenario (brl_per_month)", line))
+        return None
     price = brl_override if brl_override is not None else offer.brl_per_month
     status = "scenario_override" if brl_override is not None else offer.status
     return Fleet(offer_id, "dedicated", gpu, offer.gpu_count, "BRL", price, "BRL/month", "monthly",
@@ -98,6 +110,25 @@ def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override
                  term_override if term_override is not None else offer.min_term_months,
                  offer.source if brl_override is None else "price given in the scenario",
                  offer.as_of if brl_override is None else "scenario", status, offer.provider, offer.region)
+
+
+def _as_quote(o, i: int, fleet: Fleet | None, usd, brl, line, problems: list[Problem], file: str,
+              check: bool = True) -> Fleet | None:
+    """A price the scenario gives with `quote_valid_until` is a provider's quote: status 'quote', dated."""
+    key = f"options[{i}]"
+    if check and o.quote_source is not None and o.quote_valid_until is None:
+        problems.append(Problem(file, f"{key}.quote_valid_until", "a quote needs its validity date: add "
+                                'quote_valid_until = "YYYY-MM-DD"', line("options", i, "quote_source")))
+    if check and o.quote_valid_until is not None and all(
+            v is None for v in (o.usd_per_hour, o.brl_per_month, o.training_usd_per_hour, o.training_brl_per_month)):
+        problems.append(Problem(file, f"{key}.quote_valid_until", "quote_valid_until dates a quoted price, but the "
+                                "option gives none: add brl_per_month (dedicated) or usd_per_hour (cloud)",
+                                line("options", i, "quote_valid_until")))
+    if fleet is None or o.quote_valid_until is None or (usd is None and brl is None):
+        return fleet
+    until = o.quote_valid_until.isoformat()
+    who = o.quote_source or "provider's quote"
+    return replace(fleet, price_status="quote", price_source=f"quote: {who} (valid until {until})", price_as_of=until)
 
 
 def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None
@@ -124,6 +155,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                      o.min_term_months, f"{key}.inference_offer", problems, file, line("options", i, "inference_offer"),
                      f"{key}.pricing" if "pricing" in o.model_fields_set else "", lines.get(("options", i, "pricing")))
         tr = None
+        inf = _as_quote(o, i, inf, o.usd_per_hour, o.brl_per_month, line, problems, file)
         if s.training.method != "none":
             if o.training_offer is None:
                 problems.append(Problem(file, f"{key}.training_offer",
@@ -134,6 +166,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                             line("options", i, "training_offer"),
                             f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
                             lines.get(("options", i, "training_pricing")))
+        tr = _as_quote(o, i, tr, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
         if inf is None:
             continue
         if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:

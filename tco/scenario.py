@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 import tomllib
+from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
@@ -221,6 +222,10 @@ class Option(Frozen):
     """Override of the dedicated inference offer's BRL/month price per server."""
     training_brl_per_month: Positive | None = None
     """Override of the dedicated training offer's BRL/month price per server."""
+    quote_valid_until: date | None = None
+    """Last day ("YYYY-MM-DD") of the provider's quote behind this option's price overrides (brl_per_month, usd_per_hour, …): the outputs then call the price a quote, not an estimate."""
+    quote_source: str | None = None
+    """Who quoted and the quote's reference (e.g. "Provider X, proposal 123 of 2026-11-20"); needs quote_valid_until."""
     setup_fee_brl: NonNegative | None = None
     """Override of the dedicated setup fee per server."""
     min_term_months: int | None = Field(None, ge=1)

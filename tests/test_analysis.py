@@ -32,8 +32,20 @@ def test_fx_breakeven_rates_plug_back_to_equal_costs(seed):
         assert abs(t[r["option"]] - t[r["versus"]]) < 1.0  # within R$ 1
 
 
-def test_users_breakeven_flips_the_ranking(seed):
-    s, cat, res = seed
+@pytest.fixture(scope="module")
+def seed_flip(seed):
+    """The seed with the separate fleet's 1×H200 NVL servers at the catalog's high landed-cost case: at the central
+    case the separate fleet leads at every user scale from 0.02× to 50×, so nothing flips."""
+    s, cat, _ = seed
+    opts = list(s.options)
+    high = cat.dedicated_offers[opts[1].inference_offer].brl_per_month_high
+    opts[1] = opts[1].model_copy(update={"brl_per_month": high})
+    s = s.model_copy(update={"options": opts})
+    return s, cat, run_scenario(s, cat, simulate=False)
+
+
+def test_users_breakeven_flips_the_ranking(seed_flip):
+    s, cat, res = seed_flip
     b = analysis.users_breakeven(res)
     assert b["users_scale"] is not None
     f = b["users_scale"]

@@ -10,10 +10,10 @@ from __future__ import annotations
 import csv
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tco.errors import InputError, Problem
+from tco.errors import InputError, Problem, closest
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -61,11 +61,46 @@ class Interconnect:
     as_of: str
 
 
+STATUSES = ("listed", "estimate", "unverified", "not_offered", "anomalous", "quote")
+"""Price statuses (tco/catalog/data/README.md): `listed` and `quote` (a provider's dated quote, in a user's catalog
+folder) are used as they are; `estimate` and `unverified` prices with a warning; `not_offered` and `anomalous` rows
+are refused unless the scenario gives the price itself. The shipped catalog uses the first five."""
+STATUS_ALIASES = {"illustrative_estimate": "estimate"}
+"""Older names still accepted in a user's catalog folder."""
+BR_BILLING = ("local_entity", "import")
+"""How a provider bills a Brazilian CNPJ: a Brazilian entity issuing an NFS-e in BRL, or an imported service."""
+
+
 @dataclass(frozen=True)
 class CloudPrice:
     usd_per_hour: float | None
+    """Effective USD per instance-hour (for all-upfront commitments: upfront spread over the term's hours)."""
     status: str
     source: str
+    as_of: str
+    upfront_usd: float | None = None
+    """Part of the commitment paid at the start of its term, per instance [USD]; None = nothing upfront."""
+    term_months: int | None = None
+    """Commitment term [months]; None for on-demand, spot, capacity blocks and calendar reservations."""
+    note: str = ""
+
+    @property
+    def recurring_usd_per_hour(self) -> float | None:
+        """Hourly charge left once the upfront is paid: usd_per_hour − upfront_usd / (term_months × 730 h)."""
+        if self.usd_per_hour is None or not self.upfront_usd or not self.term_months:
+            return self.usd_per_hour
+        return max(self.usd_per_hour - self.upfront_usd / (self.term_months * 730.0), 0.0)
+
+
+@dataclass(frozen=True)
+class Provider:
+    provider: str
+    name: str
+    br_billing: str
+    """'local_entity' (NFS-e in BRL from a Brazilian entity) or 'import'."""
+    br_billing_status: str
+    """'sourced' or 'unverified'."""
+    br_billing_source: str
     as_of: str
 
 
@@ -79,6 +114,9 @@ class CloudOffer:
     gpu_count: int
     prices: dict[str, CloudPrice]
     kind: str = "cloud"
+    br_billing: str | None = None
+    """From providers.csv: 'local_entity' | 'import'; None when the provider has no row there."""
+    br_billing_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -97,6 +135,11 @@ class DedicatedOffer:
     as_of: str
     kind: str = "dedicated"
     region: str = "br"
+    br_billing: str | None = None
+    br_billing_source: str = ""
+    brl_per_month_low: float | None = None
+    """Low and high cases of the landed-cost derivation (tco/landed.py); None in rows without them."""
+    brl_per_month_high: float | None = None
 
 
 @dataclass(frozen=True)
@@ -154,6 +197,12 @@ class Catalog:
         if len(parts) == 3:
             return self.interconnect.get(f"{parts[0]}/*/{parts[2]}")
         return None
+    providers: dict[str, Provider] = field(default_factory=dict)
+
+    @property
+    def as_of(self) -> str:
+        """Date the shipped catalog was last checked as a whole (defaults.toml [catalog] as_of)."""
+        return str(self.defaults.get("catalog", {}).get("as_of", ""))
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
@@ -195,6 +244,14 @@ class _Rows:
         if v is None and required:
             self.problems.append(Problem(str(self.path), key, "value is required", line))
         return v
+
+
+def _status(r: _Rows, line: int, row: dict, default: str) -> str:
+    st = (row.get("status") or default).strip()
+    st = STATUS_ALIASES.get(st, st)
+    if st not in STATUSES:
+        r.problems.append(Problem(str(r.path), "status", f"unknown status {st!r}; {closest(st, list(STATUSES))}", line))
+    return st
 
 
 def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
@@ -245,8 +302,10 @@ def _load_cloud(paths, problems):
             count = r.num(line, row, "gpu_count")
             if count is None:
                 continue
-            price = CloudPrice(r.num(line, row, "usd_per_hour", False), row.get("status", "listed") or "listed",
-                               row["source"], row["as_of"])
+            term = r.num(line, row, "term_months", False)
+            price = CloudPrice(r.num(line, row, "usd_per_hour", False), _status(r, line, row, "listed"),
+                               row["source"], row["as_of"], r.num(line, row, "upfront_usd", False),
+                               int(term) if term else None, row.get("note") or "")
             oid = row["offer_id"]
             prev = out.get(oid)
             prices = dict(prev.prices) if prev else {}
@@ -267,9 +326,34 @@ def _load_dedicated(paths, problems):
                 continue
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
-                                                  row.get("status", ""), row.get("derivation", ""), row["source"],
-                                                  row["as_of"])
+                                                  _status(r, line, row, "estimate"), row.get("derivation", ""), row["source"],
+                                                  row["as_of"], brl_per_month_low=r.num(line, row, "brl_per_month_low", False),
+                                                  brl_per_month_high=r.num(line, row, "brl_per_month_high", False))
         problems += r.problems
+    return out
+
+
+def _load_providers(paths, problems):
+    out = {}
+    for p in paths:
+        r = _Rows(p, ("provider", "br_billing", "br_billing_source", "as_of"))
+        for line, row in r.rows:
+            if row["br_billing"] not in BR_BILLING:
+                r.problems.append(Problem(str(p), "br_billing", f"br_billing must be one of {', '.join(BR_BILLING)}; "
+                                          f"{closest(row['br_billing'], list(BR_BILLING))}", line))
+            out[row["provider"]] = Provider(row["provider"], row.get("name") or row["provider"], row["br_billing"],
+                                            row.get("br_billing_status") or "unverified", row["br_billing_source"],
+                                            row["as_of"])
+        problems += r.problems
+    return out
+
+
+def _with_billing(offers: dict, providers: dict[str, Provider]) -> dict:
+    """Copy each provider's Brazilian billing mode onto its offers."""
+    out = {}
+    for oid, o in offers.items():
+        pv = providers.get(o.provider)
+        out[oid] = replace(o, br_billing=pv.br_billing, br_billing_source=pv.br_billing_source) if pv else o
     return out
 
 
@@ -383,11 +467,12 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
     if extra is not None and not extra.is_dir():
         raise InputError([Problem(str(extra), "scenario.catalog_dir", "catalog folder not found")])
     problems: list[Problem] = []
+    providers = _load_providers(_merge_files("providers.csv", extra), problems)
     cat = Catalog(
         gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
         models=_load_models(_merge_files("models.csv", extra), problems),
-        cloud_offers=_load_cloud(_merge_files("cloud_offers.csv", extra), problems),
-        dedicated_offers=_load_dedicated(_merge_files("dedicated_offers.csv", extra), problems),
+        cloud_offers=_with_billing(_load_cloud(_merge_files("cloud_offers.csv", extra), problems), providers),
+        dedicated_offers=_with_billing(_load_dedicated(_merge_files("dedicated_offers.csv", extra), problems), providers),
         egress=_load_egress(_merge_files("egress_tiers.csv", extra), problems),
         storage=_load_storage(_merge_files("storage.csv", extra), problems),
         taxes=_load_taxes(_merge_files("tax_profiles.toml", extra), problems),
@@ -396,8 +481,9 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         calibration=_load_calibration(_merge_files("calibration_default.toml", extra), problems),
         files=tuple(str(p) for name in ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv",
                                          "egress_tiers.csv", "storage.csv", "tax_profiles.toml", "defaults.toml",
-                                         "interconnect.csv", "calibration_default.toml")
+                                         "interconnect.csv", "calibration_default.toml", "providers.csv")
                     for p in _merge_files(name, extra)),
+        providers=providers,
     )
     if problems:
         raise InputError(problems)

@@ -153,7 +153,8 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "sources": _sources(res, doc, ranked, loc, attachments, today),
         "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
     }
-    estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"] if x["status"] == "illustrative_estimate"})
+    estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"]
+                        if x["status"] in ("estimate", "illustrative_estimate")})
     out["disclaimers"] = ([t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
         t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through

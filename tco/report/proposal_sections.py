@@ -562,7 +562,7 @@ def _sources(res, doc: dict, ranked: list, loc: str, attachments: list[Path], to
                       fmt.number(x["min_term_months"], loc) if x["min_term_months"] else "—",
                       _label_or(f"status_{x['status']}", loc, x["status"] or "—"), _as_of(x["as_of"], loc)]
                      for x in cr["offers"]], num=(1, 3, 4), wrap=(0,), name=0,
-                    notes=[_short_source(x["source"], loc, x["status"] == "illustrative_estimate")
+                    notes=[_short_source(x["source"], loc, x["status"] in ("estimate", "illustrative_estimate"))
                            for x in cr["offers"]], note_label=src)
     gpus = _table([t("col_gpu", loc), t("col_memory_gb", loc), t("col_bandwidth", loc), t("col_bf16", loc),
                    t("col_fp8", loc), t("col_as_of", loc)],

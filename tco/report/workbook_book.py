@@ -76,7 +76,7 @@ class Book:
 NUMBER_FORMATS = {
     "brl": '"R$" #,##0.00', "usd": '"US$" #,##0.00', "int": "#,##0", "num": "#,##0.00", "num4": "#,##0.0000",
     # unit prices (per hour, per GB): every decimal a catalog gives, up to 5 (0.0405, 0.085, 39.94583)
-    "usd_unit": '"US$" #,##0.00###', "brl_unit": '"R$" #,##0.00###',
+    "usd_unit": '"US$" #,##0.00####', "brl_unit": '"R$" #,##0.00####',
     "num6": "0.000000", "pct": "0.00%", "date": "yyyy-mm", "gen": "General", "sci": "0.00E+00",
 }
 
