@@ -2,6 +2,12 @@
 
 Conventions: costs are positive amounts; a cost lands in the month it is incurred; month m runs
 1..H. USD lines are converted to BRL later (tco.fx / tco.results), BRL lines at rate 1.
+
+Taxes (tco.taxes): the `taxes` line is the sum of its components, IRRF, CIDE, ISS, PIS/COFINS, CBS,
+IBS and IOF, minus `credits`, all positive amounts in the line's currency (OptionCosts.tax_components).
+Credits make the line smaller, never the month's total negative: on taxes added to a price they recover
+at most what was charged; on a BRL invoice with its taxes inside (a dedicated offer) the line is
+−credits, at most the taxes inside that price.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tco import taxes as taxmod
 from tco.catalog import EgressTable, TaxProfile
 from tco.sizing import ReplicaSize, TrainingSize
 
@@ -45,26 +52,47 @@ def egress_cost_usd(gb: np.ndarray | float, table: EgressTable) -> np.ndarray:
     return cost
 
 
-def tax_uplift(profile: TaxProfile) -> float:
-    """Taxes as a share of the foreign price P [-].
+def tax_uplift(profile: TaxProfile, regime: str | None = None) -> float:
+    """Net taxes as a share of the taxed price P at the profile's base rates [-] (tco.taxes.uplift).
 
-    import_gross_up (Brazilian company imports the service and bears the taxes, brazil_fx_tax.md §3.4):
-        V = P / (1 − IRRF)                      IRRF grossed up
-        CIDE = cide·V; ISS = iss·V
-        PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc)  (0 if creditable)
-        IOF = iof·P
-        uplift = (V − P + CIDE + ISS + PIS/COFINS + IOF) / P
-    local_por_dentro (local invoice, taxes inside the price): uplift = 1/(1 − pc − iss) − 1
-    none: 0
+    import_gross_up (brazil_fx_tax.md §3.4): V = P/(1 − IRRF); IRRF = V − P; CIDE = cide·V; ISS = iss·V;
+        PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc); IOF = iof·P; uplift = Σ/P − credits/P
+    local_por_dentro: uplift = 1/(1 − pc − iss) − 1 (before credits); none: 0
     """
-    r = profile.rates
-    if profile.method == "none":
-        return 0.0
-    if profile.method == "local_por_dentro":
-        return 1.0 / (1.0 - r["pis_cofins_rate"] - r["iss_rate"]) - 1.0
-    v = 1.0 / (1.0 - r["irrf_rate"])
-    pc = 0.0 if profile.pis_cofins_creditable else r["pis_cofins_rate"] * v * (1 + r["iss_rate"]) / (1 - r["pis_cofins_rate"])
-    return (v - 1.0) + r["cide_rate"] * v + r["iss_rate"] * v + pc + r["iof_rate"]
+    return taxmod.uplift(profile, regime)
+
+
+def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]
+                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[str]]:
+    """The taxes line of an option, its components, its currency, the net share of the taxed amount, warnings.
+
+    An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`); an all-BRL option
+    takes its buyer's credits on its BRL invoice (`opt.brl_tax`), and its USD lines (storage given
+    in the scenario) with `opt.tax` ('none' by default)."""
+    h = len(lines["setup"])
+    warnings: list[str] = []
+    cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
+    usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
+    brl_base = sum(lines[k] for k in LINES if currency[k] == "BRL" and k != "taxes")
+    usd_rates = opt.tax_rates or taxmod.rates_by_month(opt.tax, [""] * h)
+    comp = taxmod.components(usd_base, opt.tax, usd_rates, opt.regime)
+    if cloud or opt.brl_tax is None:
+        base, cur = usd_base, "USD"
+        if opt.brl_tax is not None and np.any(brl_base > 0):
+            warnings.append("the BRL invoice of this hybrid option earns no tax credits here (the taxes line is in USD)")
+    else:
+        base, cur = brl_base, "BRL"
+        brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
+        comp = taxmod.components(brl_base, opt.brl_tax, brl_rates, opt.regime)
+    comp = {k: np.asarray(v, dtype=float) + np.zeros(h) for k, v in comp.items()}
+    line = taxmod.total(comp)
+    taxed = float(np.sum(base))
+    if taxed > 0:
+        share = float(line.sum()) / taxed
+    else:  # nothing taxed: the rate of the first month, on a unit amount
+        one = taxmod.components(np.ones(1), opt.tax, {k: v[:1] for k, v in usd_rates.items()}, opt.regime)
+        share = float(taxmod.total(one)[0])
+    return line, comp, cur, share, warnings
 
 
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
@@ -119,8 +147,11 @@ class OptionCosts:
     """Wall-clock hours of the training job falling in each month [h]."""
     egress_gb: np.ndarray
     tax_uplift: float
+    """Net taxes over the horizon as a share of the amount taxed [-] (the month-1 rate if nothing is taxed)."""
     training_months: int
     warnings: tuple[str, ...]
+    tax_components: dict[str, np.ndarray] | None = None
+    """Tax component (tco.taxes.COMPONENTS) → monthly amount in currency['taxes']; taxes = Σ taxes − credits."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
@@ -249,15 +280,13 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     lines["egress"] = egress_cost_usd(egress_gb, opt.egress)
     currency["egress"] = "USD"
 
-    uplift = tax_uplift(opt.tax)
-    usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
-    lines["taxes"] = uplift * usd_base if isinstance(usd_base, np.ndarray) else np.zeros(h)
-    currency["taxes"] = "USD"
+    lines["taxes"], comp, currency["taxes"], uplift, tax_warn = option_taxes(opt, lines, currency)
+    warnings += tax_warn
     if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
         warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
     return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours, replicas_by_hour, by_hour,
                        train_hours,
-                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings))
+                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings), comp)
 
 
 def ceil(x: float) -> int:
