@@ -66,31 +66,34 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
                  ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[str]]:
     """The taxes line of an option, its components, its currency, the net share of the taxed amount, warnings.
 
-    An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`); an all-BRL option
-    takes its buyer's credits on its BRL invoice (`opt.brl_tax`), and its USD lines (storage given
-    in the scenario) with `opt.tax` ('none' by default)."""
+    An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`). An all-BRL option
+    takes its invoice's profile (`opt.brl_tax`): the creditable taxes inside its BRL prices move from
+    the BRL lines (changed in place, to the price net of them) to the taxes line, with their credit."""
     h = len(lines["setup"])
     warnings: list[str] = []
     cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
-    usd_base = sum(lines[k] for k in LINES if currency[k] == "USD" and k != "taxes")
-    brl_base = sum(lines[k] for k in LINES if currency[k] == "BRL" and k != "taxes")
+    brl_keys = [k for k in LINES if currency[k] == "BRL" and k != "taxes"]
+    usd_base = sum((lines[k] for k in LINES if currency[k] == "USD" and k != "taxes"), np.zeros(h))
+    brl_base = sum((lines[k] for k in brl_keys), np.zeros(h))
     usd_rates = opt.tax_rates or taxmod.rates_by_month(opt.tax, [""] * h)
-    comp = taxmod.components(usd_base, opt.tax, usd_rates, opt.regime)
     if cloud or opt.brl_tax is None:
-        base, cur = usd_base, "USD"
-        if opt.brl_tax is not None and np.any(brl_base > 0):
-            warnings.append("the BRL invoice of this hybrid option earns no tax credits here (the taxes line is in USD)")
+        base, cur, profile, rates = usd_base, "USD", opt.tax, usd_rates
+        if opt.brl_tax is not None and opt.brl_tax.method != "none" and np.any(brl_base > 0):
+            warnings.append("the BRL invoice of this hybrid option earns no tax credits here (its taxes line is in "
+                            "USD): its BRL prices are taken as they are")
     else:
-        base, cur = brl_base, "BRL"
-        brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
-        comp = taxmod.components(brl_base, opt.brl_tax, brl_rates, opt.regime)
-    comp = {k: np.asarray(v, dtype=float) + np.zeros(h) for k, v in comp.items()}
+        base, cur, profile = brl_base, "BRL", opt.brl_tax
+        rates = opt.brl_tax_rates or taxmod.rates_by_month(profile, [""] * h)
+        net = 1.0 - taxmod.inside_share(profile.method, rates)
+        for k in brl_keys:
+            lines[k] = lines[k] * net
+    comp = taxmod.components(base, profile, rates, opt.regime)
     line = taxmod.total(comp)
     taxed = float(np.sum(base))
     if taxed > 0:
         share = float(line.sum()) / taxed
     else:  # nothing taxed: the rate of the first month, on a unit amount
-        one = taxmod.components(np.ones(1), opt.tax, {k: v[:1] for k, v in usd_rates.items()}, opt.regime)
+        one = taxmod.components(np.ones(1), profile, {k: v[:1] for k, v in rates.items()}, opt.regime)
         share = float(taxmod.total(one)[0])
     return line, comp, cur, share, warnings
 

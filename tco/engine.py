@@ -12,7 +12,7 @@ import numpy as np
 
 from tco import demand, finance, fx as fxmod, sizing
 from tco.catalog import Catalog
-from tco.costs import LINES, OptionCosts, option_costs, tax_uplift
+from tco.costs import LINES, OptionCosts, option_costs
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
 from tco.scenario import Scenario
@@ -109,7 +109,15 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
         if "anomal" in f.price_source.lower():
             out.append(f"{opt.name}: the catalog flags the price of {f.offer_id!r} ({f.pricing}) as anomalous: check it")
     t = opt.tax
-    if t.valid_until and last_month > t.valid_until and t.method != "none":
+    b = opt.billing
+    if b is not None and b.status != "sourced" and opt.tax.profile_id == b.profile:
+        out.append(f"{opt.name}: how {b.provider!r} bills a Brazilian CNPJ ({b.mode}) is {b.status}; taxes follow "
+                   f"{b.profile!r}: set `taxes` on the option once it is checked")
+    est = [p for p in opt.tax_periods if p.status != "sourced"]
+    if est:
+        out.append(f"{opt.name}: taxes from {est[0].start} use {est[0].status} CBS/IBS rates (reform periods "
+                   f"{', '.join(p.period_id for p in est)}; the CBS reference rate is not yet fixed by law)")
+    if t.valid_until and last_month > t.valid_until and t.method != "none" and not t.reform:
         out.append(f"{opt.name}: tax profile {t.profile_id!r} describes taxes up to {t.valid_until}, but the horizon "
                    f"runs to {last_month} (the CBS/IBS reform changes PIS/COFINS from 2027): add a dated profile "
                    "for later months when the rates are known")
@@ -202,7 +210,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
         train_total = float(lines_brl["training_compute"].sum())
         gph = {}
-        uplift = tax_uplift(opt.tax)
+        uplift = oc.tax_uplift if oc.currency["taxes"] == "USD" else 0.0
         for role, f in (("inference", opt.inference), ("training", opt.training)):
             if f is None:
                 continue

@@ -233,7 +233,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
             problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
                                     line("options", i, "taxes") or line("options", i)))
         brl_tax = None
-        if all_brl and o.taxes != "none":
+        if (inf.kind == "dedicated" or (tr is not None and tr.kind == "dedicated")) and o.taxes != "none":
             brl_tax = cat.taxes.get(BRL_INVOICE_PROFILE)
         if egress is None or tax is None:
             continue

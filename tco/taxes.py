@@ -21,9 +21,11 @@ Methods (P = what the seller must receive, per unit of the taxed lines):
   local_por_dentro  the provider's Brazilian entity invoices in BRL (NFS-e), PIS/COFINS and ISS inside:
                     G = P/(1 − pc − iss); PIS/COFINS = pc·G; ISS = iss·G; CBS = cbs·G; IBS = ibs·G
                     (CBS/IBS "por fora", on top of the invoice, from 2027).
-  local_inclusive   a BRL price that already holds the seller's taxes (a dedicated provider's invoice):
-                    nothing is added; the taxes inside are PIS/COFINS = pc·B (2026) and, from 2027,
-                    CBS = cbs·B/(1 + cbs + ibs), IBS = ibs·B/(1 + cbs + ibs), and only their credit shows.
+  local_inclusive   a BRL price B that already holds the seller's taxes (a dedicated provider's invoice):
+                    nothing is added, but the creditable taxes inside it are moved from the price lines to
+                    the taxes line, so finance sees them and their credit: PIS/COFINS = pc·B (2026) and, from
+                    2027, CBS = cbs·B/(1 + cbs + ibs), IBS = ibs·B/(1 + cbs + ibs) ("por fora", stated on the
+                    invoice); the price lines keep B·(1 − inside share). ISS stays inside the price.
   none              nothing added, nothing credited.
 
 Buyer regimes (which of the taxes paid come back as credits):
@@ -120,11 +122,18 @@ def factors(method: str, r: dict) -> tuple[dict[str, np.ndarray], dict[str, np.n
         g = 1.0 / (1.0 - pc - iss)
         charged.update(iss=iss * g, pis_cofins=pc * g, cbs=cbs * g, ibs=ibs * g)
     elif method == "local_inclusive":
-        inside = 1.0 + cbs + ibs
-        return charged, {"pis_cofins": pc, "cbs": cbs / inside, "ibs": ibs / inside}
+        charged.update(pis_cofins=pc, cbs=cbs / (1.0 + cbs + ibs), ibs=ibs / (1.0 + cbs + ibs))
     elif method != "none":
         raise ValueError(f"unknown tax method {method!r}")
     return charged, {k: charged[k] for k in ("pis_cofins", "cbs", "ibs")}
+
+
+def inside_share(method: str, r: dict) -> np.ndarray:
+    """Share of a tax-inclusive BRL price moved to the taxes line, by month [-] (0 unless local_inclusive)."""
+    if method != "local_inclusive":
+        return np.zeros_like(np.asarray(r["irrf_rate"], dtype=float))
+    charged, _ = factors(method, r)
+    return charged["pis_cofins"] + charged["cbs"] + charged["ibs"]
 
 
 def credited(regime: str | None, profile) -> tuple[str, ...]:

@@ -98,11 +98,14 @@ def test_pretrain_burst_separation_matters():
     assert rows["Dedicated BR — shared 8x H200 fleet"]["saving_brl"] > 1e6
 
 
-def test_warnings_name_estimates_and_an_expired_tax_profile(seed):
+def test_warnings_name_estimates_and_estimated_tax_rates(seed):
     _, _, res = seed
     text = "\n".join(res.warnings)
     assert "illustrative estimate" in text  # the shipped dedicated prices are estimates
-    assert "describes taxes up to 2026-12" in text  # the seed runs to 2029-12
+    # the seed runs 2027-2029: the tax profiles now follow the reform's periods, whose CBS/IBS rates are estimates
+    # (before the dated profiles, this warned that the profiles stopped at 2026-12)
+    assert "taxes from 2027-01 use estimate CBS/IBS rates" in text
+    assert "describes taxes up to 2026-12" not in text
     # one warning per offer, not one per role
     assert text.count("'br-dedicated/sp/hgx-h200-8x' is an illustrative estimate") == 2  # two options use it
 
