@@ -90,11 +90,7 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     comp = taxmod.components(base, profile, rates, opt.regime)
     line = taxmod.total(comp)
     taxed = float(np.sum(base))
-    if taxed > 0:
-        share = float(line.sum()) / taxed
-    else:  # nothing taxed: the rate of the first month, on a unit amount
-        one = taxmod.components(np.ones(1), profile, {k: v[:1] for k, v in rates.items()}, opt.regime)
-        share = float(taxmod.total(one)[0])
+    share = float(line.sum()) / taxed if taxed > 0 else 0.0
     return line, comp, cur, share, warnings
 
 
@@ -150,7 +146,7 @@ class OptionCosts:
     """Wall-clock hours of the training job falling in each month [h]."""
     egress_gb: np.ndarray
     tax_uplift: float
-    """Net taxes over the horizon as a share of the amount taxed [-] (the month-1 rate if nothing is taxed)."""
+    """Net taxes over the horizon as a share of the amount taxed [-] (0 if nothing is taxed)."""
     training_months: int
     warnings: tuple[str, ...]
     tax_components: dict[str, np.ndarray] | None = None

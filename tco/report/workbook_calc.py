@@ -220,19 +220,24 @@ def write_calc(book: Book, res, i: int, o) -> None:
         eg_terms.append((f"eg_{j}", f"{p}eg{j}_p"))
     lf["egress"] = lambda c, pp: "=" + "+".join(f"{ref(k)(c)}*{pn}" for k, pn in eg_terms)
 
-    # the six lines in the offer's currency
+    # the taxes, tax by tax and month by month (tco.taxes), then the six lines in the offer's currency
     cur = oc.currency
+    ws.write_string(r, 0, t("sec_taxes"), book.fmt("h2"))
+    prof = r_opt.brl_tax if cur["taxes"] == "BRL" else r_opt.tax
+    ws.write_string(r, 2, f"{prof.profile_id} · {r_opt.regime or '—'}", book.fmt("small"))
+    r += 1
+    _tax_block(book, res, o, i, r, rows, lf, put, ref)
+    r = rows["tx_credits"] + 1
     ws.write_string(r, 0, t("sec_lines"), book.fmt("h2"))
     r += 1
-    usd_lines = [k for k in LINES if cur[k] == "USD" and k != "taxes"]
-    if usd_lines:
-        lf["taxes"] = lambda c, pp: f"={K('uplift')}*(" + "+".join(ref('l_' + k)(c) for k in usd_lines) + ")"
     for k in LINES:
         fmt = "calc_usd" if cur[k] == "USD" else "calc_brl"
         lab = t("line_" + k)
         if k in lf:
+            assert rows.get("l_" + k, r) == r  # where the tax block expected it
             put("l_" + k, lab, cur[k], lf[k], oc.lines[k], fmt, "sum")
         else:  # this line does not exist for this option: zeros, as values
+            assert rows.get("l_" + k, r) == r
             rows["l_" + k] = r
             ws.write_string(r, 0, lab)
             ws.write_string(r, 1, t("na"), book.fmt("small"))
@@ -294,18 +299,113 @@ def write_calc(book: Book, res, i: int, o) -> None:
         f = (f"=MIN(IF({K('n_train_months')}>0,in_train_start,tl_h+1),in_inf_start)" if training
              else "=MIN(tl_h+1,in_inf_start)")
         const("first_use", t("first_use"), "t", f, first_use, "calc_int")
-    const("uplift", t("uplift"), "", _uplift_formula(r_opt.tax.method, p), oc.tax_uplift, "calc_pct")
+    base_sum, tax_sum = (row_range(sheet, rows[k], h) for k in ("tax_base", "l_taxes"))
+    const("uplift", t("uplift"), "", f"=IF(SUM({base_sum})>0,SUM({tax_sum})/SUM({base_sum}),0)", oc.tax_uplift,
+          "calc_pct")
 
 
-def _uplift_formula(method: str, p: str) -> str:
-    """tco.costs.tax_uplift as a formula of the option's tax-rate inputs."""
-    if method == "none":
-        return f"=0*{p}irrf"
-    if method == "local_por_dentro":
-        return f"=1/(1-{p}pis_cofins-{p}iss)-1"
-    v = f"(1/(1-{p}irrf))"
-    pc = f"IF({p}credit=1,0,{p}pis_cofins*{v}*(1+{p}iss)/(1-{p}pis_cofins))"
-    return f"=({v}-1)+{p}cide*{v}+{p}iss*{v}+{pc}+{p}iof"
+def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, ref) -> None:
+    """Rows of the option's taxes (tco.taxes), from row r on: rates in force each month, the taxed amount, one
+    row per tax, the credits; sets the formula of the taxes line.
+
+    The rates read the option's inputs (in_o{i}_irrf …) and, in the reform's months, the reform inputs
+    (in_rf{j}_…). An all-BRL option's price lines become the price net of the taxes moved to this block."""
+    from tco.report.workbook_inputs import reform_periods
+
+    t = book.t
+    p = f"in_o{i}_"
+    r_opt, oc = o.resolved, o.costs
+    cur = oc.currency
+    brl_taxed = cur["taxes"] == "BRL"
+    prof = r_opt.brl_tax if brl_taxed else r_opt.tax
+    method = prof.method
+    taxed = [k for k in LINES if k != "taxes" and cur[k] == cur["taxes"] and k in lf]
+    periods = reform_periods(res) if (method != "none" and prof.reform) else []
+    rates = (r_opt.brl_tax_rates if brl_taxed else r_opt.tax_rates) or {}
+    comps = {"import_gross_up": ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof"),
+             "local_por_dentro": ("iss", "pis_cofins", "cbs", "ibs"),
+             "local_inclusive": ("pis_cofins", "cbs", "ibs"), "none": ()}[method]
+    used_rates = sorted({"irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof"} & set(
+        comps + (("irrf",) if method == "import_gross_up" else ()) + (("iss",) if method == "local_por_dentro" else ())),
+        key=("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof").index)
+    gross = [k for k in taxed] if method == "local_inclusive" else []
+    # rows the block will take, so that the lines that follow it are known in advance
+    n = len(gross) + len(used_rates) + (1 if method == "local_inclusive" else 0) + 1 + len(comps) + 1
+    for j, k in enumerate(LINES):
+        rows["l_" + k] = r + n + 1 + j  # after the block and the lines' heading
+    fmt = "calc_brl" if brl_taxed else "calc_usd"
+    inside = oc.lines["taxes"] * 0.0
+    if method == "local_inclusive":
+        from tco.taxes import inside_share
+
+        inside = inside_share(method, rates)
+    for k in gross:  # the BRL price with its taxes inside; the line keeps it net of them
+        f0 = lf[k]
+        put("g_" + k, t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], f0, oc.lines[k] / (1.0 - inside), fmt)
+        lf[k] = lambda c, pp, k=k: f"={ref('g_' + k)(c)}*(1-{ref('tax_inside')(c)})"
+    R = {}
+    for k in used_rates:
+        key = k + "_rate"
+        put("rate_" + k, t("rate_of", tax=t(k)), "", _rate_formula(k, p, periods), rates.get(key, inside * 0), "calc_pct")
+        R[k] = ref("rate_" + k)
+    if method == "local_inclusive":
+        put("tax_inside", t("tax_inside"), "", lambda c, pp: (
+            f"={R['pis_cofins'](c)}+({R['cbs'](c)}+{R['ibs'](c)})/(1+{R['cbs'](c)}+{R['ibs'](c)})"), inside, "calc_pct")
+    src = ("g_" if gross else "l_")
+    base_vals = sum((oc.lines[k] / (1.0 - inside) if gross else oc.lines[k] for k in taxed), inside * 0)
+    put("tax_base", t("tax_base"), cur["taxes"], (lambda c, pp: "=" + "+".join(ref(src + k)(c) for k in taxed))
+        if taxed else (lambda c, pp: "=0"), base_vals, fmt, "sum")
+    b = ref("tax_base")
+    comp = oc.tax_components or {}
+    for k in comps:
+        put("tx_" + k, t(k), cur["taxes"], _component_formula(method, k, R, b), comp.get(k, inside * 0), fmt, "sum")
+    cr = [f"{_credit_flag(k, p)}*{{tx_{k}}}" for k in ("pis_cofins", "cbs", "ibs") if k in comps]
+    put("tx_credits", t("credits"), cur["taxes"], (lambda c, pp: "=" + "+".join(
+        x.replace("{tx_" + k + "}", ref("tx_" + k)(c)) for x, k in zip(cr, [k for k in ("pis_cofins", "cbs", "ibs")
+                                                                          if k in comps]))) if cr
+        else (lambda c, pp: "=0"), comp.get("credits", inside * 0), fmt, "sum")
+    if comps:
+        lf["taxes"] = lambda c, pp: "=" + "+".join(ref("tx_" + k)(c) for k in comps) + f"-{ref('tx_credits')(c)}"
+    else:
+        lf["taxes"] = lambda c, pp: f"=0*{b(c)}"
+
+
+def _credit_flag(k: str, p: str) -> str:
+    """Whether the buyer credits tax k (1/0): its regime, or the profile's own PIS/COFINS flag."""
+    return f"MAX({p}credit,{p}cr_pis_cofins)" if k == "pis_cofins" else f"{p}cr_{k}"
+
+
+def _rate_formula(k: str, p: str, periods: list) -> object:
+    """A month's rate of tax k: the option's input, replaced (CBS, IBS) or scaled (PIS/COFINS, ISS) in the reform's
+    periods (in_rf{j}_…), as tco.taxes.rates_by_month does."""
+    field = {"pis_cofins": "pc", "iss": "iss", "cbs": "cbs", "ibs": "ibs"}.get(k)
+
+    def f(c, pp):
+        if field is None or not periods:
+            return f"={p}{k}"
+        expr = "1" if k in ("pis_cofins", "iss") else f"{p}{k}"
+        for j in reversed(range(1, len(periods) + 1)):
+            cond = f"AND({c}$2>=in_rf{j}_from,{c}$2<=in_rf{j}_until)"
+            expr = f"IF({cond},in_rf{j}_{field},{expr})"
+        return f"={p}{k}*{expr}" if k in ("pis_cofins", "iss") else f"={expr}"
+    return f
+
+
+def _component_formula(method: str, k: str, R: dict, b) -> object:
+    """Tax k on the taxed amount, as tco.taxes.factors computes it."""
+    def f(c, pp):
+        r = {x: fn(c) for x, fn in R.items()}
+        if method == "import_gross_up":
+            v = f"(1/(1-{r['irrf']}))"
+            expr = {"irrf": f"({v}-1)", "cide": f"{r['cide']}*{v}", "iss": f"{r['iss']}*{v}",
+                    "pis_cofins": f"{r['pis_cofins']}*{v}*(1+{r['iss']})/(1-{r['pis_cofins']})",
+                    "cbs": f"{r['cbs']}*{v}", "ibs": f"{r['ibs']}*{v}", "iof": r["iof"]}[k]
+        elif method == "local_por_dentro":
+            expr = f"{r[k]}/(1-{r['pis_cofins']}-{r['iss']})"
+        else:  # local_inclusive
+            expr = r[k] if k == "pis_cofins" else f"{r[k]}/(1+{r['cbs']}+{r['ibs']})"
+        return f"={expr}*{b(c)}"
+    return f
 
 
 def _date(month: str) -> float:

@@ -173,9 +173,30 @@ def write_inputs(book: Book, res) -> None:
         else:
             w.add("in_target_days", t("target_days"), tr.target_days, "d", "in_num")
 
+    periods = reform_periods(res)
+    if periods:
+        w.section(t("sec_reform"))
+        for j, per in enumerate(periods, start=1):
+            note = f"{per.status}: {per.source} ({per.as_of})"
+            w.add(f"in_rf{j}_from", t("rf_from", j=j, pid=per.period_id), excel_date(per.start), "", "in_date", note)
+            last = per.until if per.until and per.until < res.months[-1] else res.months[-1]
+            w.add(f"in_rf{j}_until", t("rf_until", j=j, pid=per.period_id), excel_date(last), "", "in_date",
+                  "" if per.until else t("rf_open"))
+            w.add(f"in_rf{j}_pc", t("rf_pc", j=j), per.pis_cofins_share, "", "in_pct")
+            w.add(f"in_rf{j}_iss", t("rf_iss", j=j), per.iss_share, "", "in_pct")
+            w.add(f"in_rf{j}_cbs", t("rf_cbs", j=j), per.cbs_rate, "", "in_pct")
+            w.add(f"in_rf{j}_ibs", t("rf_ibs", j=j), per.ibs_rate, "", "in_pct")
+
     for i, o in enumerate(res.options, start=1):
         _option_inputs(book, w, i, o, s)
     ws.print_area(0, 0, w.r, 5)
+
+
+def reform_periods(res) -> list:
+    """The catalog's reform periods that fall inside the horizon, in month order (the workbook's in_rf1, in_rf2 …)."""
+    from tco.taxes import months_in_force
+
+    return [p for p in res.catalog.tax_reform if months_in_force(res.months, p.start, p.until).any()]
 
 
 def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
@@ -223,13 +244,22 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     w.add(p + "index", t("index_rate"), r.indexation_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, "1/ano" if book.locale != "en" else "1/yr", "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
-    tax = r.tax
+    from tco.taxes import REGIMES
+
+    tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
     w.add(None, t("tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {tax.label_en if book.locale == 'en' else tax.label_pt}")
+    if r.billing is not None:
+        w.add(None, t("br_billing"), r.billing.mode, "", source=f"{r.billing.status}: {r.billing.source}")
     for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
-                   ("iof", "iof_rate")):
+                   ("cbs", "cbs_rate"), ("ibs", "ibs_rate"), ("iof", "iof_rate")):
         w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
     w.flag()
+    w.add(None, t("tax_regime"), r.regime or "—", "")
+    credited = REGIMES.get(r.regime or "", ())
+    for k in ("pis_cofins", "cbs", "ibs"):
+        w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
+        w.flag()
     eg = r.egress
     eg_usd = o.costs.currency["egress"] == "USD"
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
