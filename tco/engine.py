@@ -113,10 +113,6 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
     if b is not None and b.status != "sourced" and opt.tax.profile_id == b.profile:
         out.append(f"{opt.name}: how {b.provider!r} bills a Brazilian CNPJ ({b.mode}) is {b.status}; taxes follow "
                    f"{b.profile!r}: set `taxes` on the option once it is checked")
-    est = [p for p in opt.tax_periods if p.status != "sourced"]
-    if est:
-        out.append(f"{opt.name}: taxes from {est[0].start} use {est[0].status} CBS/IBS rates (reform periods "
-                   f"{', '.join(p.period_id for p in est)}; the CBS reference rate is not yet fixed by law)")
     if t.valid_until and last_month > t.valid_until and t.method != "none" and not t.reform:
         out.append(f"{opt.name}: tax profile {t.profile_id!r} describes taxes up to {t.valid_until}, but the horizon "
                    f"runs to {last_month} (the CBS/IBS reform changes PIS/COFINS from 2027): add a dated profile "
@@ -227,6 +223,12 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
     if problems:
         raise InputError(problems)
+    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != "sourced"}.values(),
+                 key=lambda p: p.start)
+    if est:
+        warnings.append(f"taxes from {est[0].start} use {est[0].status} CBS/IBS rates (reform periods "
+                        f"{', '.join(p.period_id for p in est)} of tax_profiles.toml; the CBS reference rate is not yet "
+                        "fixed by law)")
 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
