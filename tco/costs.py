@@ -63,8 +63,9 @@ def tax_uplift(profile: TaxProfile, regime: str | None = None) -> float:
 
 
 def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]
-                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[str]]:
-    """The taxes line of an option, its components, its currency, the net share of the taxed amount, warnings.
+                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, list[str], np.ndarray | None]:
+    """The taxes line of an option, its components, its currency, the net share of the taxed amount, warnings,
+    and the credit netted from a hybrid option's BRL lines (None if none).
 
     An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`). An all-BRL option
     takes its invoice's profile (`opt.brl_tax`): the creditable taxes inside its BRL prices move from
@@ -76,11 +77,19 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     usd_base = sum((lines[k] for k in LINES if currency[k] == "USD" and k != "taxes"), np.zeros(h))
     brl_base = sum((lines[k] for k in brl_keys), np.zeros(h))
     usd_rates = opt.tax_rates or taxmod.rates_by_month(opt.tax, [""] * h)
+    brl_credits = None
     if cloud or opt.brl_tax is None:
         base, cur, profile, rates = usd_base, "USD", opt.tax, usd_rates
         if opt.brl_tax is not None and opt.brl_tax.method != "none" and np.any(brl_base > 0):
-            warnings.append("the BRL invoice of this hybrid option earns no tax credits here (its taxes line is in "
-                            "USD): its BRL prices are taken as they are")
+            # a hybrid: its taxes line is in USD, so the credit on its BRL invoice is netted from the BRL lines
+            brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
+            share = taxmod.credit_share(opt.brl_tax, brl_rates, opt.regime)
+            brl_credits = share * brl_base
+            for k in brl_keys:
+                lines[k] = lines[k] * (1.0 - share)
+            if np.any(brl_credits > 0):
+                warnings.append(f"the tax credit on this hybrid option's BRL invoice ({brl_credits.sum():,.0f} BRL) is "
+                                "netted from its BRL price lines (its taxes line is in USD)")
     else:
         base, cur, profile = brl_base, "BRL", opt.brl_tax
         rates = opt.brl_tax_rates or taxmod.rates_by_month(profile, [""] * h)
@@ -91,7 +100,7 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     line = taxmod.total(comp)
     taxed = float(np.sum(base))
     share = float(line.sum()) / taxed if taxed > 0 else 0.0
-    return line, comp, cur, share, warnings
+    return line, comp, cur, share, warnings, brl_credits
 
 
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
@@ -151,6 +160,8 @@ class OptionCosts:
     warnings: tuple[str, ...]
     tax_components: dict[str, np.ndarray] | None = None
     """Tax component (tco.taxes.COMPONENTS) → monthly amount in currency['taxes']; taxes = Σ taxes − credits."""
+    brl_price_credits: np.ndarray | None = None
+    """A hybrid option's credit on its BRL invoice, netted from its BRL price lines [BRL/month] (None if none)."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
@@ -279,13 +290,13 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     lines["egress"] = egress_cost_usd(egress_gb, opt.egress)
     currency["egress"] = "USD"
 
-    lines["taxes"], comp, currency["taxes"], uplift, tax_warn = option_taxes(opt, lines, currency)
+    lines["taxes"], comp, currency["taxes"], uplift, tax_warn, brl_credits = option_taxes(opt, lines, currency)
     warnings += tax_warn
     if opt.tax.method != "none" and not is_cloud and (opt.training is None or opt.training.kind != "cloud"):
         warnings.append("a tax profile is set on a BRL offer; BRL prices are taken as tax-inclusive and no uplift is added")
     return OptionCosts(lines, currency, train_paid, inf_paid, inst_hours, tr_inst_hours, replicas_by_hour, by_hour,
                        train_hours,
-                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings), comp)
+                       np.asarray(egress_gb, dtype=float), uplift, n_train_months, tuple(warnings), comp, brl_credits)
 
 
 def ceil(x: float) -> int:

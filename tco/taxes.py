@@ -144,6 +144,13 @@ def credited(regime: str | None, profile) -> tuple[str, ...]:
     return tuple(k for k in TAXES if k in out)
 
 
+def credit_share(profile, rates: dict[str, np.ndarray], regime: str | None) -> np.ndarray:
+    """Credits as a share of the taxed amount, by month [-]."""
+    _, creditable = factors(profile.method, rates)
+    zero = np.zeros_like(np.asarray(rates["irrf_rate"], dtype=float))
+    return sum((creditable[k] for k in credited(regime, profile)), zero)
+
+
 def components(base: np.ndarray, profile, rates: dict[str, np.ndarray], regime: str | None
                ) -> dict[str, np.ndarray]:
     """Every component of the taxes on `base` (the month's taxed amount), month by month, in its currency."""

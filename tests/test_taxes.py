@@ -303,3 +303,61 @@ def test_json_and_ledger_show_each_tax(tmp_path):
     aws = next(o for o in doc["options"] if "p5en" in o["name"])
     assert aws["taxes_by_component_brl"]["cbs"] > 0 and aws["taxes_by_component_brl"]["pis_cofins"] == 0.0  # 2027-29
     assert {p["period_id"] for p in doc["catalog_rows"]["tax_reform"]} == {"r2027_2028", "r2029"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Hand-built options: a dedicated invoice and a hybrid, month by month
+
+
+def _with_taxes(opt, cat, months, regime, tax=None):
+    from dataclasses import replace
+
+    tax = tax or opt.tax
+    brl = cat.taxes["brl_invoice_sp"]
+    return replace(opt, tax=tax, regime=regime, brl_tax=brl,
+                   tax_rates=taxes.rates_by_month(tax, months, cat.tax_reform),
+                   brl_tax_rates=taxes.rates_by_month(brl, months, cat.tax_reform))
+
+
+def test_dedicated_option_2026_then_2027_by_hand(cat):
+    from test_costs import DAYS14, REPLICA, fleet, flat_rps, option
+
+    from tco.costs import option_costs
+
+    inf = fleet("ded/serve", "dedicated", 1000.0)
+    opt = _with_taxes(option(inf, None), cat, ["2026-12", "2027-01"], "lucro_real", cat.taxes["none"])
+    oc = option_costs(opt, training=None, replica=REPLICA, rps=flat_rps([0.4, 0.4]), days=DAYS14[:2],
+                      egress_gb=np.zeros(2), storage_gb=0.0, training_start=1, inference_start=1, utilization=0.5,
+                      redundancy="none")
+    cbs, ibs = 0.0911, 0.001
+    inside = np.array([0.0925, (cbs + ibs) / (1 + cbs + ibs)])   # PIS/COFINS in 2026; CBS+IBS in 2027
+    np.testing.assert_allclose(oc.lines["inference_compute"], 1000.0 * (1 - inside))  # 907.50, 915.67
+    np.testing.assert_allclose(oc.tax_components["pis_cofins"], [92.5, 0.0])
+    np.testing.assert_allclose(oc.tax_components["cbs"], [0.0, 1000.0 * cbs / (1 + cbs + ibs)])  # 83.42
+    np.testing.assert_allclose(oc.tax_components["credits"], 1000.0 * inside)         # lucro real credits all
+    np.testing.assert_allclose(oc.lines["taxes"], [0.0, 0.0], atol=1e-12)
+    assert oc.currency["taxes"] == "BRL"
+    total = sum(oc.lines[k] for k in oc.lines)
+    np.testing.assert_allclose(total, [1000 - 92.5, 1000 - 1000 * (cbs + ibs) / (1 + cbs + ibs)])  # 907.50, 915.67
+
+
+def test_hybrid_nets_its_brl_invoice_credit_from_its_brl_lines(cat):
+    from test_costs import DAYS14, REPLICA, fleet, flat_rps, option, training_size
+
+    from tco.costs import option_costs
+
+    tr = fleet("cloud/train", "cloud", 30.0, pricing="on_demand")
+    inf = fleet("ded/serve", "dedicated", 1000.0)
+    opt = _with_taxes(option(inf, tr), cat, ["2027-01", "2027-02"], "lucro_presumido", cat.taxes["aws_brazil_local"])
+    oc = option_costs(opt, training=training_size(1, 100.0), replica=REPLICA, rps=flat_rps([0.4, 0.4]),
+                      days=DAYS14[:2], egress_gb=np.zeros(2), storage_gb=0.0, training_start=1, inference_start=1,
+                      utilization=0.5, redundancy="none")
+    cbs, ibs = 0.0911, 0.001
+    credit = (cbs + ibs) / (1 + cbs + ibs)                 # presumido credits CBS/IBS from 2027
+    np.testing.assert_allclose(oc.lines["inference_compute"], 1000.0 * (1 - credit))
+    np.testing.assert_allclose(oc.brl_price_credits, 1000.0 * credit)
+    usd = 100 * 30.0                                        # 100 h of training at 30 USD/h in month 1
+    g = usd / (1 - 0.029)                                   # AWS Brazil 2027: ISS inside, CBS/IBS on top, credited
+    np.testing.assert_allclose(oc.lines["taxes"], [g - usd, 0.0])
+    assert oc.currency["taxes"] == "USD"
+    assert any("netted from its BRL price lines" in w for w in oc.warnings)

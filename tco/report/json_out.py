@@ -93,6 +93,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "brl_tax_profile": r.brl_tax.profile_id if r.brl_tax else None,
             "br_billing": asdict(r.billing) if r.billing else None,
             "taxes_by_component_brl": {k: float(v.sum()) for k, v in _components_brl(o, res).items()},
+            "tax_credits_in_brl_prices_brl": float(c.brl_price_credits.sum()) if c.brl_price_credits is not None
+            else 0.0,
             "egress_table": r.egress.egress_id,
             "storage": {"id": r.storage_id, "usd_per_gb_month": r.storage_usd_per_gb_month, "source": r.storage_source},
             "indexation_rate": r.indexation_rate,

@@ -329,8 +329,11 @@ def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, re
         comps + (("irrf",) if method == "import_gross_up" else ()) + (("iss",) if method == "local_por_dentro" else ())),
         key=("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof").index)
     gross = [k for k in taxed] if method == "local_inclusive" else []
+    hybrid = hybrid_brl_invoice(o)
+    h_keys = [k for k in LINES if k != "taxes" and cur[k] == "BRL" and k in lf] if hybrid else []
     # rows the block will take, so that the lines that follow it are known in advance
     n = len(gross) + len(used_rates) + (1 if method == "local_inclusive" else 0) + 1 + len(comps) + 1
+    n += (len(h_keys) + 4) if hybrid else 0
     for j, k in enumerate(LINES):
         rows["l_" + k] = r + n + 1 + j  # after the block and the lines' heading
     fmt = "calc_brl" if brl_taxed else "calc_usd"
@@ -343,6 +346,27 @@ def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, re
         f0 = lf[k]
         put("g_" + k, t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], f0, oc.lines[k] / (1.0 - inside), fmt)
         lf[k] = lambda c, pp, k=k: f"={ref('g_' + k)(c)}*(1-{ref('tax_inside')(c)})"
+    if hybrid:  # a hybrid's BRL invoice: its credit is netted from its BRL lines (the taxes line is in USD)
+        bp, bt = p + "b_", r_opt.brl_tax
+        brates = r_opt.brl_tax_rates or {}
+        from tco.taxes import credit_share
+
+        share = credit_share(bt, brates, r_opt.regime) if brates else inside * 0
+        for k in h_keys:
+            f0 = lf[k]
+            put("g_" + k, t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], f0, oc.lines[k] / (1.0 - share),
+                "calc_brl")
+            lf[k] = lambda c, pp, k=k: f"={ref('g_' + k)(c)}*(1-{ref('brl_credit_share')(c)})"
+        BR = {}
+        for k in ("pis_cofins", "cbs", "ibs"):
+            put("brate_" + k, t("rate_of", tax=t(k)) + " — " + t("brl_invoice"), "",
+                _rate_formula(k, bp, reform_periods(res) if bt.reform else []), brates.get(k + "_rate", inside * 0),
+                "calc_pct")
+            BR[k] = ref("brate_" + k)
+        put("brl_credit_share", t("brl_credit_share"), "", lambda c, pp: (
+            f"={_credit_flag('pis_cofins', p).replace(p + 'credit', bp + 'credit')}*{BR['pis_cofins'](c)}"
+            f"+({p}cr_cbs*{BR['cbs'](c)}+{p}cr_ibs*{BR['ibs'](c)})/(1+{BR['cbs'](c)}+{BR['ibs'](c)})"),
+            share, "calc_pct")
     R = {}
     for k in used_rates:
         key = k + "_rate"
@@ -368,6 +392,13 @@ def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, re
         lf["taxes"] = lambda c, pp: "=" + "+".join(ref("tx_" + k)(c) for k in comps) + f"-{ref('tx_credits')(c)}"
     else:
         lf["taxes"] = lambda c, pp: f"=0*{b(c)}"
+
+
+def hybrid_brl_invoice(o) -> bool:
+    """A hybrid option whose BRL invoice earns credits netted from its BRL lines (tco.costs.option_taxes)."""
+    r = o.resolved
+    return (o.costs.currency["taxes"] == "USD" and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
+            and o.costs.brl_price_credits is not None)
 
 
 def _credit_flag(k: str, p: str) -> str:

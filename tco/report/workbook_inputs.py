@@ -255,6 +255,18 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         w.add(p + k, t(k), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
     w.flag()
+    from tco.report.workbook_calc import hybrid_brl_invoice
+
+    if hybrid_brl_invoice(o):  # the BRL invoice of a hybrid: its own profile, for its credits
+        bt = r.brl_tax
+        w.add(None, t("tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "",
+              source=f"{book.term('taxm', bt.method)}: {bt.label_en if book.locale == 'en' else bt.label_pt}")
+        for k in ("pis_cofins", "cbs", "ibs"):
+            w.add(p + "b_" + k, t(k) + " — " + t("brl_invoice"), bt.rates.get(k + "_rate", 0.0), "", "in_pct",
+                  f"{bt.source} ({bt.as_of})" if k == "pis_cofins" else "")
+        w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
+              "in_int")
+        w.flag()
     w.add(None, t("tax_regime"), r.regime or "—", "")
     credited = REGIMES.get(r.regime or "", ())
     for k in ("pis_cofins", "cbs", "ibs"):
