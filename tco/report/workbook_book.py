@@ -348,6 +348,7 @@ LABELS: dict[str, tuple[str, str]] = {
     "col_profile_id": ("Perfil tributário", "Tax profile"), "col_method": ("Método", "Method"),
     "col_irrf_rate": ("IRRF", "IRRF"), "col_cide_rate": ("CIDE", "CIDE"), "col_iss_rate": ("ISS", "ISS"),
     "col_pis_cofins_rate": ("PIS/COFINS", "PIS/COFINS"), "col_iof_rate": ("IOF câmbio", "IOF (FX)"),
+    "col_cbs_rate": ("CBS", "CBS"), "col_ibs_rate": ("IBS", "IBS"),
     "col_pis_cofins_creditable": ("PIS/COFINS creditável", "PIS/COFINS creditable"),
     "col_option": ("Opção", "Option"), "col_id": ("Item", "Item"),
     "col_usd_per_gb_month": ("US$ por GB por mês", "USD per GB per month"), "col_file": ("Arquivo", "File"),

@@ -333,8 +333,8 @@ def write_catalog(book: Book, doc: dict) -> None:
     taxes = [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
               "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
              for x in cat["taxes"]]
-    table(t("cat_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate",
-                           "pis_cofins_creditable", "as_of", "source"], taxes)
+    table(t("cat_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "cbs_rate",
+                           "ibs_rate", "iof_rate", "pis_cofins_creditable", "as_of", "source"], taxes)
     storage = [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
                 "source": o["storage"]["source"]} for o in doc["options"]]
     table(t("cat_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
