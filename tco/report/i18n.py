@@ -300,6 +300,15 @@ CATALOG: dict[str, tuple[str, str]] = {
     "w_estimate": ("o preço de {offer} é uma estimativa ilustrativa, não uma cotação; substitua-o pela proposta de um "
                    "fornecedor.", "the price of {offer} is an illustrative estimate, not a quote; replace it with a "
                    "provider's quote."),
+    "w_tax_estimate": ("os tributos a partir de {start} usam alíquotas estimadas de CBS/IBS: a alíquota de referência "
+                       "da CBS ainda não foi fixada em lei.", "taxes from {start} use estimated CBS/IBS rates: the CBS "
+                       "reference rate is not yet fixed by law."),
+    "w_billing": ("não foi verificado como {provider} fatura uma empresa brasileira; os tributos seguem o perfil "
+                  "'{profile}' (nota fiscal local) até a confirmação.", "how {provider} bills a Brazilian company is "
+                  "unverified; taxes follow the '{profile}' profile (local invoice) until it is checked."),
+    "w_hybrid_credit": ("o crédito tributário da nota fiscal em reais desta opção híbrida ({amount}) é descontado das "
+                        "suas linhas em reais.", "the tax credit on this hybrid option's BRL invoice ({amount}) is "
+                        "netted from its BRL lines."),
     "w_tax_horizon": ("os tributos de importação estão descritos até {until}, mas o horizonte vai até {end}; a reforma "
                       "CBS/IBS muda o PIS/COFINS a partir de {year}, e as alíquotas dos meses seguintes ainda não são "
                       "conhecidas.", "import taxes are described up to {until}, but the horizon runs to {end}; the "

@@ -603,6 +603,12 @@ _WARNINGS = (
     ("w_tax_horizon", re.compile(r"tax profile '[^']+' describes taxes up to (?P<until>\d{4}-\d{2}), but the horizon "
                                  r"runs to (?P<end>\d{4}-\d{2}) \(the CBS/IBS reform changes PIS/COFINS from "
                                  r"(?P<year>\d{4})\): add a dated profile for later months when the rates are known$")),
+    ("w_tax_estimate", re.compile(r"taxes from (?P<start>\d{4}-\d{2}) use estimate CBS/IBS rates \(reform periods "
+                                  r"[^)]* of tax_profiles\.toml; the CBS reference rate is not yet fixed by law\)$")),
+    ("w_billing", re.compile(r"how '(?P<provider>[^']+)' bills a Brazilian CNPJ \((?P<mode>\w+)\) is unverified; taxes "
+                             r"follow '(?P<profile>[^']+)': set `taxes` on the option once it is checked$")),
+    ("w_hybrid_credit", re.compile(r"the tax credit on this hybrid option's BRL invoice \((?P<amount>[\d,]+) BRL\) is "
+                                   r"netted from its BRL price lines \(its taxes line is in USD\)$")),
     ("w_multi_server", re.compile(r"training spans (?P<n>\d+) (?P<ic>\S+) servers of (?P<gpu>\S+); the network between "
                                   r"servers is not modelled \(scaling efficiency (?P<eff>[\d.]+) assumed\): check such a "
                                   r"cluster is practical$")),
@@ -620,6 +626,10 @@ def _warning_text(body: str, loc: str) -> str:
         v = m.groupdict()
         if key == "w_tax_horizon":
             v |= {"until": fmt.month_year(v["until"], loc), "end": fmt.month_year(v["end"], loc)}
+        if key == "w_tax_estimate":
+            v |= {"start": fmt.month_year(v["start"], loc)}
+        if key == "w_hybrid_credit":
+            v |= {"amount": fmt.money(float(v["amount"].replace(",", "")), loc, False)}
         if key == "w_multi_server":
             v |= {"ic": _label_or(f"ic_{v['ic'].lower()}", loc, v["ic"]),
                   "eff": fmt.percent(float(v["eff"]), loc, 0)}
