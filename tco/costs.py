@@ -83,10 +83,10 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
         if opt.brl_tax is not None and opt.brl_tax.method != "none" and np.any(brl_base > 0):
             # a hybrid: its taxes line is in USD, so the credit on its BRL invoice is netted from the BRL lines
             brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
-            share = taxmod.credit_share(opt.brl_tax, brl_rates, opt.regime)
-            brl_credits = share * brl_base
+            credit = taxmod.credit_share(opt.brl_tax, brl_rates, opt.regime)
+            brl_credits = credit * brl_base
             for k in brl_keys:
-                lines[k] = lines[k] * (1.0 - share)
+                lines[k] = lines[k] * (1.0 - credit)
             if np.any(brl_credits > 0):
                 warnings.append(f"the tax credit on this hybrid option's BRL invoice ({brl_credits.sum():,.0f} BRL) is "
                                 "netted from its BRL price lines (its taxes line is in USD)")

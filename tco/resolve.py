@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tco import taxes as taxmod
-from tco.costs import is_committed
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
+from tco.costs import is_committed
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
 
@@ -226,8 +226,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                 sprice, ssrc = st.usd_per_gb_month or 0.0, st.source
         all_brl = inf.kind == "dedicated" and (tr is None or tr.kind == "dedicated")
         cloud = inf if inf.kind == "cloud" else tr
-        billing = None if all_brl else billing_of(cat, cloud)
-        tid = o.taxes or ("none" if all_brl else billing.profile)
+        billing = None if all_brl or cloud is None else billing_of(cat, cloud)
+        tid = o.taxes or (billing.profile if billing is not None else "none")
         tax = cat.taxes.get(tid)
         if tax is None:
             problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",

@@ -240,7 +240,7 @@ def test_unknown_billing_mode_in_the_catalog_is_named_with_line(tmp_path):
     rows = (DATA_DIR / "cloud_offers.csv").read_text(encoding="utf-8").splitlines()
     header = rows[0] + ("" if "br_billing" in rows[0] else ",br_billing,br_billing_source")
     n = header.count(",") + 1
-    cols = list(csv.reader([rows[1]]))[0]
+    cols = next(iter(csv.reader([rows[1]])))
     cols += [""] * (n - len(cols))
     cols[header.split(",").index("br_billing")] = "local_entty"
     out = tmp_path / "cloud_offers.csv"
@@ -320,7 +320,7 @@ def _with_taxes(opt, cat, months, regime, tax=None):
 
 
 def test_dedicated_option_2026_then_2027_by_hand(cat):
-    from test_costs import DAYS14, REPLICA, fleet, flat_rps, option
+    from test_costs import DAYS14, REPLICA, flat_rps, fleet, option
 
     from tco.costs import option_costs
 
@@ -342,7 +342,7 @@ def test_dedicated_option_2026_then_2027_by_hand(cat):
 
 
 def test_hybrid_nets_its_brl_invoice_credit_from_its_brl_lines(cat):
-    from test_costs import DAYS14, REPLICA, fleet, flat_rps, option, training_size
+    from test_costs import DAYS14, REPLICA, flat_rps, fleet, option, training_size
 
     from tco.costs import option_costs
 
