@@ -26,19 +26,21 @@ BRL_INVOICE_PROFILE = "brl_invoice_sp"
 def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
     """How the provider of a cloud fleet bills a Brazilian CNPJ, and the default tax profile that follows.
 
-    The offer's own `br_billing` column wins; else the provider's entry in tax_profiles.toml [billing.*];
-    else an import of services, marked unverified."""
+    The offer's own `br_billing` (set by the catalog's providers file, where there is one) wins; else the
+    provider's entry in tax_profiles.toml [billing.*]; else an import of services, marked unverified."""
     offer = cat.offer(fleet.offer_id)
-    mode = getattr(offer, "br_billing", "") or ""
+    mode = getattr(offer, "br_billing", None) or ""
     known = cat.billing.get(fleet.provider)
     if mode:
-        if known is not None and known.mode == mode:
-            return Billing(fleet.provider, mode, known.profile, "sourced", offer.br_billing_source or known.source,
-                           known.as_of)
+        same = known is not None and known.mode == mode
+        prov = getattr(cat, "providers", {}).get(fleet.provider)
+        status = (getattr(prov, "br_billing_status", "") or (known.status if same else "")
+                  or ("sourced" if getattr(offer, "br_billing_source", "") else "unverified"))
         dflt = cat.billing.get(mode)
-        return Billing(fleet.provider, mode, dflt.profile if dflt else DEFAULT_PROFILE[mode], "sourced",
-                       offer.br_billing_source or "cloud_offers.csv br_billing", offer.prices and
-                       max(p.as_of for p in offer.prices.values()) or "")
+        profile = known.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
+        return Billing(fleet.provider, mode, profile, status,
+                       getattr(offer, "br_billing_source", "") or (known.source if same else ""),
+                       getattr(prov, "as_of", "") or (known.as_of if same else ""))
     if known is not None:
         return known
     dflt = cat.billing.get("import")

@@ -209,25 +209,24 @@ def test_default_profile_follows_billing(cat):
     assert ded.brl_tax.profile_id == "brl_invoice_sp" and ded.billing is None
 
 
-def test_offer_column_br_billing_and_scenario_override(tmp_path):
-    # the offer's own br_billing column wins over the provider table
-    rows = list(csv.reader((DATA_DIR / "cloud_offers.csv").open(encoding="utf-8")))
-    head = rows[0] + (["br_billing", "br_billing_source"] if "br_billing" not in rows[0] else [])
-    i_id = head.index("offer_id")
-    picked = [r for r in rows[1:] if r[i_id] == "aws/us-east-1/p5en.48xlarge"]
-    with (tmp_path / "cloud_offers.csv").open("w", newline="", encoding="utf-8") as fh:
-        w = csv.writer(fh)
-        w.writerow(head)
-        for r in picked:
-            r = r[:len(rows[0])] + [""] * (len(head) - len(rows[0]))
-            r[head.index("br_billing")] = "import"
-            r[head.index("br_billing_source")] = "test: an offshore contract"
-            w.writerow(r)
-    cat = load_catalog(tmp_path)
-    assert cat.cloud_offers["aws/us-east-1/p5en.48xlarge"].br_billing == "import"
-    res = run_scenario(load(SEED)[0], cat, simulate=False)
+def test_offer_billing_wins_and_scenario_override(cat):
+    from dataclasses import dataclass, replace
+
+    from tco.catalog import CloudOffer
+
+    @dataclass(frozen=True)
+    class Billed(CloudOffer):  # an offer that says how it bills (the catalog's providers file sets this)
+        br_billing: str | None = "import"
+        br_billing_source: str = "test: an offshore contract"
+
+    oid = "aws/us-east-1/p5en.48xlarge"
+    o = cat.cloud_offers[oid]
+    billed = Billed(o.offer_id, o.provider, o.region, o.instance, o.gpu, o.gpu_count, o.prices)
+    cat2 = replace(cat, cloud_offers={**cat.cloud_offers, oid: billed})
+    res = run_scenario(load(SEED)[0], cat2, simulate=False)
     opt = next(o.resolved for o in res.options if "p5en" in o.name)
     assert opt.tax.profile_id == "import_direct_sp" and opt.billing.source == "test: an offshore contract"
+    assert opt.billing.status == "sourced"  # it names a source
     # an option's `taxes` key overrides the default
     text = SEED.read_text(encoding="utf-8")
     s = load_text(text.replace('inference_offer = "aws/us-east-1/p5en.48xlarge"',
@@ -236,21 +235,25 @@ def test_offer_column_br_billing_and_scenario_override(tmp_path):
     assert opt.tax.profile_id == "import_direct_sp"
 
 
-def test_unknown_billing_mode_in_the_catalog_is_named_with_line(tmp_path):
-    rows = (DATA_DIR / "cloud_offers.csv").read_text(encoding="utf-8").splitlines()
-    header = rows[0] + ("" if "br_billing" in rows[0] else ",br_billing,br_billing_source")
-    n = header.count(",") + 1
-    cols = next(iter(csv.reader([rows[1]])))
-    cols += [""] * (n - len(cols))
-    cols[header.split(",").index("br_billing")] = "local_entty"
-    out = tmp_path / "cloud_offers.csv"
-    with out.open("w", newline="", encoding="utf-8") as fh:
-        fh.write(header + "\n")
-        csv.writer(fh).writerow(cols)
-    with pytest.raises(InputError) as exc:
-        load_catalog(tmp_path)
-    msg = str(exc.value)
-    assert f"{out}:2: [br_billing] unknown billing mode 'local_entty'" in msg and "did you mean 'local_entity'" in msg
+def test_a_provider_without_billing_information_is_an_unverified_import(cat):
+    from tco.resolve import billing_of
+
+    f = next(o.resolved.inference for o in _seed_with(None).options if "p5en" in o.name)
+    b = billing_of(replace_provider(cat, f.offer_id, "somecloud"), replace_fleet(f, "somecloud"))
+    assert (b.mode, b.profile, b.status) == ("import", "import_direct_sp", "unverified")
+    assert "somecloud" in b.source
+
+
+def replace_provider(cat, oid, provider):
+    from dataclasses import replace
+
+    return replace(cat, cloud_offers={**cat.cloud_offers, oid: replace(cat.cloud_offers[oid], provider=provider)})
+
+
+def replace_fleet(f, provider):
+    from dataclasses import replace
+
+    return replace(f, provider=provider)
 
 
 def test_unknown_billing_mode_in_the_tax_file_is_named_with_line(tmp_path):

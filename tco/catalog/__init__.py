@@ -65,9 +65,6 @@ class CloudOffer:
     gpu_count: int
     prices: dict[str, CloudPrice]
     kind: str = "cloud"
-    br_billing: str = ""
-    """How the provider bills a Brazilian CNPJ for this offer ('local_entity' | 'import'; '' = not stated)."""
-    br_billing_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -247,14 +244,7 @@ def _load_cloud(paths, problems):
             prev = out.get(oid)
             prices = dict(prev.prices) if prev else {}
             prices[row["pricing"]] = price
-            billing = (row.get("br_billing") or "").strip() or (prev.br_billing if prev else "")
-            if billing and billing not in BILLING_MODES:
-                r.problems.append(Problem(str(p), "br_billing", f"unknown billing mode {billing!r} for {oid!r}; "
-                                          f"{closest(billing, BILLING_MODES)}", line))
-                billing = ""
-            bsrc = (row.get("br_billing_source") or "").strip() or (prev.br_billing_source if prev else "")
-            out[oid] = CloudOffer(oid, row["provider"], row["region"], row["instance"], row["gpu"], int(count), prices,
-                                  br_billing=billing, br_billing_source=bsrc)
+            out[oid] = CloudOffer(oid, row["provider"], row["region"], row["instance"], row["gpu"], int(count), prices)
         problems += r.problems
     return out
 
