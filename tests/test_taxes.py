@@ -81,6 +81,21 @@ def test_aws_brazil_local_billing_in_2026_and_its_lucro_real_credit(cat):
     assert round(g - p - real["credits"], 2) == 3.30
 
 
+def test_non_technical_import_and_generic_local_entity_in_2026(cat):
+    # review §4a: a non-technical service pays IRRF 25 % and no CIDE: V = 100 / 0.75 = 133.33
+    p = 100.0
+    v = p / (1 - 0.25)
+    expected = (v - p) + 0.029 * v + 0.0925 * v * (1 + 0.029) / (1 - 0.0925) + 0.035 * p  # 33.33 + 3.87 + 13.98 + 3.50
+    got = month_components(cat, "import_non_technical_sp", "2026-06", p, "simples")
+    assert got["cide"] == 0.0
+    assert sum(got[k] for k in taxes.TAXES) == pytest.approx(expected)
+    assert round(expected, 1) == 54.7
+    # GCP/Azure local billing is assumed like AWS Brazil's until checked: +13.83 %
+    loc = month_components(cat, "brazil_local_entity_sp", "2026-06", p, "simples")
+    assert round(sum(loc[k] for k in taxes.TAXES), 2) == 13.83
+    assert cat.taxes["brazil_local_entity_sp"].status == "unverified"
+
+
 # ---------------------------------------------------------------------------------------------
 # 2027 on: CBS/IBS
 
