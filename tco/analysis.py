@@ -161,7 +161,8 @@ def _scaled_prices(res: Results, kind: str, f: float):
 def _scaled_taxes(res: Results, f: float):
     cat = res.catalog
     taxes = {k: replace(t, rates={r: v * f for r, v in t.rates.items()}) for k, t in cat.taxes.items()}
-    return replace(cat, taxes=taxes)
+    reform = tuple(replace(p, cbs_rate=p.cbs_rate * f, ibs_rate=p.ibs_rate * f) for p in cat.tax_reform)
+    return replace(cat, taxes=taxes, tax_reform=reform)
 
 
 SENSITIVITY = (

@@ -2,6 +2,12 @@
 
 Conventions: costs are positive amounts; a cost lands in the month it is incurred; month m runs
 1..H. USD lines are converted to BRL later (tco.fx / tco.results), BRL lines at rate 1.
+
+Taxes (tco.taxes): the `taxes` line is the sum of its components, IRRF, CIDE, ISS, PIS/COFINS, CBS,
+IBS and IOF, minus `credits`, all positive amounts in the line's currency (OptionCosts.tax_components).
+Credits make the line smaller, never the month's total negative: on taxes added to a price they recover
+at most what was charged; on a BRL invoice with its taxes inside (a dedicated offer) the line is
+−credits, at most the taxes inside that price.
 """
 
 from __future__ import annotations
@@ -11,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tco import taxes as taxmod
 from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, Notice, is_committed
 from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
@@ -49,26 +56,51 @@ def _check_priced(rows: dict[str, np.ndarray], table: EgressTable) -> None:
                                        f"and this workload reaches it")
 
 
-def tax_uplift(profile: TaxProfile) -> float:
-    """Taxes as a share of the foreign price P [-].
+def tax_uplift(profile: TaxProfile, regime: str | None = None) -> float:
+    """Net taxes as a share of the taxed price P at the profile's base rates [-] (tco.taxes.uplift).
 
-    import_gross_up (Brazilian company imports the service and bears the taxes, brazil_fx_tax.md §3.4):
-        V = P / (1 − IRRF)                      IRRF grossed up
-        CIDE = cide·V; ISS = iss·V
-        PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc)  (0 if creditable)
-        IOF = iof·P
-        uplift = (V − P + CIDE + ISS + PIS/COFINS + IOF) / P
-    local_por_dentro (local invoice, taxes inside the price): uplift = 1/(1 − pc − iss) − 1
-    none: 0
+    import_gross_up (brazil_fx_tax.md §3.4): V = P/(1 − IRRF); IRRF = V − P; CIDE = cide·V; ISS = iss·V;
+        PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc); IOF = iof·P; uplift = Σ/P − credits/P
+    local_por_dentro: uplift = 1/(1 − pc − iss) − 1 (before credits); none: 0
     """
-    r = profile.rates
-    if profile.method == "none":
-        return 0.0
-    if profile.method == "local_por_dentro":
-        return 1.0 / (1.0 - r["pis_cofins_rate"] - r["iss_rate"]) - 1.0
-    v = 1.0 / (1.0 - r["irrf_rate"])
-    pc = 0.0 if profile.pis_cofins_creditable else r["pis_cofins_rate"] * v * (1 + r["iss_rate"]) / (1 - r["pis_cofins_rate"])
-    return (v - 1.0) + r["cide_rate"] * v + r["iss_rate"] * v + pc + r["iof_rate"]
+    return taxmod.uplift(profile, regime)
+
+
+def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]
+                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, np.ndarray | None]:
+    """The taxes line of an option, its components, its currency, the net share of the taxed amount, and the
+    credit netted from a hybrid option's BRL lines (None if none).
+
+    An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`). An all-BRL option
+    takes its invoice's profile (`opt.brl_tax`): the creditable taxes inside its BRL prices move from
+    the BRL lines (changed in place, to the price net of them) to the taxes line, with their credit."""
+    h = len(lines["setup"])
+    cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
+    brl_keys = [k for k in LINES if currency[k] == "BRL" and k != "taxes"]
+    usd_base = sum((lines[k] for k in LINES if currency[k] == "USD" and k != "taxes"), np.zeros(h))
+    brl_base = sum((lines[k] for k in brl_keys), np.zeros(h))
+    usd_rates = opt.tax_rates or taxmod.rates_by_month(opt.tax, [""] * h)
+    brl_credits = None
+    if cloud or opt.brl_tax is None:
+        base, cur, profile, rates = usd_base, "USD", opt.tax, usd_rates
+        if opt.brl_tax is not None and opt.brl_tax.method != "none" and np.any(brl_base > 0):
+            # a hybrid: its taxes line is in USD, so the credit on its BRL invoice is netted from the BRL lines
+            brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
+            credit = taxmod.credit_share(opt.brl_tax, brl_rates, opt.regime)
+            brl_credits = credit * brl_base
+            for k in brl_keys:
+                lines[k] = lines[k] * (1.0 - credit)
+    else:
+        base, cur, profile = brl_base, "BRL", opt.brl_tax
+        rates = opt.brl_tax_rates or taxmod.rates_by_month(profile, [""] * h)
+        net = 1.0 - taxmod.inside_share(profile.method, rates)
+        for k in brl_keys:
+            lines[k] = lines[k] * net
+    comp = taxmod.components(base, profile, rates, opt.regime)
+    line = taxmod.total(comp)
+    taxed = float(np.sum(base))
+    share = float(line.sum()) / taxed if taxed > 0 else 0.0
+    return line, comp, cur, share, brl_credits
 
 
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
@@ -117,6 +149,7 @@ class OptionCosts:
     """Wall-clock hours of the training job falling in each month [h]."""
     egress_gb: np.ndarray
     tax_uplift: float
+    """Net taxes over the horizon as a share of the amount taxed [-] (0 if nothing is taxed)."""
     training_months: int
     notices: tuple[Notice, ...]
     """What a reader must know about these costs (the option is named by the engine)."""
@@ -128,6 +161,10 @@ class OptionCosts:
     """Every row those rules computed, by key: the trace the workbook caches beside each formula."""
     inputs: dict[str, object] = field(default_factory=dict)
     """The rules' inputs, by name."""
+    tax_components: dict[str, np.ndarray] | None = None
+    """Tax component (tco.taxes.COMPONENTS) → monthly amount in currency['taxes']; taxes = Σ taxes − credits."""
+    brl_price_credits: np.ndarray | None = None
+    """A hybrid option's credit on its BRL invoice, netted from its BRL price lines [BRL/month] (None if none)."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
@@ -179,7 +216,7 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         "utilization": utilization, "n1": 1.0 if redundancy == "n+1" else 0.0, "horizon": float(horizon),
         "train_start": float(training_start), "inf_start": float(inference_start), "storage_gb": storage_gb,
         "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
-        "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month, "c.uplift": tax_uplift(opt.tax),
+        "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month,
     }
     if tr is not None:
         out |= {"o.tr_price": tr.price, "o.tr_setup": tr.setup_fee_brl, "o.tr_min_term": float(tr.min_term_months)}
@@ -238,14 +275,18 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
                 notices.append(Notice("min_term_idle", params={"term": term, "busy": n_train}))
             if training_start - 1 + rows["months_paid"][0] > h:
                 notices.append(Notice("min_term_past_horizon", params={"term": term}))
+    lines = {k: rows[f"l_{k}"].copy() for k in LINES}
+    lines["taxes"], comp, currency["taxes"], uplift, brl_credits = option_taxes(opt, lines, currency)
+    if brl_credits is not None and np.any(brl_credits > 0):
+        notices.append(Notice("hybrid_brl_credit", params={"amount": float(brl_credits.sum())}))
     brl_only = opt.inference.kind != "cloud" and (opt.training is None or opt.training.kind != "cloud")
     if opt.tax.method != "none" and brl_only:
         notices.append(Notice("tax_on_brl_offer"))
     replicas_by_hour = inference_replicas_by_hour(rps, replica, utilization, redundancy)
     servers_by_hour = np.stack([rows[f"srv_{hr}"] for hr in range(24)], axis=1)
-    return OptionCosts({k: rows[f"l_{k}"] for k in LINES}, currency, train_paid, inf_paid, rows["server_hours"],
-                       tr_hours, replicas_by_hour, servers_by_hour, wall, np.asarray(egress_gb, dtype=float),
-                       float(inputs["c.uplift"]), n_train, tuple(notices), rows["stored"], rules, rows, inputs)
+    return OptionCosts(lines, currency, train_paid, inf_paid, rows["server_hours"], tr_hours, replicas_by_hour,
+                       servers_by_hour, wall, np.asarray(egress_gb, dtype=float), uplift, n_train, tuple(notices),
+                       rows["stored"], rules, rows, inputs, comp, brl_credits)
 
 
 class UnverifiedPriceError(ValueError):

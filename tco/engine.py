@@ -13,7 +13,7 @@ import numpy as np
 from tco import demand, finance, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
 from tco.catalog import Catalog
-from tco.costs import OptionCosts, option_costs, tax_uplift
+from tco.costs import OptionCosts, option_costs
 from tco.domain import LINES, Dist, Notice, option_kind
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
@@ -107,7 +107,11 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
     tax = opt.tax
-    if tax.valid_until and last_month > tax.valid_until and tax.method != "none":
+    b = opt.billing
+    if b is not None and b.status != "sourced" and tax.profile_id == b.profile:
+        out.append(Notice("billing_unverified", opt.name, {"provider": b.provider, "mode": b.mode, "status": b.status,
+                                                           "profile": b.profile}))
+    if tax.valid_until and last_month > tax.valid_until and tax.method != "none" and not tax.reform:
         out.append(Notice("tax_horizon", opt.name, {"profile": tax.profile_id, "until": tax.valid_until,
                                                     "end": last_month, "year": "2027"}))
     return out
@@ -202,7 +206,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
         train_total = float(lines_brl["training_compute"].sum())
         gph = {}
-        uplift = tax_uplift(opt.tax)
+        uplift = oc.tax_uplift if oc.currency["taxes"] == "USD" else 0.0
         for role, f in (("inference", opt.inference), ("training", opt.training)):
             if f is None:
                 continue
@@ -219,6 +223,11 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
     if problems:
         raise InputError(problems)
+    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != "sourced"}.values(),
+                 key=lambda p: p.start)
+    if est:
+        notices.append(Notice("tax_rates_estimate", None, {"start": est[0].start, "status": est[0].status,
+                                                            "periods": ", ".join(p.period_id for p in est)}))
 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,

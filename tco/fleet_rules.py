@@ -207,19 +207,13 @@ def egress_rules(tiers: tuple[tuple[bool, bool], ...]) -> tuple[list[Rule | Scal
 
 def plan(shape: Shape) -> tuple[Rule | Scalar, ...]:
     """Every rule of one option, in the order they are computed (and shown), ending with the six
-    ``l_<line>`` rows in the offer's currency."""
+    ``l_<line>`` rows in the offer's currency (the taxes line comes from ``tco.taxes``)."""
     rules = _sizing_rules() + _training_rules(shape)
     fleet, lines = (_shared_rules if shape.shared else _separate_rules)(shape)
     usage, usage_lines = _usage_rules(shape)
     rules += fleet + usage
     lines |= usage_lines
-    usd = [Row(f"l_{k}") for k in LINES if k in shape.usd_lines and k in lines]
-    if usd:
-        base = usd[0]
-        for term in usd[1:]:
-            base = base + term
-        lines["taxes"] = In("c.uplift") * base
-    for line in LINES:
+    for line in LINES:  # taxes: tco.taxes, after the lines (a dedicated invoice moves its taxes out of them)
         rules.append(Rule(f"l_{line}", lines.get(line, NOT_APPLICABLE), "",
                           f"cost line {line} in the offer's currency" if line in lines
                           else f"cost line {line}: does not apply to this option"))

@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from tco.costs import OptionCosts
     from tco.resolve import Fleet, ResolvedOption
 
-COLUMNS = ("option", "role", "line", "month", "currency", "amount", "quantity", "unit", "usdbrl", "amount_brl",
-           "provider", "region", "offer", "pricing")
+COLUMNS = ("option", "role", "line", "component", "month", "currency", "amount", "quantity", "unit", "usdbrl",
+           "amount_brl", "provider", "region", "offer", "pricing")
 """Columns of the long form, in order."""
 
 UNITS = {"training_compute": "server-hours", "inference_compute": "server-hours", "setup": "",
@@ -51,6 +51,9 @@ class Series:
     """The quantity billed per month, in ``unit`` (server-hours, GB, GB-month), where the line has one."""
     amount_brl: np.ndarray
     """Amount per month converted at the month's rate on the base path [BRL]."""
+    components: dict[str, np.ndarray] | None = None
+    """For the taxes line: each tax (IRRF, CIDE, ISS, PIS/COFINS, CBS, IBS, IOF) and the credits, per month in
+    ``currency``, all positive; the line is Σ taxes − credits (``tco.taxes``)."""
 
     @property
     def unit(self) -> str:
@@ -91,8 +94,9 @@ def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
         cur = Currency(oc.currency[line])
         amount = oc.lines[line]
         brl = amount * (fx_path if cur == Currency.USD else 1.0)
+        comp = oc.tax_components if line == "taxes" else None
         out.append(Series(opt.name, line, _role(line, opt), cur, _fleet(line, opt), amount,
-                          _quantity(line, oc, storage_gb_months), brl))
+                          _quantity(line, oc, storage_gb_months), brl, comp))
     return tuple(out)
 
 
@@ -141,20 +145,25 @@ class Ledger:
         return any(x.currency == Currency.USD and np.any(x.amount) for x in self.series)
 
     def rows(self) -> Iterator[tuple]:
-        """The long form, one tuple per option × month × line (columns ``COLUMNS``), zero amounts left out."""
+        """The long form, one tuple per option × month × line (columns ``COLUMNS``), zero amounts left out. The
+        taxes line is written one row per component; a credit is a negative amount, as on a bill, so a month's
+        rows add up to the line."""
         options = list(dict.fromkeys(x.option for x in self.series))
         for option in options:
             lines = self.of(option)
             for i, month in enumerate(self.months):
+                rate = float(self.usdbrl[i])
                 for x in lines:
-                    amount = float(x.amount[i])
-                    if amount == 0.0:
-                        continue
-                    rate = float(self.usdbrl[i]) if x.currency == Currency.USD else 1.0
-                    qty = None if x.quantity is None else float(x.quantity[i])
-                    yield (x.option, str(x.role), x.line, month, str(x.currency), amount, qty, x.unit, rate,
-                           float(x.amount_brl[i]), x.fleet.provider, x.fleet.region, x.fleet.offer_id,
-                           x.fleet.pricing)
+                    r = rate if x.currency == Currency.USD else 1.0
+                    parts = ([(k, -float(v[i]) if k == "credits" else float(v[i])) for k, v in x.components.items()]
+                             if x.components is not None else [("", float(x.amount[i]))])
+                    for component, amount in parts:
+                        if amount == 0.0:
+                            continue
+                        qty = None if x.quantity is None else float(x.quantity[i])
+                        brl = float(x.amount_brl[i]) if not component else amount * r
+                        yield (x.option, str(x.role), x.line, component, month, str(x.currency), amount, qty, x.unit,
+                               r, brl, x.fleet.provider, x.fleet.region, x.fleet.offer_id, x.fleet.pricing)
 
     def frame(self) -> pd.DataFrame:
         """The long form as a pandas DataFrame (for notebooks and ad-hoc analysis)."""

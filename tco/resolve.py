@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from tco.catalog import Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
+from tco import taxes as taxmod
+from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
 from tco.domain import is_committed
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
@@ -18,6 +19,38 @@ STORAGE_BY_PROVIDER = {"aws": "aws-s3", "gcp": "gcs", "azure": "azure-blob"}
 EGRESS_BY_PROVIDER = {"aws": "aws", "gcp": "gcp_premium", "azure": "azure"}
 REFUSED = ("not_offered", "anomalous")
 """Catalog statuses never used silently: an option naming one must give the price itself."""
+
+
+BRL_INVOICE_PROFILE = "brl_invoice_sp"
+"""Tax profile of a dedicated provider's BRL invoice (its taxes inside the price; credits by regime)."""
+
+
+def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
+    """How the provider of a cloud fleet bills a Brazilian CNPJ, and the default tax profile that follows.
+
+    The offer's own `br_billing` (set by the catalog's providers file, where there is one) wins; else the
+    provider's entry in tax_profiles.toml [billing.*]; else an import of services, marked unverified."""
+    offer = cat.offer(fleet.offer_id)
+    mode = getattr(offer, "br_billing", None) or ""
+    known = cat.billing.get(fleet.provider)
+    if mode:
+        same = known is not None and known.mode == mode
+        prov = getattr(cat, "providers", {}).get(fleet.provider)
+        status = (getattr(prov, "br_billing_status", "") or (known.status if same else "")
+                  or ("sourced" if getattr(offer, "br_billing_source", "") else "unverified"))
+        dflt = cat.billing.get(mode)
+        profile = known.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
+        return Billing(fleet.provider, mode, profile, status,
+                       getattr(offer, "br_billing_source", "") or (known.source if same else ""),
+                       getattr(prov, "as_of", "") or (known.as_of if same else ""))
+    if known is not None:
+        return known
+    dflt = cat.billing.get("import")
+    return Billing(fleet.provider, "import", dflt.profile if dflt else DEFAULT_PROFILE["import"], "unverified",
+                   f"no billing information for provider {fleet.provider!r}: taken as an import of services", "")
+
+
+DEFAULT_PROFILE = {"import": "import_direct_sp", "local_entity": "brazil_local_entity_sp"}
 
 
 @dataclass(frozen=True)
@@ -55,8 +88,20 @@ class ResolvedOption:
     storage_id: str
     storage_source: str
     tax: TaxProfile
+    """Tax profile of the option's USD (cloud) lines, or of an all-BRL option's USD lines ('none' by default)."""
     indexation_rate: float
     price_trend_rate: float
+    regime: str | None = None
+    """The buyer's tax regime (scenario.tax_regime); None = no credits beyond the profile's own."""
+    brl_tax: TaxProfile | None = None
+    """Tax profile of the BRL (dedicated) invoice of an all-BRL option; None = nothing added or credited."""
+    tax_rates: dict | None = None
+    """Rate key → array over months of `tax` (profile in force each month); None = base rates every month."""
+    brl_tax_rates: dict | None = None
+    billing: Billing | None = None
+    """How the cloud fleet's provider bills a Brazilian CNPJ (None for an all-BRL option)."""
+    tax_periods: tuple = ()
+    """Reform periods (tco.taxes.ReformPeriod) the option's months fall in."""
 
 
 def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override, setup_override, term_override,
@@ -134,8 +179,11 @@ def _as_quote(o, i: int, fleet: Fleet | None, usd, brl, line, problems: list[Pro
 def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None
             ) -> tuple[ModelArch, list[ResolvedOption]]:
     """Look up everything a scenario names; raise InputError with every problem found."""
+    from tco.demand import month_labels
+
     lines = lines or {}
     problems: list[Problem] = []
+    months = month_labels(s.scenario.start, s.scenario.horizon_months)
 
     def line(*key):
         while key:
@@ -212,17 +260,25 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
             else:
                 sprice, ssrc = st.usd_per_gb_month or 0.0, st.source
         all_brl = inf.kind == "dedicated" and (tr is None or tr.kind == "dedicated")
-        tid = o.taxes or ("none" if all_brl else "import_direct_sp")
+        cloud = inf if inf.kind == "cloud" else tr
+        billing = None if all_brl or cloud is None else billing_of(cat, cloud)
+        tid = o.taxes or (billing.profile if billing is not None else "none")
         tax = cat.taxes.get(tid)
         if tax is None:
             problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
                                     line("options", i, "taxes") or line("options", i)))
+        brl_tax = None
+        if (inf.kind == "dedicated" or (tr is not None and tr.kind == "dedicated")) and o.taxes != "none":
+            brl_tax = cat.taxes.get(BRL_INVOICE_PROFILE)
         if egress is None or tax is None:
             continue
         out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == "cloud"
                                   and o.fleet == "separate" and not is_committed(o.pricing),
                                   egress, sprice, sid, ssrc, tax,
-                                  o.indexation_rate, o.price_trend_rate))
+                                  o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
+                                  taxmod.rates_by_month(tax, months, cat.tax_reform),
+                                  taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
+                                  billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform))))
     if problems:
         raise InputError(problems)
     return model, out

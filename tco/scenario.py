@@ -46,6 +46,19 @@ class ScenarioInfo(Frozen):
     """Folder (relative to this file) with catalog CSV/TOML files whose rows add to or replace the shipped ones."""
     notes: str = ""
     """Free text shown in the assumptions."""
+    tax_regime: Literal["lucro_real", "lucro_presumido", "simples"] = "lucro_real"
+    """The buyer's tax regime, which sets the credits it takes: 'lucro_real' (PIS/COFINS and, from 2027, CBS/IBS),
+    'lucro_presumido' (CBS/IBS from 2027) or 'simples' (none)."""
+
+    @field_validator("tax_regime", mode="before")
+    @classmethod
+    def _regime(cls, v):
+        from tco.errors import closest
+        from tco.taxes import REGIMES
+
+        if isinstance(v, str) and v not in REGIMES:
+            raise ValueError(f"unknown tax regime {v!r}; {closest(v, list(REGIMES))}")
+        return v
 
     @field_validator("start")
     @classmethod
@@ -213,7 +226,8 @@ class Option(Frozen):
     storage_usd_per_gb_month: NonNegative | None = None
     """Override of the storage price [USD/GB-month] (e.g. where the catalog's price is unverified)."""
     taxes: str | None = None
-    """Tax profile id (default: 'import_direct_sp' for cloud, 'none' for dedicated)."""
+    """Tax profile id (default: from how the cloud offer's provider bills a Brazilian CNPJ, br_billing: 'aws_brazil_local'
+    for AWS, 'import_direct_sp' for an import; 'brl_invoice_sp' for dedicated; 'none' turns taxes and credits off)."""
     usd_per_hour: Positive | None = None
     """Override of the inference offer's USD/hour price."""
     training_usd_per_hour: Positive | None = None

@@ -12,6 +12,7 @@ start = "2027-01"                 # first month, YYYY-MM
 horizon_months = 36               # months modelled (1-240)
 discount_rate = 0.14              # nominal annual BRL rate, a fraction (0.14 = 14 %/yr)
 locale = "pt-BR"                  # "pt-BR" or "en"
+tax_regime = "lucro_real"         # buyer's regime: "lucro_real", "lucro_presumido" or "simples" (which taxes it credits)
 # catalog_dir = "my_catalog"      # folder with your own catalog files (rows add to / replace shipped ones)
 
 [model]
@@ -63,5 +64,5 @@ training_offer = "aws/us-east-1/p5en.48xlarge"
 inference_offer = "aws/us-east-1/p5en.48xlarge"
 pricing = "on_demand"             # "on_demand", "reserved_1yr", "reserved_3yr", "spot"
 autoscale = true                  # follow the hourly load (on_demand/spot only)
-taxes = "import_direct_sp"        # tax profile: import_direct_sp, import_direct_sp_lucro_real, aws_brazil_local, none
+# taxes = "import_direct_sp"      # tax profile; default from how the provider bills a Brazilian CNPJ (AWS: aws_brazil_local)
 '''

@@ -110,11 +110,14 @@ def test_pretrain_burst_separation_matters():
     assert rows["Dedicated BR — shared 8x H200 fleet"]["saving_brl"] > 1e6
 
 
-def test_warnings_name_estimates_and_an_expired_tax_profile(seed):
+def test_warnings_name_estimates_and_estimated_tax_rates(seed):
     _, _, res = seed
     codes = [(n.code, n.params) for n in res.notices]
     assert any(c == "price_estimate" for c, _ in codes)  # the shipped dedicated prices are estimates
-    assert any(c == "tax_horizon" and p["until"] == "2026-12" for c, p in codes)  # the seed runs to 2029-12
+    # the seed runs 2027-2029: the tax profiles now follow the reform's periods, whose CBS/IBS rates are estimates
+    # (before the dated profiles, this warned that the profiles stopped at 2026-12)
+    assert any(c == "tax_rates_estimate" and p["start"] == "2027-01" for c, p in codes)
+    assert not any(c == "tax_horizon" for c, _ in codes)
     # one notice per offer and option, not one per role
     estimates = [n for n in res.notices if n.code == "price_estimate"
                  and n.params["offer"] == "br-dedicated/sp/hgx-h200-8x"]

@@ -105,8 +105,10 @@ def test_tax_uplift_none(cat):
     assert tax_uplift(cat.taxes["none"]) == 0.0
 
 
-def test_shipped_tax_profiles_are_the_four_tested():
-    assert set(load_catalog().taxes) == {"import_direct_sp", "import_direct_sp_lucro_real", "aws_brazil_local", "none"}
+def test_shipped_tax_profiles_are_the_seven_tested():
+    # the four above; brazil_local_entity_sp, brl_invoice_sp and import_non_technical_sp in tests/test_taxes.py
+    assert set(load_catalog().taxes) == {"import_direct_sp", "import_direct_sp_lucro_real", "aws_brazil_local", "none",
+                                         "brazil_local_entity_sp", "brl_invoice_sp", "import_non_technical_sp"}
 
 
 # ---------------------------------------------------------------------------------------------

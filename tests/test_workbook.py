@@ -127,6 +127,10 @@ CHANGES = {
                                                "in_o3_iof": 0.0038, "in_o4_iof": 0.0038},
                             lambda d: (d["inference"]["users"].update(monthly_growth_rate=0.09),
                                        d["options"][1].update(training_brl_per_month=150_000.0))),
+    # the reform's CBS rate for 2027-2028 and the buyer's regime (no credits), month by month in the tax block
+    "tax_reform_regime": ("seed_70b_h200", {"in_rf1_cbs": 0.10, **{f"in_o{n}_cr_{k}": 0 for n in range(1, 7)
+                                                                   for k in ("pis_cofins", "cbs", "ibs")}},
+                          lambda d: d["scenario"].update(tax_regime="simples")),
 }
 
 
@@ -200,6 +204,18 @@ def _pretrain_tax_catalog(tmp: Path) -> Path:
     return d
 
 
+def _reform_catalog(tmp: Path) -> Path:
+    """A catalog overlay with a CBS rate of 10 % in 2027-2028, for the tax_reform_regime change."""
+    from tco.catalog import DATA_DIR
+
+    text = (DATA_DIR / "tax_profiles.toml").read_text(encoding="utf-8")
+    assert "cbs_rate = 0.0911" in text
+    d = tmp / "catalog_reform"
+    d.mkdir()
+    (d / "tax_profiles.toml").write_text(text.replace("cbs_rate = 0.0911", "cbs_rate = 0.10"), encoding="utf-8")
+    return d
+
+
 # ---------------------------------------------------------------------------------------------
 # fixtures
 
@@ -249,6 +265,10 @@ def recalculated(runs, written, tmp_path_factory):
         s2 = modified(scenario, change)
         if key == "growth_training_tax":
             cat = load_catalog(_pretrain_tax_catalog(tmp_path_factory.mktemp("cat")))
+            res2 = run_scenario(s2, cat, file=str(path), paths=400)
+            expected[key] = json_out.build(res2, "", str(path))
+        elif key == "tax_reform_regime":
+            cat = load_catalog(_reform_catalog(tmp_path_factory.mktemp("cat")))
             res2 = run_scenario(s2, cat, file=str(path), paths=400)
             expected[key] = json_out.build(res2, "", str(path))
         else:

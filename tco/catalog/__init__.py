@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from tco.errors import InputError, Problem, closest
+from tco.taxes import BILLING_MODES, METHODS, RATE_KEYS, ReformPeriod
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -171,7 +172,22 @@ class TaxProfile:
     source: str
     as_of: str
     valid_until: str | None = None
-    """Last month ('YYYY-MM') the profile describes; later months need a profile for the new rules."""
+    """Last month ('YYYY-MM') the base rates describe; later months follow the reform periods (if `reform`)."""
+    reform: bool = True
+    """Whether the catalog's reform periods (CBS/IBS from 2027) replace the base rates in their months."""
+    status: str = "sourced"
+
+
+@dataclass(frozen=True)
+class Billing:
+    """How a provider bills a Brazilian CNPJ, and the tax profile that follows from it."""
+
+    provider: str
+    mode: str
+    profile: str
+    status: str
+    source: str
+    as_of: str
 
 
 @dataclass(frozen=True)
@@ -203,6 +219,11 @@ class Catalog:
     def as_of(self) -> str:
         """Date the shipped catalog was last checked as a whole (defaults.toml [catalog] as_of)."""
         return str(self.defaults.get("catalog", {}).get("as_of", ""))
+    tax_reform: tuple[ReformPeriod, ...] = ()
+    """Dated reform periods (tax_profiles.toml [reform.*]), in month order."""
+    billing: dict[str, Billing] = field(default_factory=dict)
+    """Provider → how it bills a Brazilian CNPJ (tax_profiles.toml [billing.*]); 'import' and 'local_entity'
+    in it also name the default profile of each mode."""
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
@@ -399,9 +420,6 @@ def _load_storage(paths, problems):
     return out
 
 
-_RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate")
-
-
 def _read_toml(paths, problems):
     """Yield (path, data) for each TOML file that parses; record the others as problems."""
     for p in paths:
@@ -413,24 +431,74 @@ def _read_toml(paths, problems):
 
 
 def _load_taxes(paths, problems):
-    out = {}
+    """Tax profiles, reform periods and provider billing: a later file's entry replaces the same id."""
+    out, reform, billing = {}, {}, {}
     for p, data in _read_toml(paths, problems):
         for pid, prof in data.get("profiles", {}).items():
-            rates = {k: float(prof.get(k, 0.0)) for k in _RATE_KEYS}
-            bad = [k for k, v in rates.items() if not 0.0 <= v < 1.0]
-            for k in bad:
-                problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {rates[k]}"))
+            rates = {k: float(prof.get(k, 0.0)) for k in RATE_KEYS}
+            for k, v in rates.items():
+                if not 0.0 <= v < 1.0:
+                    problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {v}"))
             method = prof.get("method", "none")
-            if method not in ("import_gross_up", "local_por_dentro", "none"):
-                problems.append(Problem(str(p), f"profiles.{pid}.method",
-                                        "method must be 'import_gross_up', 'local_por_dentro' or 'none'"))
+            if method not in METHODS:
+                problems.append(Problem(str(p), f"profiles.{pid}.method", f"unknown tax method {method!r}; "
+                                        f"{closest(str(method), METHODS)}", _toml_line(p, f"profiles.{pid}", "method")))
             out[pid] = TaxProfile(pid, method, rates, bool(prof.get("pis_cofins_creditable", False)),
                                   prof.get("label_en", pid), prof.get("label_pt", pid),
                                   prof.get("source") or "; ".join(str(prof[k]) for k in prof if k.endswith("_source")),
                                   str(prof.get("as_of") or max((str(prof[k]) for k in prof if k.endswith("_as_of")),
                                                                default="")),
-                                  str(prof["valid_until"]) if prof.get("valid_until") else None)
-    return out
+                                  str(prof["valid_until"]) if prof.get("valid_until") else None,
+                                  bool(prof.get("reform", True)), str(prof.get("status", "sourced")))
+        for rid, per in data.get("reform", {}).items():
+            reform[rid] = _reform_period(p, rid, per, problems)
+        for prov, b in data.get("billing", {}).items():
+            mode = str(b.get("mode", ""))
+            if mode not in BILLING_MODES:
+                problems.append(Problem(str(p), f"billing.{prov}.mode", f"unknown billing mode {mode!r}; "
+                                        f"{closest(mode, BILLING_MODES)}", _toml_line(p, f"billing.{prov}", "mode")))
+            billing[prov] = Billing(prov, mode, str(b.get("profile", "")), str(b.get("status", "")),
+                                    str(b.get("source", "")), str(b.get("as_of", "")))
+    for prov, b in billing.items():
+        if b.profile and b.profile not in out:
+            problems.append(Problem(str(paths[-1]), f"billing.{prov}.profile", f"unknown tax profile {b.profile!r}; "
+                                    f"{closest(b.profile, list(out))}"))
+    periods = tuple(sorted((x for x in reform.values() if x is not None), key=lambda x: x.start))
+    return out, periods, billing
+
+
+def _toml_line(path: Path, table: str, key: str) -> int | None:
+    """Line of `key` inside the TOML table `[table]` (1-based), or of the table header, or None."""
+    head = None
+    for n, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        stripped = text.strip()
+        if stripped.startswith("["):
+            if head is not None:
+                break
+            if stripped == f"[{table}]":
+                head = n
+        elif head is not None and re.match(rf"{re.escape(key)}\s*=", stripped):
+            return n
+    return head
+
+
+def _reform_period(path, rid, per, problems) -> ReformPeriod | None:
+    where = f"reform.{rid}"
+    start, until = str(per.get("from", "")), per.get("until")
+    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", start) or (until and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", str(until))):
+        problems.append(Problem(str(path), where, "'from' and 'until' must be months written 'YYYY-MM'"))
+        return None
+    vals = {}
+    for k in ("pis_cofins_share", "iss_share", "cbs_rate", "ibs_rate"):
+        try:
+            vals[k] = float(per.get(k, 0.0))
+        except (TypeError, ValueError):
+            vals[k] = -1.0
+        if not 0.0 <= vals[k] <= 1.0:
+            problems.append(Problem(str(path), f"{where}.{k}", f"must be a fraction in [0, 1], got {per.get(k)!r}"))
+    return ReformPeriod(rid, start, str(until) if until else None, vals["pis_cofins_share"], vals["iss_share"],
+                        vals["cbs_rate"], vals["ibs_rate"], str(per.get("status", "")), str(per.get("source", "")),
+                        str(per.get("as_of", "")))
 
 
 def _load_interconnect(paths, problems):
@@ -468,6 +536,7 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         raise InputError([Problem(str(extra), "scenario.catalog_dir", "catalog folder not found")])
     problems: list[Problem] = []
     providers = _load_providers(_merge_files("providers.csv", extra), problems)
+    taxes, reform, billing = _load_taxes(_merge_files("tax_profiles.toml", extra), problems)
     cat = Catalog(
         gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
         models=_load_models(_merge_files("models.csv", extra), problems),
@@ -475,7 +544,7 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         dedicated_offers=_with_billing(_load_dedicated(_merge_files("dedicated_offers.csv", extra), problems), providers),
         egress=_load_egress(_merge_files("egress_tiers.csv", extra), problems),
         storage=_load_storage(_merge_files("storage.csv", extra), problems),
-        taxes=_load_taxes(_merge_files("tax_profiles.toml", extra), problems),
+        taxes=taxes,
         defaults=_load_defaults(_merge_files("defaults.toml", extra), problems),
         interconnect=_load_interconnect(_merge_files("interconnect.csv", extra), problems),
         calibration=_load_calibration(_merge_files("calibration_default.toml", extra), problems),
@@ -484,6 +553,8 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
                                          "interconnect.csv", "calibration_default.toml", "providers.csv")
                     for p in _merge_files(name, extra)),
         providers=providers,
+        tax_reform=reform,
+        billing=billing,
     )
     if problems:
         raise InputError(problems)

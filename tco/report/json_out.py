@@ -55,6 +55,13 @@ def _fleet_dict(f) -> dict | None:
             "source": f.price_source, "as_of": f.price_as_of}
 
 
+def _components_brl(o, res: Results) -> dict:
+    """Tax component → monthly amount in BRL (the taxes line's currency converted at the month's rate)."""
+    comp = o.costs.tax_components or {}
+    rate = res.fx_path if o.costs.currency["taxes"] == "USD" else 1.0
+    return {k: np.asarray(v) * rate for k, v in comp.items()}
+
+
 def build(res: Results, sha256: str = "", file: str = "") -> dict:
     """The JSON document as a dict."""
     s = res.scenario
@@ -82,6 +89,13 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "gpu_hour_all_in_brl": o.gpu_hour_brl,
             "tax_profile": r.tax.profile_id,
             "tax_uplift_share": c.tax_uplift,
+            "tax_regime": r.regime,
+            "tax_currency": c.currency["taxes"],
+            "brl_tax_profile": r.brl_tax.profile_id if r.brl_tax else None,
+            "br_billing": asdict(r.billing) if r.billing else None,
+            "taxes_by_component_brl": {k: float(v.sum()) for k, v in _components_brl(o, res).items()},
+            "tax_credits_in_brl_prices_brl": float(c.brl_price_credits.sum()) if c.brl_price_credits is not None
+            else 0.0,
             "egress_table": r.egress.egress_id,
             "storage": {"id": r.storage_id, "usd_per_gb_month": r.storage_usd_per_gb_month, "source": r.storage_source},
             "indexation_rate": r.indexation_rate,
@@ -136,8 +150,11 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                               for f in (o.resolved.inference, o.resolved.training) if f is not None}),
             "egress": [asdict(t) for t in sorted({o.resolved.egress.egress_id: o.resolved.egress
                                                  for o in res.options}.values(), key=lambda t: t.egress_id)],
-            "taxes": [asdict(t) for t in sorted({o.resolved.tax.profile_id: o.resolved.tax
-                                                for o in res.options}.values(), key=lambda t: t.profile_id)],
+            "taxes": [asdict(t) for t in sorted({t.profile_id: t for o in res.options
+                                                for t in (o.resolved.tax, o.resolved.brl_tax) if t is not None
+                                                }.values(), key=lambda t: t.profile_id)],
+            "tax_reform": [asdict(p) for p in sorted({p.period_id: p for o in res.options
+                                                     for p in o.resolved.tax_periods}.values(), key=lambda p: p.start)],
             "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
         },
         "warnings": [notices.line(n, "en") for n in res.notices],

@@ -16,7 +16,11 @@ from tco.engine import Results
 
 COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName",
            "RegionId", "ResourceType", "ServiceCategory", "ChargeCategory", "PricingCategory", "BillingCurrency",
-           "BilledCost", "x_Option", "x_CostLine", "x_ExchangeRateUSDBRL", "x_BilledCostBRL", "x_ServerHours")
+           "BilledCost", "x_Option", "x_CostLine", "x_ExchangeRateUSDBRL", "x_BilledCostBRL", "x_ServerHours",
+           "x_TaxComponent")
+"""The `taxes` line is written as one row per tax component (x_TaxComponent: irrf, cide, iss, pis_cofins, cbs,
+ibs, iof, credits); a credit row is ChargeCategory 'Credit' with a negative BilledCost, as on a bill, so the rows of
+a month add up to the taxes line."""
 
 SERVICE = {"training_compute": "AI and Machine Learning", "inference_compute": "AI and Machine Learning",
            "setup": "Other", "storage": "Storage", "egress": "Networking", "taxes": "Other"}
@@ -35,12 +39,13 @@ def render(res: Results) -> str:
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(COLUMNS)
-    for (option, _role, line, month, cur, amount, qty, _unit, rate, amount_brl, provider, region, offer,
+    for (option, _role, line, component, month, cur, amount, qty, _unit, rate, amount_brl, provider, region, offer,
          pricing) in res.ledger.rows():
         start, end = f"{month}-01", f"{_next_month(month)}-01"
         hours = repr(qty) if line in ("training_compute", "inference_compute") else ""
-        w.writerow([start, end, start, end, provider, region, offer, SERVICE[line],
-                    "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
-                    PRICING.get(pricing, "Standard"), cur, repr(amount), option, line, repr(rate),
-                    repr(amount_brl), hours])
+        category = ("Credit" if component == "credits" else "Tax" if line == "taxes"
+                    else "Usage" if line != "setup" else "Purchase")
+        w.writerow([start, end, start, end, provider, region, offer, SERVICE[line], category,
+                    PRICING.get(pricing, "Standard"), cur, repr(amount), option, line, repr(rate), repr(amount_brl),
+                    hours, component])
     return out.getvalue()

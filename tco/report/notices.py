@@ -5,7 +5,7 @@ the one place that turns a notice into a sentence: the sentence is the translati
 ``notice_<code>`` (both locales, same placeholders: a test), and each parameter has a kind that says
 how it is shown:
 ``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1``/``num2`` (one or two decimals), ``mode`` (expert or pipeline parallel),
-``pct`` (a share as a percent), ``month`` ("YYYY-MM" as month and year), ``ic`` (an interconnect id)
+``pct`` (a share as a percent), ``money`` (whole reais), ``month`` ("YYYY-MM" as month and year), ``ic`` (an interconnect id)
 or ``text`` (verbatim: offer ids, GPU names).
 """
 
@@ -28,6 +28,9 @@ PARAMS: dict[str, dict[str, str]] = {
     "training_past_horizon": {"needed_hours": "int", "fitted_hours": "int"},
     "min_term_idle": {"term": "int", "busy": "int"},
     "min_term_past_horizon": {"term": "int"},
+    "tax_rates_estimate": {"start": "month"},
+    "billing_unverified": {"provider": "text", "profile": "text"},
+    "hybrid_brl_credit": {"amount": "money"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 
@@ -45,6 +48,8 @@ def _show(value: object, kind: str, locale: str) -> str:
         return t("mode_ep" if value == "ep" else "mode_pp", locale)
     if kind == "pct":
         return fmt.percent_short(float(value), locale)  # type: ignore[arg-type]
+    if kind == "money":
+        return fmt.money(float(value), locale, False)  # type: ignore[arg-type]
     if kind == "month":
         return fmt.month_year(str(value), locale)
     if kind == "ic":

@@ -348,9 +348,10 @@ def _egress(doc: dict, ranked: list, loc: str) -> dict:
     rows = []
     for o in ranked:
         tco = o["tco_brl"]["deterministic"]
-        prof = taxes.get(o["tax_profile"], {})
+        pid = o.get("brl_tax_profile") if o.get("tax_currency") == "BRL" else o["tax_profile"]
+        prof = taxes.get(pid, {})
         rows.append([o["name"], fmt.money(o["egress_brl"], loc, False), fmt.percent(o["egress_brl"] / tco, loc, 2),
-                     prof.get(label_key) or o["tax_profile"], fmt.percent(o["tax_uplift_share"], loc),
+                     prof.get(label_key) or pid, fmt.percent(o["tax_uplift_share"], loc),
                      fmt.money(o["lines_brl"]["taxes"], loc, False)])
     head = [t("col_option", loc), t("col_egress", loc), t("col_egress_share", loc), t("col_tax_profile", loc),
             t("col_uplift", loc), t("line_taxes", loc)]

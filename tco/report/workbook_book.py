@@ -136,3 +136,16 @@ def row_range(sheet: str, r: int, horizon: int) -> str:
 
 def abs_cell(sheet: str, r: int, c: int) -> str:
     return qs(sheet) + xl_rowcol_to_cell(r, c, row_abs=True, col_abs=True)
+
+def reform_periods(res) -> list:
+    """The catalog's reform periods that fall inside the horizon, in month order (the workbook's in_rf1, in_rf2 …)."""
+    from tco.taxes import months_in_force
+
+    return [p for p in res.catalog.tax_reform if months_in_force(res.months, p.start, p.until).any()]
+
+
+def hybrid_brl_invoice(o) -> bool:
+    """A hybrid option whose BRL invoice earns credits netted from its BRL lines (tco.costs.option_taxes)."""
+    r = o.resolved
+    return (o.costs.currency["taxes"] == "USD" and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
+            and o.costs.brl_price_credits is not None)

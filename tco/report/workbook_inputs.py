@@ -8,7 +8,7 @@ import datetime as dt
 from tco import demand
 from tco.sizing import peak_tflops
 from tco.report import i18n
-from tco.report.workbook_book import Book, abs_cell
+from tco.report.workbook_book import Book, abs_cell, reform_periods
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
 
@@ -175,6 +175,20 @@ def write_inputs(book: Book, res) -> None:
         else:
             w.add("in_target_days", t("target_days"), tr.target_days, "d", "in_num")
 
+    periods = reform_periods(res)
+    if periods:
+        w.section(t("sec_reform"))
+        for j, per in enumerate(periods, start=1):
+            note = f"{per.status}: {per.source} ({per.as_of})"
+            w.add(f"in_rf{j}_from", t("rf_from", j=j, pid=per.period_id), excel_date(per.start), "", "in_date", note)
+            last = per.until if per.until and per.until < res.months[-1] else res.months[-1]
+            w.add(f"in_rf{j}_until", t("rf_until", j=j, pid=per.period_id), excel_date(last), "", "in_date",
+                  "" if per.until else t("rf_open"))
+            w.add(f"in_rf{j}_pc", t("rf_pc", j=j), per.pis_cofins_share, "", "in_pct")
+            w.add(f"in_rf{j}_iss", t("rf_iss", j=j), per.iss_share, "", "in_pct")
+            w.add(f"in_rf{j}_cbs", t("rf_cbs", j=j), per.cbs_rate, "", "in_pct")
+            w.add(f"in_rf{j}_ibs", t("rf_ibs", j=j), per.ibs_rate, "", "in_pct")
+
     for i, o in enumerate(res.options, start=1):
         _option_inputs(book, w, i, o, s)
     ws.print_area(0, 0, w.r, 5)
@@ -192,6 +206,8 @@ def _serving_inputs(w, t, res) -> None:
     w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
     w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
+
+
 
 
 def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
@@ -242,13 +258,36 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
-    tax = r.tax
-    w.add(None, t("col_tax_profile"), tax.profile_id, "", source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
+    tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
+    w.add(None, t("col_tax_profile"), tax.profile_id, "",
+          source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
+    if r.billing is not None:
+        w.add(None, t("br_billing"), r.billing.mode, "", source=f"{r.billing.status}: {r.billing.source}")
     for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
-                   ("iof", "iof_rate")):
-        w.add(p + k, book.term("col", key), tax.rates.get(key, 0.0), "", "in_pct", f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
+                   ("cbs", "cbs_rate"), ("ibs", "ibs_rate"), ("iof", "iof_rate")):
+        w.add(p + k, book.term("col", key), tax.rates.get(key, 0.0), "", "in_pct",
+              f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
     w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
     w.flag()
+    from tco.report.workbook_book import hybrid_brl_invoice
+
+    if hybrid_brl_invoice(o):  # the BRL invoice of a hybrid: its own profile, for its credits
+        bt = r.brl_tax
+        w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "",
+              source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
+        for k in ("pis_cofins", "cbs", "ibs"):
+            w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"), bt.rates.get(k + "_rate", 0.0), "", "in_pct",
+                  f"{bt.source} ({bt.as_of})" if k == "pis_cofins" else "")
+        w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
+              "in_int")
+        w.flag()
+    w.add(None, t("tax_regime"), r.regime or "—", "")
+    from tco.taxes import REGIMES
+
+    credited = REGIMES.get(r.regime or "", ())
+    for k in ("pis_cofins", "cbs", "ibs"):
+        w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
+        w.flag()
     eg = r.egress
     eg_usd = o.costs.currency["egress"] == "USD"
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
@@ -310,8 +349,8 @@ def write_catalog(book: Book, doc: dict) -> None:
     taxes = [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
               "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
              for x in cat["taxes"]]
-    table(t("src_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate",
-                           "pis_cofins_creditable", "as_of", "source"], taxes)
+    table(t("src_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "cbs_rate",
+                           "ibs_rate", "iof_rate", "pis_cofins_creditable", "as_of", "source"], taxes)
     storage = [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
                 "source": o["storage"]["source"]} for o in doc["options"]]
     table(t("src_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
