@@ -1,17 +1,14 @@
 """Command line: a thin ``main(argv) -> int`` over the library.
 
 Exit codes: 0 success, 2 bad input (scenario, catalog or arguments), 1 unexpected failure.
-Only this module prints. Outputs are written to a temporary folder inside the output folder and
-moved into place only when all of them were written, so a failure leaves nothing half-written.
+Only this module prints. Outputs are written by ``tco.outputs`` (temporary names in the output folder,
+renamed into place only when all of them were written), so a failure leaves nothing half-written.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 from tco import __version__
@@ -56,8 +53,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="scenario TOML file")
     run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
     run.add_argument("--seed", type=_non_negative, metavar="N", help="override [fx] seed (0 or more)")
-    run.add_argument("--paths", type=_positive, metavar="N", help="override [fx] paths (Monte Carlo, 1 or more)")
-    run.add_argument("--formats", default="json,csv,xlsx,pdf",
+    run.add_argument("--paths", type=_paths, metavar="N", help="override [fx] paths (Monte Carlo, 1 to 10,000,000)")
+    run.add_argument("--formats", default=["json", "csv", "xlsx", "pdf"], type=_formats,
                      help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
     run.add_argument("--quiet", action="store_true", help="no terminal summary")
     run.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
@@ -98,83 +95,76 @@ def cmd_validate(args) -> int:
     return 0
 
 
-def _write_outputs(res, sha: str, scenario_path: str, out_dir: Path, formats: list[str]) -> list[Path]:
-    from tco.report import json_out, ledger_csv
+MAX_PATHS = 10_000_000
+"""Same cap as the schema's ``fx.paths``."""
 
+
+def _paths(text: str) -> int:
+    v = _positive(text)
+    if v > MAX_PATHS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PATHS:,} paths (the limit of fx.paths), got {v:,}")
+    return v
+
+
+def _formats(text: str) -> list[str]:
+    from tco.outputs import FORMATS
+
+    formats = [f.strip() for f in text.split(",") if f.strip()]
+    bad = [f for f in formats if f not in FORMATS]
+    if bad:
+        raise argparse.ArgumentTypeError(f"unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
+    if not formats:
+        raise argparse.ArgumentTypeError(f"no format given; choose from {', '.join(FORMATS)}")
+    return list(dict.fromkeys(formats))
+
+
+def _stem_problem(scenario_path: str) -> str | None:
     stem = Path(scenario_path).stem
-    created = not out_dir.exists()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=".tco-", dir=out_dir))
-    written = []
-    ok = False
-    try:
-        doc = json_out.build(res, sha, scenario_path)
-        if "json" in formats:
-            (tmp / f"{stem}.json").write_text(json_out.dumps(doc), encoding="utf-8")
-        if "csv" in formats:
-            (tmp / f"{stem}.csv").write_text(ledger_csv.render(res), encoding="utf-8")
-        if "xlsx" in formats:
-            try:
-                from tco.report import workbook
-            except ImportError:
-                workbook = None
-            if workbook is not None:
-                workbook.write(res, doc, tmp / f"{stem}.xlsx")
-        if "pdf" in formats:
-            try:
-                from tco.report import proposal
-            except ImportError:
-                proposal = None
-            if proposal is not None:
-                attachments = [Path(scenario_path)] + ([tmp / f"{stem}.xlsx"] if (tmp / f"{stem}.xlsx").exists() else [])
-                proposal.write(res, doc, tmp / f"{stem}.pdf", attachments=attachments)
-        for f in sorted(tmp.iterdir()):
-            dest = out_dir / f.name
-            os.replace(f, dest)
-            written.append(dest)
-        ok = True
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if not ok and created:
-            shutil.rmtree(out_dir, ignore_errors=True)  # leave no empty folder behind either
-    return written
+    if not stem or stem.startswith("."):
+        return (f"{scenario_path}: the output files are named after the scenario file, and {stem!r} would make "
+                "hidden or odd names; rename the file (e.g. my_scenario.toml)")
+    return None
+
+
+def _analyse(res, args, progress):
+    from tco import analysis
+
+    if progress is None:
+        return analysis.enrich(res, sensitivity=not args.no_sensitivity)
+    from tco.report.terminal import status
+
+    with status("Break-evens, sensitivity and fleet separation…"):
+        return analysis.enrich(res, sensitivity=not args.no_sensitivity)
 
 
 def cmd_run(args) -> int:
     from tco.engine import run_scenario
+    from tco.outputs import catch_sigint, check_output_dir, interrupted, write_outputs
 
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
-    bad = [f for f in formats if f not in ("json", "csv", "xlsx", "pdf")]
-    if bad:
-        _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from json, csv, xlsx, pdf")
-        return 2
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        _err(f"-o {out}: exists and is not a folder")
-        return 2
-    scenario, sha, lines, cat = _load(args.scenario)
-    progress = None
-    if not args.quiet and sys.stderr.isatty():
-        from tco.report.terminal import progress_bar
-        progress = progress_bar()
-    res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
-                       progress=progress)
-    from tco import analysis
+    for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
+        if problem:
+            _err(f"error: {problem}")
+            return 2
+    with catch_sigint():
+        scenario, sha, lines, cat = _load(args.scenario)
+        progress = None
+        if not args.quiet and sys.stderr.isatty():
+            from tco.report.terminal import progress_bar
+            progress = progress_bar()
+        res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
+                           progress=progress)
+        res = _analyse(res, args, progress)
+        stem = Path(args.scenario).stem
+        if progress is not None:
+            from tco.report.terminal import status
 
-    if progress is not None:
-        from tco.report.terminal import status
-
-        with status("Break-evens, sensitivity and fleet separation…"):
-            res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-    else:
-        res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-    if progress is not None:
-        from tco.report.terminal import status
-
-        with status(f"Writing {', '.join(formats)}…"):
-            written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
-    else:
-        written = _write_outputs(res, sha, args.scenario, Path(args.output), formats)
+            with status(f"Writing {', '.join(args.formats)}…"):
+                written = write_outputs(res, Path(args.output), stem, args.formats, sha=sha,
+                                        scenario_path=args.scenario)
+        else:
+            written = write_outputs(res, Path(args.output), stem, args.formats, sha=sha, scenario_path=args.scenario)
+        if interrupted():  # a SIGINT that Python swallowed somewhere: never report success
+            raise KeyboardInterrupt
     if not args.quiet:
         from tco.report.terminal import summary
 
@@ -220,7 +210,7 @@ def cmd_sensitivity(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tco.errors import InputError
+    from tco.errors import InputError, InternalError
 
     parser = _parser()
     try:
@@ -241,8 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"error: {where}: {exc.strerror or exc}")
         return 2
     except KeyboardInterrupt:
-        _err("interrupted")
+        _err("interrupted (Ctrl-C)")
         return 130
+    except InternalError as exc:
+        _err(f"internal error: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

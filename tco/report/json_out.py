@@ -15,21 +15,41 @@ import numpy as np
 from tco import __version__
 from tco.costs import LINES
 from tco.engine import Results
+from tco.errors import InternalError
 
 
-def _clean(x):
+def _clean(x, path: str = ""):
+    """Plain JSON values. A non-finite number is refused (InternalError naming its key path): the
+    schema and the catalog admit only finite inputs, so NaN or infinity here is a bug, and a `null`
+    TCO must never reach automation with exit 0."""
     if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
+        return {str(k): _clean(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
+        return [_clean(v, f"{path}[{i}]") for i, v in enumerate(x)]
     if isinstance(x, np.ndarray):
-        return [_clean(v) for v in x.tolist()]
+        return _clean(x.tolist(), path)
     if isinstance(x, (np.floating, float)):
         v = float(x)
-        return None if math.isnan(v) or math.isinf(v) else v
+        if math.isnan(v) or math.isinf(v):
+            raise InternalError(f"the result {path} is {v} (not a finite number); nothing was written")
+        return v
     if isinstance(x, (np.integer,)):
         return int(x)
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
     return x
+
+
+def check_money(res: Results) -> None:
+    """Refuse results whose money is not finite (InternalError naming the option and amount)."""
+    for o in res.options:
+        for label, d in (("tco_brl", o.tco), ("npv_brl", o.npv)):
+            for k, v in d.as_dict().items():
+                if v is None or not math.isfinite(v):
+                    raise InternalError(f"option {o.name!r}: {label}.{k} is {v} (not a finite amount); "
+                                        "nothing was written")
+        if not np.isfinite(o.total_brl).all():
+            raise InternalError(f"option {o.name!r}: a monthly total is not a finite amount; nothing was written")
 
 
 def _catalog_file(path: str, catalog_dir: str | None) -> str:
@@ -56,6 +76,7 @@ def _fleet_dict(f) -> dict | None:
 
 def build(res: Results, sha256: str = "", file: str = "") -> dict:
     """The JSON document as a dict."""
+    check_money(res)
     s = res.scenario
     options = []
     for o in res.options:

@@ -31,9 +31,23 @@ def _next_month(p: str) -> str:
     return f"{y:04d}-{m:02d}"
 
 
+RISKY_LEAD = ("=", "+", "-", "@", "\t", "\r")
+"""Leading characters that make Excel or LibreOffice read a cell as a formula (OWASP CSV injection)."""
+
+
+def text_cell(v: str) -> str:
+    """A text cell that a spreadsheet shows as text: a risky leading character gets a ``'`` prefix
+    (OWASP CSV-injection guidance). Every text cell is quoted by the writer, so a comma, quote,
+    newline or carriage return stays inside its cell."""
+    v = str(v)
+    return "'" + v if v.startswith(RISKY_LEAD) else v
+
+
 def render(res: Results) -> str:
+    """The ledger as CSV text: text cells neutralised and quoted, numbers written unquoted with
+    Python's shortest exact representation (repr)."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     w.writerow(COLUMNS)
     for o in res.options:
         r = o.resolved
@@ -49,8 +63,9 @@ def render(res: Results) -> str:
                 tr_h = float(o.costs.training_hours[i])
                 hours = (tr_h if line == "training_compute" else float(o.costs.instance_hours[i]) - tr_h
                          if line == "inference_compute" else "")
-                w.writerow([start, end, start, end, fleet.provider, fleet.region, fleet.offer_id, SERVICE[line],
-                            "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
-                            PRICING.get(fleet.pricing, "Standard"), cur, repr(amount), o.name, line, repr(rate),
-                            repr(float(o.lines_brl[line][i])), hours if hours == "" else repr(hours)])
+                text = [start, end, start, end, fleet.provider, fleet.region, fleet.offer_id, SERVICE[line],
+                        "Tax" if line == "taxes" else "Usage" if line != "setup" else "Purchase",
+                        PRICING.get(fleet.pricing, "Standard"), cur]
+                w.writerow([text_cell(v) for v in text] + [amount, text_cell(o.name), line, rate,
+                                                           float(o.lines_brl[line][i]), hours])
     return out.getvalue()

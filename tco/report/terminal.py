@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
+import re
 import sys
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text) -> str:
+    """Text printed literally: control characters (escape sequences) shown as \\xNN, rich markup escaped."""
+    from rich.markup import escape
+
+    return escape(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
 
 
 def _brl(x: float) -> str:
@@ -26,7 +36,7 @@ def summary(res, written) -> None:
     path = res.fx_path
     fx = (f"USD/BRL {path[0]:.2f}" if abs(path[-1] - path[0]) < 5e-3
           else f"USD/BRL {path[0]:.2f} → {path[-1]:.2f} (base path)")
-    t = Table(title=f"{s.scenario.name}: {s.scenario.horizon_months} months from {s.scenario.start}, "
+    t = Table(title=f"{plain(s.scenario.name)}: {s.scenario.horizon_months} months from {s.scenario.start}, "
                     f"spot {s.fx.usdbrl:g}, {fx}, FX model {res.fx_info.get('model')}")
     for col in ("#", "option", "TCO (BRL)", "vs best", "NPV (BRL)", "P5–P95 TCO (BRL)", "egress", "R$/M tokens"):
         t.add_column(col, justify="left" if col == "option" else "right", no_wrap=col != "option")
@@ -34,14 +44,14 @@ def summary(res, written) -> None:
         d = o.tco
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
-        t.add_row(str(i), o.name, _brl(d.deterministic),
+        t.add_row(str(i), plain(o.name), _brl(d.deterministic),
                   "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
                   spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
     console.print(t)
     for w in res.warnings:
-        console.print(f"[yellow]warning:[/] {w}")
+        console.print(f"[yellow]warning:[/] {plain(w)}")
     for p in written:
-        console.print(f"wrote {p}")
+        console.print(f"wrote {plain(p)}")
 
 
 def progress_bar():
@@ -84,12 +94,18 @@ def offers_table(cat, gpu_filter: str | None) -> None:
             continue
         if o.kind == "cloud":
             for k, p in sorted(o.prices.items()):
-                t.add_row(oid, o.gpu, str(o.gpu_count), k, "—" if p.usd_per_hour is None else f"US$ {p.usd_per_hour:,.4f}/h",
-                          p.status, p.as_of)
+                t.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), plain(k), "—" if p.usd_per_hour is None else f"US$ {p.usd_per_hour:,.4f}/h",
+                          plain(p.status), plain(p.as_of))
         else:
-            t.add_row(oid, o.gpu, str(o.gpu_count), "monthly", f"R$ {o.brl_per_month:,.0f}/month", o.status, o.as_of)
+            t.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), "monthly", f"R$ {o.brl_per_month:,.0f}/month",
+                      plain(o.status), plain(o.as_of))
     console = Console(file=sys.stdout)
     console.width = max(console.width, 170)
+    if not t.row_count:
+        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids})
+        console.print(f"no offer uses a GPU matching {plain(repr(gpu_filter))}; GPUs in the catalog: "
+                      f"{plain(', '.join(gpus))}")
+        return
     console.print(t)
 
 
@@ -102,7 +118,7 @@ def tornado_table(t: dict) -> None:
     if not t.get("challenger"):
         console.print("only one option: nothing to compare")
         return
-    tab = Table(title=f"{t['challenger']} minus {t['leader']} (base: {_brl(t['base_diff_brl'])})")
+    tab = Table(title=f"{plain(t['challenger'])} minus {plain(t['leader'])} (base: {_brl(t['base_diff_brl'])})")
     for col in ("input", "range", "metric", "at low", "at high", "swing"):
         tab.add_column(col, justify="left" if col in ("input", "range") else "right", no_wrap=True)
     for r in t["rows"]:
