@@ -91,6 +91,10 @@ def cmd_validate(args) -> int:
 
     scenario, sha, lines, cat = _load(args.scenario)
     run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
+    if scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
+        from tco.fx import load_history
+
+        load_history(scenario.fx, scenario.scenario.horizon_months)
     print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
     return 0
 

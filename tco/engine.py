@@ -15,7 +15,7 @@ from tco.catalog import Catalog
 from tco.costs import LINES, OptionCosts, option_costs, tax_uplift
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
-from tco.scenario import Scenario
+from tco.scenario import Scenario, plausibility
 
 HOURS_PER_MONTH = 730.0
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
@@ -143,7 +143,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
 
     # sizing and costs, option by option
     problems: list[Problem] = []
-    warnings: list[str] = []
+    warnings: list[str] = plausibility(s)
     fx_path = fxmod.deterministic_path(s.fx, h)
     disc = finance.discount_factors(h, s.scenario.discount_rate)
     results: list[OptionResult] = []

@@ -13,25 +13,80 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from tco.errors import InputError, Problem
+
+# Sane upper bounds: far beyond any real workload, low enough that the arithmetic stays finite.
+MAX_USERS = 1e10
+"""More than everyone on Earth."""
+MAX_TOKENS_PER_REQUEST = 1e7
+MAX_REQUESTS_PER_USER_PER_DAY = 1e5
+MAX_TRAINING_TOKENS = 1e15
+"""About 30× the largest published pre-training run (~3.6e13 tokens)."""
+MAX_GPU_HOURS = 1e10
+MAX_USD_PER_HOUR = 1e4
+"""Per server-hour; the dearest 8-GPU cloud instances list about US$ 100/h."""
+MAX_BRL_PER_MONTH = 1e8
+"""Per server-month."""
+MAX_NAME_CHARS = 200
+MAX_TEXT_CHARS = 5000
+MAX_PATH_CHARS = 4096
+YEARS = (1990, 2200)
+"""First and last year a timeline may start in."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _plain(pattern: re.Pattern):
+    def check(v: str) -> str:
+        m = pattern.search(v)
+        if m:
+            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
+                             "here; write plain text")
+        return v
+    return check
+
+
+def _visible(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must contain a visible character, not only spaces")
+    return v
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL)),
+                 AfterValidator(_visible)]
+"""A label: one line of plain text, 1–200 characters."""
+Line = Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""One line of plain text, up to 200 characters (may be empty)."""
+Id = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""A catalog id or name."""
+PathText = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_plain(_CONTROL))]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_plain(_CONTROL_TEXT))]
+"""Free text: tabs and line breaks allowed, up to 5,000 characters."""
 
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[float, Field(gt=0.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
+Users = Annotated[float, Field(ge=0.0, le=MAX_USERS)]
+PositiveUsers = Annotated[float, Field(gt=0.0, le=MAX_USERS)]
+UsdPerHour = Annotated[float, Field(gt=0.0, le=MAX_USD_PER_HOUR)]
+BrlPerMonth = Annotated[float, Field(gt=0.0, le=MAX_BRL_PER_MONTH)]
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
+                              allow_inf_nan=False)
 
 
 class ScenarioInfo(Frozen):
-    name: str = Field(min_length=1)
+    name: Name
     """Scenario name, shown on every report."""
-    client: str = ""
+    client: Line = ""
     """Client the proposal is for (free text; always shown as text, never as a formula or markup)."""
-    prepared_by: str = ""
+    prepared_by: Line = ""
     """Who prepared the study (shown on the proposal cover)."""
     start: str
     """First month of the timeline, "YYYY-MM"."""
@@ -41,21 +96,23 @@ class ScenarioInfo(Frozen):
     """Nominal annual BRL discount rate (fraction: 0.14 = 14 %/yr); month t is discounted by (1 + r)^(-t/12)."""
     locale: Literal["pt-BR", "en"] = "pt-BR"
     """Language and number format of the workbook and proposal."""
-    catalog_dir: str | None = None
+    catalog_dir: PathText | None = None
     """Folder (relative to this file) with catalog CSV/TOML files whose rows add to or replace the shipped ones."""
-    notes: str = ""
-    """Free text shown in the assumptions."""
+    notes: Text = ""
+    """Free text shown in the assumptions (up to 5,000 characters)."""
 
     @field_validator("start")
     @classmethod
     def _month(cls, v: str) -> str:
         if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", v):
             raise ValueError(f"start must be a month written 'YYYY-MM' (e.g. '2027-01'), got {v!r}")
+        if not YEARS[0] <= int(v[:4]) <= YEARS[1]:
+            raise ValueError(f"start year must be between {YEARS[0]} and {YEARS[1]}, got {v!r}")
         return v
 
 
 class ModelSpec(Frozen):
-    id: str
+    id: Id
     """Model architecture from the catalog (models.csv), e.g. 'llama-3.1-70b'."""
     precision: Literal["bf16", "fp8"] = "bf16"
     """Weight precision when serving: bf16 = 2 bytes/parameter, fp8 = 1 byte/parameter."""
@@ -66,21 +123,21 @@ class ModelSpec(Frozen):
 class Training(Frozen):
     method: Literal["none", "lora", "full", "pretrain"]
     """'none' (no training), 'lora' (adapters on frozen weights), 'full' fine-tune or 'pretrain'."""
-    tokens: NonNegative = 0.0
+    tokens: Annotated[float, Field(ge=0.0, le=MAX_TRAINING_TOKENS)] = 0.0
     """Training tokens per epoch, D [tokens]."""
-    epochs: Positive = 1.0
+    epochs: Annotated[float, Field(gt=0.0, le=1000.0)] = 1.0
     """Passes over the tokens."""
-    gpu_hours: NonNegative | None = None
+    gpu_hours: Annotated[float, Field(ge=0.0, le=MAX_GPU_HOURS)] | None = None
     """GPU-hours given directly (skips the 6·N·D estimate) [GPU·h]."""
     mfu: Share | None = None
     """Model FLOPs utilisation; default from the catalog calibration."""
-    start_month: int = Field(1, ge=1)
+    start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which training starts (1 = scenario start)."""
-    target_days: Positive = 30.0
+    target_days: float = Field(30.0, ge=0.1, le=3650.0)
     """Wall-clock days the training burst should take; sets the cluster size unless `servers` is given."""
-    servers: int | None = Field(None, ge=1)
+    servers: int | None = Field(None, ge=1, le=100_000)
     """Training cluster size in servers (overrides target_days)."""
-    activation_memory_share: NonNegative = 0.25
+    activation_memory_share: Annotated[float, Field(ge=0.0, le=100.0)] = 0.25
     """Activation memory as a share of weight+optimizer memory (planning assumption)."""
     lora_trainable_share: Share = 0.01
     """Share of parameters trained by LoRA adapters."""
@@ -95,38 +152,38 @@ class Training(Frozen):
 class LinearGrowth(Frozen):
     model: Literal["linear"]
     """Growth model: "linear"."""
-    start_users: NonNegative
+    start_users: Users
     """Users in the first month of inference."""
-    end_users: NonNegative
+    end_users: Users
     """Users in the last month of the horizon."""
 
 
 class CompoundGrowth(Frozen):
     model: Literal["compound"]
     """Growth model: "compound"."""
-    start_users: NonNegative
+    start_users: Users
     """Users in the first month of inference."""
     monthly_growth_rate: Annotated[float, Field(ge=-1.0, le=1.0)]
     """Compound growth per month (fraction: 0.05 = +5 %/month)."""
-    max_users: NonNegative | None = None
+    max_users: Users | None = None
     """Optional cap."""
 
 
 class LogisticGrowth(Frozen):
     model: Literal["logistic"]
     """Growth model: "logistic"."""
-    start_users: Positive
+    start_users: PositiveUsers
     """Users in the first month of inference."""
-    ceiling_users: Positive
+    ceiling_users: PositiveUsers
     """Saturation level of the S-curve."""
-    steepness_per_month: Positive = 0.25
+    steepness_per_month: Annotated[float, Field(gt=0.0, le=10.0)] = 0.25
     """Logistic rate k: u(t) = C / (1 + (C/u1 − 1)·e^(−k·t))."""
 
 
 class ListGrowth(Frozen):
     model: Literal["list"]
     """Growth model: "list"."""
-    users: list[NonNegative] = Field(min_length=1)
+    users: list[Users] = Field(min_length=1, max_length=240)
     """Users per inference month; the last value holds for later months."""
 
 
@@ -136,35 +193,35 @@ PROFILES = ("flat", "business_hours")
 
 
 class Inference(Frozen):
-    start_month: int = Field(1, ge=1)
+    start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which serving starts."""
     users: Growth
     """How the number of active users grows: linear, compound, logistic or list."""
-    requests_per_user_per_day: NonNegative
+    requests_per_user_per_day: Annotated[float, Field(ge=0.0, le=MAX_REQUESTS_PER_USER_PER_DAY)]
     """Requests an active user makes per day [requests/user/day]."""
-    input_tokens_per_request: NonNegative
+    input_tokens_per_request: Annotated[float, Field(ge=0.0, le=MAX_TOKENS_PER_REQUEST)]
     """Prompt tokens per request (prefill) [tokens]."""
-    output_tokens_per_request: Positive
+    output_tokens_per_request: Annotated[float, Field(gt=0.0, le=MAX_TOKENS_PER_REQUEST)]
     """Generated tokens per request (decode) [tokens]."""
     active_days_per_week: Annotated[float, Field(ge=1.0, le=7.0)] = 7.0
     """Days a week with traffic (5 for an office tool); the daily profile and peak are those of an active day."""
-    tokens_per_second_per_user: Positive = 20.0
+    tokens_per_second_per_user: Annotated[float, Field(gt=0.0, le=10_000.0)] = 20.0
     """Decode speed each user must see [tokens/s]."""
-    daily_profile: Literal["flat", "business_hours"] | list[NonNegative] = "business_hours"
+    daily_profile: Literal["flat", "business_hours"] | list[Share] = "business_hours"
     """Share of a day's requests in each hour (24 values summing to 1) or a named profile."""
     utilization_target_share: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
     """Highest planned utilisation of a replica at peak (headroom for bursts)."""
     redundancy: Literal["none", "n+1"] = "none"
     """'n+1' adds one spare replica whenever any is needed."""
-    egress_kb_per_request: NonNegative = 20.0
+    egress_kb_per_request: Annotated[float, Field(ge=0.0, le=1e6)] = 20.0
     """Bytes sent to the internet per request [kB, 1 kB = 1000 bytes] (response stream and overhead)."""
-    storage_gb: NonNegative = 0.0
+    storage_gb: Annotated[float, Field(ge=0.0, le=1e8)] = 0.0
     """Object storage kept on the cloud (weights, checkpoints, logs) [GB]."""
     bandwidth_efficiency_share: Share | None = None
     """Achieved share of peak memory bandwidth in decode; default from catalog calibration."""
     flops_efficiency_share: Share | None = None
     """Achieved share of peak FLOPS in prefill/decode compute; default from catalog calibration."""
-    max_batch_sequences: int = Field(256, ge=1)
+    max_batch_sequences: int = Field(256, ge=1, le=65_536)
     """Cap on concurrent sequences per replica (vLLM's max_num_seqs default is 256)."""
     memory_usable_share: Share = 0.9
     """Share of GPU memory usable for weights and KV cache (vLLM's default gpu_memory_utilization)."""
@@ -186,40 +243,40 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 
 
 class Option(Frozen):
-    name: str = Field(min_length=1)
-    """Label of the deployment option."""
-    inference_offer: str
+    name: Name
+    """Label of the deployment option (plain text, up to 200 characters)."""
+    inference_offer: Id
     """Catalog offer that serves inference (cloud 'aws/us-east-1/p5en.48xlarge' or dedicated 'br-dedicated/sp/…')."""
-    training_offer: str | None = None
+    training_offer: Id | None = None
     """Catalog offer for the training burst (required unless training.method = 'none')."""
-    pricing: str = Field("on_demand", min_length=1)
+    pricing: Id = "on_demand"
     """Cloud pricing for the inference fleet: 'on_demand', 'spot', 'reserved_1yr', 'reserved_3yr' or any pricing
     the catalog lists for the offer ('cud_1yr', …); all but on_demand/spot are committed (ignored by dedicated offers)."""
-    training_pricing: str = Field("on_demand", min_length=1)
+    training_pricing: Id = "on_demand"
     """Cloud pricing for the training burst (on_demand or spot for a separate burst)."""
     fleet: Literal["separate", "shared"] = "separate"
     """'separate': a training cluster only for the burst plus an inference fleet; 'shared': one fleet sized for both, kept all horizon."""
     autoscale: bool = True
     """Cloud on-demand/spot fleets follow the hourly load; otherwise the peak fleet runs all month."""
-    egress: str | None = None
+    egress: Id | None = None
     """Egress tier table id (default: the offer's provider/region; dedicated: none)."""
-    storage: str | None = None
+    storage: Id | None = None
     """Storage price id (default: the provider's object storage in the offer's region)."""
-    storage_usd_per_gb_month: NonNegative | None = None
+    storage_usd_per_gb_month: Annotated[float, Field(ge=0.0, le=100.0)] | None = None
     """Override of the storage price [USD/GB-month] (e.g. where the catalog's price is unverified)."""
-    taxes: str | None = None
+    taxes: Id | None = None
     """Tax profile id (default: 'import_direct_sp' for cloud, 'none' for dedicated)."""
-    usd_per_hour: Positive | None = None
+    usd_per_hour: UsdPerHour | None = None
     """Override of the inference offer's USD/hour price."""
-    training_usd_per_hour: Positive | None = None
+    training_usd_per_hour: UsdPerHour | None = None
     """Override of the training offer's USD/hour price."""
-    brl_per_month: Positive | None = None
+    brl_per_month: BrlPerMonth | None = None
     """Override of the dedicated inference offer's BRL/month price per server."""
-    training_brl_per_month: Positive | None = None
+    training_brl_per_month: BrlPerMonth | None = None
     """Override of the dedicated training offer's BRL/month price per server."""
-    setup_fee_brl: NonNegative | None = None
+    setup_fee_brl: Annotated[float, Field(ge=0.0, le=MAX_BRL_PER_MONTH)] | None = None
     """Override of the dedicated setup fee per server."""
-    min_term_months: int | None = Field(None, ge=1)
+    min_term_months: int | None = Field(None, ge=1, le=240)
     """Override of the dedicated minimum term."""
     indexation_rate: Share = 0.04
     """Annual price indexation of dedicated contracts (IPCA; Focus 2026 expectation ≈ 4 %), applied each contract year."""
@@ -228,7 +285,7 @@ class Option(Frozen):
 
 
 class FX(Frozen):
-    usdbrl: Positive
+    usdbrl: float = Field(ge=0.01, le=1000.0)
     """Spot USD/BRL at the start [BRL per USD]."""
     model: Literal["fixed", "parity", "gbm", "bootstrap"] = "fixed"
     """'fixed' (spot all horizon), 'parity' (forward from interest-rate parity), 'gbm' or 'bootstrap' (Monte Carlo)."""
@@ -238,13 +295,13 @@ class FX(Frozen):
     """Annual USD interest rate for parity drift (effective Fed funds 3.63 % in May 2026, FRED)."""
     volatility: Share = 0.0
     """Annual volatility of log USD/BRL for 'gbm' (fraction: 0.13 = 13 %)."""
-    drift: float | None = None
+    drift: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None
     """Annual log drift for 'gbm'; default from interest-rate parity."""
     paths: int = Field(10_000, ge=1, le=10_000_000)
     """Monte Carlo paths."""
-    seed: int = Field(20261130, ge=0)
+    seed: int = Field(20261130, ge=0, le=2**63 - 1)
     """Random seed (same seed, same numbers)."""
-    history_csv: str | None = None
+    history_csv: PathText | None = None
     """Monthly USD/BRL CSV (columns month,usdbrl) for 'bootstrap'; default the shipped BCB series."""
     block_months: int = Field(6, ge=1, le=60)
     """Block length of the bootstrap [months]."""
@@ -265,15 +322,34 @@ class Scenario(Frozen):
             raise ValueError(f"inference.start_month {self.inference.start_month} is after the horizon ({h} months)")
         if self.training.method != "none" and self.training.start_month > h:
             raise ValueError(f"training.start_month {self.training.start_month} is after the horizon ({h} months)")
-        names = [o.name for o in self.options]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ValueError(f"option names must be unique; repeated: {', '.join(dup)}")
         return self
+
+
+def plausibility(s: Scenario) -> list[str]:
+    """Warnings for inputs that are valid but probably not meant (the run goes on)."""
+    out = []
+    g = s.inference.users
+    h = s.scenario.horizon_months
+    if g.model == "logistic" and g.ceiling_users < g.start_users:
+        out.append(f"inference.users: ceiling_users ({g.ceiling_users:,.0f}) is below start_users "
+                   f"({g.start_users:,.0f}): the user curve declines towards the ceiling")
+    if g.model == "compound" and g.max_users is None and g.start_users * (1 + g.monthly_growth_rate) ** h > 1e9:
+        out.append(f"inference.users: {g.monthly_growth_rate:.0%} a month compounds to more than a billion users "
+                   f"within {h} months; set max_users")
+    if g.model == "list" and len(g.users) > h:
+        out.append(f"inference.users: {len(g.users)} monthly values for a {h}-month horizon; the extra ones are unused")
+    for i, o in enumerate(s.options):
+        if o.min_term_months is not None and o.min_term_months > h:
+            out.append(f"options[{i}].min_term_months: a {o.min_term_months}-month minimum term is longer than the "
+                       f"{h}-month horizon; only the months inside the horizon are costed")
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # Loading
+
+
+_INLINE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]+)\s*=")
 
 
 def key_lines(text: str) -> dict[tuple, int]:
@@ -307,9 +383,12 @@ def key_lines(text: str) -> dict[tuple, int]:
         if m:
             key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
             lines[current + key] = n
-            # inline table keys: users = { model = "logistic", start_users = 10 }
-            for im in re.finditer(r"([A-Za-z0-9_\-]+)\s*=", line[m.end():]):
-                lines.setdefault(current + key + (im.group(1),), n)
+            # inline table keys: users = { model = "logistic", start_users = 10 }. The look-behind keeps
+            # the scan linear: a key starts only after a non-key character, never inside a long word.
+            rest = line[m.end():].lstrip()
+            if rest.startswith("{"):
+                for im in _INLINE_KEY.finditer(rest):
+                    lines.setdefault(current + key + (im.group(1),), n)
     return lines
 
 
@@ -363,13 +442,18 @@ def _message(err: dict) -> str:
     kind = err.get("type", "")
     inp = err.get("input")
     key = str(loc[-1]) if loc else ""
-    if kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float)):
+    if (kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float))
+            and 1.0 < inp <= 100.0):
         return f"{inp!r} looks like a percent; write fractions (e.g. {inp / 100:g} for {inp:g} %)"
+    if kind in ("int_type", "float_type", "bool_type", "string_type") and inp is not None:
+        want = {"int_type": "an integer (a whole number)", "float_type": "a number", "bool_type": "true or false",
+                "string_type": "text in quotes"}[kind]
+        hint = "; write it without quotes" if isinstance(inp, str) and kind != "string_type" else ""
+        return f"must be {want} (got {inp!r}){hint}"
+    if kind == "finite_number":
+        return f"must be a finite number (got {inp!r}); inf and nan are not amounts"
     if kind == "extra_forbidden":
-        valid = _valid_keys(loc[:-1])
-        from tco.errors import closest
-
-        return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
+        return _unknown_key(loc, key)
     if kind == "missing":
         return "required key is missing"
     if kind == "union_tag_invalid":
@@ -377,6 +461,69 @@ def _message(err: dict) -> str:
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     return f"{msg} (got {inp!r})" if kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg else msg
+
+
+SECTION_MODELS = {"scenario": "ScenarioInfo", "model": "ModelSpec", "training": "Training", "inference": "Inference",
+                  "fx": "FX", "options": "Option"}
+
+
+def _unknown_key(loc: tuple, key: str) -> str:
+    """'unknown key' with the likely fix: a section name read as a key of the table above it, a key that
+    belongs to another section, or the closest valid key."""
+    from tco.errors import closest
+
+    here = f"[{_key_path(tuple(p for p in loc[:-1] if not isinstance(p, int)))}]" if loc[:-1] else "the top level"
+    if key in SECTION_MODELS and len(loc) > 1:
+        return (f"unknown key in {here}: TOML reads `{key} = …` below a [table] header as part of that table; "
+                f"write the {key} as its own [{'[options]' if key == 'options' else key}] table")
+    homes = [sec for sec, model in SECTION_MODELS.items() if key in globals()[model].model_fields
+             and sec != (loc[0] if loc else None)]
+    if homes:
+        return f"unknown key in {here}: `{key}` belongs in [{homes[0] if homes[0] != 'options' else '[options]'}]"
+    valid = _valid_keys(loc[:-1])
+    return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
+
+
+UNION_HINTS = {"daily_profile": "write 'flat', 'business_hours' or a list of 24 hourly shares that sum to 1"}
+_INTERNAL_LOC = re.compile(r"^(literal\[|list\[|function-|constrained-|tagged-union\[)")
+
+
+def _problems(exc: ValidationError, file: str, lines: dict) -> list[Problem]:
+    """One problem per key: pydantic's union branches (``literal[...]``, ``list[...]``) merged into one message."""
+    problems: dict[str, Problem] = {}
+    for err in exc.errors():
+        raw = tuple(err["loc"])
+        loc = tuple(p for p in raw if not (isinstance(p, str) and (p in ("linear", "compound", "logistic", "list")
+                                                                   or _INTERNAL_LOC.match(p))))
+        path = _key_path(loc)
+        union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
+        if union:
+            inp = err.get("input")
+            msg = f"{UNION_HINTS[str(loc[-1])]} (got {inp!r})" if not isinstance(inp, list) else _message(err)
+            if path in problems and isinstance(inp, list):
+                continue
+            problems[path] = Problem(file, path, msg, _line_for(loc, lines))
+        elif path not in problems:
+            problems[path] = Problem(file, path, _message(err), _line_for(loc, lines))
+    return list(problems.values())
+
+
+def _duplicates(data: dict, file: str, lines: dict) -> list[Problem]:
+    opts = data.get("options")
+    if not isinstance(opts, list):
+        return []
+    seen: dict[str, int] = {}
+    out = []
+    for i, o in enumerate(opts):
+        name = o.get("name") if isinstance(o, dict) else None
+        if not isinstance(name, str):
+            continue
+        if name in seen:
+            out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {name!r} is also the name "
+                               f"of options[{seen[name]}]", _line_for(("options", i, "name"), lines)))
+        else:
+            seen[name] = i
+    return out
 
 
 def load_text(text: str, file: str = "<scenario>") -> Scenario:
@@ -393,31 +540,56 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
             msg += f'; write months as text: {hit.group(1)} = "{hit.group(2)}"'
         raise InputError([Problem(file, hit.group(1) if hit else "", msg, line)]) from None
     lines = key_lines(text)
+    problems = _duplicates(data, file, lines)
     try:
-        return Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in ("linear", "compound", "logistic", "list")))
-            problems.append(Problem(file, _key_path(loc), _message(err), _line_for(loc, lines)))
+        problems += _problems(exc, file, lines)
+    if problems:
         problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
+    return scenario
+
+
+MAX_SCENARIO_BYTES = 1_000_000
+"""A scenario is a few kB; anything over 1 MB is refused before it is read."""
+
+
+def read_limited(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; InputError otherwise (a FIFO, a device, a folder,
+    a file too large, one that cannot be read)."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, pipe or socket)"
+            raise InputError([Problem(str(path), "", f"cannot read {what}: {kind}")])
+        if st.st_size > limit:
+            raise InputError([Problem(str(path), "", f"{what} is {st.st_size:,} bytes; the limit is {limit:,}")])
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot read {what}: {exc.strerror or exc}")]) from None
+    if len(raw) > limit:
+        raise InputError([Problem(str(path), "", f"{what} is larger than the limit of {limit:,} bytes")])
+    return raw
 
 
 def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     """Read a scenario file. Returns (scenario, sha256 of the file, key→line map)."""
     path = Path(path)
+    raw = read_limited(path, MAX_SCENARIO_BYTES, "scenario file")
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(str(path), "", f"cannot read scenario file: {exc.strerror}")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError([Problem(str(path), "", "scenario file is not UTF-8 text")]) from None
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is accepted and ignored
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError([Problem(str(path), "", f"scenario file is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                                  "save it as UTF-8", line)]) from None
     scenario = load_text(text, str(path))
     hist = scenario.fx.history_csv
     if hist and not Path(hist).is_absolute():  # relative to the scenario file, like catalog_dir
         fx = scenario.fx.model_copy(update={"history_csv": str(path.parent / hist)})
         scenario = scenario.model_copy(update={"fx": fx})
-    return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text)
+    return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text.lstrip("\ufeff"))
