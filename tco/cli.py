@@ -90,11 +90,15 @@ def cmd_validate(args) -> int:
     from tco.engine import run_scenario
 
     scenario, sha, lines, cat = _load(args.scenario)
-    run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
+    res = run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
     if scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
         from tco.fx import load_history
 
         load_history(scenario.fx, scenario.scenario.horizon_months)
+    from tco.report.terminal import plain
+
+    for w in res.warnings:
+        _err(f"warning: {plain(w)}")
     print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
     return 0
 

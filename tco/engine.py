@@ -143,7 +143,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
 
     # sizing and costs, option by option
     problems: list[Problem] = []
-    warnings: list[str] = plausibility(s)
+    warnings: list[str] = plausibility(s) + list(cat.warnings)
     fx_path = fxmod.deterministic_path(s.fx, h)
     disc = finance.discount_factors(h, s.scenario.discount_rate)
     results: list[OptionResult] = []
@@ -165,8 +165,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             need = params * sizing.BYTES_PER_PARAM[s.model.precision] / 1e9
             problems.append(Problem(file, key, f"model {model.model!r} ({need:,.0f} GB of {s.model.precision} weights plus KV "
                                     f"cache) fits on no GPU count of {fleet.offer_id!r} ({fleet.gpus_per_server} × "
-                                    f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each); choose a larger server or "
-                                    "model.precision = 'fp8'", (lines or {}).get(("options", opt.index, "inference_offer"))))
+                                    f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each); choose a larger server"
+                                    + (" or model.precision = 'fp8'" if s.model.precision != "fp8" else ""), (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
         if not rep.target_met:
             warnings.append(f"{opt.name}: {fleet.gpu.gpu} cannot reach {inf.tokens_per_second_per_user:g} tokens/s per "

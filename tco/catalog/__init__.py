@@ -8,12 +8,19 @@ replace (same id), the shipped rows. Loaders check types and report every bad ro
 from __future__ import annotations
 
 import csv
+import io
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tco.errors import InputError, Problem
+
+MAX_USD_PER_HOUR = 1e4
+"""Per server-hour (the scenario schema's bound too)."""
+MAX_BRL_PER_MONTH = 1e8
+"""Per server-month."""
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -127,6 +134,8 @@ class Catalog:
     taxes: dict[str, TaxProfile]
     defaults: dict[str, dict]
     files: tuple[str, ...] = field(default=())
+    warnings: tuple[str, ...] = field(default=())
+    """Things a reader should know about the catalog (e.g. a catalog_dir with no recognised file)."""
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
@@ -144,30 +153,90 @@ def _num(v: str) -> float | None:
     return float(v) if v else None
 
 
+def _range_text(lo: float | None, hi: float | None, lo_open: bool) -> str:
+    parts = []
+    if lo is not None:
+        parts.append(f"{'>' if lo_open else '≥'} {lo:g}")
+    if hi is not None:
+        parts.append(f"≤ {hi:g}")
+    return " and ".join(parts)
+
+
 class _Rows:
     """Read a CSV and collect problems instead of stopping at the first."""
 
     def __init__(self, path: Path, required: tuple[str, ...]):
         self.path = path
         self.problems: list[Problem] = []
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
+        self.rows = []
+        text = _read_text(path, self.problems)
+        if text is None:
+            return
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        try:
             missing = [c for c in required if c not in (reader.fieldnames or [])]
             if missing:
                 self.problems.append(Problem(str(path), ",".join(missing), "missing column(s)", 1))
-                self.rows = []
             else:
-                self.rows = [(reader.line_num, row) for row in reader]
+                self.rows = [(reader.line_num, {k: v if isinstance(v, str) else "" for k, v in row.items()
+                                                if k is not None}) for row in reader]
+        except csv.Error as exc:
+            self.problems.append(Problem(str(path), "", f"not a readable CSV: {exc}", reader.line_num or None))
+            self.rows = []
 
-    def num(self, line: int, row: dict, key: str, required: bool = True) -> float | None:
+    def num(self, line: int, row: dict, key: str, required: bool = True, *, lo: float | None = None,
+            hi: float | None = None, lo_open: bool = False, integer: bool = False) -> float | None:
+        """The cell as a finite number within [lo, hi] (lo excluded if `lo_open`), else None and a problem."""
         try:
             v = _num(row.get(key, ""))
         except ValueError:
             self.problems.append(Problem(str(self.path), key, f"not a number: {row.get(key)!r}", line))
             return None
-        if v is None and required:
-            self.problems.append(Problem(str(self.path), key, "value is required", line))
+        if v is None:
+            if required:
+                self.problems.append(Problem(str(self.path), key, "value is required", line))
+            return None
+        bad = (not math.isfinite(v) or (lo is not None and (v <= lo if lo_open else v < lo))
+               or (hi is not None and v > hi) or (integer and v != int(v)))
+        if bad:
+            want = ("a whole number " if integer else "a finite number ") + _range_text(lo, hi, lo_open)
+            self.problems.append(Problem(str(self.path), key, f"must be {want.strip()}, got {row.get(key)!r}", line))
+            return None
         return v
+
+    def text(self, line: int, row: dict, key: str) -> str:
+        """A text cell: one line of plain text (control characters are reported)."""
+        v = row.get(key) or ""
+        if _CONTROL.search(v) or len(v) > 2000:
+            self.problems.append(Problem(str(self.path), key, "text must be plain (no control characters, at most "
+                                         "2,000 characters)", line))
+            return _CONTROL.sub("", v)[:2000]
+        return v
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+MAX_CATALOG_BYTES = 20_000_000
+
+
+def _read_text(path: Path, problems: list[Problem]) -> str | None:
+    """A catalog file's text, or None with a problem (unreadable, not UTF-8, too large)."""
+    try:
+        if not path.is_file():
+            problems.append(Problem(str(path), "", "not a regular file"))
+            return None
+        if path.stat().st_size > MAX_CATALOG_BYTES:
+            problems.append(Problem(str(path), "", f"catalog file larger than {MAX_CATALOG_BYTES:,} bytes"))
+            return None
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(str(path), "", f"cannot read catalog file: {exc.strerror or exc}"))
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        problems.append(Problem(str(path), "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8",
+                                raw[:exc.start].count(b"\n") + 1))
+        return None
 
 
 def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
@@ -182,12 +251,15 @@ def _load_gpus(paths, problems):
     for p in paths:
         r = _Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
         for line, row in r.rows:
-            mem, bw, bf16 = (r.num(line, row, k) for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
-            if None in (mem, bw, bf16):
+            mem, bw, bf16 = (r.num(line, row, k, lo=0, hi=1e5, lo_open=True)
+                             for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
+            opt = [r.num(line, row, k, False, lo=0, hi=1e6, lo_open=True)
+                   for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs")]
+            name = r.text(line, row, "gpu")
+            if None in (mem, bw, bf16) or not name:
                 continue
-            out[row["gpu"]] = Gpu(row["gpu"], mem, bw, bf16, r.num(line, row, "fp8_dense_tflops", False),
-                                  r.num(line, row, "tdp_w", False), row.get("interconnect", "pcie") or "pcie",
-                                  r.num(line, row, "interconnect_gbs", False), row["source"], row["as_of"])
+            out[name] = Gpu(name, mem, bw, bf16, opt[0], opt[1], row.get("interconnect", "pcie") or "pcie",
+                            opt[2], row["source"], row["as_of"])
         problems += r.problems
     return out
 
@@ -197,10 +269,15 @@ def _load_models(paths, problems):
     for p in paths:
         r = _Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, k) for k in ("params_b", "active_params_b", "layers", "kv_heads", "head_dim")]
-            if None in vals:
+            vals = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
+            vals += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
+            ctx = r.num(line, row, "max_context_tokens", False, lo=1, hi=1e9, integer=True)
+            if None in vals or not r.text(line, row, "model"):
                 continue
-            ctx = r.num(line, row, "max_context_tokens", False)
+            if vals[1] > vals[0]:
+                r.problems.append(Problem(str(p), "active_params_b", f"active parameters ({vals[1]:g} B) exceed the "
+                                          f"total ({vals[0]:g} B)", line))
+                continue
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"])
@@ -214,12 +291,12 @@ def _load_cloud(paths, problems):
         r = _Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
                       "source", "as_of"))
         for line, row in r.rows:
-            count = r.num(line, row, "gpu_count")
-            if count is None:
+            count = r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True)
+            usd = r.num(line, row, "usd_per_hour", False, lo=0, hi=MAX_USD_PER_HOUR, lo_open=True)
+            oid = r.text(line, row, "offer_id")
+            if count is None or not oid or (usd is None and (row.get("usd_per_hour") or "").strip()):
                 continue
-            price = CloudPrice(r.num(line, row, "usd_per_hour", False), row.get("status", "listed") or "listed",
-                               row["source"], row["as_of"])
-            oid = row["offer_id"]
+            price = CloudPrice(usd, row.get("status", "listed") or "listed", row["source"], row["as_of"])
             prev = out.get(oid)
             prices = dict(prev.prices) if prev else {}
             prices[row["pricing"]] = price
@@ -234,8 +311,11 @@ def _load_dedicated(paths, problems):
         r = _Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
                       "min_term_months", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, k) for k in ("gpu_count", "brl_per_month", "setup_fee_brl", "min_term_months")]
-            if None in vals:
+            vals = [r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
+                    r.num(line, row, "brl_per_month", lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True),
+                    r.num(line, row, "setup_fee_brl", lo=0, hi=MAX_BRL_PER_MONTH),
+                    r.num(line, row, "min_term_months", lo=1, hi=240, integer=True)]
+            if None in vals or not r.text(line, row, "offer_id"):
                 continue
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
@@ -256,10 +336,14 @@ def _load_egress(paths, problems):
             if p != paths[0] and eid not in replaced:  # a user file replaces a whole table
                 tiers[eid] = []
                 replaced.add(eid)
-            lo = r.num(line, row, "tier_from_gb")
-            hi = r.num(line, row, "tier_to_gb", False)
-            price = r.num(line, row, "usd_per_gb", False)
+            lo = r.num(line, row, "tier_from_gb", lo=0, hi=1e12)
+            hi = r.num(line, row, "tier_to_gb", False, lo=0, hi=1e12, lo_open=True)
+            price = r.num(line, row, "usd_per_gb", False, lo=0, hi=100)
             if lo is None:
+                continue
+            if hi is not None and hi <= lo:
+                r.problems.append(Problem(str(p), "tier_to_gb", f"tier ends ({hi:g} GB) before it starts ({lo:g} GB)",
+                                          line))
                 continue
             tiers.setdefault(eid, []).append((lo, hi, price))
             meta[eid] = (row["source"], row["as_of"])
@@ -281,7 +365,8 @@ def _load_storage(paths, problems):
     for p in paths:
         r = _Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
         for line, row in r.rows:
-            out[row["storage_id"]] = StoragePrice(row["storage_id"], r.num(line, row, "usd_per_gb_month", False),
+            out[row["storage_id"]] = StoragePrice(row["storage_id"],
+                                                  r.num(line, row, "usd_per_gb_month", False, lo=0, hi=100),
                                                   row.get("status", ""), row["source"], row["as_of"])
         problems += r.problems
     return out
@@ -293,21 +378,36 @@ _RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate
 def _read_toml(paths, problems):
     """Yield (path, data) for each TOML file that parses; record the others as problems."""
     for p in paths:
+        text = _read_text(p, problems)
+        if text is None:
+            continue
         try:
-            yield p, tomllib.loads(p.read_text(encoding="utf-8"))
+            yield p, tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"line (\d+)", str(exc))
             problems.append(Problem(str(p), "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None))
 
 
+def _rate(p, pid: str, prof: dict, k: str, problems) -> float:
+    v = prof.get(k, 0.0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0.0 <= v < 1.0:
+        problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {v!r}"))
+        return 0.0
+    return float(v)
+
+
 def _load_taxes(paths, problems):
     out = {}
     for p, data in _read_toml(paths, problems):
-        for pid, prof in data.get("profiles", {}).items():
-            rates = {k: float(prof.get(k, 0.0)) for k in _RATE_KEYS}
-            bad = [k for k, v in rates.items() if not 0.0 <= v < 1.0]
-            for k in bad:
-                problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {rates[k]}"))
+        profiles = data.get("profiles", {})
+        if not isinstance(profiles, dict):
+            problems.append(Problem(str(p), "profiles", "must be a table of [profiles.<id>] tables"))
+            continue
+        for pid, prof in profiles.items():
+            if not isinstance(prof, dict):
+                problems.append(Problem(str(p), f"profiles.{pid}", f"must be a table, got {prof!r}"))
+                continue
+            rates = {k: _rate(p, pid, prof, k, problems) for k in _RATE_KEYS}
             method = prof.get("method", "none")
             if method not in ("import_gross_up", "local_por_dentro", "none"):
                 problems.append(Problem(str(p), f"profiles.{pid}.method",
@@ -321,12 +421,36 @@ def _load_taxes(paths, problems):
     return out
 
 
+def _check_defaults(p, data: dict, problems) -> None:
+    """Every default is a table of finite non-negative numbers (shares ≤ 1 where named so)."""
+    for k, v in data.items():
+        if not isinstance(v, dict):
+            problems.append(Problem(str(p), k, f"must be a [{k}] table, got {v!r}"))
+            continue
+        for kk, x in v.items():
+            if isinstance(x, dict) or isinstance(x, str) or isinstance(x, list):
+                continue
+            share = kk.endswith("_share") or kk == "mfu" or k == "scaling_efficiency"
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0 or (
+                    share and not 0 < x <= 1):
+                want = "a share in (0, 1]" if share else "a finite number ≥ 0"
+                problems.append(Problem(str(p), f"{k}.{kk}", f"must be {want}, got {x!r}"))
+
+
 def _load_defaults(paths, problems):
     out: dict[str, dict] = {}
-    for _, data in _read_toml(paths, problems):
+    for p, data in _read_toml(paths, problems):
+        before = len(problems)
+        _check_defaults(p, data, problems)
+        if len(problems) > before:
+            continue
         for k, v in data.items():
             out.setdefault(k, {}).update(v)
     return out
+
+
+CATALOG_FILES = ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv", "egress_tiers.csv",
+                 "storage.csv", "tax_profiles.toml", "defaults.toml")
 
 
 def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
@@ -335,6 +459,10 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
     if extra is not None and not extra.is_dir():
         raise InputError([Problem(str(extra), "scenario.catalog_dir", "catalog folder not found")])
     problems: list[Problem] = []
+    warnings: tuple[str, ...] = ()
+    if extra is not None and not any((extra / name).is_file() for name in CATALOG_FILES):
+        warnings = (f"catalog_dir {extra} holds none of the catalog files ({', '.join(CATALOG_FILES)}): "
+                    "only the shipped catalog is used",)
     cat = Catalog(
         gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
         models=_load_models(_merge_files("models.csv", extra), problems),
@@ -347,6 +475,7 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         files=tuple(str(p) for name in ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv",
                                          "egress_tiers.csv", "storage.csv", "tax_profiles.toml", "defaults.toml")
                     for p in _merge_files(name, extra)),
+        warnings=warnings,
     )
     if problems:
         raise InputError(problems)
