@@ -86,11 +86,21 @@ def _load(path: str):
     return scenario, sha, lines, load_catalog(cat_dir)
 
 
+def _require_feasible(res, file: str, lines) -> None:
+    from tco.engine import infeasible_problem
+    from tco.errors import InputError
+
+    problem = infeasible_problem(res, file, lines)
+    if problem is not None:
+        raise InputError([problem])
+
+
 def cmd_validate(args) -> int:
     from tco.engine import run_scenario
 
     scenario, sha, lines, cat = _load(args.scenario)
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
+    _require_feasible(res, args.scenario, lines)
     if scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
         from tco.fx import load_history
 
@@ -161,6 +171,7 @@ def cmd_run(args) -> int:
             progress = progress_bar()
         res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
                            progress=progress)
+        _require_feasible(res, args.scenario, lines)
         res = _analyse(res, args, progress)
         stem = Path(args.scenario).stem
         if progress is not None:
@@ -210,6 +221,7 @@ def cmd_sensitivity(args) -> int:
 
     scenario, sha, lines, cat = _load(args.scenario)
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines)
+    _require_feasible(res, args.scenario, lines)
     tornado_table(analysis.tornado(res))
     pair = analysis.kind_pair(res)
     if pair is not None:

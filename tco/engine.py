@@ -57,6 +57,36 @@ class OptionResult:
     prob_cheapest: float | None = None
     """Share of FX paths on which this option is the cheapest."""
 
+    @property
+    def feasible(self) -> bool:
+        """The replica meets the workload's targets (per-user tokens/s); an infeasible option is shown with the
+        speed it reaches but never ranked, recommended or compared."""
+        return bool(self.replica.target_met)
+
+    @property
+    def achieved_tokens_per_second_per_user(self) -> float:
+        """Decode speed each user sees on this option's replica [tokens/s]."""
+        return float(self.replica.tokens_per_second_per_user)
+
+
+def rankable(options: list[OptionResult]) -> list[OptionResult]:
+    """The options that may be ranked, recommended or used as a comparator: the feasible ones, in the order
+    given. Every ranking (terminal, JSON, workbook, proposal, break-evens, probability of being cheapest) uses this."""
+    return [o for o in options if o.feasible]
+
+
+def infeasible_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
+    """A problem when no option is feasible (there is nothing to recommend), naming the fastest option."""
+    if not res.options or rankable(res.options):
+        return None
+    fastest = max(res.options, key=lambda o: o.achieved_tokens_per_second_per_user)
+    target = res.scenario.inference.tokens_per_second_per_user
+    return Problem(file, "inference.tokens_per_second_per_user",
+                   f"no option meets the workload's targets ({target:g} tokens/s per user): the fastest, "
+                   f"{fastest.name!r}, reaches {fastest.achieved_tokens_per_second_per_user:.1f} tokens/s per user at "
+                   "batch 1; lower the target or add an option with faster GPUs",
+                   (lines or {}).get(("inference", "tokens_per_second_per_user")) or (lines or {}).get(("inference",)))
+
 
 @dataclass(frozen=True)
 class Results:
@@ -169,8 +199,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     + (" or model.precision = 'fp8'" if s.model.precision != "fp8" else ""), (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue
         if not rep.target_met:
-            warnings.append(f"{opt.name}: {fleet.gpu.gpu} cannot reach {inf.tokens_per_second_per_user:g} tokens/s per "
-                            f"user even at batch 1 ({rep.tokens_per_second_per_user:.1f} tokens/s); sized at batch 1")
+            warnings.append(f"{opt.name}: infeasible, not ranked: {fleet.gpu.gpu} cannot reach "
+                            f"{inf.tokens_per_second_per_user:g} tokens/s per user even at batch 1 "
+                            f"({rep.tokens_per_second_per_user:.1f} tokens/s)")
         tsize = None
         if tr.method != "none" and opt.training is not None:
             tf = opt.training
@@ -238,7 +269,8 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
             "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
             "base_path_annual_change_rate": fxmod.base_annual_change(s.fx)}
     if s.fx.model not in ("gbm", "bootstrap"):
-        best = min(range(len(res.options)), key=lambda i: res.options[i].tco.deterministic)
+        ok = [i for i, o in enumerate(res.options) if o.feasible]
+        best = min(ok, key=lambda i: res.options[i].tco.deterministic) if ok else None
         opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]
         return replace(res, options=opts, fx_info=info)
     from tco import risk

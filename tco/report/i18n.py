@@ -372,6 +372,11 @@ CATALOG: dict[str, tuple[str, str]] = {
     "g_taxes_def": ("Tributos brasileiros sobre a importação de serviços e o câmbio da remessa.",
                     "Brazilian taxes on imported services and on the foreign-exchange transfer."),
     # disclaimers
+    "d_infeasible": ("Fora da comparação por não atingirem a velocidade exigida de {target} tokens/s por usuário: "
+                     "{options}. Essas opções não são classificadas nem recomendadas.",
+                     "Left out of the comparison because they cannot reach the required {target} tokens/s per user: "
+                     "{options}. These options are neither ranked nor recommended."),
+    "d_infeasible_item": ("{name} (atinge {tps} tokens/s)", "{name} (reaches {tps} tokens/s)"),
     "d_estimate": ("Os preços de servidores dedicados marcados como estimativa ilustrativa ({offers}) não são "
                    "cotações: foram derivados de componentes com fonte pública e devem ser substituídos por uma "
                    "proposta comercial do fornecedor.", "Dedicated server prices marked as illustrative estimates "

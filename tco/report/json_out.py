@@ -91,6 +91,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         options.append({
             "name": o.name,
             "kind": o.kind,
+            "feasible": o.feasible,
+            "achieved_tokens_per_second_per_user": o.achieved_tokens_per_second_per_user,
             "fleet": r.fleet,
             "autoscale": r.autoscale,
             "tco_brl": o.tco.as_dict(),
@@ -121,7 +123,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "probability_cheapest": o.prob_cheapest,
             "monthly": monthly,
         })
-    ranked = sorted(options, key=lambda x: x["tco_brl"]["deterministic"])
+    ranked = sorted((x for x in options if x["feasible"]), key=lambda x: x["tco_brl"]["deterministic"])
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     cat = res.catalog
@@ -134,7 +136,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                "usdbrl": s.fx.usdbrl, "path": res.fx_path, **{k: v for k, v in res.fx_info.items()
                                                               if k not in ("model", "paths", "seed", "usdbrl")}},
         "ranking": [o["name"] for o in ranked],
-        "cheapest": ranked[0]["name"],
+        "cheapest": ranked[0]["name"] if ranked else None,
+        "infeasible": [o["name"] for o in options if not o["feasible"]],
         "options": options,
         "demand": {"months": res.months, "users": res.users, "requests": res.requests, "tokens": res.tokens,
                    "egress_gb": res.egress_gb, "peak_requests_per_second": res.peak_rps,

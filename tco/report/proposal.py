@@ -118,7 +118,8 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     today = today or _dt.date.today()
     loc = doc["scenario"].get("locale") or "pt-BR"
     palette = theme["colors"]["palette"]
-    ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
+    # only feasible options are ranked, recommended or compared; the others are named in the disclaimers
+    ranked = sorted((o for o in doc["options"] if o.get("feasible", True)), key=lambda o: o["tco_brl"]["deterministic"])
     prob = {o.name: o.prob_cheapest for o in res.options}
     has_usd = any(o.costs.currency[k] == "USD" and np.any(o.costs.lines[k]) for o in res.options for k in LINES)
     sc = doc["scenario"]
@@ -154,7 +155,11 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
     }
     estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"] if x["status"] == "illustrative_estimate"})
-    out["disclaimers"] = ([t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
+    infeasible = [t("d_infeasible_item", loc, name=o["name"], tps=fmt.number(o["achieved_tokens_per_second_per_user"], loc, 1))
+                  for o in doc["options"] if not o.get("feasible", True)]
+    out["disclaimers"] = ([t("d_infeasible", loc, target=fmt.number(res.scenario.inference.tokens_per_second_per_user, loc),
+                             options="; ".join(infeasible))] if infeasible else []) + (
+        [t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
         t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
     for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"],

@@ -31,8 +31,10 @@ def summary(res, written) -> None:
     console = Console(file=sys.stdout)
     console.width = max(console.width, 150)
     s = res.scenario
-    ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
-    best = ranked[0].tco.deterministic
+    from tco.engine import rankable
+
+    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
+    best = ranked[0].tco.deterministic if ranked else float("nan")
     path = res.fx_path
     fx = (f"USD/BRL {path[0]:.2f}" if abs(path[-1] - path[0]) < 5e-3
           else f"USD/BRL {path[0]:.2f} → {path[-1]:.2f} (base path)")
@@ -47,6 +49,11 @@ def summary(res, written) -> None:
         t.add_row(str(i), plain(o.name), _brl(d.deterministic),
                   "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
                   spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
+    for o in res.options:  # shown, never ranked: the speed it reaches instead of a rank
+        if not o.feasible:
+            t.add_row("—", plain(o.name), _brl(o.tco.deterministic),
+                      f"infeasible: {o.achieved_tokens_per_second_per_user:.1f} tok/s/user", "—", "—", "—", "—",
+                      style="dim")
     console.print(t)
     for w in res.warnings:
         console.print(f"[yellow]warning:[/] {plain(w)}")
