@@ -339,6 +339,12 @@ def plausibility(s: Scenario) -> list[str]:
     if g.model == "list" and len(g.users) > h:
         out.append(f"inference.users: {len(g.users)} monthly values for a {h}-month horizon; the extra ones are unused")
     for i, o in enumerate(s.options):
+        if o.fleet == "shared" and o.autoscale and "autoscale" in o.model_fields_set:
+            out.append(f"options[{i}] ({o.name}): a shared fleet is kept all horizon at its peak size; "
+                       "autoscale = true applies only to a separate cloud inference fleet and is ignored here")
+        if o.pricing == "spot":
+            out.append(f"options[{i}] ({o.name}): spot capacity can be reclaimed at short notice; the costing assumes "
+                       "it is always available (no interruption, no fallback to on-demand)")
         if o.min_term_months is not None and o.min_term_months > h:
             out.append(f"options[{i}].min_term_months: a {o.min_term_months}-month minimum term is longer than the "
                        f"{h}-month horizon; only the months inside the horizon are costed")

@@ -286,6 +286,7 @@ CATALOG: dict[str, tuple[str, str]] = {
     "col_rates": ("Alíquotas", "Rates"),
     "src_files": ("Arquivos do catálogo", "Catalog files"),
     "src_warnings": ("Avisos do cálculo", "Calculation warnings"),
+    "src_notes": ("Observações do cenário", "Scenario notes"),
     "src_attachments": ("Este PDF leva anexados o arquivo do cenário e, quando gerada, a planilha: o modelo completo "
                         "acompanha o documento.", "This PDF carries the scenario file and, when written, the workbook "
                         "as attachments: the whole model travels with the document."),

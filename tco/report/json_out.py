@@ -131,7 +131,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         "tool": {"name": "tco", "version": __version__},
         "scenario": {"name": s.scenario.name, "client": s.scenario.client, "start": s.scenario.start,
                      "horizon_months": s.scenario.horizon_months, "discount_rate": s.scenario.discount_rate,
-                     "locale": s.scenario.locale, "file": file, "sha256": sha256},
+                     "locale": s.scenario.locale, "notes": s.scenario.notes, "file": file, "sha256": sha256},
         "fx": {"model": res.fx_info.get("model"), "paths": res.fx_info.get("paths"), "seed": res.fx_info.get("seed"),
                "usdbrl": s.fx.usdbrl, "path": res.fx_path, **{k: v for k, v in res.fx_info.items()
                                                               if k not in ("model", "paths", "seed", "usdbrl")}},

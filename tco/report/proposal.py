@@ -153,6 +153,7 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "fleets": _fleets(doc, ranked, loc),
         "sources": _sources(res, doc, ranked, loc, attachments, today),
         "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
+        "notes": s.notes,
     }
     estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"] if x["status"] == "illustrative_estimate"})
     infeasible = [t("d_infeasible_item", loc, name=o["name"], tps=fmt.number(o["achieved_tokens_per_second_per_user"], loc, 1))

@@ -237,12 +237,14 @@ def _summary(book: Book, res, doc: dict) -> None:
     r += 20
     if s.scenario.notes:
         ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
-        ws.write_string(r, 1, s.scenario.notes, book.fmt("wrap"))
+        ws.merge_range(r, 1, r, 4, s.scenario.notes, book.fmt("wrap"))
+        ws.set_row(r, 15 * (1 + s.scenario.notes.count("\n") + len(s.scenario.notes) // 100))
         r += 1
     if res.warnings:
         ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
-        for w in res.warnings:
-            ws.write_string(r, 1, w, book.fmt("wrap"))
+        for w in res.warnings:  # merged across the table's width, each row as tall as its wrapped text
+            ws.merge_range(r, 1, r, 4, w, book.fmt("wrap"))
+            ws.set_row(r, 15 * (1 + len(w) // 100))
             r += 1
     r += 1
     ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))
