@@ -59,13 +59,11 @@ def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]
     """Read a monthly USD/BRL history (columns month = 'YYYY-MM', usdbrl > 0), checking it has no gaps
     and enough months for the bootstrap block. Raises InputError naming the file, line and key."""
     import csv
+    import io
+    import math
     import re
 
     from tco.errors import InputError, Problem
-
-    import io
-    import math
-
     from tco.scenario import read_limited
 
     path = history_source(fx)

@@ -690,3 +690,17 @@ def test_finite_totals_are_non_negative_on_the_examples(tmp_path):
         for o in doc["options"]:
             vals = np.array([o["tco_brl"][k] for k in ("deterministic", "mean", "p5", "p50", "p95")])
             assert np.isfinite(vals).all() and (vals >= 0).all()
+
+
+def test_d15_permission_denied_names_the_output_folder_not_the_temp_folder(tmp_path, capsys, monkeypatch):
+    from tco import outputs
+
+    def denied(prefix, dir):
+        raise PermissionError(13, "Permission denied", str(Path(dir) / f"{prefix}abcd"))
+
+    monkeypatch.setattr(outputs.tempfile, "mkdtemp", denied)
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["run", str(SMALL), "-o", str(out)] + FAST) == 2
+    err = capsys.readouterr().err
+    assert f"error: {out}: output folder is not writable (Permission denied)" in err and ".tco-" not in err

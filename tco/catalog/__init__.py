@@ -428,7 +428,7 @@ def _check_defaults(p, data: dict, problems) -> None:
             problems.append(Problem(str(p), k, f"must be a [{k}] table, got {v!r}"))
             continue
         for kk, x in v.items():
-            if isinstance(x, dict) or isinstance(x, str) or isinstance(x, list):
+            if isinstance(x, (dict, str, list)):
                 continue
             share = kk.endswith("_share") or kk == "mfu" or k == "scaling_efficiency"
             if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0 or (
@@ -461,8 +461,8 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
     problems: list[Problem] = []
     warnings: tuple[str, ...] = ()
     if extra is not None and not any((extra / name).is_file() for name in CATALOG_FILES):
-        warnings = (f"catalog_dir {extra} holds none of the catalog files ({', '.join(CATALOG_FILES)}): "
-                    "only the shipped catalog is used",)
+        warnings = ((f"catalog_dir {extra} holds none of the catalog files ({', '.join(CATALOG_FILES)}): "
+                     "only the shipped catalog is used"),)
     cat = Catalog(
         gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
         models=_load_models(_merge_files("models.csv", extra), problems),
