@@ -56,6 +56,20 @@ def catch_sigint():
         signal.signal(signal.SIGINT, previous)
 
 
+@contextmanager
+def _sigint_deferred():
+    """Hold SIGINT back while the files are renamed into place; it is delivered (and raises) right after."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, ValueError, OSError):  # no POSIX signal masks here
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
         return True
@@ -165,13 +179,14 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         _render(res, doc, tmp, stem, formats, scenario_path)
         if interrupted():
             raise KeyboardInterrupt
-        written = []
-        for fmt in FORMATS:  # the order of the formats, not of the file system
-            f = tmp / f"{stem}.{fmt}"
-            if f.exists():
-                dest = out_dir / f.name
-                os.replace(f, dest)
-                written.append(dest)
+        with _sigint_deferred():  # all files are moved in, or (on a kill) as few renames as possible are lost
+            written = []
+            for fmt in FORMATS:  # the order of the formats, not of the file system
+                f = tmp / f"{stem}.{fmt}"
+                if f.exists():
+                    dest = out_dir / f.name
+                    os.replace(f, dest)
+                    written.append(dest)
         return written
     except BaseException:
         if tmp is not None:

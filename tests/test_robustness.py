@@ -704,3 +704,29 @@ def test_d15_permission_denied_names_the_output_folder_not_the_temp_folder(tmp_p
     assert main(["run", str(SMALL), "-o", str(out)] + FAST) == 2
     err = capsys.readouterr().err
     assert f"error: {out}: output folder is not writable (Permission denied)" in err and ".tco-" not in err
+
+
+def test_d3_a_nan_result_is_exit_1_with_one_line_and_nothing_written(tmp_path, capsys, monkeypatch):
+    from tco import analysis
+
+    real = analysis.enrich
+
+    def nan_total(res, sensitivity=True):
+        res = real(res, sensitivity=sensitivity)
+        o = res.options[0]
+        return replace(res, options=[replace(o, tco=replace(o.tco, deterministic=float("nan")))] + res.options[1:])
+
+    monkeypatch.setattr(analysis, "enrich", nan_total)
+    out = tmp_path / "out"
+    assert main(["run", str(SMALL), "-o", str(out)] + FAST) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("internal error: option") and "tco_brl.deterministic is nan" in err[0]
+    assert not out.exists()
+
+
+def test_cost_per_million_tokens_is_finite_or_none():
+    from tco.finance import cost_per_million_tokens
+
+    assert cost_per_million_tokens(1000.0, 2e6) == 1000.0 / (2e6 / 1e6)  # = 500 BRL per million tokens
+    assert cost_per_million_tokens(1000.0, 0.0) is None
+    assert cost_per_million_tokens(1000.0, 1e-308) is None  # 1000 / 1e-314 overflows: no meaningful figure
