@@ -283,7 +283,7 @@ def decomposition(res: Results) -> dict | None:
     premium_d = d.tco.p95 - d.tco.p50
     return {
         "dedicated": d.name, "cloud": c.name, "difference_brl": total,
-        "parts_brl": parts, "parts_share_of_cloud_tco": {k: v / tot_c for k, v in parts.items()},
+        "parts_brl": parts, "parts_share_of_cloud_tco": {k: (v / tot_c if tot_c else None) for k, v in parts.items()},
         "check_sum_brl": sum(parts.values()),
         "fx_risk_premium_brl": premium_c - premium_d,
         "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "

@@ -87,12 +87,12 @@ def _load(path: str):
 
 
 def _require_feasible(res, file: str, lines) -> None:
-    from tco.engine import infeasible_problem
+    from tco.engine import infeasible_problem, workload_problem
     from tco.errors import InputError
 
-    problem = infeasible_problem(res, file, lines)
-    if problem is not None:
-        raise InputError([problem])
+    problems = [p for p in (workload_problem(res, file, lines), infeasible_problem(res, file, lines)) if p is not None]
+    if problems:
+        raise InputError(problems)
 
 
 def cmd_validate(args) -> int:

@@ -75,6 +75,17 @@ def rankable(options: list[OptionResult]) -> list[OptionResult]:
     return [o for o in options if o.feasible]
 
 
+def workload_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
+    """A problem when an option costs nothing: the scenario has no workload to cost (no users or requests to
+    serve and no training), and every comparison would divide by zero."""
+    free = [o.name for o in res.options if not o.tco.deterministic > 0]
+    if not free:
+        return None
+    return Problem(file, "inference.users", f"nothing to cost: {free[0]!r} costs R$ 0 over the horizon; the scenario "
+                   "has no users or requests to serve and no training", (lines or {}).get(("inference", "users"))
+                   or (lines or {}).get(("inference",)))
+
+
 def infeasible_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
     """A problem when no option is feasible (there is nothing to recommend), naming the fastest option."""
     if not res.options or rankable(res.options):

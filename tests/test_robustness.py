@@ -730,3 +730,28 @@ def test_cost_per_million_tokens_is_finite_or_none():
     assert cost_per_million_tokens(1000.0, 2e6) == 1000.0 / (2e6 / 1e6)  # = 500 BRL per million tokens
     assert cost_per_million_tokens(1000.0, 0.0) is None
     assert cost_per_million_tokens(1000.0, 1e-308) is None  # 1000 / 1e-314 overflows: no meaningful figure
+
+
+def _no_workload(users: str) -> str:
+    text = sub(SMALL_TEXT, 'users = { model = "linear", start_users = 300, end_users = 1500 }', users)
+    return sub(sub(text, 'method = "lora"', 'method = "none"'), "storage_gb = 200", "storage_gb = 0")
+
+
+def test_a_scenario_with_nothing_to_cost_is_exit_2(tmp_path, capsys):
+    text = _no_workload('users = { model = "linear", start_users = 0, end_users = 0 }')
+    err = bad(tmp_path, capsys, text, cmd="run")
+    assert f"s.toml:{line_of(text, 'users =')}: [inference.users] nothing to cost" in err
+
+
+def test_a_fraction_of_a_user_gives_finite_outputs(tmp_path):
+    from tco.report import fmt
+
+    assert fmt.money(3e302, "pt-BR") == "R$ " + fmt.scientific(3e302, "pt-BR")  # beyond babel's decimal precision
+    text = _no_workload('users = { model = "linear", start_users = 1e-300, end_users = 1e-300 }')
+    f = write(tmp_path, text)
+    assert main(["run", str(f), "-o", str(tmp_path / "out"), "--quiet", "--formats", "json,csv", "--paths", "200"]) == 0
+    doc = json.loads((tmp_path / "out" / "s.json").read_text(encoding="utf-8"))
+    for o in doc["options"]:
+        cpm = o["cost_per_million_tokens_brl"]
+        assert cpm is None or (np.isfinite(cpm) and cpm > 0)
+        assert np.isfinite(o["tco_brl"]["deterministic"]) and o["tco_brl"]["deterministic"] > 0

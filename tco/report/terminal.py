@@ -47,7 +47,7 @@ def summary(res, written) -> None:
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
         t.add_row(str(i), plain(o.name), _brl(d.deterministic),
-                  "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc), _brl(o.npv.deterministic),
+                  "best" if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—", _brl(o.npv.deterministic),
                   spread, _brl(float(o.lines_brl["egress"].sum())), "—" if cpm is None else fmt.money(cpm, loc))
     for o in res.options:  # shown, never ranked: the speed it reaches instead of a rank
         if not o.feasible:

@@ -230,7 +230,7 @@ def _summary(book: Book, res, doc: dict) -> None:
         ws.write_formula(r, 2, f"={cmp_}D{cr}", book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 3, f"={cmp_}E{cr}", book.fmt("calc_brl"), num(o.npv.deterministic))
         ws.write_formula(r, 4, f"={cmp_}G{cr}", book.fmt("calc_pct"),
-                         num(o.tco.deterministic / best - 1) if o.feasible else infeasible)
+                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible else infeasible)
         r += 1
     r += 1
     ws.insert_chart(r, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})

@@ -60,8 +60,8 @@ def write_comparison(book: Book, res) -> None:
         if o.feasible:
             ws.write_formula(r, 13, f"=D{r + 1}", book.fmt("calc_brl"), num(o.tco.deterministic))
             ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank_of[j])
-            ws.write_formula(r, 6, f"=D{r + 1}/MIN({tco_rng})-1", book.fmt("calc_pct"),
-                             num(o.tco.deterministic / best - 1))
+            ws.write_formula(r, 6, f'=IF(MIN({tco_rng})>0,D{r + 1}/MIN({tco_rng})-1,"")', book.fmt("calc_pct"),
+                             num(o.tco.deterministic / best - 1) if best > 0 else "")
         else:
             ws.write_string(r, 13, t("infeasible"))
             ws.write_string(r, 5, t("infeasible"))
