@@ -7,14 +7,13 @@ replace (same id), the shipped rows. Loaders check types and report every bad ro
 
 from __future__ import annotations
 
-import csv
-import io
 import math
 import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tco.catalog.rows import Rows, read_text
 from tco.errors import InputError, Problem
 
 MAX_USD_PER_HOUR = 1e4
@@ -148,97 +147,6 @@ class Catalog:
 # ---------------------------------------------------------------------------------------------
 
 
-def _num(v: str) -> float | None:
-    v = (v or "").strip()
-    return float(v) if v else None
-
-
-def _range_text(lo: float | None, hi: float | None, lo_open: bool) -> str:
-    parts = []
-    if lo is not None:
-        parts.append(f"{'>' if lo_open else '≥'} {lo:g}")
-    if hi is not None:
-        parts.append(f"≤ {hi:g}")
-    return " and ".join(parts)
-
-
-class _Rows:
-    """Read a CSV and collect problems instead of stopping at the first."""
-
-    def __init__(self, path: Path, required: tuple[str, ...]):
-        self.path = path
-        self.problems: list[Problem] = []
-        self.rows = []
-        text = _read_text(path, self.problems)
-        if text is None:
-            return
-        reader = csv.DictReader(io.StringIO(text, newline=""))
-        try:
-            missing = [c for c in required if c not in (reader.fieldnames or [])]
-            if missing:
-                self.problems.append(Problem(str(path), ",".join(missing), "missing column(s)", 1))
-            else:
-                self.rows = [(reader.line_num, {k: v if isinstance(v, str) else "" for k, v in row.items()
-                                                if k is not None}) for row in reader]
-        except csv.Error as exc:
-            self.problems.append(Problem(str(path), "", f"not a readable CSV: {exc}", reader.line_num or None))
-            self.rows = []
-
-    def num(self, line: int, row: dict, key: str, required: bool = True, *, lo: float | None = None,
-            hi: float | None = None, lo_open: bool = False, integer: bool = False) -> float | None:
-        """The cell as a finite number within [lo, hi] (lo excluded if `lo_open`), else None and a problem."""
-        try:
-            v = _num(row.get(key, ""))
-        except ValueError:
-            self.problems.append(Problem(str(self.path), key, f"not a number: {row.get(key)!r}", line))
-            return None
-        if v is None:
-            if required:
-                self.problems.append(Problem(str(self.path), key, "value is required", line))
-            return None
-        bad = (not math.isfinite(v) or (lo is not None and (v <= lo if lo_open else v < lo))
-               or (hi is not None and v > hi) or (integer and v != int(v)))
-        if bad:
-            want = ("a whole number " if integer else "a finite number ") + _range_text(lo, hi, lo_open)
-            self.problems.append(Problem(str(self.path), key, f"must be {want.strip()}, got {row.get(key)!r}", line))
-            return None
-        return v
-
-    def text(self, line: int, row: dict, key: str) -> str:
-        """A text cell: one line of plain text (control characters are reported)."""
-        v = row.get(key) or ""
-        if _CONTROL.search(v) or len(v) > 2000:
-            self.problems.append(Problem(str(self.path), key, "text must be plain (no control characters, at most "
-                                         "2,000 characters)", line))
-            return _CONTROL.sub("", v)[:2000]
-        return v
-
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-MAX_CATALOG_BYTES = 20_000_000
-
-
-def _read_text(path: Path, problems: list[Problem]) -> str | None:
-    """A catalog file's text, or None with a problem (unreadable, not UTF-8, too large)."""
-    try:
-        if not path.is_file():
-            problems.append(Problem(str(path), "", "not a regular file"))
-            return None
-        if path.stat().st_size > MAX_CATALOG_BYTES:
-            problems.append(Problem(str(path), "", f"catalog file larger than {MAX_CATALOG_BYTES:,} bytes"))
-            return None
-        raw = path.read_bytes()
-    except OSError as exc:
-        problems.append(Problem(str(path), "", f"cannot read catalog file: {exc.strerror or exc}"))
-        return None
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        problems.append(Problem(str(path), "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8",
-                                raw[:exc.start].count(b"\n") + 1))
-        return None
-
-
 def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
     paths = [DATA_DIR / name]
     if extra_dir is not None and (extra_dir / name).exists():
@@ -249,7 +157,7 @@ def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
 def _load_gpus(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
+        r = Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
         for line, row in r.rows:
             mem, bw, bf16 = (r.num(line, row, k, lo=0, hi=1e5, lo_open=True)
                              for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
@@ -267,7 +175,7 @@ def _load_gpus(paths, problems):
 def _load_models(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
+        r = Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
         for line, row in r.rows:
             vals = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
             vals += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
@@ -288,7 +196,7 @@ def _load_models(paths, problems):
 def _load_cloud(paths, problems):
     out: dict[str, CloudOffer] = {}
     for p in paths:
-        r = _Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
+        r = Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
                       "source", "as_of"))
         for line, row in r.rows:
             count = r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True)
@@ -308,7 +216,7 @@ def _load_cloud(paths, problems):
 def _load_dedicated(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
+        r = Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
                       "min_term_months", "source", "as_of"))
         for line, row in r.rows:
             vals = [r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
@@ -329,7 +237,7 @@ def _load_egress(paths, problems):
     tiers: dict[str, list] = {}
     meta: dict[str, tuple[str, str]] = {}
     for p in paths:
-        r = _Rows(p, ("egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "source", "as_of"))
+        r = Rows(p, ("egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "source", "as_of"))
         replaced = set()
         for line, row in r.rows:
             eid = row["egress_id"]
@@ -363,7 +271,7 @@ def _load_egress(paths, problems):
 def _load_storage(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
+        r = Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
         for line, row in r.rows:
             out[row["storage_id"]] = StoragePrice(row["storage_id"],
                                                   r.num(line, row, "usd_per_gb_month", False, lo=0, hi=100),
@@ -378,7 +286,7 @@ _RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "iof_rate
 def _read_toml(paths, problems):
     """Yield (path, data) for each TOML file that parses; record the others as problems."""
     for p in paths:
-        text = _read_text(p, problems)
+        text = read_text(p, problems)
         if text is None:
             continue
         try:
