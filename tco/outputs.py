@@ -84,7 +84,7 @@ def _pid_alive(pid: int) -> bool:
 
 def clean_stale(out_dir: Path) -> list[Path]:
     """Remove temporary folders left in `out_dir` by runs that were killed; return what was removed."""
-    removed = []
+    removed: list[Path] = []
     try:
         entries = list(out_dir.iterdir())
     except OSError:

@@ -106,7 +106,7 @@ def _valid_keys(root: type[BaseModel], parent: tuple) -> list[str]:
     return list(model.model_fields) if model is not None else []
 
 
-def _message(err: dict, root: type[BaseModel]) -> str:
+def _message(err, root: type[BaseModel]) -> str:
     loc = err.get("loc", ())
     msg = err.get("msg", "invalid")
     # drop the union tag pydantic adds for discriminated unions

@@ -14,7 +14,7 @@ import numpy as np
 
 from tco import __version__
 from tco.costs import LINES
-from tco.engine import Results
+from tco.engine import Results, rankable
 from tco.errors import InternalError
 
 
@@ -123,7 +123,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "probability_cheapest": o.prob_cheapest,
             "monthly": monthly,
         })
-    ranked = sorted((x for x in options if x["feasible"]), key=lambda x: x["tco_brl"]["deterministic"])
+    ranked = [o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic)]
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     cat = res.catalog
@@ -135,8 +135,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         "fx": {"model": res.fx_info.get("model"), "paths": res.fx_info.get("paths"), "seed": res.fx_info.get("seed"),
                "usdbrl": s.fx.usdbrl, "path": res.fx_path, **{k: v for k, v in res.fx_info.items()
                                                               if k not in ("model", "paths", "seed", "usdbrl")}},
-        "ranking": [o["name"] for o in ranked],
-        "cheapest": ranked[0]["name"] if ranked else None,
+        "ranking": ranked,
+        "cheapest": ranked[0] if ranked else None,
         "infeasible": [o["name"] for o in options if not o["feasible"]],
         "options": options,
         "demand": {"months": res.months, "users": res.users, "requests": res.requests, "tokens": res.tokens,

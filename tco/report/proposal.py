@@ -118,8 +118,9 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     today = today or _dt.date.today()
     loc = doc["scenario"].get("locale") or "pt-BR"
     palette = theme["colors"]["palette"]
-    # only feasible options are ranked, recommended or compared; the others are named in the disclaimers
-    ranked = sorted((o for o in doc["options"] if o.get("feasible", True)), key=lambda o: o["tco_brl"]["deterministic"])
+    # the engine's ranking (feasible options only, engine.rankable): the others are named in the disclaimers
+    by_name = {o["name"]: o for o in doc["options"]}
+    ranked = [by_name[n] for n in doc["ranking"]]
     prob = {o.name: o.prob_cheapest for o in res.options}
     has_usd = any(o.costs.currency[k] == "USD" and np.any(o.costs.lines[k]) for o in res.options for k in LINES)
     sc = doc["scenario"]
