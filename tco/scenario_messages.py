@@ -106,6 +106,12 @@ def _valid_keys(root: type[BaseModel], parent: tuple) -> list[str]:
     return list(model.model_fields) if model is not None else []
 
 
+def _show(value, limit: int = 60) -> str:
+    """The offending value as written back to the user, shortened: a 100 kB name is not echoed in full."""
+    text = repr(value)
+    return text if len(text) <= limit else f"{text[:limit]}… ({len(str(value)):,} characters)"
+
+
 def _message(err, root: type[BaseModel]) -> str:
     loc = err.get("loc", ())
     msg = err.get("msg", "invalid")
@@ -120,9 +126,9 @@ def _message(err, root: type[BaseModel]) -> str:
         want = {"int_type": "an integer (a whole number)", "float_type": "a number", "bool_type": "true or false",
                 "string_type": "text in quotes"}[kind]
         hint = "; write it without quotes" if isinstance(inp, str) and kind != "string_type" else ""
-        return f"must be {want} (got {inp!r}){hint}"
+        return f"must be {want} (got {_show(inp)}){hint}"
     if kind == "finite_number":
-        return f"must be a finite number (got {inp!r}); inf and nan are not amounts"
+        return f"must be a finite number (got {_show(inp)}); inf and nan are not amounts"
     if kind == "extra_forbidden":
         return _unknown_key(root, loc, key)
     if kind == "missing":
@@ -131,7 +137,7 @@ def _message(err, root: type[BaseModel]) -> str:
         return f"{msg}"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    return f"{msg} (got {inp!r})" if kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg else msg
+    return f"{msg} (got {_show(inp)})" if kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg else msg
 
 
 def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:
@@ -167,7 +173,7 @@ def problems_from(exc: ValidationError, file: str, lines: dict, root: type[BaseM
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
         if union:
             inp = err.get("input")
-            msg = f"{UNION_HINTS[str(loc[-1])]} (got {inp!r})" if not isinstance(inp, list) else _message(err, root)
+            msg = f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list) else _message(err, root)
             if path in problems and isinstance(inp, list):
                 continue
             problems[path] = Problem(file, path, msg, line_for(loc, lines))
