@@ -756,3 +756,18 @@ def test_a_fraction_of_a_user_gives_finite_outputs(tmp_path):
         cpm = o["cost_per_million_tokens_brl"]
         assert cpm is None or (np.isfinite(cpm) and cpm > 0)
         assert np.isfinite(o["tco_brl"]["deterministic"]) and o["tco_brl"]["deterministic"] > 0
+
+
+def test_d4_the_proposal_never_recommends_an_infeasible_option(tmp_path):
+    f = _tps(tmp_path, 30)
+    out = tmp_path / "out"
+    assert main(["run", str(f), "-o", str(out), "--quiet", "--formats", "json,pdf", "--no-sensitivity",
+                 "--paths", "500"]) == 0
+    doc = json.loads((out / "s.json").read_text(encoding="utf-8"))
+    text = subprocess.run(["pdftotext", "-layout", str(out / "s.pdf"), "-"], capture_output=True, text=True,
+                          check=True).stdout
+    flat = " ".join(text.split())
+    assert "Fora da comparação por não atingirem a velocidade exigida de 30 tokens/s por usuário" in flat
+    for name in doc["infeasible"]:
+        assert f"{name} (atinge 29,6 tokens/s)" in flat
+    assert doc["cheapest"] in flat
