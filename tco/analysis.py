@@ -17,7 +17,7 @@ import numpy as np
 
 from tco import finance
 from tco.costs import LINES
-from tco.engine import Results, run_scenario
+from tco.engine import Results, rankable, run_scenario
 
 EGRESS_CLAIM_RANGE = (0.20, 0.40)
 """The claim checked: having no egress fee cuts total cost by 20–40 %."""
@@ -54,8 +54,8 @@ def scale_users(s, f: float):
 
 
 def _leaders(res: Results):
-    ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
-    return ranked[0], (ranked[1] if len(ranked) > 1 else None)
+    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
+    return (ranked[0] if ranked else None), (ranked[1] if len(ranked) > 1 else None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -63,15 +63,15 @@ def _leaders(res: Results):
 
 
 def fx_breakevens(res: Results) -> list[dict]:
-    """USD/BRL spot at which each cloud option costs the same as the cheapest dedicated one."""
-    ded = [o for o in res.options if o.kind == "dedicated"]
+    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one."""
+    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
     if not ded:
         return []
     d = min(ded, key=lambda o: o.tco.deterministic)
     bd, ud = _split(res, d)
     s0 = res.scenario.fx.usdbrl
     out = []
-    for c in res.options:
+    for c in rankable(res.options):
         if c.kind != "cloud":
             continue
         bc, uc = _split(res, c)
@@ -127,12 +127,12 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
 def paybacks(res: Results) -> list[dict]:
     """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
     against the cheapest cloud option."""
-    clouds = [o for o in res.options if o.kind == "cloud"]
+    clouds = [o for o in rankable(res.options) if o.kind == "cloud"]
     if not clouds:
         return []
     c = min(clouds, key=lambda o: o.tco.deterministic)
     out = []
-    for o in res.options:
+    for o in rankable(res.options):
         if o is c or not o.lines_brl["setup"].any() and o.kind == "cloud":
             continue
         out.append({"option": o.name, "versus": c.name,
@@ -210,9 +210,9 @@ def _variant(res: Results, key: str, v: float):
 
 
 def kind_pair(res: Results):
-    """(cheaper, dearer) of the cheapest dedicated and the cheapest cloud option, or None."""
-    ded = [o for o in res.options if o.kind == "dedicated"]
-    cloud = [o for o in res.options if o.kind == "cloud"]
+    """(cheaper, dearer) of the cheapest dedicated and the cheapest cloud option (feasible ones), or None."""
+    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
+    cloud = [o for o in rankable(res.options) if o.kind == "cloud"]
     if not ded or not cloud:
         return None
     pair = sorted((min(ded, key=lambda o: o.tco.deterministic), min(cloud, key=lambda o: o.tco.deterministic)),
@@ -226,7 +226,7 @@ def tornado(res: Results, paths: int = 2000, pair=None) -> dict:
     `pair` = (leader, challenger); default the two leading options."""
     a, b = pair or _leaders(res)
     if b is None:
-        return {"leader": a.name, "challenger": None, "rows": []}
+        return {"leader": a.name if a is not None else None, "challenger": None, "rows": []}
     base = b.tco.deterministic - a.tco.deterministic
     rows = []
     for key, label, lo, hi, unit in SENSITIVITY:
@@ -255,8 +255,8 @@ def tornado(res: Results, paths: int = 2000, pair=None) -> dict:
 
 def decomposition(res: Results) -> dict | None:
     """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
-    ded = [o for o in res.options if o.kind == "dedicated"]
-    cloud = [o for o in res.options if o.kind == "cloud"]
+    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
+    cloud = [o for o in rankable(res.options) if o.kind == "cloud"]
     if not ded or not cloud:
         return None
     d = min(ded, key=lambda o: o.tco.deterministic)
@@ -280,7 +280,7 @@ def decomposition(res: Results) -> dict | None:
     premium_d = d.tco.p95 - d.tco.p50
     return {
         "dedicated": d.name, "cloud": c.name, "difference_brl": total,
-        "parts_brl": parts, "parts_share_of_cloud_tco": {k: v / tot_c for k, v in parts.items()},
+        "parts_brl": parts, "parts_share_of_cloud_tco": {k: (v / tot_c if tot_c else None) for k, v in parts.items()},
         "check_sum_brl": sum(parts.values()),
         "fx_risk_premium_brl": premium_c - premium_d,
         "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "

@@ -52,7 +52,24 @@ def check(inputs: Inputs | str | Path) -> Results:
     from tco.engine import run_scenario
 
     inp = inputs if isinstance(inputs, Inputs) else load(inputs)
-    return run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
+    res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
+    _require_feasible(res, inp)
+    if inp.scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
+        from tco.fx import load_history
+
+        load_history(inp.scenario.fx, inp.scenario.scenario.horizon_months)
+    return res
+
+
+def _require_feasible(res: Results, inp: Inputs) -> None:
+    """Refuse a scenario with nothing to cost or no option that meets its targets (nothing to recommend)."""
+    from tco.engine import infeasible_problem, workload_problem
+    from tco.errors import InputError
+
+    problems = [p for p in (workload_problem(res, inp.path, inp.key_lines),
+                            infeasible_problem(res, inp.path, inp.key_lines)) if p is not None]
+    if problems:
+        raise InputError(problems)
 
 
 def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | None = None, analysis: bool = True,
@@ -65,6 +82,7 @@ def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | No
     inp = inputs if isinstance(inputs, Inputs) else load(inputs)
     res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, paths=paths, seed=seed,
                        progress=progress)
+    _require_feasible(res, inp)
     res = replace(res, source_path=inp.path, source_sha256=inp.sha256)
     if analysis:
         from tco import analysis as analysis_mod

@@ -1,8 +1,8 @@
 """Command line: a thin ``main(argv) -> int`` over the library.
 
 Exit codes: 0 success, 2 bad input (scenario, catalog or arguments), 1 unexpected failure.
-Only this module prints. Outputs are written to a temporary folder inside the output folder and
-moved into place only when all of them were written, so a failure leaves nothing half-written.
+Only this module prints. Outputs are written by ``tco.outputs`` (temporary names in the output folder,
+renamed into place only when all of them were written), so a failure leaves nothing half-written.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="scenario TOML file")
     run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
     run.add_argument("--seed", type=_non_negative, metavar="N", help="override [fx] seed (0 or more)")
-    run.add_argument("--paths", type=_positive, metavar="N", help="override [fx] paths (Monte Carlo, 1 or more)")
-    run.add_argument("--formats", default="json,csv,xlsx,pdf",
+    run.add_argument("--paths", type=_paths, metavar="N", help="override [fx] paths (Monte Carlo, 1 to 10,000,000)")
+    run.add_argument("--formats", default=["json", "csv", "xlsx", "pdf"], type=_formats,
                      help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
     run.add_argument("--quiet", action="store_true", help="no terminal summary")
     run.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
@@ -81,43 +81,90 @@ def _err(msg: str) -> None:
 
 def cmd_validate(args) -> int:
     from tco import api
+    from tco.report import notices
+    from tco.report.i18n import t
+    from tco.report.terminal import plain
 
     inputs = api.load(args.scenario)
-    api.check(inputs)
+    res = api.check(inputs)
+    loc = inputs.scenario.scenario.locale
+    for n in res.notices:
+        _err(f"{t('term_warning', loc)} {plain(notices.line(n, loc))}")
     print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
           f"{inputs.scenario.scenario.horizon_months} months)")
     return 0
 
 
-def cmd_run(args) -> int:
-    from tco import api
+MAX_PATHS = 10_000_000
+"""Same cap as the schema's ``fx.paths``."""
+
+
+def _paths(text: str) -> int:
+    v = _positive(text)
+    if v > MAX_PATHS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_PATHS:,} paths (the limit of fx.paths), got {v:,}")
+    return v
+
+
+def _formats(text: str) -> list[str]:
     from tco.outputs import FORMATS
 
-    formats = [f.strip() for f in args.formats.split(",") if f.strip()]
+    formats = [f.strip() for f in text.split(",") if f.strip()]
     bad = [f for f in formats if f not in FORMATS]
     if bad:
-        _err(f"--formats: unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
-        return 2
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        _err(f"-o {out}: exists and is not a folder")
-        return 2
-    inputs = api.load(args.scenario)
-    interactive = not args.quiet and sys.stderr.isatty()
-    if interactive:
-        from tco import analysis
-        from tco.report.i18n import t
-        from tco.report.terminal import progress_bar, status
+        raise argparse.ArgumentTypeError(f"unknown format(s) {', '.join(bad)}; choose from {', '.join(FORMATS)}")
+    if not formats:
+        raise argparse.ArgumentTypeError(f"no format given; choose from {', '.join(FORMATS)}")
+    return list(dict.fromkeys(formats))
 
+
+def _stem_problem(scenario_path: str) -> str | None:
+    stem = Path(scenario_path).stem
+    if not stem or stem.startswith("."):
+        return (f"{scenario_path}: the output files are named after the scenario file, and {stem!r} would make "
+                "hidden or odd names; rename the file (e.g. my_scenario.toml)")
+    return None
+
+
+def _analyse(res, args, progress, loc: str):
+    from tco import analysis
+
+    if progress is None:
+        return analysis.enrich(res, sensitivity=not args.no_sensitivity)
+    from tco.report.i18n import t
+    from tco.report.terminal import status
+
+    with status(t("term_analysing", loc)):
+        return analysis.enrich(res, sensitivity=not args.no_sensitivity)
+
+
+def cmd_run(args) -> int:
+    from tco import api
+    from tco.outputs import catch_sigint, check_output_dir, interrupted
+
+    for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
+        if problem:
+            _err(f"error: {problem}")
+            return 2
+    with catch_sigint():
+        inputs = api.load(args.scenario)
         loc = inputs.scenario.scenario.locale
-        res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress_bar(loc), analysis=False)
-        with status(t("term_analysing", loc)):
-            res = analysis.enrich(res, sensitivity=not args.no_sensitivity)
-        with status(t("term_writing", loc, formats=", ".join(formats))):
-            written = api.write(res, out, formats)
-    else:
-        res = api.run(inputs, paths=args.paths, seed=args.seed, sensitivity=not args.no_sensitivity)
-        written = api.write(res, out, formats)
+        progress = None
+        if not args.quiet and sys.stderr.isatty():
+            from tco.report.terminal import progress_bar
+            progress = progress_bar(loc)
+        res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress, analysis=False)
+        res = _analyse(res, args, progress, loc)
+        if progress is not None:
+            from tco.report.i18n import t
+            from tco.report.terminal import status
+
+            with status(t("term_writing", loc, formats=", ".join(args.formats))):
+                written = api.write(res, args.output, args.formats)
+        else:
+            written = api.write(res, args.output, args.formats)
+        if interrupted():  # a SIGINT that Python swallowed somewhere: never report success
+            raise KeyboardInterrupt
     if not args.quiet:
         from tco.report.terminal import summary
 
@@ -168,7 +215,7 @@ def _calibrate(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from tco.errors import InputError
+    from tco.errors import InputError, InternalError
 
     parser = _parser()
     try:
@@ -189,8 +236,11 @@ def main(argv: list[str] | None = None) -> int:
         _err(f"error: {where}: {exc.strerror or exc}")
         return 2
     except KeyboardInterrupt:
-        _err("interrupted")
+        _err("interrupted (Ctrl-C)")
         return 130
+    except InternalError as exc:
+        _err(f"internal error: {exc}")
+        return 1
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from tco.costs import OptionCosts, option_costs
 from tco.domain import LINES, Dist, Notice, option_kind
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
-from tco.scenario import Scenario
+from tco.scenario import Scenario, plausibility
 
 HOURS_PER_MONTH = 730.0
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
@@ -46,6 +46,47 @@ class OptionResult:
     tco_samples: np.ndarray | None = None
     prob_cheapest: float | None = None
     """Share of FX paths on which this option is the cheapest."""
+
+    @property
+    def feasible(self) -> bool:
+        """The replica meets the workload's targets (per-user tokens/s); an infeasible option is shown with the
+        speed it reaches but never ranked, recommended or compared."""
+        return bool(self.replica.target_met)
+
+    @property
+    def achieved_tokens_per_second_per_user(self) -> float:
+        """Decode speed each user sees on this option's replica [tokens/s]."""
+        return float(self.replica.tokens_per_second_per_user)
+
+
+def rankable(options: list[OptionResult]) -> list[OptionResult]:
+    """The options that may be ranked, recommended or used as a comparator: the feasible ones, in the order
+    given. Every ranking (terminal, JSON, workbook, proposal, break-evens, probability of being cheapest) uses this."""
+    return [o for o in options if o.feasible]
+
+
+def workload_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
+    """A problem when an option costs nothing: the scenario has no workload to cost (no users or requests to
+    serve and no training), and every comparison would divide by zero."""
+    free = [o.name for o in res.options if not o.tco.deterministic > 0]
+    if not free:
+        return None
+    return Problem(file, "inference.users", f"nothing to cost: {free[0]!r} costs R$ 0 over the horizon; the scenario "
+                   "has no users or requests to serve and no training", (lines or {}).get(("inference", "users"))
+                   or (lines or {}).get(("inference",)))
+
+
+def infeasible_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
+    """A problem when no option is feasible (there is nothing to recommend), naming the fastest option."""
+    if not res.options or rankable(res.options):
+        return None
+    fastest = max(res.options, key=lambda o: o.achieved_tokens_per_second_per_user)
+    target = res.scenario.inference.tokens_per_second_per_user
+    return Problem(file, "inference.tokens_per_second_per_user",
+                   f"no option meets the workload's targets ({target:g} tokens/s per user): the fastest, "
+                   f"{fastest.name!r}, reaches {fastest.achieved_tokens_per_second_per_user:.1f} tokens/s per user at "
+                   "batch 1; lower the target or add an option with faster GPUs",
+                   (lines or {}).get(("inference", "tokens_per_second_per_user")) or (lines or {}).get(("inference",)))
 
 
 @dataclass(frozen=True)
@@ -141,7 +182,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
 
     # sizing and costs, option by option
     problems: list[Problem] = []
-    notices: list[Notice] = []
+    notices: list[Notice] = plausibility(s)
+    if cat.empty_dir:
+        notices.append(Notice("catalog_dir_empty", None, {"folder": cat.empty_dir}))
     all_series: tuple[ledger_mod.Series, ...] = ()
     fx_path = rows["fx"]
     disc = rows["df"]
@@ -248,7 +291,8 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
             "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
             "base_path_annual_change_rate": fxmod.base_annual_change(s.fx)}
     if s.fx.model not in ("gbm", "bootstrap"):
-        best = min(range(len(res.options)), key=lambda i: res.options[i].tco.deterministic)
+        ok = [i for i, o in enumerate(res.options) if o.feasible]
+        best = min(ok, key=lambda i: res.options[i].tco.deterministic) if ok else None
         opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]
         return replace(res, options=opts, fx_info=info)
     from tco import risk

@@ -40,3 +40,8 @@ def closest(name: str, valid: list[str] | tuple[str, ...], n: int = 3) -> str:
         hits = [v for v in valid if low.split("/")[-1][:4] in v.lower()][:n] or valid[:n]
         return "valid names include " + ", ".join(repr(h) for h in hits)
     return "did you mean " + " or ".join(repr(h) for h in hits) + "?"
+
+
+class InternalError(Exception):
+    """A result the toolkit must not hand over (e.g. a non-finite amount of money): a bug or an input
+    that slipped past validation. The CLI prints it as one line and exits 1; nothing is written."""

@@ -46,8 +46,12 @@ def crossover_month(inference: np.ndarray, training_total: float) -> int | None:
 
 
 def cost_per_million_tokens(total_brl: float, tokens: float) -> float | None:
-    """Cost per million tokens served [BRL / 1e6 tokens] = total / (tokens / 1e6)."""
-    return total_brl / (tokens / 1e6) if tokens > 0 else None
+    """Cost per million tokens served [BRL / 1e6 tokens] = total / (tokens / 1e6); None when no tokens are
+    served, or so few (a fraction of a user) that the ratio is not a finite number."""
+    if not tokens > 0:
+        return None
+    v = total_brl / (tokens / 1e6)
+    return v if np.isfinite(v) else None
 
 
 def payback_month(saving: np.ndarray) -> int | None:

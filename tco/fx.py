@@ -9,7 +9,12 @@ Costs of month t are converted at the month-t rate (t = 1..H).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+
+MAX_HISTORY_BYTES = 5_000_000
+"""A monthly history since 1900 is about 20 kB."""
 
 
 def parity_drift(brl_rate: float, usd_rate: float) -> float:
@@ -42,8 +47,6 @@ def history_source(fx) -> str:
 
 def history_label(fx) -> str:
     """How the history is named in reports: the shipped file by its package path, a user's file by name."""
-    from pathlib import Path
-
     return Path(fx.history_csv).name if fx.history_csv else "tco/catalog/data/usdbrl_monthly.csv (BCB SGS 3698)"
 
 
@@ -51,19 +54,24 @@ def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]
     """Read a monthly USD/BRL history (columns month = 'YYYY-MM', usdbrl > 0), checking it has no gaps
     and enough months for the bootstrap block. Raises InputError naming the file, line and key."""
     import csv
+    import io
+    import math
     import re
 
     from tco.errors import InputError, Problem
+    from tco.scenario import read_limited
 
     path = history_source(fx)
     problems: list[Problem] = []
     months: list[str] = []
     rates: list[float] = []
+    raw = read_limited(Path(path), MAX_HISTORY_BYTES, "FX history (fx.history_csv)")
     try:
-        fh = open(path, newline="", encoding="utf-8")
-    except OSError as exc:
-        raise InputError([Problem(path, "fx.history_csv", f"cannot read FX history: {exc.strerror}")]) from None
-    with fh:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(path, "fx.history_csv", f"FX history is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                                  "save it as UTF-8", raw[:exc.start].count(b"\n") + 1)]) from None
+    with io.StringIO(text, newline="") as fh:
         reader = csv.DictReader(fh)
         if not {"month", "usdbrl"} <= set(reader.fieldnames or []):
             raise InputError([Problem(path, "fx.history_csv", "FX history needs columns 'month' and 'usdbrl'", 1)])
@@ -79,8 +87,8 @@ def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]
             except ValueError:
                 problems.append(Problem(path, "usdbrl", f"not a number: {row.get('usdbrl')!r}", line))
                 continue
-            if not v > 0:
-                problems.append(Problem(path, "usdbrl", f"rate must be positive, got {v:g}", line))
+            if not (math.isfinite(v) and 0 < v <= 1000):
+                problems.append(Problem(path, "usdbrl", f"rate must be positive, finite and at most 1000, got {v:g}", line))
                 continue
             if prev is not None:
                 y, mm = int(prev[:4]), int(prev[5:])

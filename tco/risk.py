@@ -126,7 +126,11 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
         at += m
     # percentiles along contiguous rows (month-major) are several times faster than down columns
     q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan_rates).T), [5, 50, 95], axis=1)  # (3, H)
-    cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
+    ok = np.flatnonzero([o.feasible for o in res.options])  # infeasible options are never "the cheapest"
+    cheapest = np.zeros(len(parts))
+    if len(ok):
+        cheapest[ok] = np.bincount(np.argmin(tco if len(ok) == len(parts) else tco[:, ok], axis=1),
+                                   minlength=len(ok)) / paths
     out = []
     for j, o in enumerate(res.options):
         b, u = parts[j]

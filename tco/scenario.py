@@ -14,25 +14,89 @@ from datetime import date
 from pathlib import Path
 from typing import Annotated, Literal, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from tco.errors import InputError, Problem
+from tco.scenario_messages import duplicate_names, key_lines, problems_from
+
+# Sane upper bounds: far beyond any real workload, low enough that the arithmetic stays finite.
+MAX_USERS = 1e10
+"""More than everyone on Earth."""
+MAX_TOKENS_PER_REQUEST = 1e7
+MAX_REQUESTS_PER_USER_PER_DAY = 1e5
+MAX_TRAINING_TOKENS = 1e15
+"""About 30× the largest published pre-training run (~3.6e13 tokens)."""
+MAX_GPU_HOURS = 1e10
+MAX_USD_PER_HOUR = 1e4
+"""Per server-hour; the dearest 8-GPU cloud instances list about US$ 100/h."""
+MAX_BRL_PER_MONTH = 1e8
+"""Per server-month."""
+MAX_NAME_CHARS = 200
+MAX_TEXT_CHARS = 5000
+MAX_PATH_CHARS = 4096
+YEARS = (1990, 2200)
+"""First and last year a timeline may start in."""
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _plain(pattern: re.Pattern):
+    def check(v: str) -> str:
+        m = pattern.search(v)
+        if m:
+            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
+                             "here; write plain text")
+        return v
+    return check
+
+
+def _visible(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must contain a visible character, not only spaces")
+    return v
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL)),
+                 AfterValidator(_visible)]
+"""A label: one line of plain text, 1–200 characters."""
+Line = Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""One line of plain text, up to 200 characters (may be empty)."""
+Id = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""A catalog id or name."""
+PathText = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_plain(_CONTROL))]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_plain(_CONTROL_TEXT))]
+"""Free text: tabs and line breaks allowed, up to 5,000 characters."""
 
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[float, Field(gt=0.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
+Users = Annotated[float, Field(ge=0.0, le=MAX_USERS)]
+PositiveUsers = Annotated[float, Field(gt=0.0, le=MAX_USERS)]
+UsdPerHour = Annotated[float, Field(gt=0.0, le=MAX_USD_PER_HOUR)]
+BrlPerMonth = Annotated[float, Field(gt=0.0, le=MAX_BRL_PER_MONTH)]
 
 
 class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
+                              allow_inf_nan=False)
 
 
 class ScenarioInfo(Frozen):
-    name: str = Field(min_length=1)
+    name: Name
     """Scenario name, shown on every report."""
-    client: str = ""
+    client: Line = ""
     """Client the proposal is for (free text; always shown as text, never as a formula or markup)."""
-    prepared_by: str = ""
+    prepared_by: Line = ""
     """Who prepared the study (shown on the proposal cover)."""
     start: str
     """First month of the timeline, "YYYY-MM"."""
@@ -42,10 +106,10 @@ class ScenarioInfo(Frozen):
     """Nominal annual BRL discount rate (fraction: 0.14 = 14 %/yr); month t is discounted by (1 + r)^(-t/12)."""
     locale: Literal["pt-BR", "en"] = "pt-BR"
     """Language and number format of the workbook and proposal."""
-    catalog_dir: str | None = None
+    catalog_dir: PathText | None = None
     """Folder (relative to this file) with catalog CSV/TOML files whose rows add to or replace the shipped ones."""
-    notes: str = ""
-    """Free text shown in the assumptions."""
+    notes: Text = ""
+    """Free text shown in the assumptions (up to 5,000 characters)."""
     tax_regime: Literal["lucro_real", "lucro_presumido", "simples"] = "lucro_real"
     """The buyer's tax regime, which sets the credits it takes: 'lucro_real' (PIS/COFINS and, from 2027, CBS/IBS),
     'lucro_presumido' (CBS/IBS from 2027) or 'simples' (none)."""
@@ -65,11 +129,13 @@ class ScenarioInfo(Frozen):
     def _month(cls, v: str) -> str:
         if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", v):
             raise ValueError(f"start must be a month written 'YYYY-MM' (e.g. '2027-01'), got {v!r}")
+        if not YEARS[0] <= int(v[:4]) <= YEARS[1]:
+            raise ValueError(f"start year must be between {YEARS[0]} and {YEARS[1]}, got {v!r}")
         return v
 
 
 class ModelSpec(Frozen):
-    id: str
+    id: Id
     """Model architecture from the catalog (models.csv), e.g. 'llama-3.1-70b'."""
     precision: Literal["bf16", "fp8"] = "bf16"
     """Weight precision when serving: bf16 = 2 bytes/parameter, fp8 = 1 byte/parameter."""
@@ -80,21 +146,21 @@ class ModelSpec(Frozen):
 class Training(Frozen):
     method: Literal["none", "lora", "full", "pretrain"]
     """'none' (no training), 'lora' (adapters on frozen weights), 'full' fine-tune or 'pretrain'."""
-    tokens: NonNegative = 0.0
+    tokens: Annotated[float, Field(ge=0.0, le=MAX_TRAINING_TOKENS)] = 0.0
     """Training tokens per epoch, D [tokens]."""
-    epochs: Positive = 1.0
+    epochs: Annotated[float, Field(gt=0.0, le=1000.0)] = 1.0
     """Passes over the tokens."""
-    gpu_hours: NonNegative | None = None
+    gpu_hours: Annotated[float, Field(ge=0.0, le=MAX_GPU_HOURS)] | None = None
     """GPU-hours given directly (skips the 6·N·D estimate) [GPU·h]."""
     mfu: Share | None = None
     """Model FLOPs utilisation; default from the catalog calibration."""
-    start_month: int = Field(1, ge=1)
+    start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which training starts (1 = scenario start)."""
-    target_days: Positive = 30.0
+    target_days: float = Field(30.0, ge=0.1, le=3650.0)
     """Wall-clock days the training burst should take; sets the cluster size unless `servers` is given."""
-    servers: int | None = Field(None, ge=1)
+    servers: int | None = Field(None, ge=1, le=100_000)
     """Training cluster size in servers (overrides target_days)."""
-    activation_memory_share: NonNegative = 0.25
+    activation_memory_share: Annotated[float, Field(ge=0.0, le=100.0)] = 0.25
     """Activation memory as a share of weight+optimizer memory (planning assumption)."""
     lora_trainable_share: Share = 0.01
     """Share of parameters trained by LoRA adapters."""
@@ -109,38 +175,38 @@ class Training(Frozen):
 class LinearGrowth(Frozen):
     model: Literal["linear"]
     """Growth model: "linear"."""
-    start_users: NonNegative
+    start_users: Users
     """Users in the first month of inference."""
-    end_users: NonNegative
+    end_users: Users
     """Users in the last month of the horizon."""
 
 
 class CompoundGrowth(Frozen):
     model: Literal["compound"]
     """Growth model: "compound"."""
-    start_users: NonNegative
+    start_users: Users
     """Users in the first month of inference."""
     monthly_growth_rate: Annotated[float, Field(ge=-1.0, le=1.0)]
     """Compound growth per month (fraction: 0.05 = +5 %/month)."""
-    max_users: NonNegative | None = None
+    max_users: Users | None = None
     """Optional cap."""
 
 
 class LogisticGrowth(Frozen):
     model: Literal["logistic"]
     """Growth model: "logistic"."""
-    start_users: Positive
+    start_users: PositiveUsers
     """Users in the first month of inference."""
-    ceiling_users: Positive
+    ceiling_users: PositiveUsers
     """Saturation level of the S-curve."""
-    steepness_per_month: Positive = 0.25
+    steepness_per_month: Annotated[float, Field(gt=0.0, le=10.0)] = 0.25
     """Logistic rate k: u(t) = C / (1 + (C/u1 − 1)·e^(−k·t))."""
 
 
 class ListGrowth(Frozen):
     model: Literal["list"]
     """Growth model: "list"."""
-    users: list[NonNegative] = Field(min_length=1)
+    users: list[Users] = Field(min_length=1, max_length=240)
     """Users per inference month; the last value holds for later months."""
 
 
@@ -150,39 +216,39 @@ PROFILES = ("flat", "business_hours")
 
 
 class Inference(Frozen):
-    start_month: int = Field(1, ge=1)
+    start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which serving starts."""
     users: Growth
     """How the number of active users grows: linear, compound, logistic or list."""
-    requests_per_user_per_day: NonNegative
+    requests_per_user_per_day: Annotated[float, Field(ge=0.0, le=MAX_REQUESTS_PER_USER_PER_DAY)]
     """Requests an active user makes per day [requests/user/day]."""
-    input_tokens_per_request: NonNegative
+    input_tokens_per_request: Annotated[float, Field(ge=0.0, le=MAX_TOKENS_PER_REQUEST)]
     """Prompt tokens per request (prefill) [tokens]."""
-    output_tokens_per_request: Positive
+    output_tokens_per_request: Annotated[float, Field(gt=0.0, le=MAX_TOKENS_PER_REQUEST)]
     """Generated tokens per request (decode) [tokens]."""
     active_days_per_week: Annotated[float, Field(ge=1.0, le=7.0)] = 7.0
     """Days a week with traffic (5 for an office tool); the daily profile and peak are those of an active day."""
-    tokens_per_second_per_user: Positive = 20.0
+    tokens_per_second_per_user: Annotated[float, Field(gt=0.0, le=10_000.0)] = 20.0
     """Decode speed each user must see [tokens/s]."""
-    time_to_first_token_seconds: Positive | None = None
+    time_to_first_token_seconds: Annotated[float, Field(gt=0.0, le=3600.0)] | None = None
     """Longest wait for the first token at the planned load [s] (prompt processing plus one decode step); none if unset."""
-    calibration: str | None = None
+    calibration: Text | None = None
     """Serving calibration file written by `python -m tco calibrate` (path relative to the scenario); catalog default if unset."""
-    daily_profile: Literal["flat", "business_hours"] | list[NonNegative] = "business_hours"
+    daily_profile: Literal["flat", "business_hours"] | list[Share] = "business_hours"
     """Share of a day's requests in each hour (24 values summing to 1) or a named profile."""
     utilization_target_share: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
     """Highest planned utilisation of a replica at peak (headroom for bursts)."""
     redundancy: Literal["none", "n+1"] = "none"
     """'n+1' adds one spare replica whenever any is needed."""
-    egress_kb_per_request: NonNegative = 20.0
+    egress_kb_per_request: Annotated[float, Field(ge=0.0, le=1e6)] = 20.0
     """Bytes sent to the internet per request [kB, 1 kB = 1000 bytes] (response stream and overhead)."""
-    storage_gb: NonNegative = 0.0
+    storage_gb: Annotated[float, Field(ge=0.0, le=1e8)] = 0.0
     """Object storage kept on the cloud (weights, checkpoints, logs) [GB]."""
     bandwidth_efficiency_share: Share | None = None
     """Achieved share of peak memory bandwidth in decode; default from catalog calibration."""
     flops_efficiency_share: Share | None = None
     """Achieved share of peak FLOPS in prefill/decode compute; default from catalog calibration."""
-    max_batch_sequences: int = Field(256, ge=1)
+    max_batch_sequences: int = Field(256, ge=1, le=65_536)
     """Cap on concurrent sequences per replica (vLLM's max_num_seqs default is 256)."""
     memory_usable_share: Share = 0.9
     """Share of GPU memory usable for weights and KV cache (vLLM's default gpu_memory_utilization)."""
@@ -204,45 +270,45 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 
 
 class Option(Frozen):
-    name: str = Field(min_length=1)
-    """Label of the deployment option."""
-    inference_offer: str
+    name: Name
+    """Label of the deployment option (plain text, up to 200 characters)."""
+    inference_offer: Id
     """Catalog offer that serves inference (cloud 'aws/us-east-1/p5en.48xlarge' or dedicated 'br-dedicated/sp/…')."""
-    training_offer: str | None = None
+    training_offer: Id | None = None
     """Catalog offer for the training burst (required unless training.method = 'none')."""
-    pricing: str = Field("on_demand", min_length=1)
+    pricing: Id = "on_demand"
     """Cloud pricing for the inference fleet: 'on_demand', 'spot', 'reserved_1yr', 'reserved_3yr' or any pricing
     the catalog lists for the offer ('cud_1yr', …); all but on_demand/spot are committed (ignored by dedicated offers)."""
-    training_pricing: str = Field("on_demand", min_length=1)
+    training_pricing: Id = "on_demand"
     """Cloud pricing for the training burst (on_demand or spot for a separate burst)."""
     fleet: Literal["separate", "shared"] = "separate"
     """'separate': a training cluster only for the burst plus an inference fleet; 'shared': one fleet sized for both, kept all horizon."""
     autoscale: bool = True
     """Cloud on-demand/spot fleets follow the hourly load; otherwise the peak fleet runs all month."""
-    egress: str | None = None
+    egress: Id | None = None
     """Egress tier table id (default: the offer's provider/region; dedicated: none)."""
-    storage: str | None = None
+    storage: Id | None = None
     """Storage price id (default: the provider's object storage in the offer's region)."""
-    storage_usd_per_gb_month: NonNegative | None = None
+    storage_usd_per_gb_month: Annotated[float, Field(ge=0.0, le=100.0)] | None = None
     """Override of the storage price [USD/GB-month] (e.g. where the catalog's price is unverified)."""
-    taxes: str | None = None
+    taxes: Id | None = None
     """Tax profile id (default: from how the cloud offer's provider bills a Brazilian CNPJ, br_billing: 'aws_brazil_local'
     for AWS, 'import_direct_sp' for an import; 'brl_invoice_sp' for dedicated; 'none' turns taxes and credits off)."""
-    usd_per_hour: Positive | None = None
+    usd_per_hour: UsdPerHour | None = None
     """Override of the inference offer's USD/hour price."""
-    training_usd_per_hour: Positive | None = None
+    training_usd_per_hour: UsdPerHour | None = None
     """Override of the training offer's USD/hour price."""
-    brl_per_month: Positive | None = None
+    brl_per_month: BrlPerMonth | None = None
     """Override of the dedicated inference offer's BRL/month price per server."""
-    training_brl_per_month: Positive | None = None
+    training_brl_per_month: BrlPerMonth | None = None
     """Override of the dedicated training offer's BRL/month price per server."""
-    quote_valid_until: date | None = None
+    quote_valid_until: Annotated[date, Field(strict=False)] | None = None
     """Last day ("YYYY-MM-DD") of the provider's quote behind this option's price overrides (brl_per_month, usd_per_hour, …): the outputs then call the price a quote, not an estimate."""
-    quote_source: str | None = None
+    quote_source: Text | None = None
     """Who quoted and the quote's reference (e.g. "Provider X, proposal 123 of 2026-11-20"); needs quote_valid_until."""
-    setup_fee_brl: NonNegative | None = None
+    setup_fee_brl: Annotated[float, Field(ge=0.0, le=MAX_BRL_PER_MONTH)] | None = None
     """Override of the dedicated setup fee per server."""
-    min_term_months: int | None = Field(None, ge=1)
+    min_term_months: int | None = Field(None, ge=1, le=240)
     """Override of the dedicated minimum term."""
     indexation_rate: Share = 0.04
     """Annual price indexation of dedicated contracts (IPCA; Focus 2026 expectation ≈ 4 %), applied each contract year."""
@@ -251,7 +317,7 @@ class Option(Frozen):
 
 
 class FX(Frozen):
-    usdbrl: Positive
+    usdbrl: float = Field(ge=0.01, le=1000.0)
     """Spot USD/BRL at the start [BRL per USD]."""
     model: Literal["fixed", "parity", "gbm", "bootstrap"] = "fixed"
     """'fixed' (spot all horizon), 'parity' (forward from interest-rate parity), 'gbm' or 'bootstrap' (Monte Carlo)."""
@@ -261,13 +327,13 @@ class FX(Frozen):
     """Annual USD interest rate for parity drift (effective Fed funds 3.63 % in May 2026, FRED)."""
     volatility: Share = 0.0
     """Annual volatility of log USD/BRL for 'gbm' (fraction: 0.13 = 13 %)."""
-    drift: float | None = None
+    drift: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None
     """Annual log drift for 'gbm'; default from interest-rate parity."""
     paths: int = Field(10_000, ge=1, le=10_000_000)
     """Monte Carlo paths."""
-    seed: int = Field(20261130, ge=0)
+    seed: int = Field(20261130, ge=0, le=2**63 - 1)
     """Random seed (same seed, same numbers)."""
-    history_csv: str | None = None
+    history_csv: PathText | None = None
     """Monthly USD/BRL CSV (columns month,usdbrl) for 'bootstrap'; default the shipped BCB series."""
     block_months: int = Field(6, ge=1, le=60)
     """Block length of the bootstrap [months]."""
@@ -288,118 +354,34 @@ class Scenario(Frozen):
             raise ValueError(f"inference.start_month {self.inference.start_month} is after the horizon ({h} months)")
         if self.training.method != "none" and self.training.start_month > h:
             raise ValueError(f"training.start_month {self.training.start_month} is after the horizon ({h} months)")
-        names = [o.name for o in self.options]
-        dup = sorted({n for n in names if names.count(n) > 1})
-        if dup:
-            raise ValueError(f"option names must be unique; repeated: {', '.join(dup)}")
         return self
+
+
+def plausibility(s: Scenario) -> list:
+    """Notices for inputs that are valid but probably not meant (the run goes on)."""
+    from tco.domain import Notice
+
+    out = []
+    g = s.inference.users
+    h = s.scenario.horizon_months
+    if g.model == "logistic" and g.ceiling_users < g.start_users:
+        out.append(Notice("users_ceiling_below_start", None, {"ceiling": g.ceiling_users, "start": g.start_users}))
+    if g.model == "compound" and g.max_users is None and g.start_users * (1 + g.monthly_growth_rate) ** h > 1e9:
+        out.append(Notice("users_runaway", None, {"rate": g.monthly_growth_rate, "months": h}))
+    if g.model == "list" and len(g.users) > h:
+        out.append(Notice("users_list_too_long", None, {"values": len(g.users), "months": h}))
+    for o in s.options:
+        if o.fleet == "shared" and o.autoscale and "autoscale" in o.model_fields_set:
+            out.append(Notice("autoscale_ignored_shared", o.name))
+        if o.pricing == "spot":
+            out.append(Notice("spot_interruptible", o.name))
+        if o.min_term_months is not None and o.min_term_months > h:
+            out.append(Notice("min_term_beyond_horizon", o.name, {"term": o.min_term_months, "months": h}))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------
 # Loading
-
-
-def key_lines(text: str) -> dict[tuple, int]:
-    """Map key paths of a TOML document to their 1-based line numbers.
-
-    Handles ``[table]``, ``[[array]]`` (indexed), ``key = value`` and dotted keys; inline tables
-    map to the line of their key. Good enough to point a person at the right line.
-    """
-    lines: dict[tuple, int] = {}
-    current: tuple = ()
-    counts: dict[tuple, int] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
-        m = re.match(r"^\[\[\s*([^\]]+?)\s*\]\]", line)
-        if m:
-            base = tuple(p.strip().strip('"') for p in m.group(1).split("."))
-            idx = counts.get(base, -1) + 1
-            counts[base] = idx
-            current = base + (idx,)
-            lines.setdefault(base, n)
-            lines[current] = n
-            continue
-        m = re.match(r"^\[\s*([^\]]+?)\s*\]", line)
-        if m:
-            current = tuple(p.strip().strip('"') for p in m.group(1).split("."))
-            lines[current] = n
-            continue
-        m = re.match(r'^("[^"]+"|[A-Za-z0-9_\-\.]+)\s*=', line)
-        if m:
-            key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
-            lines[current + key] = n
-            # inline table keys: users = { model = "logistic", start_users = 10 }
-            for im in re.finditer(r"([A-Za-z0-9_\-]+)\s*=", line[m.end():]):
-                lines.setdefault(current + key + (im.group(1),), n)
-    return lines
-
-
-def _line_for(loc: tuple, lines: dict[tuple, int]) -> int | None:
-    loc = tuple(loc)
-    while loc:
-        if loc in lines:
-            return lines[loc]
-        loc = loc[:-1]
-    return None
-
-
-def _key_path(loc: tuple) -> str:
-    out = ""
-    for part in loc:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += ("." if out else "") + str(part)
-    return out
-
-
-_PERCENT_HINT_KEYS = re.compile(r"(_rate|_share|^volatility|^mfu|^discount_rate)$")
-
-
-def _valid_keys(parent: tuple) -> list[str]:
-    """Field names allowed where an unknown key was found (for 'did you mean')."""
-    model = Scenario
-    for part in parent:
-        if isinstance(part, int):
-            continue
-        field = model.model_fields.get(part)
-        if field is None:
-            return []
-        ann = field.annotation
-        target = None
-        for cand in (ann, *getattr(ann, "__args__", ())):
-            for c in (cand, *getattr(cand, "__args__", ())):
-                if isinstance(c, type) and issubclass(c, BaseModel):
-                    target = c
-        if target is None:
-            return []
-        model = target
-    return list(model.model_fields)
-
-
-def _message(err: dict) -> str:
-    loc = err.get("loc", ())
-    msg = err.get("msg", "invalid")
-    # drop the union tag pydantic adds for discriminated unions
-    kind = err.get("type", "")
-    inp = err.get("input")
-    key = str(loc[-1]) if loc else ""
-    if kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float)):
-        return f"{inp!r} looks like a percent; write fractions (e.g. {inp / 100:g} for {inp:g} %)"
-    if kind == "extra_forbidden":
-        valid = _valid_keys(loc[:-1])
-        from tco.errors import closest
-
-        return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
-    if kind == "missing":
-        return "required key is missing"
-    if kind == "union_tag_invalid":
-        return f"{msg}"
-    if msg.startswith("Value error, "):
-        msg = msg[len("Value error, "):]
-    return f"{msg} (got {inp!r})" if kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg else msg
 
 
 def load_text(text: str, file: str = "<scenario>") -> Scenario:
@@ -416,28 +398,53 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
             msg += f'; write months as text: {hit.group(1)} = "{hit.group(2)}"'
         raise InputError([Problem(file, hit.group(1) if hit else "", msg, line)]) from None
     lines = key_lines(text)
+    problems = duplicate_names(data, file, lines)
     try:
-        return Scenario.model_validate(data)
+        scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for err in exc.errors():
-            loc = tuple(p for p in err["loc"] if not (isinstance(p, str) and p in ("linear", "compound", "logistic", "list")))
-            problems.append(Problem(file, _key_path(loc), _message(err), _line_for(loc, lines)))
+        problems += problems_from(exc, file, lines, Scenario)
+    if problems:
         problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
+    return scenario
+
+
+MAX_SCENARIO_BYTES = 1_000_000
+"""A scenario is a few kB; anything over 1 MB is refused before it is read."""
+
+
+def read_limited(path: Path, limit: int, what: str) -> bytes:
+    """The bytes of a regular file of at most `limit` bytes; InputError otherwise (a FIFO, a device, a folder,
+    a file too large, one that cannot be read)."""
+    import os
+    import stat
+
+    try:
+        st = os.stat(path)
+        if not stat.S_ISREG(st.st_mode):
+            kind = "a folder" if stat.S_ISDIR(st.st_mode) else "not a regular file (a device, pipe or socket)"
+            raise InputError([Problem(str(path), "", f"cannot read {what}: {kind}")])
+        if st.st_size > limit:
+            raise InputError([Problem(str(path), "", f"{what} is {st.st_size:,} bytes; the limit is {limit:,}")])
+        with open(path, "rb") as fh:
+            raw = fh.read(limit + 1)
+    except OSError as exc:
+        raise InputError([Problem(str(path), "", f"cannot read {what}: {exc.strerror or exc}")]) from None
+    if len(raw) > limit:
+        raise InputError([Problem(str(path), "", f"{what} is larger than the limit of {limit:,} bytes")])
+    return raw
 
 
 def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     """Read a scenario file. Returns (scenario, sha256 of the file, key→line map)."""
     path = Path(path)
+    raw = read_limited(path, MAX_SCENARIO_BYTES, "scenario file")
     try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError([Problem(str(path), "", f"cannot read scenario file: {exc.strerror}")]) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError([Problem(str(path), "", "scenario file is not UTF-8 text")]) from None
+        text = raw.decode("utf-8-sig")  # a byte-order mark (Windows Notepad) is accepted and ignored
+    except UnicodeDecodeError as exc:
+        line = raw[:exc.start].count(b"\n") + 1
+        raise InputError([Problem(str(path), "", f"scenario file is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                                  "save it as UTF-8", line)]) from None
     scenario = load_text(text, str(path))
     hist = scenario.fx.history_csv
     if hist and not Path(hist).is_absolute():  # relative to the scenario file, like catalog_dir
@@ -447,4 +454,4 @@ def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     if cal and not Path(cal).is_absolute():  # relative to the scenario file
         scenario = scenario.model_copy(update={"inference": scenario.inference.model_copy(
             update={"calibration": str(path.parent / cal)})})
-    return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text)
+    return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text.lstrip("\ufeff"))

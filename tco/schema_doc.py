@@ -47,7 +47,10 @@ def _type(ann) -> str:
 def render() -> str:
     out = ["# Scenario file reference", "",
            "Generated from the schema in `tco/scenario.py` (`python -m tco.schema_doc`). Unknown keys are errors;",
-           "fractions (`_rate`, `_share`) are 0–1. `python -m tco init FILE` writes a commented starter.", ""]
+           "fractions (`_rate`, `_share`) are 0–1. `python -m tco init FILE` writes a commented starter.",
+           "Types are strict (`\"36\"` is text, not a number; `\"yes\"` is not `true`), numbers must be finite",
+           "(`inf` and `nan` are refused) and within the bounds shown, and text may not hold control characters;",
+           "names are at most 200 characters, `notes` at most 5,000. A scenario file is at most 1 MB.", ""]
     for title, model in SECTIONS:
         out += [f"## {title}", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for name, f in model.model_fields.items():

@@ -7,7 +7,7 @@ replace (same id), the shipped rows. Loaders check types and report every bad ro
 
 from __future__ import annotations
 
-import csv
+import math
 import re
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -15,6 +15,12 @@ from pathlib import Path
 
 from tco.errors import InputError, Problem, closest
 from tco.taxes import BILLING_MODES, METHODS, RATE_KEYS, ReformPeriod
+from tco.catalog.rows import Rows, read_text
+
+MAX_USD_PER_HOUR = 1e4
+"""Per server-hour (the scenario schema's bound too)."""
+MAX_BRL_PER_MONTH = 1e8
+"""Per server-month."""
 
 DATA_DIR = Path(__file__).parent / "data"
 
@@ -224,6 +230,8 @@ class Catalog:
     billing: dict[str, Billing] = field(default_factory=dict)
     """Provider → how it bills a Brazilian CNPJ (tax_profiles.toml [billing.*]); 'import' and 'local_entity'
     in it also name the default profile of each mode."""
+    empty_dir: str = ""
+    """A catalog_dir that holds none of the catalog files (only the shipped catalog is used), else ''."""
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)
@@ -236,38 +244,7 @@ class Catalog:
 # ---------------------------------------------------------------------------------------------
 
 
-def _num(v: str) -> float | None:
-    v = (v or "").strip()
-    return float(v) if v else None
-
-
-class _Rows:
-    """Read a CSV and collect problems instead of stopping at the first."""
-
-    def __init__(self, path: Path, required: tuple[str, ...]):
-        self.path = path
-        self.problems: list[Problem] = []
-        with path.open(newline="", encoding="utf-8") as fh:
-            reader = csv.DictReader(fh)
-            missing = [c for c in required if c not in (reader.fieldnames or [])]
-            if missing:
-                self.problems.append(Problem(str(path), ",".join(missing), "missing column(s)", 1))
-                self.rows = []
-            else:
-                self.rows = [(reader.line_num, row) for row in reader]
-
-    def num(self, line: int, row: dict, key: str, required: bool = True) -> float | None:
-        try:
-            v = _num(row.get(key, ""))
-        except ValueError:
-            self.problems.append(Problem(str(self.path), key, f"not a number: {row.get(key)!r}", line))
-            return None
-        if v is None and required:
-            self.problems.append(Problem(str(self.path), key, "value is required", line))
-        return v
-
-
-def _status(r: _Rows, line: int, row: dict, default: str) -> str:
+def _status(r: Rows, line: int, row: dict, default: str) -> str:
     st = (row.get("status") or default).strip()
     st = STATUS_ALIASES.get(st, st)
     if st not in STATUSES:
@@ -285,14 +262,17 @@ def _merge_files(name: str, extra_dir: Path | None) -> list[Path]:
 def _load_gpus(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
+        r = Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
         for line, row in r.rows:
-            mem, bw, bf16 = (r.num(line, row, k) for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
-            if None in (mem, bw, bf16):
+            mem, bw, bf16 = (r.num(line, row, k, lo=0, hi=1e5, lo_open=True)
+                             for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
+            opt = [r.num(line, row, k, False, lo=0, hi=1e6, lo_open=True)
+                   for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs")]
+            name = r.text(line, row, "gpu")
+            if None in (mem, bw, bf16) or not name:
                 continue
-            out[row["gpu"]] = Gpu(row["gpu"], mem, bw, bf16, r.num(line, row, "fp8_dense_tflops", False),
-                                  r.num(line, row, "tdp_w", False), row.get("interconnect", "pcie") or "pcie",
-                                  r.num(line, row, "interconnect_gbs", False), row["source"], row["as_of"])
+            out[name] = Gpu(name, mem, bw, bf16, opt[0], opt[1], row.get("interconnect", "pcie") or "pcie",
+                            opt[2], row["source"], row["as_of"])
         problems += r.problems
     return out
 
@@ -300,13 +280,19 @@ def _load_gpus(paths, problems):
 def _load_models(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
+        r = Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, k) for k in ("params_b", "active_params_b", "layers", "kv_heads", "head_dim")]
-            if None in vals:
+            vals = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
+            vals += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
+            ctx = r.num(line, row, "max_context_tokens", False, lo=1, hi=1e9, integer=True)
+            if None in vals or not r.text(line, row, "model"):
                 continue
-            ctx = r.num(line, row, "max_context_tokens", False)
-            extra = [r.num(line, row, k, False) for k in ("hidden_size", "experts", "experts_per_token")]
+            if vals[1] > vals[0]:
+                r.problems.append(Problem(str(p), "active_params_b", f"active parameters ({vals[1]:g} B) exceed the "
+                                          f"total ({vals[0]:g} B)", line))
+                continue
+            extra = [r.num(line, row, k, False, lo=0, hi=1e7, integer=True)
+                     for k in ("hidden_size", "experts", "experts_per_token")]
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"], *(int(x or 0) for x in extra))
@@ -317,17 +303,18 @@ def _load_models(paths, problems):
 def _load_cloud(paths, problems):
     out: dict[str, CloudOffer] = {}
     for p in paths:
-        r = _Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
+        r = Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
                       "source", "as_of"))
         for line, row in r.rows:
-            count = r.num(line, row, "gpu_count")
-            if count is None:
+            count = r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True)
+            usd = r.num(line, row, "usd_per_hour", False, lo=0, hi=MAX_USD_PER_HOUR, lo_open=True)
+            oid = r.text(line, row, "offer_id")
+            if count is None or not oid or (usd is None and (row.get("usd_per_hour") or "").strip()):
                 continue
-            term = r.num(line, row, "term_months", False)
-            price = CloudPrice(r.num(line, row, "usd_per_hour", False), _status(r, line, row, "listed"),
-                               row["source"], row["as_of"], r.num(line, row, "upfront_usd", False),
+            term = r.num(line, row, "term_months", False, lo=1, hi=120, integer=True)
+            upfront = r.num(line, row, "upfront_usd", False, lo=0, hi=1e9)
+            price = CloudPrice(usd, _status(r, line, row, "listed"), row["source"], row["as_of"], upfront,
                                int(term) if term else None, row.get("note") or "")
-            oid = row["offer_id"]
             prev = out.get(oid)
             prices = dict(prev.prices) if prev else {}
             prices[row["pricing"]] = price
@@ -339,11 +326,14 @@ def _load_cloud(paths, problems):
 def _load_dedicated(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
+        r = Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
                       "min_term_months", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, k) for k in ("gpu_count", "brl_per_month", "setup_fee_brl", "min_term_months")]
-            if None in vals:
+            vals = [r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
+                    r.num(line, row, "brl_per_month", lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True),
+                    r.num(line, row, "setup_fee_brl", lo=0, hi=MAX_BRL_PER_MONTH),
+                    r.num(line, row, "min_term_months", lo=1, hi=240, integer=True)]
+            if None in vals or not r.text(line, row, "offer_id"):
                 continue
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
@@ -357,7 +347,7 @@ def _load_dedicated(paths, problems):
 def _load_providers(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("provider", "br_billing", "br_billing_source", "as_of"))
+        r = Rows(p, ("provider", "br_billing", "br_billing_source", "as_of"))
         for line, row in r.rows:
             if row["br_billing"] not in BR_BILLING:
                 r.problems.append(Problem(str(p), "br_billing", f"br_billing must be one of {', '.join(BR_BILLING)}; "
@@ -382,17 +372,21 @@ def _load_egress(paths, problems):
     tiers: dict[str, list] = {}
     meta: dict[str, tuple[str, str]] = {}
     for p in paths:
-        r = _Rows(p, ("egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "source", "as_of"))
+        r = Rows(p, ("egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "source", "as_of"))
         replaced = set()
         for line, row in r.rows:
             eid = row["egress_id"]
             if p != paths[0] and eid not in replaced:  # a user file replaces a whole table
                 tiers[eid] = []
                 replaced.add(eid)
-            lo = r.num(line, row, "tier_from_gb")
-            hi = r.num(line, row, "tier_to_gb", False)
-            price = r.num(line, row, "usd_per_gb", False)
+            lo = r.num(line, row, "tier_from_gb", lo=0, hi=1e12)
+            hi = r.num(line, row, "tier_to_gb", False, lo=0, hi=1e12, lo_open=True)
+            price = r.num(line, row, "usd_per_gb", False, lo=0, hi=100)
             if lo is None:
+                continue
+            if hi is not None and hi <= lo:
+                r.problems.append(Problem(str(p), "tier_to_gb", f"tier ends ({hi:g} GB) before it starts ({lo:g} GB)",
+                                          line))
                 continue
             tiers.setdefault(eid, []).append((lo, hi, price))
             meta[eid] = (row["source"], row["as_of"])
@@ -412,9 +406,10 @@ def _load_egress(paths, problems):
 def _load_storage(paths, problems):
     out = {}
     for p in paths:
-        r = _Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
+        r = Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
         for line, row in r.rows:
-            out[row["storage_id"]] = StoragePrice(row["storage_id"], r.num(line, row, "usd_per_gb_month", False),
+            out[row["storage_id"]] = StoragePrice(row["storage_id"],
+                                                  r.num(line, row, "usd_per_gb_month", False, lo=0, hi=100),
                                                   row.get("status", ""), row["source"], row["as_of"])
         problems += r.problems
     return out
@@ -423,22 +418,37 @@ def _load_storage(paths, problems):
 def _read_toml(paths, problems):
     """Yield (path, data) for each TOML file that parses; record the others as problems."""
     for p in paths:
+        text = read_text(p, problems)
+        if text is None:
+            continue
         try:
-            yield p, tomllib.loads(p.read_text(encoding="utf-8"))
+            yield p, tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"line (\d+)", str(exc))
             problems.append(Problem(str(p), "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None))
+
+
+def _rate(p, pid: str, prof: dict, k: str, problems) -> float:
+    v = prof.get(k, 0.0)
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or not 0.0 <= v < 1.0:
+        problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {v!r}"))
+        return 0.0
+    return float(v)
 
 
 def _load_taxes(paths, problems):
     """Tax profiles, reform periods and provider billing: a later file's entry replaces the same id."""
     out, reform, billing = {}, {}, {}
     for p, data in _read_toml(paths, problems):
-        for pid, prof in data.get("profiles", {}).items():
-            rates = {k: float(prof.get(k, 0.0)) for k in RATE_KEYS}
-            for k, v in rates.items():
-                if not 0.0 <= v < 1.0:
-                    problems.append(Problem(str(p), f"profiles.{pid}.{k}", f"rate must be a fraction in [0, 1), got {v}"))
+        profiles = data.get("profiles", {})
+        if not isinstance(profiles, dict):
+            problems.append(Problem(str(p), "profiles", "must be a table of [profiles.<id>] tables"))
+            continue
+        for pid, prof in profiles.items():
+            if not isinstance(prof, dict):
+                problems.append(Problem(str(p), f"profiles.{pid}", f"must be a table, got {prof!r}"))
+                continue
+            rates = {k: _rate(p, pid, prof, k, problems) for k in RATE_KEYS}
             method = prof.get("method", "none")
             if method not in METHODS:
                 problems.append(Problem(str(p), f"profiles.{pid}.method", f"unknown tax method {method!r}; "
@@ -506,7 +516,7 @@ def _load_interconnect(paths, problems):
     for p in paths:
         if not p.exists():
             continue
-        r = _Rows(p, ("key", "scale_out_gbps", "status", "source", "as_of"))
+        r = Rows(p, ("key", "scale_out_gbps", "status", "source", "as_of"))
         for line, row in r.rows:
             out[row["key"]] = Interconnect(row["key"], r.num(line, row, "scale_out_gbps", False), row["status"],
                                            row["source"], row["as_of"])
@@ -521,12 +531,37 @@ def _load_calibration(paths, problems):
     return out
 
 
+def _check_defaults(p, data: dict, problems) -> None:
+    """Every default is a table of finite non-negative numbers (shares ≤ 1 where named so)."""
+    for k, v in data.items():
+        if not isinstance(v, dict):
+            problems.append(Problem(str(p), k, f"must be a [{k}] table, got {v!r}"))
+            continue
+        for kk, x in v.items():
+            if isinstance(x, (dict, str, list)):
+                continue
+            share = kk.endswith("_share") or kk == "mfu" or k == "scaling_efficiency"
+            if isinstance(x, bool) or not isinstance(x, (int, float)) or not math.isfinite(x) or x < 0 or (
+                    share and not 0 < x <= 1):
+                want = "a share in (0, 1]" if share else "a finite number ≥ 0"
+                problems.append(Problem(str(p), f"{k}.{kk}", f"must be {want}, got {x!r}"))
+
+
 def _load_defaults(paths, problems):
     out: dict[str, dict] = {}
-    for _, data in _read_toml(paths, problems):
+    for p, data in _read_toml(paths, problems):
+        before = len(problems)
+        _check_defaults(p, data, problems)
+        if len(problems) > before:
+            continue
         for k, v in data.items():
             out.setdefault(k, {}).update(v)
     return out
+
+
+CATALOG_FILES = ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers.csv", "egress_tiers.csv",
+                 "storage.csv", "tax_profiles.toml", "defaults.toml", "interconnect.csv", "calibration_default.toml",
+                 "providers.csv", "dedicated_landed.csv", "usdbrl_focus.csv")
 
 
 def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
@@ -537,6 +572,7 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
     problems: list[Problem] = []
     providers = _load_providers(_merge_files("providers.csv", extra), problems)
     taxes, reform, billing = _load_taxes(_merge_files("tax_profiles.toml", extra), problems)
+    empty_dir = str(extra) if extra is not None and not any((extra / name).is_file() for name in CATALOG_FILES) else ""
     cat = Catalog(
         gpus=_load_gpus(_merge_files("gpus.csv", extra), problems),
         models=_load_models(_merge_files("models.csv", extra), problems),
@@ -555,6 +591,7 @@ def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
         providers=providers,
         tax_reform=reform,
         billing=billing,
+        empty_dir=empty_dir,
     )
     if problems:
         raise InputError(problems)

@@ -229,9 +229,10 @@ def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float
     if ranges:
         lo = np.array([r[0] for r in ranges])
         hi = np.array([r[1] for r in ranges])
-        d = np.array(det)
-        ax.errorbar(d, y, xerr=[d - lo, hi - d], fmt="none", ecolor=palette[1], elinewidth=1.4, capsize=3,
-                    label=plain(range_label))
+        # the whisker spans P5–P95 around its own middle: the deterministic value (the bar's end) may lie outside
+        # the Monte Carlo band (e.g. a GBM drift path above the simulated median), which is legitimate
+        ax.errorbar((lo + hi) / 2.0, y, xerr=(hi - lo) / 2.0, fmt="none", ecolor=palette[1], elinewidth=1.4,
+                    capsize=3, label=plain(range_label))
         top = max(top, float(hi.max()))
     ax.set_yticks(y)
     ax.set_yticklabels([wrapped(nm) for nm in names])

@@ -29,6 +29,10 @@ def babel_locale(locale: str) -> str:
     return BABEL_LOCALE.get(locale, "pt_BR")
 
 
+HUGE = 1e15
+"""Amounts this large (R$ 1 quadrillion) are written in scientific notation."""
+
+
 def _missing(x) -> bool:
     return x is None or (isinstance(x, float) and (math.isnan(x) or math.isinf(x)))
 
@@ -37,6 +41,8 @@ def money(x: float | None, locale: str, cents: bool = True) -> str:
     """Amount in BRL with the locale's currency pattern; `cents=False` rounds to whole reais [BRL]."""
     if _missing(x):
         return DASH
+    if abs(x) >= HUGE:  # beyond babel's decimal precision (and any real budget): shown in scientific notation
+        return f"R$ {scientific(x, locale)}"
     loc = babel_locale(locale)
     if cents:
         return format_currency(x, "BRL", locale=loc)

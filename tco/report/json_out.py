@@ -14,23 +14,43 @@ import numpy as np
 
 from tco import __version__
 from tco.costs import LINES
-from tco.engine import Results
+from tco.engine import Results, rankable
+from tco.errors import InternalError
 from tco.report import notices
 
 
-def _clean(x):
+def _clean(x, path: str = ""):
+    """Plain JSON values. A non-finite number is refused (InternalError naming its key path): the
+    schema and the catalog admit only finite inputs, so NaN or infinity here is a bug, and a `null`
+    TCO must never reach automation with exit 0."""
     if isinstance(x, dict):
-        return {str(k): _clean(v) for k, v in x.items()}
+        return {str(k): _clean(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_clean(v) for v in x]
+        return [_clean(v, f"{path}[{i}]") for i, v in enumerate(x)]
     if isinstance(x, np.ndarray):
-        return [_clean(v) for v in x.tolist()]
+        return _clean(x.tolist(), path)
     if isinstance(x, (np.floating, float)):
         v = float(x)
-        return None if math.isnan(v) or math.isinf(v) else v
+        if math.isnan(v) or math.isinf(v):
+            raise InternalError(f"the result {path} is {v} (not a finite number); nothing was written")
+        return v
     if isinstance(x, (np.integer,)):
         return int(x)
+    if isinstance(x, (np.bool_,)):
+        return bool(x)
     return x
+
+
+def check_money(res: Results) -> None:
+    """Refuse results whose money is not finite (InternalError naming the option and amount)."""
+    for o in res.options:
+        for label, d in (("tco_brl", o.tco), ("npv_brl", o.npv)):
+            for k, v in d.as_dict().items():
+                if v is None or not math.isfinite(v):
+                    raise InternalError(f"option {o.name!r}: {label}.{k} is {v} (not a finite amount); "
+                                        "nothing was written")
+        if not np.isfinite(o.total_brl).all():
+            raise InternalError(f"option {o.name!r}: a monthly total is not a finite amount; nothing was written")
 
 
 def _catalog_file(path: str, catalog_dir: str | None) -> str:
@@ -64,6 +84,7 @@ def _components_brl(o, res: Results) -> dict:
 
 def build(res: Results, sha256: str = "", file: str = "") -> dict:
     """The JSON document as a dict."""
+    check_money(res)
     s = res.scenario
     options = []
     for o in res.options:
@@ -78,6 +99,8 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         options.append({
             "name": o.name,
             "kind": o.kind,
+            "feasible": o.feasible,
+            "achieved_tokens_per_second_per_user": o.achieved_tokens_per_second_per_user,
             "fleet": r.fleet,
             "autoscale": r.autoscale,
             "tco_brl": o.tco.as_dict(),
@@ -116,7 +139,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "probability_cheapest": o.prob_cheapest,
             "monthly": monthly,
         })
-    ranked = sorted(options, key=lambda x: x["tco_brl"]["deterministic"])
+    ranked = [o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic)]
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     cat = res.catalog
@@ -124,12 +147,13 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         "tool": {"name": "tco", "version": __version__},
         "scenario": {"name": s.scenario.name, "client": s.scenario.client, "start": s.scenario.start,
                      "horizon_months": s.scenario.horizon_months, "discount_rate": s.scenario.discount_rate,
-                     "locale": s.scenario.locale, "file": file, "sha256": sha256},
+                     "locale": s.scenario.locale, "notes": s.scenario.notes, "file": file, "sha256": sha256},
         "fx": {"model": res.fx_info.get("model"), "paths": res.fx_info.get("paths"), "seed": res.fx_info.get("seed"),
                "usdbrl": s.fx.usdbrl, "path": res.fx_path, **{k: v for k, v in res.fx_info.items()
                                                               if k not in ("model", "paths", "seed", "usdbrl")}},
-        "ranking": [o["name"] for o in ranked],
-        "cheapest": ranked[0]["name"],
+        "ranking": ranked,
+        "cheapest": ranked[0] if ranked else None,
+        "infeasible": [o["name"] for o in options if not o["feasible"]],
         "options": options,
         "demand": {"months": res.months, "users": res.users, "requests": res.requests, "tokens": res.tokens,
                    "egress_gb": res.egress_gb, "peak_requests_per_second": res.peak_rps,

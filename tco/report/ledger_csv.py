@@ -34,18 +34,32 @@ def _next_month(p: str) -> str:
     return f"{y:04d}-{m:02d}"
 
 
+RISKY_LEAD = ("=", "+", "-", "@", "\t", "\r")
+"""Leading characters that make Excel or LibreOffice read a cell as a formula (OWASP CSV injection)."""
+
+
+def text_cell(v: str) -> str:
+    """A text cell that a spreadsheet shows as text: a risky leading character gets a ``'`` prefix
+    (OWASP CSV-injection guidance). Every text cell is quoted by the writer, so a comma, quote,
+    newline or carriage return stays inside its cell."""
+    v = str(v)
+    return "'" + v if v.startswith(RISKY_LEAD) else v
+
+
 def render(res: Results) -> str:
-    """The ledger's long form (``tco.ledger``) with FOCUS column names, one row per option × line × month."""
+    """The ledger's long form (``tco.ledger``) with FOCUS column names, one row per option × line × month; text
+    cells neutralised and quoted, numbers written unquoted with Python's shortest exact representation (repr)."""
     out = io.StringIO()
-    w = csv.writer(out, lineterminator="\n")
+    w = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     w.writerow(COLUMNS)
     for (option, _role, line, component, month, cur, amount, qty, _unit, rate, amount_brl, provider, region, offer,
          pricing) in res.ledger.rows():
         start, end = f"{month}-01", f"{_next_month(month)}-01"
-        hours = repr(qty) if line in ("training_compute", "inference_compute") else ""
+        hours = qty if line in ("training_compute", "inference_compute") else ""
         category = ("Credit" if component == "credits" else "Tax" if line == "taxes"
                     else "Usage" if line != "setup" else "Purchase")
-        w.writerow([start, end, start, end, provider, region, offer, SERVICE[line], category,
-                    PRICING.get(pricing, "Standard"), cur, repr(amount), option, line, repr(rate), repr(amount_brl),
-                    hours, component])
+        text = [start, end, start, end, provider, region, offer, SERVICE[line], category,
+                PRICING.get(pricing, "Standard"), cur]
+        w.writerow([text_cell(v) for v in text] + [amount, text_cell(option), line, rate, amount_brl, hours,
+                                                   text_cell(component)])
     return out.getvalue()

@@ -31,6 +31,13 @@ PARAMS: dict[str, dict[str, str]] = {
     "tax_rates_estimate": {"start": "month"},
     "billing_unverified": {"provider": "text", "profile": "text"},
     "hybrid_brl_credit": {"amount": "money"},
+    "users_ceiling_below_start": {"ceiling": "int", "start": "int"},
+    "users_runaway": {"rate": "pct", "months": "int"},
+    "users_list_too_long": {"values": "int", "months": "int"},
+    "autoscale_ignored_shared": {},
+    "spot_interruptible": {},
+    "min_term_beyond_horizon": {"term": "int", "months": "int"},
+    "catalog_dir_empty": {"folder": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

@@ -118,7 +118,9 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
     today = today or _dt.date.today()
     loc = doc["scenario"].get("locale") or "pt-BR"
     palette = theme["colors"]["palette"]
-    ranked = sorted(doc["options"], key=lambda o: o["tco_brl"]["deterministic"])
+    # the engine's ranking (feasible options only, engine.rankable): the others are named in the disclaimers
+    by_name = {o["name"]: o for o in doc["options"]}
+    ranked = [by_name[n] for n in doc["ranking"]]
     prob = {o.name: o.prob_cheapest for o in res.options}
     has_usd = res.ledger.has_usd()
     sc = doc["scenario"]
@@ -152,10 +154,15 @@ def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.dat
         "fleets": _fleets(doc, ranked, loc),
         "sources": _sources(res, doc, ranked, loc, attachments, today),
         "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
+        "notes": s.notes,
     }
     estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"]
                         if x["status"] in ("estimate", "illustrative_estimate")})
-    out["disclaimers"] = ([t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
+    infeasible = [t("d_infeasible_item", loc, name=o["name"], tps=fmt.number(o["achieved_tokens_per_second_per_user"], loc, 1))
+                  for o in doc["options"] if not o.get("feasible", True)]
+    out["disclaimers"] = ([t("d_infeasible", loc, target=fmt.number(res.scenario.inference.tokens_per_second_per_user, loc),
+                             options="; ".join(infeasible))] if infeasible else []) + (
+        [t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
         t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
     for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"],

@@ -202,7 +202,7 @@ def _options(res, ranked: list, loc: str, palette) -> dict:
     rows = []
     for i, o in enumerate(ranked):
         det = o["tco_brl"]["deterministic"]
-        vs = t("best", loc) if i == 0 else "+" + fmt.percent((det - best) / best, loc)
+        vs = t("best", loc) if i == 0 else "+" + fmt.percent((det - best) / best, loc) if best > 0 else "—"
         kind = f"{t('kind_' + o['kind'], loc)} · {t('fleet_' + o['fleet'], loc)}"
         rows.append([str(i + 1), {"main": o["name"], "sub": kind}, fmt.money(det, loc),
                      fmt.money(o["npv_brl"]["deterministic"], loc, False), vs,

@@ -6,9 +6,19 @@ have no scenario (the catalog's offers) take the locale they are given.
 
 from __future__ import annotations
 
+import re
 import sys
 
 from tco.report.i18n import t, term
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text) -> str:
+    """Text printed literally: control characters (escape sequences) shown as \\xNN, rich markup escaped."""
+    from rich.markup import escape
+
+    return escape(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
+
 
 
 def summary(res, written) -> None:
@@ -23,13 +33,15 @@ def summary(res, written) -> None:
     console = Console(file=sys.stdout)
     console.width = max(console.width, 150)
     s = res.scenario
-    ranked = sorted(res.options, key=lambda o: o.tco.deterministic)
-    best = ranked[0].tco.deterministic
+    from tco.engine import rankable
+
+    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
+    best = ranked[0].tco.deterministic if ranked else float("nan")
     path = res.fx_path
     rate = lambda x: fmt.number(x, loc, 2)
     fx = (f"USD/BRL {rate(path[0])}" if abs(path[-1] - path[0]) < 5e-3
           else t("term_fx_path", loc, first=rate(path[0]), last=rate(path[-1])))
-    table = Table(title=t("term_title", loc, name=s.scenario.name, months=s.scenario.horizon_months,
+    table = Table(title=t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
                           start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4),
                           fx=fx, model=term("fxm", res.fx_info.get("model"), loc)))
     for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
@@ -39,19 +51,22 @@ def summary(res, written) -> None:
         d = o.tco
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
-        table.add_row(str(i), o.name, _brl(d.deterministic),
-                      t("best", loc) if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc),
+        table.add_row(str(i), plain(o.name), _brl(d.deterministic),
+                      t("best", loc) if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—",
                       _brl(o.npv.deterministic), spread, _brl(float(o.lines_brl["egress"].sum())),
                       "—" if cpm is None else fmt.money(cpm, loc))
+    for o in res.options:  # shown, never ranked: the speed it reaches instead of a rank
+        if not o.feasible:
+            table.add_row("—", plain(o.name), _brl(o.tco.deterministic),
+                          t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
+                          "—", "—", "—", "—", style="dim")
     console.print(table)
-    from rich.text import Text
-
     from tco.report import notices
 
-    for n in res.notices:  # Text: option names are printed literally, never read as markup
-        console.print(Text.assemble((t("term_warning", loc) + " ", "yellow"), notices.line(n, loc)))
+    for n in res.notices:  # names printed literally: markup escaped, control characters shown as \xNN
+        console.print(f"[yellow]{t('term_warning', loc)}[/] {plain(notices.line(n, loc))}")
     for p in written:
-        console.print(t("term_wrote", loc, path=p))
+        console.print(plain(t("term_wrote", loc, path=p)))
 
 
 def progress_bar(loc: str = "pt-BR"):
@@ -99,14 +114,18 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
         if o.kind == "cloud":
             for k, p in sorted(o.prices.items()):
                 price = "—" if p.usd_per_hour is None else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}"
-                table.add_row(oid, o.gpu, str(o.gpu_count), term("pricing", k, loc), price, term("status", p.status, loc),
+                table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price, term("status", p.status, loc),
                               p.as_of)
         else:
-            table.add_row(oid, o.gpu, str(o.gpu_count), term("pricing", "monthly", loc),
+            table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
                           fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
                           o.as_of)
     console = Console(file=sys.stdout)
     console.width = max(console.width, 170)
+    if not table.row_count:
+        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids})
+        console.print(plain(t("term_no_offer", loc, gpu=repr(gpu_filter), gpus=", ".join(gpus))))
+        return
     console.print(table)
 
 

@@ -21,7 +21,7 @@ from tco import __version__
 from tco.costs import LINES
 from tco.report import i18n
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs
-from tco.report.workbook_outputs import cumulative_chart, ranks
+from tco.report.workbook_outputs import cumulative_chart, infeasible_text, ranks_among
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True}
@@ -104,6 +104,7 @@ def _checks(book: Book, res) -> None:
         ws.write_formula(eng_r0 - 1, FIRST_COL + m, f"={qs(book.sheets['timeline'])}{month_col(m + 1)}{book.rows['date'] + 1}",
                          book.fmt("head_date"), _serial(res.months[m]))
     r = 3
+    all_ok = True
     for i, o in enumerate(res.options, start=1):
         er = eng_r0 + i - 1
         ws.write_string(er, 0, o.name)
@@ -138,7 +139,11 @@ def _checks(book: Book, res) -> None:
                 ws.write_number(r, 3, 0, book.fmt("eng_num"))
             else:
                 ws.write_number(r, 3, num(engine_v), book.fmt("eng_" + fmt))
-            ws.write_formula(r, 4, test(r + 1), book.fmt("check"), True)
+            # cached result = the check evaluated on the cached values (C and D hold the engine's numbers, so only
+            # the sign check can fail here); readers that do not recalculate see the truth, not a hard-coded TRUE
+            ok = bool(lines_neg >= -0.000001) if key == "chk_neg" else True
+            all_ok = all_ok and ok
+            ws.write_formula(r, 4, test(r + 1), book.fmt("check"), ok)
             r += 1
     first, last = 4, r
     ws.conditional_format(first - 1, 4, last - 1, 4, {"type": "cell", "criteria": "==", "value": "TRUE",
@@ -147,7 +152,8 @@ def _checks(book: Book, res) -> None:
                                                       "format": book.wb.add_format({"bg_color": "#FFC7CE"})})
     r += 1
     ws.write_string(r, 1, t("master_check"), book.fmt("bold_gen"))
-    ws.write_formula(r, 4, f"=AND(E{first}:E{last})", book.fmt("check"), True)
+    ws.write_formula(r, 4, f"=AND(E{first}:E{last})", book.fmt("check"), all_ok)
+    book.outputs["master_ok"] = all_ok
     book.outputs["master"] = abs_cell(sheet, r, 4)
     ws.set_column(FIRST_COL + 1, FIRST_COL + h - 1, 15)
     ws.print_area(0, 0, r, 4)
@@ -156,12 +162,13 @@ def _checks(book: Book, res) -> None:
 
 
 def summary_order(res, doc: dict) -> list[int]:
-    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order)."""
+    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the
+    infeasible options (shown, never ranked) in scenario order."""
     names = [o.name for o in res.options]
-    ranking = doc.get("ranking") or []
+    ranking = list(doc.get("ranking") or []) + list(doc.get("infeasible") or [])
     if sorted(ranking) == sorted(names) and len(set(names)) == len(names):
         return [names.index(n) for n in ranking]
-    return sorted(range(len(names)), key=lambda j: res.options[j].tco.deterministic)
+    return sorted(range(len(names)), key=lambda j: (not res.options[j].feasible, res.options[j].tco.deterministic))
 
 
 def _decimal(book: Book, x: float) -> str:
@@ -196,7 +203,7 @@ def _summary(book: Book, res, doc: dict) -> None:
         r += 1
     r += 1
     ws.write_string(r, 0, t("master_check"), book.fmt("bold_gen"))
-    ws.write_formula(r, 1, "=" + book.outputs["master"], book.fmt("check"), True)
+    ws.write_formula(r, 1, "=" + book.outputs["master"], book.fmt("check"), book.outputs.get("master_ok", True))
     ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": "TRUE",
                                        "format": book.wb.add_format({"bg_color": "#C6EFCE"})})
     ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": "FALSE",
@@ -208,37 +215,42 @@ def _summary(book: Book, res, doc: dict) -> None:
     n = len(res.options)
     c0 = book.rows["cmp_first"] + 1
     names = f"{cmp_}$B${c0}:$B${c0 + n - 1}"
-    tcos = f"{cmp_}$D${c0}:$D${c0 + n - 1}"
+    tcos = f"{cmp_}$N${c0}:$N${c0 + n - 1}"  # TCO of the feasible options only
     ws.write_string(r, 0, t("cheapest"), book.fmt("bold_gen"))
     ws.write_formula(r, 1, f"=INDEX({names},MATCH(MIN({tcos}),{tcos},0))", book.fmt("bold_gen"), doc["cheapest"])
     r += 2
     for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco"), t("col_npv"), t("col_vs_best"))):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    rank_of = ranks([o.tco.deterministic for o in res.options])
-    best = min(o.tco.deterministic for o in res.options)
+    rank_of = ranks_among(res.options)
+    best = min((o.tco.deterministic for o in res.options if o.feasible), default=float("nan"))
     for j in summary_order(res, doc):
         o = res.options[j]
         cr = c0 + j
-        ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), rank_of[j])
+        infeasible = infeasible_text(book, o)
+        ws.write_formula(r, 0, f"={cmp_}F{cr}", book.fmt("calc_int"), rank_of[j] if o.feasible else t("infeasible"))
         ws.write_formula(r, 1, f"={cmp_}B{cr}", book.fmt("text"), o.name)
         ws.write_formula(r, 2, f"={cmp_}D{cr}", book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 3, f"={cmp_}E{cr}", book.fmt("calc_brl"), num(o.npv.deterministic))
-        ws.write_formula(r, 4, f"={cmp_}G{cr}", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
+        ws.write_formula(r, 4, f"={cmp_}G{cr}", book.fmt("calc_pct"),
+                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible else infeasible)
         r += 1
     r += 1
     ws.insert_chart(r, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
     r += 20
     if s.scenario.notes:
         ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
-        ws.write_string(r, 1, s.scenario.notes, book.fmt("wrap"))
+        ws.merge_range(r, 1, r, 4, s.scenario.notes, book.fmt("wrap"))
+        ws.set_row(r, 15 * (1 + s.scenario.notes.count("\n") + len(s.scenario.notes) // 100))
         r += 1
     if res.notices:
         from tco.report import notices
 
         ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
-        for n in res.notices:
-            ws.write_string(r, 1, notices.line(n, book.locale), book.fmt("wrap"))
+        for n in res.notices:  # merged across the table's width, each row as tall as its wrapped text
+            text = notices.line(n, book.locale)
+            ws.merge_range(r, 1, r, 4, text, book.fmt("wrap"))
+            ws.set_row(r, 15 * (1 + len(text) // 100))
             r += 1
     r += 1
     ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))

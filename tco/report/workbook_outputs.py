@@ -14,6 +14,19 @@ def ranks(values: list[float]) -> list[int]:
     return [1 + sum(1 for w in values if w < v) for v in values]
 
 
+def infeasible_text(book: Book, o) -> str:
+    """'infeasible: 29,6 tokens/s per user' in the workbook's language and number format."""
+    from tco.report import fmt
+
+    return book.t("infeasible_speed", tps=fmt.number(o.achieved_tokens_per_second_per_user, book.locale, 1))
+
+
+def ranks_among(options) -> list[int | None]:
+    """Rank of each feasible option among the feasible ones (Excel RANK, ascending); None for an infeasible one."""
+    vals = [o.tco.deterministic for o in options if o.feasible]
+    return [1 + sum(1 for w in vals if w < o.tco.deterministic) if o.feasible else None for o in options]
+
+
 def write_comparison(book: Book, res) -> None:
     sheet = book.sheets["comparison"]
     ws = book.wb.get_worksheet_by_name(sheet)
@@ -22,19 +35,21 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(0, 0, 6)
     ws.set_column(1, 1, 46)
     ws.set_column(2, 2, 38)
-    ws.set_column(3, 12, 17)
+    ws.set_column(3, 13, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
     heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
-             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest")]
+             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco")]
     for c, hd in enumerate(heads):
         ws.write_string(2, c, hd, book.fmt("head"))
     ws.freeze_panes(3, 2)
     r0 = 3
-    tcos = [o.tco.deterministic for o in res.options]
-    rank_of = ranks(tcos)
-    best = min(tcos)
-    tco_rng = f"$D${r0 + 1}:$D${r0 + n}"
+    # infeasible options are shown but not ranked: column N holds the TCO of feasible options only, as the
+    # range that RANK and MIN read (text is ignored by both)
+    tcos = [o.tco.deterministic for o in res.options if o.feasible]
+    rank_of = ranks_among(res.options)
+    best = min(tcos) if tcos else float("nan")
+    tco_rng = f"$N${r0 + 1}:$N${r0 + n}"
     tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
     for j, o in enumerate(res.options):
         i, r = j + 1, r0 + j
@@ -43,8 +58,15 @@ def write_comparison(book: Book, res) -> None:
         ws.write_string(r, 2, f"{book.term('kind', o.kind)} / {book.term('fleet', o.resolved.fleet)}")
         ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
-        ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank_of[j])
-        ws.write_formula(r, 6, f"=D{r + 1}/MIN({tco_rng})-1", book.fmt("calc_pct"), num(o.tco.deterministic / best - 1))
+        if o.feasible:
+            ws.write_formula(r, 13, f"=D{r + 1}", book.fmt("calc_brl"), num(o.tco.deterministic))
+            ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank_of[j])
+            ws.write_formula(r, 6, f'=IF(MIN({tco_rng})>0,D{r + 1}/MIN({tco_rng})-1,"")', book.fmt("calc_pct"),
+                             num(o.tco.deterministic / best - 1) if best > 0 else "")
+        else:
+            ws.write_string(r, 13, t("infeasible"))
+            ws.write_string(r, 5, t("infeasible"))
+            ws.write_string(r, 6, infeasible_text(book, o))
         cpm = o.cost_per_million_tokens_brl
         ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/1000000),0)", book.fmt("calc_brl"),
                          num(cpm if cpm is not None else 0.0))
