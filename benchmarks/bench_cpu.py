@@ -8,6 +8,11 @@ Runs, each in a fresh interpreter (so imports count, as they do for a user):
   help      python -m tco --help
 and prints the CPU seconds (``resource.getrusage(RUSAGE_CHILDREN)`` before/after, so any worker
 process the run starts is counted too) and the wall seconds, best and median of N.
+
+    python benchmarks/bench_cpu.py --before /tmp/tco-650b9aa
+
+also runs each command with another copy of the source (e.g. ``git archive 650b9aa | tar -x -C DIR``),
+interleaved with this one so both see the same machine load, and prints after/before ratios.
 """
 
 from __future__ import annotations
@@ -30,11 +35,11 @@ def child_cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def measure(cmd: list[str]) -> tuple[float, float]:
-    """(cpu seconds, wall seconds) of one child process; raises if it fails."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+def measure(cmd: list[str], tree: Path = ROOT) -> tuple[float, float]:
+    """(cpu seconds, wall seconds) of one child process run with `tree` first on the path; raises if it fails."""
+    env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     c0, w0 = child_cpu(), time.perf_counter()
-    done = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+    done = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True)
     wall, cpu = time.perf_counter() - w0, child_cpu() - c0
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
@@ -46,21 +51,32 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--scenario", default="scenarios/seed_70b_h200.toml")
     ap.add_argument("--only", choices=["run", "validate", "help"], action="append")
+    ap.add_argument("--before", type=Path, metavar="DIR", help="a copy of the code before the change, to compare")
     args = ap.parse_args(argv)
     py = sys.executable
+    trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
-        jobs = {"run": [py, "-m", "tco", "run", args.scenario, "-o", tmp, "--quiet"],
-                "validate": [py, "-m", "tco", "validate", args.scenario],
+        scenario = str((ROOT / args.scenario).resolve())
+        jobs = {"run": [py, "-m", "tco", "run", scenario, "-o", tmp, "--quiet"],
+                "validate": [py, "-m", "tco", "validate", scenario],
                 "help": [py, "-m", "tco", "--help"]}
-        print(f"{'command':<9} {'cpu best':>9} {'cpu med':>8} {'wall best':>10} {'wall med':>9}   "
+        print(f"{'command':<9} {'code':<7} {'cpu best':>9} {'cpu med':>8} {'wall best':>10} {'wall med':>9}   "
               f"(seconds, {args.repeat} runs, {os.cpu_count()} cores)")
         for name, cmd in jobs.items():
             if args.only and name not in args.only:
                 continue
-            got = [measure(cmd) for _ in range(args.repeat)]
-            cpu, wall = [g[0] for g in got], [g[1] for g in got]
-            print(f"{name:<9} {min(cpu):>9.2f} {statistics.median(cpu):>8.2f} {min(wall):>10.2f} "
-                  f"{statistics.median(wall):>9.2f}")
+            got: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
+            for _ in range(args.repeat):
+                for label, tree in trees.items():  # interleaved: both see the same load
+                    got[label].append(measure(cmd, tree))
+            for label, runs in got.items():
+                cpu, wall = [g[0] for g in runs], [g[1] for g in runs]
+                print(f"{name:<9} {label:<7} {min(cpu):>9.2f} {statistics.median(cpu):>8.2f} {min(wall):>10.2f} "
+                      f"{statistics.median(wall):>9.2f}")
+            if len(trees) == 2:
+                ratio = [statistics.median(g[0] for g in got["after"]) / statistics.median(g[0] for g in got["before"]),
+                         min(g[0] for g in got["after"]) / min(g[0] for g in got["before"])]
+                print(f"{name:<9} {'ratio':<7} {ratio[1]:>9.0%} {ratio[0]:>8.0%}   (after / before CPU)")
     return 0
 
 
