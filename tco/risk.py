@@ -110,11 +110,70 @@ def rate_paths(res, n: int, seed: int, progress=None):
             progress(done, n)
 
 
+WORK_BYTES = 1 << 30
+"""Budget [bytes] for the per-path arrays of one group of options (TCO and NPV, 16 B per path and option).
+When paths × options exceed it, the options are simulated in groups, each group drawing the same paths
+again from the same seed: memory stays bounded (1e7 paths × 20 options in about 3 GiB, the TCO samples
+kept included), at the price of drawing again. Below it (1 M paths × 64 options) there is one group."""
+
+
+def option_groups(n_options: int, paths: int, budget: int | None = None) -> list[range]:
+    """Consecutive groups of option indices whose (paths × group) TCO and NPV arrays fit in `budget`
+    [bytes, default WORK_BYTES]; at least one option per group."""
+    budget = WORK_BYTES if budget is None else budget
+    size = max(1, min(n_options, budget // max(1, 16 * paths)))
+    return [range(a, min(a + size, n_options)) for a in range(0, n_options, size)]
+
+
 def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     """Options with their TCO/NPV distributions, monthly fan and probability of being cheapest."""
     h = len(res.months)
     disc = finance.discount_factors(h, res.scenario.scenario.discount_rate)
     parts = [_split(res, o) for o in res.options]
+    groups = option_groups(len(parts), paths)
+    best_val = best_idx = None
+    q_rates = None
+    stats: dict[int, tuple] = {}
+    for gi, group in enumerate(groups):
+        report = progress if gi == len(groups) - 1 else None  # one bar: the last pass
+        tco, npv, fan = _simulate_group(res, [parts[j] for j in group], disc, paths, seed, report,
+                                        keep_fan=q_rates is None)
+        if q_rates is None:
+            # percentiles along contiguous rows (month-major) are several times faster than down columns
+            q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan).T), [5, 50, 95], axis=1)  # (3, H)
+        if len(groups) == 1:
+            cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
+        else:  # running minimum; ties go to the earlier option, as argmin over all options would
+            local = np.argmin(tco, axis=1)
+            val = tco[np.arange(paths), local]
+            if best_val is None:
+                best_val, best_idx = val, local + group.start
+            else:
+                better = val < best_val
+                best_val = np.where(better, val, best_val)
+                best_idx = np.where(better, local + group.start, best_idx)
+        for c, j in enumerate(group):
+            stats[j] = (float(tco[:, c].mean()), np.percentile(tco[:, c], [5, 50, 95]),
+                        float(npv[:, c].mean()), np.percentile(npv[:, c], [5, 50, 95]), tco[:, c].copy())
+        del tco, npv
+    if len(groups) > 1:
+        cheapest = np.bincount(best_idx, minlength=len(parts)) / paths
+    from tco.engine import Dist
+
+    out = []
+    for j, o in enumerate(res.options):
+        b, u = parts[j]
+        t_mean, tq, n_mean, nq, samples = stats[j]
+        fan = {"p5": b + u * q_rates[0], "p50": b + u * q_rates[1], "p95": b + u * q_rates[2]}
+        out.append(replace(o, tco=Dist(o.tco.deterministic, t_mean, *map(float, tq)),
+                           npv=Dist(o.npv.deterministic, n_mean, *map(float, nq)),
+                           fan_brl=fan, tco_samples=samples, prob_cheapest=float(cheapest[j])))
+    return out
+
+
+def _simulate_group(res, parts: list, disc: np.ndarray, paths: int, seed: int, progress, keep_fan: bool):
+    """TCO and NPV (paths × options of the group) on the scenario's rate paths, and the first
+    FAN_MAX_PATHS rate paths when `keep_fan`."""
     brl_tco = np.array([b.sum() for b, _ in parts])
     brl_npv = np.array([b @ disc for b, _ in parts])
     usd = np.stack([u for _, u in parts], axis=1)  # (H, O)
@@ -131,26 +190,12 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
         both = chunk @ usd_both  # one product gives TCO and NPV
         tco[at:at + m] = brl_tco + both[:, :k]
         npv[at:at + m] = brl_npv + both[:, k:]
-        if kept < FAN_MAX_PATHS:
+        if keep_fan and kept < FAN_MAX_PATHS:
             take = chunk[: FAN_MAX_PATHS - kept]
             fan_rates.append(take)
             kept += len(take)
         at += m
-    # percentiles along contiguous rows (month-major) are several times faster than down columns
-    q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan_rates).T), [5, 50, 95], axis=1)  # (3, H)
-    cheapest = np.bincount(np.argmin(tco, axis=1), minlength=len(parts)) / paths
-    from tco.engine import Dist
-
-    out = []
-    for j, o in enumerate(res.options):
-        b, u = parts[j]
-        tq = np.percentile(tco[:, j], [5, 50, 95])
-        nq = np.percentile(npv[:, j], [5, 50, 95])
-        fan = {"p5": b + u * q_rates[0], "p50": b + u * q_rates[1], "p95": b + u * q_rates[2]}
-        out.append(replace(o, tco=Dist(o.tco.deterministic, float(tco[:, j].mean()), *map(float, tq)),
-                           npv=Dist(o.npv.deterministic, float(npv[:, j].mean()), *map(float, nq)),
-                           fan_brl=fan, tco_samples=tco[:, j].copy(), prob_cheapest=float(cheapest[j])))
-    return out
+    return tco, npv, fan_rates
 
 
 def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
