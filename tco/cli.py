@@ -23,8 +23,10 @@ examples:
   python -m tco validate scenarios/seed_70b_h200.toml       # check only, write nothing
   python -m tco init my_scenario.toml                       # a commented starter scenario
   python -m tco offers --gpu H200                           # list catalog offers
+  python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
 
-exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error.
+exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error
+(batch: 0 all ok, 2 if any scenario had bad input and none crashed, 1 if any crashed).
 """
 
 
@@ -71,6 +73,9 @@ def _parser() -> argparse.ArgumentParser:
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
     offers.add_argument("--gpu", help="filter on GPU name (substring)")
     offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    from tco import batch
+
+    batch.add_parser(sub)
     return p
 
 
@@ -228,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
+        if args.command == "batch":
+            from tco import batch
+
+            return batch.command(args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
                 "sensitivity": cmd_sensitivity}[args.command](args)
     except InputError as exc:
