@@ -95,6 +95,9 @@ def _load(path: str):
 
 
 def cmd_validate(args) -> int:
+    # a check, not a simulation: no BLAS thread pool, no scan of installed packages for pydantic plugins
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from tco.engine import run_scenario
 
     scenario, sha, lines, cat = _load(args.scenario)
