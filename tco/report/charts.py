@@ -115,7 +115,41 @@ def _svg(fig) -> str:
     head += f' viewBox="{x0:.2f} {y0:.2f} {bw:.2f} {bh:.2f}" class="chart" preserveAspectRatio="xMidYMid meet"'
     body = re.sub(r' d="[^"]*"', lambda m: _NUM.sub(_rounded, re.sub(r"\s*\n\s*", " ", m.group(0))),
                   text[head_end:])
-    return head + body
+    return _lean(head + body)
+
+
+_SVG_NS, _XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
+
+
+def _lean(svg: str) -> str:
+    """The same drawing in fewer nodes (the PDF renderer styles and draws every node in Python): matplotlib's
+    ``<g id="…">`` wrappers that carry nothing but their id are unwrapped, and whitespace between elements
+    goes; every drawn element, its attributes and every text stay as they were."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.fromstring(svg)
+    g_tag, text_tag = f"{{{_SVG_NS}}}g", f"{{{_SVG_NS}}}text"
+
+    def flatten(parent) -> None:
+        kids = []
+        for el in parent:
+            flatten(el)
+            if el.tag == g_tag and set(el.attrib) <= {"id"}:
+                kids.extend(el)  # its children take its place
+            else:
+                kids.append(el)
+        parent[:] = kids
+
+    flatten(root)
+    for el in root.iter():
+        if el.tag != text_tag:
+            if el.text is not None and not el.text.strip():
+                el.text = None
+        if el.tail is not None and not el.tail.strip():
+            el.tail = None
+    ET.register_namespace("", _SVG_NS)
+    ET.register_namespace("xlink", _XLINK_NS)
+    return ET.tostring(root, encoding="unicode")
 
 
 def _svg_tight(fig) -> str:
