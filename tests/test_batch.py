@@ -121,3 +121,18 @@ def test_batch_help_documents_the_exit_codes(capsys):
     assert main(["batch", "--help"]) == 0
     text = capsys.readouterr().out
     assert "exit codes: 0 all ok, 2 if any scenario had bad input" in text and "1 if any crashed" in text
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["batch", "--help"], ["validate", str(GOOD)]])
+def test_help_and_validate_import_no_heavy_library(argv):
+    # the batch subcommand's parser is built for every command: it must stay light
+    import subprocess
+    import sys
+
+    code = ("import sys; from tco.cli import main; rc = main(sys.argv[1:]); "
+            "heavy = sorted(m for m in ('matplotlib', 'weasyprint', 'xlsxwriter', 'pandas') if m in sys.modules); "
+            "print('HEAVY', heavy); raise SystemExit(rc)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True, cwd=ROOT,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 0, done.stderr
+    assert "HEAVY []" in done.stdout
