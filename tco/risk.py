@@ -131,8 +131,9 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     disc = finance.discount_factors(h, res.scenario.scenario.discount_rate)
     parts = [_split(res, o) for o in res.options]
     groups = option_groups(len(parts), paths)
-    best_val = best_idx = None
-    q_rates = None
+    best_val: np.ndarray | None = None
+    best_idx = np.zeros(0, dtype=np.intp)
+    q_rates: np.ndarray | None = None
     stats: dict[int, tuple] = {}
     for gi, group in enumerate(groups):
         report = progress if gi == len(groups) - 1 else None  # one bar: the last pass
@@ -158,6 +159,7 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
         del tco, npv
     if len(groups) > 1:
         cheapest = np.bincount(best_idx, minlength=len(parts)) / paths
+    assert q_rates is not None  # the first group kept the fan's paths
     from tco.engine import Dist
 
     out = []

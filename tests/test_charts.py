@@ -17,13 +17,14 @@ def test_bars_are_one_compound_path_with_a_rectangle_per_bar():
     from matplotlib.path import Path
 
     ax = Figure().add_subplot()
-    # two bars: x 0–0.8 from 0 to 2, and x 1–1.8 from 0 to 3; a zero-height third bar is left out
+    # bars x 0–0.8 from 0 to 2 and x 1–1.8 from 0 to 3; a zero-height third bar stays (as with bar())
     patch = charts._bars(ax, [0.0, 1.0, 2.0], 0.0, [0.8, 1.8, 2.8], [2.0, 3.0, 0.0], facecolor="#000000")
     path = patch.get_path()
     expected = [[0.0, 0.0], [0.8, 0.0], [0.8, 2.0], [0.0, 2.0], [0.0, 0.0],
-                [1.0, 0.0], [1.8, 0.0], [1.8, 3.0], [1.0, 3.0], [1.0, 0.0]]
+                [1.0, 0.0], [1.8, 0.0], [1.8, 3.0], [1.0, 3.0], [1.0, 0.0],
+                [2.0, 0.0], [2.8, 0.0], [2.8, 0.0], [2.0, 0.0], [2.0, 0.0]]
     np.testing.assert_array_equal(path.vertices, expected)
-    assert list(path.codes) == [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY] * 2
+    assert list(path.codes) == [Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY] * 3
     assert ax.get_ylim()[1] >= 3.0  # the axes were rescaled to the bars
 
 
@@ -45,8 +46,8 @@ def test_svg_is_lean_cropped_and_without_patterns():
     bar_paths = [p for p in re.findall(r"<path [^>]*>", svg)
                  if "stroke: #ffffff; stroke-width: 0.4" in p and "clip-path" in p]
     assert len(bar_paths) == 2
-    # compute: 12 bars; storage: 11 (month 1 is 0 × 10 = 0, a zero-height bar is left out)
-    assert [p.count(" z") for p in bar_paths] == [12, 11]
+    # 12 bars each (storage's month 1 is 0 × 10 = 0: a zero-height bar, kept as bar() keeps it)
+    assert [p.count(" z") for p in bar_paths] == [12, 12]
     assert "compute" in svg and "storage" in svg and "egress" not in svg  # an all-zero line has no legend entry
 
 

@@ -470,7 +470,7 @@ def formula_writer(ws, sample: str):
     table = getattr(ws, "table", None)
     cell = getattr(xw, "CellFormulaTuple", None)
     dynamic = getattr(xw, "re_dynamic_function", None)
-    text = sample[1:] if sample.startswith("=") else sample
+    text = sample.removeprefix("=")
     plain = (table is not None and cell is not None and dynamic is not None and not getattr(ws, "constant_memory", 0)
              and not sample.startswith("{") and not dynamic.search(sample) and ws._prepare_formula(sample) == text)
     if not plain:
@@ -479,7 +479,7 @@ def formula_writer(ws, sample: str):
     def put(row: int, column: int, formula: str, cell_format, value) -> None:
         if ws._check_dimensions(row, column):
             raise ValueError(f"cell ({row}, {column}) is outside the worksheet")
-        table[row][column] = cell(formula[1:] if formula.startswith("=") else formula, cell_format, value)
+        table[row][column] = cell(formula.removeprefix("="), cell_format, value)
 
     return put
 
