@@ -57,25 +57,29 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario TOML files")
     p.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
-    p.add_argument("--jobs", type=_jobs, default=None, metavar="N",
+    p.add_argument("--jobs", type=_at_least(1), default=None, metavar="N",
                    help="worker processes (default: the number of usable cores)")
     p.add_argument("--formats", default="json,csv,xlsx,pdf", help="comma-separated outputs (default: all four)")
-    p.add_argument("--seed", type=int, metavar="N", help="override every scenario's [fx] seed")
-    p.add_argument("--paths", type=int, metavar="N", help="override every scenario's [fx] paths")
+    p.add_argument("--seed", type=_at_least(0), metavar="N", help="override every scenario's [fx] seed (0 or more)")
+    p.add_argument("--paths", type=_at_least(1), metavar="N", help="override every scenario's [fx] paths (1 or more)")
     p.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     p.add_argument("--quiet", action="store_true", help="no summary table (the exit code still tells)")
 
 
-def _jobs(text: str) -> int:
+def _at_least(minimum: int):
+    """An argparse type: a whole number ≥ minimum."""
     import argparse
 
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
-    if v < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return v
+    def parse(text: str) -> int:
+        try:
+            v = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+        if v < minimum:
+            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {v}")
+        return v
+
+    return parse
 
 
 def default_jobs() -> int:

@@ -136,3 +136,12 @@ def test_help_and_validate_import_no_heavy_library(argv):
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr
     assert "HEAVY []" in done.stdout
+
+
+@pytest.mark.parametrize("argv", [["--jobs", "0"], ["--paths", "0"], ["--seed", "-1"], ["--jobs", "two"]])
+def test_bad_numbers_are_exit_2_before_anything_runs(tmp_path, argv, capsys):
+    out = tmp_path / "o"
+    assert main(["batch", str(GOOD), "-o", str(out), *argv]) == 2
+    assert not out.exists()
+    err = capsys.readouterr().err
+    assert "must be" in err or "not a whole number" in err
