@@ -172,15 +172,24 @@ def run_batch(paths: list[str], out_dir: str, formats: tuple[str, ...], *, jobs:
     todo = [i for i in range(len(paths)) if i not in done]
     args = {i: (paths[i], out_dir, formats, seed, n_paths, sensitivity) for i in todo}
     jobs = max(1, min(jobs or default_jobs(), len(todo) or 1))
-    if jobs == 1:
-        for i in todo:
-            done[i] = run_one(*args[i])
-            if progress is not None:
-                progress(done[i])
-    else:
-        lost = _pool(todo, args, jobs, done, progress)
-        for i in lost:  # a worker died: each unfinished scenario again, alone in a fresh process
-            _pool([i], args, 1, done, progress, last_try=True)
+    # the folder is made here, once: no worker ever counts it as its own to remove after a failure
+    out = Path(out_dir)
+    created = bool(todo) and not out.exists()
+    if created:
+        out.mkdir(parents=True)
+    try:
+        if jobs == 1:
+            for i in todo:
+                done[i] = run_one(*args[i])
+                if progress is not None:
+                    progress(done[i])
+        else:
+            lost = _pool(todo, args, jobs, done, progress)
+            for i in lost:  # a worker died: each unfinished scenario again, alone in a fresh process
+                _pool([i], args, 1, done, progress, last_try=True)
+    finally:
+        if created and not any(out.iterdir()):
+            out.rmdir()  # nothing was written: leave no empty folder behind
     return [done[i] for i in range(len(paths))]
 
 

@@ -145,3 +145,16 @@ def test_bad_numbers_are_exit_2_before_anything_runs(tmp_path, argv, capsys):
     assert not out.exists()
     err = capsys.readouterr().err
     assert "must be" in err or "not a whole number" in err
+
+
+def test_a_failing_scenario_never_removes_the_shared_output_folder(tmp_path):
+    # a fresh output folder, one good and one failing scenario: the good one's file stays
+    out = tmp_path / "fresh"
+    broken = _broken(tmp_path)
+    got = batch.run_batch([str(GOOD), str(broken)], str(out), ("json",), jobs=2, sensitivity=False)
+    assert [o.status for o in got] == [OK, BAD_INPUT]
+    assert (out / "assistant_8b_l4.json").is_file()
+    # and when nothing is written, no empty folder is left behind
+    empty = tmp_path / "never"
+    batch.run_batch([str(broken)], str(empty), ("json",), jobs=1)
+    assert not empty.exists()
