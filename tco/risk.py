@@ -35,19 +35,25 @@ def drift(fx) -> float:
 
 
 def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: float, sigma: float,
-              antithetic: bool = True) -> np.ndarray:
+              antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """n GBM paths of monthly USD/BRL, shape (n, H).
 
     With antithetic pairs the second half of the paths mirrors the first: ln S = drift ∓ σ√Δt·ΣZ,
     so only ⌈n/2⌉·H normal variates are drawn and one cumulative sum serves both halves.
+    `buffers` = (paths, variates) arrays of at least (n, H) and (⌈n/2⌉, H) to fill instead of allocating
+    (the numbers are the same; a fresh 50,000 × 120 array costs its page faults on every chunk).
     """
     dt = 1.0 / 12.0
     drift_path = np.log(s0) + (mu - 0.5 * sigma * sigma) * dt * np.arange(1, horizon + 1)
     half = (n + 1) // 2 if antithetic else n
-    w = rng.standard_normal((half, horizon))
+    if buffers is None:
+        w = rng.standard_normal((half, horizon))
+        out = np.empty((n, horizon))
+    else:
+        w = rng.standard_normal(out=buffers[1][:half, :horizon])
+        out = buffers[0][:n, :horizon]
     np.cumsum(w, axis=1, out=w)
     w *= sigma * np.sqrt(dt)
-    out = np.empty((n, horizon))
     np.add(drift_path, w, out=out[:half])
     if antithetic:
         np.subtract(drift_path, w[: n - half], out=out[half:])
@@ -86,8 +92,9 @@ def _split(res, o) -> tuple[np.ndarray, np.ndarray]:
     return brl, usd
 
 
-def rate_paths(res, n: int, seed: int, progress=None):
-    """Yield chunks of rate paths (each (≤CHUNK, H)) for the scenario's model."""
+def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
+    """Yield chunks of rate paths (each (≤CHUNK, H)) for the scenario's model. With `reuse`, every GBM chunk
+    is written into the same two buffers: a chunk is valid until the next one is asked for."""
     s = res.scenario
     fx = s.fx
     h = len(res.months)
@@ -98,11 +105,15 @@ def rate_paths(res, n: int, seed: int, progress=None):
 
         _, rates = load_history(fx, h)
         returns = np.diff(np.log(rates))
+    buffers = None
+    if reuse and fx.model == "gbm":
+        size = min(CHUNK, n)
+        buffers = (np.empty((size, h)), np.empty(((size + 1) // 2, h)))
     done = 0
     while done < n:
         m = min(CHUNK, n - done)
         if fx.model == "gbm":
-            yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility)
+            yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility, buffers=buffers)
         else:
             yield bootstrap_paths(rng, m, h, fx.usdbrl, returns, fx.block_months)
         done += m
@@ -187,13 +198,13 @@ def _simulate_group(res, parts: list, disc: np.ndarray, paths: int, seed: int, p
     fan_rates = []
     kept = 0
     at = 0
-    for chunk in rate_paths(res, paths, seed, progress):
+    for chunk in rate_paths(res, paths, seed, progress, reuse=True):
         m = len(chunk)
         both = chunk @ usd_both  # one product gives TCO and NPV
         tco[at:at + m] = brl_tco + both[:, :k]
         npv[at:at + m] = brl_npv + both[:, k:]
         if keep_fan and kept < FAN_MAX_PATHS:
-            take = chunk[: FAN_MAX_PATHS - kept]
+            take = chunk[: FAN_MAX_PATHS - kept].copy()  # the buffer is refilled by the next chunk
             fan_rates.append(take)
             kept += len(take)
         at += m
