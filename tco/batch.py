@@ -53,7 +53,7 @@ def add_parser(sub) -> None:
     import argparse
 
     p = sub.add_parser("batch", help="run many scenarios in parallel processes, with a summary table",
-                       description=__doc__.split("\n\n")[1], epilog=EPILOG,
+                       description=__doc__.split("\n\n")[1].replace("``", "").replace("`", ""), epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario TOML files")
     p.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
