@@ -4,6 +4,11 @@
 
 Also times the Monte Carlo alone for 10k, 100k and 1M paths × 120 months against the floor: the
 time numpy alone takes to draw the same number of normal variates (antithetic pairs halve them).
+
+    python benchmarks/bench_run.py --memory [--memory-paths 10000000 --memory-options 20]
+
+runs, in a child process, the Monte Carlo of the seed scenario with its options copied up to 20 and
+10 million paths, and prints the child's peak resident memory (the issue's bound: 4 GiB).
 """
 
 from __future__ import annotations
@@ -32,11 +37,46 @@ def best_of(fn, repeat):
     return min(times), statistics.median(times)
 
 
+def memory_child(paths: int, n_options: int) -> None:
+    """The Monte Carlo of the seed with `n_options` options (its own, copied under new names), `paths` paths."""
+    from tco import risk
+
+    text = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
+    head, *tables = text.split("[[options]]")
+    body = [tables[i % len(tables)].replace('name = "', f'name = "#{i + 1} ', 1) for i in range(n_options)]
+    from tco.scenario import load_text
+
+    s = load_text(head + "".join("[[options]]" + b.rstrip() + "\n\n" for b in body), "seed_many.toml")
+    base = run_scenario(s, load_catalog(), seed=1, simulate=False)
+    t = time.perf_counter()
+    out = risk.simulate(base, paths=paths, seed=1)
+    print(f"{len(out)} options × {paths:,} paths × {len(base.months)} months: {time.perf_counter() - t:.1f} s, "
+          f"{len(risk.option_groups(len(out), paths))} option group(s)")
+
+
+def memory(paths: int, n_options: int) -> None:
+    import resource
+    import subprocess
+    import sys
+
+    code = f"import sys; sys.path.insert(0, {str(ROOT)!r}); sys.argv = ['x']; " \
+           f"from benchmarks.bench_run import memory_child; memory_child({paths}, {n_options})"
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)
+    peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss  # Linux: KiB
+    print(f"peak resident memory of the child: {peak_kib / 2**20:.2f} GiB (bound: 4 GiB)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--skip-mc", action="store_true")
+    ap.add_argument("--memory", action="store_true", help="only the peak-memory run (child process)")
+    ap.add_argument("--memory-paths", type=int, default=10_000_000)
+    ap.add_argument("--memory-options", type=int, default=20)
     args = ap.parse_args()
+    if args.memory:
+        memory(args.memory_paths, args.memory_options)
+        return
     cat = load_catalog()
     print(f"{'scenario':<28} {'options':>7} {'months':>6} {'paths':>7} {'best s':>8} {'median s':>9}")
     for path in sorted((ROOT / "scenarios").glob("*.toml")):

@@ -1,3 +1,4 @@
 from tco.cli import main
 
-raise SystemExit(main())
+if __name__ == "__main__":  # not when a spawned worker process imports it
+    raise SystemExit(main())

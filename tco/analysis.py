@@ -91,10 +91,13 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
         return None
     s = res.scenario
 
-    def diff(f: float) -> float:
-        r = _rerun(res, scale_users(s, f))
-        t = _det(r)
-        return t[a.name] - t[b.name]
+    seen: dict[float, float] = {}
+
+    def diff(f: float) -> float:  # memoised: the bisection asks again for its bracket's ends
+        if f not in seen:
+            t = _det(_rerun(res, scale_users(s, f)))
+            seen[f] = t[a.name] - t[b.name]
+        return seen[f]
 
     # bracket: the leader is cheaper at f = 1 (diff <= 0); look for a scale where it is not
     grid = np.geomspace(lo, hi, 25)

@@ -8,6 +8,7 @@ renamed into place only when all of them were written), so a failure leaves noth
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -21,8 +22,10 @@ examples:
   python -m tco init my_scenario.toml                       # a commented starter scenario
   python -m tco offers --gpu H200                           # list catalog offers
   python -m tco calibrate my_vllm_run.json --model llama-3.1-70b --gpu H100-SXM-80GB --gpu-count 8 --tp 8 --precision fp8
+  python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
 
-exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error.
+exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error
+(batch: 0 all ok, 2 if any scenario had bad input and none crashed, 1 if any crashed).
 """
 
 
@@ -72,6 +75,10 @@ def _parser() -> argparse.ArgumentParser:
     from tco.calibrate_report import add_parser as add_calibrate
 
     add_calibrate(sub)
+
+    from tco import batch
+
+    batch.add_parser(sub)
     return p
 
 
@@ -80,6 +87,9 @@ def _err(msg: str) -> None:
 
 
 def cmd_validate(args) -> int:
+    # a check, not a simulation: no BLAS thread pool, no scan of installed packages for pydantic plugins
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t
@@ -223,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
+        if args.command == "batch":
+            from tco import batch
+
+            return batch.command(args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
                 "sensitivity": cmd_sensitivity, "calibrate": _calibrate}[args.command](args)
     except InputError as exc:

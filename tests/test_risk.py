@@ -112,3 +112,34 @@ def test_bad_history_csv_is_exit_2_with_file_and_line(tmp_path, capsys, name, bo
     if line:
         assert f"hist.csv:{line}:" in err
     assert not out.exists() or not any(out.iterdir())
+
+
+def test_option_groups_fit_the_memory_budget():
+    # 16 B per path and option (TCO + NPV): 1e7 paths × 20 options in a 1 GiB budget go 6 at a time
+    per_option = 16 * 10**7
+    size = 2**30 // per_option
+    assert size == 6
+    groups = risk.option_groups(20, 10**7, 2**30)
+    assert [list(g) for g in groups] == [list(range(6)), list(range(6, 12)), list(range(12, 18)), [18, 19]]
+    # small runs stay in one group, so their numbers are exactly those of a single pass
+    assert risk.option_groups(6, 10_000) == [range(6)]
+    assert risk.option_groups(3, 10**9, 1) == [range(1), range(1, 2), range(2, 3)]  # at least one option each
+
+
+def test_simulating_options_in_groups_gives_the_single_pass_results(monkeypatch):
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=4, simulate=False)
+    one = risk.simulate(base, paths=6000, seed=4)
+    # a budget of 2 options' arrays: the 6 options go 2 at a time, each group redrawing the same paths
+    monkeypatch.setattr(risk, "WORK_BYTES", 16 * 6000 * 2)
+    assert len(risk.option_groups(len(base.options), 6000)) == 3
+    grouped = risk.simulate(base, paths=6000, seed=4)
+    for a, b in zip(one, grouped, strict=True):
+        np.testing.assert_allclose(b.tco_samples, a.tco_samples, rtol=1e-12)
+        for q in ("mean", "p5", "p50", "p95"):
+            assert getattr(b.tco, q) == pytest.approx(getattr(a.tco, q), rel=1e-12)
+            assert getattr(b.npv, q) == pytest.approx(getattr(a.npv, q), rel=1e-12)
+        for q in ("p5", "p50", "p95"):
+            np.testing.assert_array_equal(b.fan_brl[q], a.fan_brl[q])
+        assert b.prob_cheapest == a.prob_cheapest
+    assert sum(o.prob_cheapest for o in grouped) == pytest.approx(1.0)

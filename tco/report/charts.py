@@ -2,43 +2,24 @@
 
 Presentation only: every series arrives computed (from the Results/JSON), every label arrives
 translated (i18n) and every tick is formatted by `fmt` in the scenario's locale. One palette (the
-theme's) is used in every chart, and each series also gets a hatch, marker or line style, so the
+theme's) is used in every chart, and each line series also gets a marker and line style, so the
 charts stay readable printed in grey. Text stays text in the SVG (``svg.fonttype = none``), set in
 DejaVu Sans like the document, and matplotlib escapes it, so a name can never become markup.
+
+Built for speed (the PDF renderer draws every SVG node in Python): see `chart_svg` for how a figure
+is made, drawn once and written as lean SVG.
 """
 
 from __future__ import annotations
 
-import io
-import re
-
 import numpy as np
 
 from tco.report import fmt
+from tco.report.chart_svg import WIDTH_IN, _bars, _chart, _subplots, _svg  # noqa: F401  (WIDTH_IN: public)
 
-WIDTH_IN = 6.9
-"""Figure width [in]: the A4 text block (210 mm − 2 × 17 mm margins ≈ 176 mm)."""
-HATCHES = ("", "///", "...", "xxx", "\\\\\\", "---", "+++", "ooo")
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
 LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)), "-", "--")
 DEFAULT_PALETTE = ("#1f3b63", "#e07b39", "#3a9e8f", "#9bb7d4", "#8c2d3c", "#d4b13f", "#5b5b5b", "#b07cc6")
-
-
-def _plt():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plt.rcParams.update({
-        "svg.fonttype": "none", "svg.hashsalt": "tco-proposal", "font.family": "DejaVu Sans", "font.size": 8,
-        "axes.spines.top": False, "axes.spines.right": False, "axes.edgecolor": "#555555",
-        "axes.grid": True, "axes.grid.axis": "y", "grid.color": "#d9d9d9", "grid.linewidth": 0.5,
-        "hatch.linewidth": 0.6, "legend.frameon": False, "legend.fontsize": 7.5, "axes.titlesize": 9,
-        "xtick.color": "#333333", "ytick.color": "#333333", "axes.labelcolor": "#333333",
-        "axes.unicode_minus": False,
-    })
-    return plt
 
 
 def plain(text: str) -> str:
@@ -51,18 +32,6 @@ def wrapped(text: str, width: int = 34) -> str:
     import textwrap
 
     return "\n".join(textwrap.wrap(plain(text), width)) or plain(text)
-
-
-def _svg(fig) -> str:
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight", pad_inches=0.04)
-    _plt().close(fig)
-    text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    # the root's fixed width/height give way to CSS (width: 100 %), the viewBox keeps the aspect ratio
-    head_end = text.index(">")
-    head = re.sub(r'\s(width|height)="[^"]*"', "", text[:head_end])
-    return head + ' class="chart" preserveAspectRatio="xMidYMid meet"' + text[head_end:]
 
 
 def _scale(vmax: float) -> tuple[float, str]:
@@ -111,13 +80,13 @@ def _month_axis(ax, months: list[str], locale: str) -> None:
     ax.set_xlim(-0.6, n - 0.4)
 
 
+@_chart
 def users_chart(months: list[str], users: np.ndarray, locale: str, axis_label: str,
                 palette=DEFAULT_PALETTE) -> str:
     """Active users per month: a filled line with markers."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.3))
+    fig, ax = _subplots(2.3)
     x = np.arange(len(months))
     ax.fill_between(x, users, color=palette[3], alpha=0.35, linewidth=0)
     ax.plot(x, users, color=palette[0], marker="o", markersize=3, linewidth=1.6)
@@ -129,11 +98,11 @@ def users_chart(months: list[str], users: np.ndarray, locale: str, axis_label: s
     return _svg(fig)
 
 
+@_chart
 def cumulative_chart(months: list[str], series: list[tuple[str, np.ndarray]], locale: str, unit_label,
                      palette=DEFAULT_PALETTE) -> str:
     """Cumulative cost per option [BRL]; the first series (the recommended option) is drawn heaviest."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 3.0))
+    fig, ax = _subplots(3.0)
     x = np.arange(len(months))
     every = max(1, len(months) // 8)
     for i, (name, cum) in enumerate(series):
@@ -146,20 +115,20 @@ def cumulative_chart(months: list[str], series: list[tuple[str, np.ndarray]], lo
     return _svg(fig)
 
 
+@_chart
 def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale: str, unit_label,
                   palette=DEFAULT_PALETTE, vmax: float | None = None, clip_label=None) -> str:
     """Monthly cost stacked by line [BRL]; lines that are zero throughout are left out of the legend.
 
     With `clip_label`, months far above the rest (a training burst) go off the scale, as in `fan_chart`."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.25))
+    fig, ax = _subplots(2.25)
     x = np.arange(len(months))
     bottom = np.zeros(len(months))
     for i, (label, values) in enumerate(lines):
         if not np.any(values):
             continue
-        ax.bar(x, values, bottom=bottom, width=0.8, label=plain(label), color=palette[i % len(palette)],
-               hatch=HATCHES[i % len(HATCHES)], edgecolor="white", linewidth=0.4)
+        _bars(ax, x - 0.4, bottom, x + 0.4, bottom + values, label=plain(label), facecolor=palette[i % len(palette)],
+              edgecolor="white", linewidth=0.4)
         bottom = bottom + values
     top = vmax if vmax is not None else float(bottom.max())
     tail = float(bottom[len(months) // 3:].max()) if len(months) >= 3 else top
@@ -178,6 +147,7 @@ def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale
     return _svg(fig)
 
 
+@_chart
 def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, median_label: str, locale: str,
               unit_label, reference: tuple[str, np.ndarray] | None = None, palette=DEFAULT_PALETTE,
               clip_label=None) -> str:
@@ -186,8 +156,7 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     A few months far above the rest (a training burst) would flatten the band: when the top exceeds 3× the
     P95 of the last two thirds of the horizon, the axis stops above that level and `clip_label(value)`
     marks each month that goes off the scale."""
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.8))
+    fig, ax = _subplots(2.8)
     x = np.arange(len(months))
     ax.fill_between(x, fan["p5"], fan["p95"], color=palette[1], alpha=0.3, linewidth=0, label=plain(band_label))
     ax.plot(x, fan["p5"], color=palette[1], linewidth=0.8, linestyle=":")
@@ -214,25 +183,23 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     return _svg(fig)
 
 
+@_chart
 def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float]] | None, locale: str, unit_label,
              range_label: str = "", palette=DEFAULT_PALETTE) -> str:
     """TCO per option as horizontal bars, best first and darkest, with P5–P95 whiskers when given [BRL]."""
-    plt = _plt()
     n = len(names)
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.42 * n + 0.7))
-    y = np.arange(n)[::-1]
-    colors = [palette[0]] + [palette[3]] * (n - 1)
-    hatches = [""] + ["///"] * (n - 1)
-    for yi, v, c, h in zip(y, det, colors, hatches):
-        ax.barh(yi, v, height=0.62, color=c, hatch=h, edgecolor="white", linewidth=0.4)
+    fig, ax = _subplots(0.42 * n + 0.7)
+    y = np.arange(n)[::-1].astype(float)
+    d = np.asarray(det, dtype=float)
+    for sel, color in ((y == n - 1, palette[0]), (y < n - 1, palette[3])):  # the best darkest, the others light
+        _bars(ax, 0.0, y[sel] - 0.31, d[sel], y[sel] + 0.31, facecolor=color, edgecolor="white", linewidth=0.4)
     top = max(det)
     if ranges:
-        lo = np.array([r[0] for r in ranges])
-        hi = np.array([r[1] for r in ranges])
-        # the whisker spans P5–P95 around its own middle: the deterministic value (the bar's end) may lie outside
-        # the Monte Carlo band (e.g. a GBM drift path above the simulated median), which is legitimate
-        ax.errorbar((lo + hi) / 2.0, y, xerr=(hi - lo) / 2.0, fmt="none", ecolor=palette[1], elinewidth=1.4,
-                    capsize=3, label=plain(range_label))
+        lo = np.array([r[0] for r in ranges], dtype=float)
+        hi = np.array([r[1] for r in ranges], dtype=float)
+        # the whisker spans P5–P95 around its own middle: a deterministic value outside its band still draws
+        ax.errorbar((lo + hi) / 2, y, xerr=(hi - lo) / 2, fmt="none", ecolor=palette[1], elinewidth=1.4, capsize=3,
+                    label=plain(range_label))
         top = max(top, float(hi.max()))
     ax.set_yticks(y)
     ax.set_yticklabels([wrapped(nm) for nm in names])
@@ -248,23 +215,23 @@ def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float
     return _svg(fig)
 
 
+@_chart
 def tornado(labels: list[str], low: list[float], high: list[float], base: float, low_label: str, high_label: str,
             locale: str, unit_label, palette=DEFAULT_PALETTE) -> str:
     """One-at-a-time sensitivity: for each input, the difference at its low and high value around the base [BRL].
 
     The two ends of an input are drawn as two thinner bars side by side (low above, high below), so both stay
     visible when they fall on the same side of the base."""
-    plt = _plt()
     n = len(labels)
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.40 * n + 0.8))
+    fig, ax = _subplots(0.40 * n + 0.8)
     y = np.arange(n)[::-1]
     lo = np.asarray(low, dtype=float)
     hi = np.asarray(high, dtype=float)
     half = 0.36
-    ax.barh(y + half / 2, lo - base, left=base, height=half, color=palette[3], hatch="///", edgecolor=palette[0],
-            linewidth=0.5, label=plain(low_label))
-    ax.barh(y - half / 2, hi - base, left=base, height=half, color=palette[0], edgecolor=palette[0], linewidth=0.5,
-            label=plain(high_label))
+    for mid, end, color, label in ((y + half / 2, lo, palette[3], low_label), (y - half / 2, hi, palette[0], high_label)):
+        bars = _bars(ax, base, mid - half / 2, end, mid + half / 2, facecolor=color, edgecolor=palette[0],
+                     linewidth=0.5, label=plain(label))
+        bars.sticky_edges.x.append(base)  # as barh(left=base): the axis does not pad beyond the base
     ax.axvline(base, color="#333333", linewidth=0.8)
     ax.set_yticks(y)
     ax.set_yticklabels([wrapped(x) for x in labels])
@@ -281,14 +248,14 @@ def tornado(labels: list[str], low: list[float], high: list[float], base: float,
     return _svg(fig)
 
 
+@_chart
 def rate_fan_chart(months: list[str], fan: dict[str, list[float]], band_label: str, median_label: str, locale: str,
                    axis_label: str, breakeven: tuple[str, float] | None = None, palette=DEFAULT_PALETTE) -> str:
     """USD/BRL per month: P5–P95 band and median [BRL/USD], with an optional break-even level drawn across
     (left out when it lies far outside the band: the break-even table gives it)."""
     from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(WIDTH_IN, 2.3))
+    fig, ax = _subplots(2.3)
     x = np.arange(len(months))
     p5, p50, p95 = (np.asarray(fan[k], dtype=float) for k in ("p5", "p50", "p95"))
     ax.fill_between(x, p5, p95, color=palette[3], alpha=0.45, linewidth=0, label=plain(band_label))

@@ -24,7 +24,7 @@ from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, mo
 from tco.report.workbook_outputs import cumulative_chart, infeasible_text, ranks_among
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
-              "nan_inf_to_errors": True}
+              "nan_inf_to_errors": True, "in_memory": True}
 
 
 def write(res, doc: dict, path: Path) -> None:

@@ -1,0 +1,84 @@
+"""Whole-process CPU time (user + sys of the child processes) of the CLI, and its wall time.
+
+    python benchmarks/bench_cpu.py [--repeat 3] [--scenario scenarios/seed_70b_h200.toml]
+
+Runs, each in a fresh interpreter (so imports count, as they do for a user):
+  run       python -m tco run SCENARIO -o TMP            (json, csv, xlsx, pdf)
+  validate  python -m tco validate SCENARIO
+  help      python -m tco --help
+and prints the CPU seconds (``resource.getrusage(RUSAGE_CHILDREN)`` before/after, so any worker
+process the run starts is counted too) and the wall seconds, best and median of N.
+
+    python benchmarks/bench_cpu.py --before /tmp/tco-650b9aa
+
+also runs each command with another copy of the source (e.g. ``git archive 650b9aa | tar -x -C DIR``),
+interleaved with this one so both see the same machine load, and prints after/before ratios.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def measure(cmd: list[str], tree: Path = ROOT) -> tuple[float, float]:
+    """(cpu seconds, wall seconds) of one child process run with `tree` first on the path; raises if it fails."""
+    env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    c0, w0 = child_cpu(), time.perf_counter()
+    done = subprocess.run(cmd, check=False, cwd=tree, env=env, capture_output=True, text=True)
+    wall, cpu = time.perf_counter() - w0, child_cpu() - c0
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(cmd)} exited {done.returncode}:\n{done.stderr}")
+    return cpu, wall
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--scenario", default="scenarios/seed_70b_h200.toml")
+    ap.add_argument("--only", choices=["run", "validate", "help"], action="append")
+    ap.add_argument("--before", type=Path, metavar="DIR", help="a copy of the code before the change, to compare")
+    args = ap.parse_args(argv)
+    py = sys.executable
+    trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
+    with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
+        scenario = str((ROOT / args.scenario).resolve())
+        jobs = {"run": [py, "-m", "tco", "run", scenario, "-o", tmp, "--quiet"],
+                "validate": [py, "-m", "tco", "validate", scenario],
+                "help": [py, "-m", "tco", "--help"]}
+        print(f"{'command':<9} {'code':<7} {'cpu best':>9} {'cpu med':>8} {'wall best':>10} {'wall med':>9}   "
+              f"(seconds, {args.repeat} runs, {os.cpu_count()} cores)")
+        for name, cmd in jobs.items():
+            if args.only and name not in args.only:
+                continue
+            got: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
+            for _ in range(args.repeat):
+                for label, tree in trees.items():  # interleaved: both see the same load
+                    got[label].append(measure(cmd, tree))
+            for label, runs in got.items():
+                cpu, wall = [g[0] for g in runs], [g[1] for g in runs]
+                print(f"{name:<9} {label:<7} {min(cpu):>9.2f} {statistics.median(cpu):>8.2f} {min(wall):>10.2f} "
+                      f"{statistics.median(wall):>9.2f}")
+            if len(trees) == 2:
+                ratio = [statistics.median(g[0] for g in got["after"]) / statistics.median(g[0] for g in got["before"]),
+                         min(g[0] for g in got["after"]) / min(g[0] for g in got["before"])]
+                print(f"{name:<9} {'ratio':<7} {ratio[1]:>9.0%} {ratio[0]:>8.0%}   (after / before CPU)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
