@@ -45,7 +45,7 @@ def bench(path: Path, repeat: int) -> dict:
         c = time.perf_counter()
         document = HTML(string=html, base_url=proposal.TEMPLATES.as_uri() + "/",
                         url_fetcher=proposal.templates_only_fetcher()).render()
-        pdf = document.write_pdf()
+        document.write_pdf()
         d = time.perf_counter()
         pdf2 = proposal.render(res, doc, [path])  # the public path end to end, attachments included
         e = time.perf_counter()

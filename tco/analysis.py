@@ -16,7 +16,6 @@ from dataclasses import replace
 import numpy as np
 
 from tco import finance
-from tco.costs import LINES
 from tco.engine import Results, rankable, run_scenario
 
 EGRESS_CLAIM_RANGE = (0.20, 0.40)

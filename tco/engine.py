@@ -14,10 +14,12 @@ from tco import demand, finance, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.costs import OptionCosts, option_costs
-from tco.domain import LINES, Dist, Notice, option_kind
+from tco.domain import Dist, Notice, option_kind
 from tco.errors import InputError, Problem
 from tco.resolve import ResolvedOption, resolve
 from tco.scenario import Scenario, plausibility
+
+NO_NETWORK = " (the catalog has no cluster network for this offer: add it to interconnect.csv)"
 
 HOURS_PER_MONTH = 730.0
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
@@ -199,7 +201,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             problems.append(Problem(file, key, f"model {model.model!r} ({need:,.0f} GB of {s.model.precision} weights plus KV "
                                     f"cache) fits on no GPU count of {fleet.offer_id!r} ({fleet.gpus_per_server} × "
                                     f"{fleet.gpu.gpu}, {fleet.gpu.memory_gb:g} GB each) nor across 8 such servers"
-                                    f"{'' if sizing.network_gbps(cat.network_for(fleet.offer_id)) else ' (the catalog has no cluster network for this offer: add it to interconnect.csv)'}"
+                                    f"{'' if sizing.network_gbps(cat.network_for(fleet.offer_id)) else NO_NETWORK}"
                                     f"; choose a larger server{' or model.precision = fp8' if s.model.precision != 'fp8' else ''}",
                                     (lines or {}).get(("options", opt.index, "inference_offer"))))
             continue

@@ -303,7 +303,8 @@ class Option(Frozen):
     training_brl_per_month: BrlPerMonth | None = None
     """Override of the dedicated training offer's BRL/month price per server."""
     quote_valid_until: Annotated[date, Field(strict=False)] | None = None
-    """Last day ("YYYY-MM-DD") of the provider's quote behind this option's price overrides (brl_per_month, usd_per_hour, …): the outputs then call the price a quote, not an estimate."""
+    """Last day ("YYYY-MM-DD") of the provider's quote behind this option's price overrides (brl_per_month,
+    usd_per_hour, …): the outputs then call the price a quote, not an estimate."""
     quote_source: Text | None = None
     """Who quoted and the quote's reference (e.g. "Provider X, proposal 123 of 2026-11-20"); needs quote_valid_until."""
     setup_fee_brl: Annotated[float, Field(ge=0.0, le=MAX_BRL_PER_MONTH)] | None = None

@@ -137,7 +137,8 @@ def _message(err, root: type[BaseModel]) -> str:
         return f"{msg}"
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
-    return f"{msg} (got {_show(inp)})" if kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg else msg
+    plain = kind not in ("model_type",) and not isinstance(inp, dict) and inp is not None and "got" not in msg
+    return f"{msg} (got {_show(inp)})" if plain else msg
 
 
 def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:

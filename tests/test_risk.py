@@ -21,7 +21,7 @@ SEED = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
 def scenario_with(**fx):
     text = SEED
     for k, v in fx.items():
-        lines = [l for l in text.splitlines() if not l.startswith(f"{k} =")]
+        lines = [ln for ln in text.splitlines() if not ln.startswith(f"{k} =")]
         i = lines.index("[fx]")
         lines.insert(i + 1, f"{k} = {v!r}".replace("'", '"'))
         text = "\n".join(lines) + "\n"

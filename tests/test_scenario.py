@@ -26,7 +26,7 @@ def run_bad(tmp_path, text, capsys):
 
 
 def line_of(text: str, needle: str) -> int:
-    return next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith(needle))
+    return next(i for i, ln in enumerate(text.splitlines(), 1) if ln.startswith(needle))
 
 
 CASES = [
@@ -138,7 +138,7 @@ def test_unknown_key_suggests_the_closest_valid_key(tmp_path, capsys):
     err = run_bad(tmp_path, text, capsys)
     assert "did you mean 'horizon_months'?" in err
     # problems come in file order
-    lines = [int(l.split(":")[1]) for l in err.splitlines() if "bad.toml:" in l]
+    lines = [int(ln.split(":")[1]) for ln in err.splitlines() if "bad.toml:" in ln]
     assert lines == sorted(lines)
 
 

@@ -4,7 +4,8 @@ The engine reports what a reader must know as ``domain.Notice(code, option, para
 the one place that turns a notice into a sentence: the sentence is the translation catalog's
 ``notice_<code>`` (both locales, same placeholders: a test), and each parameter has a kind that says
 how it is shown:
-``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1``/``num2`` (one or two decimals), ``mode`` (expert or pipeline parallel),
+``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1``/``num2`` (one or two
+decimals), ``mode`` (expert or pipeline parallel),
 ``pct`` (a share as a percent), ``money`` (whole reais), ``month`` ("YYYY-MM" as month and year), ``ic`` (an interconnect id)
 or ``text`` (verbatim: offer ids, GPU names).
 """

@@ -22,13 +22,12 @@ import re
 import tomllib
 from pathlib import Path
 
-import numpy as np
 
-from tco.costs import LINES
 from tco.report import charts, fmt
 from tco.report.i18n import labels, language, locale_of, t
 from tco.report.proposal_sections import (  # noqa: F401  (the sections of the proposal)
-    GLOSSARY, _attachment_label, _breakevens, _egress, _fleets, _fx, _lines, _options, _other_breakevens, _sensitivity, _sources, _summary, _workload,
+    GLOSSARY, _attachment_label, _breakevens, _egress, _fleets, _fx, _lines, _options, _other_breakevens, _sensitivity,
+    _sources, _summary, _workload,
 )
 
 LOG = logging.getLogger(__name__)

@@ -38,7 +38,9 @@ def summary(res, written) -> None:
     ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
     best = ranked[0].tco.deterministic if ranked else float("nan")
     path = res.fx_path
-    rate = lambda x: fmt.number(x, loc, 2)
+    def rate(x: float) -> str:
+        return fmt.number(x, loc, 2)
+
     fx = (f"USD/BRL {rate(path[0])}" if abs(path[-1] - path[0]) < 5e-3
           else t("term_fx_path", loc, first=rate(path[0]), last=rate(path[-1])))
     table = Table(title=t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
@@ -141,7 +143,9 @@ def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
     if not tornado.get("challenger"):
         console.print(t("term_one_option", loc))
         return
-    brl = lambda x: fmt.money(x, loc, False)
+    def brl(x: float) -> str:
+        return fmt.money(x, loc, False)
+
     tab = Table(title=t("term_tornado_title", loc, challenger=tornado["challenger"], leader=tornado["leader"],
                         base=brl(tornado["base_diff_brl"])))
     for key in ("col_input", "term_col_range", "col_metric", "col_diff_low", "col_diff_high", "sens_swing"):

@@ -193,7 +193,8 @@ def _summary(book: Book, res, doc: dict) -> None:
     ws.set_column(1, 1, 50)
     ws.set_column(2, 4, 18)
     ws.write_string(0, 0, t("title"), book.fmt("title"))
-    info = [(t("cover_scenario"), s.scenario.name), (t("cover_client"), s.scenario.client), (t("cover_prepared_by"), s.scenario.prepared_by),
+    info = [(t("cover_scenario"), s.scenario.name), (t("cover_client"), s.scenario.client),
+            (t("cover_prepared_by"), s.scenario.prepared_by),
             (t("start"), s.scenario.start), (t("cover_horizon"), f"{s.scenario.horizon_months} {t('months')}"),
             (t("fx_model"), f"{book.term('fxm', s.fx.model)}, USD/BRL {_decimal(book, s.fx.usdbrl)}")]
     r = 2

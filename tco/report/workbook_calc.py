@@ -283,7 +283,8 @@ def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, re
     R = {}
     for k in used_rates:
         key = k + "_rate"
-        put("rate_" + k, t("rate_of", tax=book.term("col", k + "_rate")), "", _rate_formula(k, p, periods), rates.get(key, inside * 0), "calc_pct")
+        put("rate_" + k, t("rate_of", tax=book.term("col", k + "_rate")), "", _rate_formula(k, p, periods),
+            rates.get(key, inside * 0), "calc_pct")
         R[k] = ref("rate_" + k)
     if method == "local_inclusive":
         put("tax_inside", t("tax_inside"), "", lambda c, pp: (
@@ -295,7 +296,8 @@ def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, re
     b = ref("tax_base")
     comp = oc.tax_components or {}
     for k in comps:
-        put("tx_" + k, book.term("col", k + "_rate"), cur["taxes"], _component_formula(method, k, R, b), comp.get(k, inside * 0), fmt, "sum")
+        put("tx_" + k, book.term("col", k + "_rate"), cur["taxes"], _component_formula(method, k, R, b),
+            comp.get(k, inside * 0), fmt, "sum")
     cr = [f"{_credit_flag(k, p)}*{{tx_{k}}}" for k in ("pis_cofins", "cbs", "ibs") if k in comps]
     put("tx_credits", t("credits"), cur["taxes"], (lambda c, pp: "=" + "+".join(
         x.replace("{tx_" + k + "}", ref("tx_" + k)(c)) for x, k in zip(cr, [k for k in ("pis_cofins", "cbs", "ibs")
