@@ -128,7 +128,7 @@ CHANGES = {
                             lambda d: (d["inference"]["users"].update(monthly_growth_rate=0.09),
                                        d["options"][1].update(training_brl_per_month=150_000.0))),
     # the reform's CBS rate for 2027-2028 and the buyer's regime (no credits), month by month in the tax block
-    "tax_reform_regime": ("seed_70b_h200", {"in_rf1_cbs": 0.10, **{f"in_o{n}_cr_{k}": 0 for n in range(1, 7)
+    "tax_reform_regime": ("seed_70b_h200", {"in_rf1_cbs": 0.10, **{f"in_o{n}_cr_{k}": 0 for n in range(1, 8)  # 7 options
                                                                    for k in ("pis_cofins", "cbs", "ibs")}},
                           lambda d: d["scenario"].update(tax_regime="simples")),
 }
