@@ -7,6 +7,7 @@ Conventions: costs are positive amounts; a cost lands in the month it is incurre
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -89,6 +90,42 @@ def is_committed(pricing: str) -> bool:
     """Committed capacity (reservations, committed-use discounts) is paid every hour of its term:
     everything but on-demand and spot."""
     return not (pricing == "on_demand" or pricing.startswith("spot"))
+
+
+def is_capacity_block(pricing: str) -> bool:
+    """Capacity blocks (AWS EC2 Capacity Blocks for ML, GCP DWS calendar mode) reserve a cluster for days or
+    weeks: fit for a training burst, never for a fleet that runs all month."""
+    return pricing.startswith("capacity_block") or pricing.startswith("dws_calendar")
+
+
+def commitment_term_months(pricing: str) -> int | None:
+    """Term of a committed pricing [months] read from its name ('reserved_1yr' → 12, 'cud_3yr' → 36,
+    'ri_3yr_standard_all_upfront_effective' → 36); None when the name states no term."""
+    m = re.search(r"(\d+)_?(?:yr|year)", pricing)
+    return 12 * int(m.group(1)) if m else None
+
+
+def committed_schedule(committed: tuple[int, ...], term_months: int, first_month: int, horizon: int) -> np.ndarray:
+    """Committed instances in each month 1..H [-]: ``committed[j]`` for the j-th term counted from
+    `first_month` (the last value holds for later terms), 0 before it."""
+    out = np.zeros(horizon)
+    for j, start in enumerate(range(first_month - 1, horizon, term_months)):
+        out[start:start + term_months] = committed[min(j, len(committed) - 1)]
+    return out
+
+
+def committed_baseline_hours(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """Instance-hours of a committed baseline plus an on-demand (or spot) top-up, month by month [h].
+
+    committed hours[m] = k[m] × 24 × days[m]                (paid every hour of the term, used or not)
+    burst hours[m]     = Σ_h max(S[m, h] − k[m], 0) × days[m]  (the hours of the day above the baseline)
+    S = servers needed by month × hour of day, k = committed instances by month. ``committed`` may carry
+    leading axes (…, H): every commitment level is then costed at once (the plan's ladder).
+    """
+    k = np.asarray(committed, dtype=float)
+    burst = np.clip(servers_by_hour - k[..., None], 0.0, None).sum(axis=-1) * days
+    return k * 24.0 * days, burst
 
 
 def ratchet(servers: np.ndarray) -> np.ndarray:
@@ -216,7 +253,12 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
         else:
             tr_inst_hours = np.zeros(h)
         # inference fleet
-        if inf.kind == "cloud":
+        if inf.kind == "cloud" and opt.committed is not None:
+            sched = committed_schedule(opt.committed, opt.commit_term_months, inference_start, h)
+            c_hours, b_hours = committed_baseline_hours(by_hour, days, sched)
+            lines["inference_compute"] = (c_hours * inf.price + b_hours * opt.burst.price) * trend
+            inf_paid, inf_hours = np.maximum(sched, peak), c_hours + b_hours
+        elif inf.kind == "cloud":
             if opt.autoscale:
                 inf_hours = by_hour.sum(axis=1) * days
                 inf_paid = peak
