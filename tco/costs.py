@@ -128,6 +128,14 @@ def committed_baseline_hours(servers_by_hour: np.ndarray, days: np.ndarray, comm
     return k * 24.0 * days, burst
 
 
+def committed_baseline_cost(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray, price: float,
+                            burst_price: float, trend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inference compute of a committed baseline [USD/month] and its instance-hours [h]:
+    (committed hours × committed price + burst hours × burst price) × price trend."""
+    c_hours, b_hours = committed_baseline_hours(servers_by_hour, days, committed)
+    return (c_hours * price + b_hours * burst_price) * trend, c_hours + b_hours
+
+
 def ratchet(servers: np.ndarray) -> np.ndarray:
     """A fleet that is never released once rented (dedicated contracts, reserved capacity)."""
     return np.maximum.accumulate(servers) if len(servers) else servers
@@ -255,9 +263,9 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
         # inference fleet
         if inf.kind == "cloud" and opt.committed is not None:
             sched = committed_schedule(opt.committed, opt.commit_term_months, inference_start, h)
-            c_hours, b_hours = committed_baseline_hours(by_hour, days, sched)
-            lines["inference_compute"] = (c_hours * inf.price + b_hours * opt.burst.price) * trend
-            inf_paid, inf_hours = np.maximum(sched, peak), c_hours + b_hours
+            lines["inference_compute"], inf_hours = committed_baseline_cost(by_hour, days, sched, inf.price,
+                                                                            opt.burst.price, trend)
+            inf_paid = np.maximum(sched, peak)
         elif inf.kind == "cloud":
             if opt.autoscale:
                 inf_hours = by_hour.sum(axis=1) * days

@@ -116,6 +116,62 @@ def price_warnings(opt: ResolvedOption, last_month: str) -> list[str]:
     return out
 
 
+def workload(s: Scenario, days: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The scenario's demand month by month: users, requests, tokens, hourly requests/s (months × 24), egress GB."""
+    inf, h = s.inference, s.scenario.horizon_months
+    users = demand.users_timeline(inf.users, inf.start_month, h)
+    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days, inf.active_days_per_week)
+    tokens = requests * (inf.input_tokens_per_request + inf.output_tokens_per_request)
+    shares = demand.profile(inf.daily_profile)
+    rps = demand.hourly_rps(users, inf.requests_per_user_per_day, shares)
+    return users, requests, tokens, rps, demand.egress_gb(requests, inf.egress_kb_per_request)
+
+
+def option_costs_for(opt: ResolvedOption, s: Scenario, tsize, rep, days, rps, egress) -> OptionCosts:
+    """costs.option_costs with the scenario's serving and training inputs (the engine's and the plan's one call)."""
+    inf = s.inference
+    return option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
+                        storage_gb=inf.storage_gb, training_start=s.training.start_month,
+                        inference_start=inf.start_month, utilization=inf.utilization_target_share,
+                        redundancy=inf.redundancy)
+
+
+def efficiencies(s: Scenario, dflt: dict) -> tuple[float, float, float]:
+    """(bandwidth efficiency, FLOPS efficiency, MFU): the scenario's values, else the catalog defaults."""
+    inf, tr = s.inference, s.training
+    bw_eff = inf.bandwidth_efficiency_share if inf.bandwidth_efficiency_share is not None else dflt["bandwidth_efficiency_share"]
+    fl_eff = inf.flops_efficiency_share if inf.flops_efficiency_share is not None else dflt["flops_efficiency_share"]
+    return bw_eff, fl_eff, tr.mfu if tr.mfu is not None else dflt["mfu"]
+
+
+def replica_candidates_for(fleet, s: Scenario, model, bw_eff: float, fl_eff: float, dflt: dict) -> list[dict]:
+    """Every tensor-parallel layout of the model on one server of `fleet` (sizing.replica_candidates with the
+    scenario's serving inputs); the plan search sizes each offer through this same call."""
+    inf = s.inference
+    return sizing.replica_candidates(
+        params=model.params_b * 1e9, active_params=model.active_params_b * 1e9, layers=model.layers,
+        kv_heads=model.kv_heads, head_dim=model.head_dim,
+        precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
+        bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=sizing.peak_tflops(fleet.gpu, s.model.precision),
+        gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
+        output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
+        bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,
+        max_batch=inf.max_batch_sequences,
+        tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (2 ** k for k in range(8))})
+
+
+def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.TrainingSize:
+    """The training cluster on `tf`'s servers (sizing.size_training with the scenario's training inputs)."""
+    tr = s.training
+    return sizing.size_training(
+        method=tr.method, params=model.params_b * 1e9, active_params=model.active_params_b * 1e9, tokens=tr.tokens,
+        epochs=tr.epochs, gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops,
+        gpu_memory_gb=tf.gpu.memory_gb, memory_usable_share=s.inference.memory_usable_share,
+        gpus_per_server=tf.gpus_per_server, interconnect=tf.gpu.interconnect, target_days=tr.target_days,
+        servers=tr.servers, activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share,
+        defaults=dflt)
+
+
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
                  paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True) -> Results:
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
@@ -128,18 +184,10 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     inf = s.inference
     tr = s.training
     params = model.params_b * 1e9
-    active = model.active_params_b * 1e9
-    bw_eff = inf.bandwidth_efficiency_share if inf.bandwidth_efficiency_share is not None else dflt["bandwidth_efficiency_share"]
-    fl_eff = inf.flops_efficiency_share if inf.flops_efficiency_share is not None else dflt["flops_efficiency_share"]
-    mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
+    bw_eff, fl_eff, mfu = efficiencies(s, dflt)
 
     # demand
-    users = demand.users_timeline(inf.users, inf.start_month, h)
-    requests = demand.requests_per_month(users, inf.requests_per_user_per_day, days, inf.active_days_per_week)
-    tokens = requests * (inf.input_tokens_per_request + inf.output_tokens_per_request)
-    shares = demand.profile(inf.daily_profile)
-    rps = demand.hourly_rps(users, inf.requests_per_user_per_day, shares)
-    egress = demand.egress_gb(requests, inf.egress_kb_per_request)
+    users, requests, tokens, rps, egress = workload(s, days)
 
     # sizing and costs, option by option
     problems: list[Problem] = []
@@ -150,15 +198,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     train_by_opt: dict[str, sizing.TrainingSize] = {}
     for opt in resolved:
         fleet = opt.inference
-        cands = sizing.replica_candidates(
-            params=params, active_params=active, layers=model.layers, kv_heads=model.kv_heads, head_dim=model.head_dim,
-            precision=s.model.precision, kv_precision=s.model.kv_precision, gpu_memory_gb=fleet.gpu.memory_gb,
-            bandwidth_tbs=fleet.gpu.bandwidth_tbs, peak_tflops=sizing.peak_tflops(fleet.gpu, s.model.precision),
-            gpus_per_server=fleet.gpus_per_server, input_tokens=inf.input_tokens_per_request,
-            output_tokens=inf.output_tokens_per_request, target_tps=inf.tokens_per_second_per_user,
-            bw_eff=bw_eff, flops_eff=fl_eff, memory_usable_share=inf.memory_usable_share,
-            max_batch=inf.max_batch_sequences,
-            tp_efficiency={tp: sizing.scaling_efficiency(tp, fleet.gpu.interconnect, dflt) for tp in (2 ** k for k in range(8))})
+        cands = replica_candidates_for(fleet, s, model, bw_eff, fl_eff, dflt)
         rep = sizing.choose_replica(cands, fleet.gpus_per_server)
         key = f"options[{opt.index}].inference_offer"
         if rep is None:
@@ -174,21 +214,14 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         tsize = None
         if tr.method != "none" and opt.training is not None:
             tf = opt.training
-            tsize = sizing.size_training(
-                method=tr.method, params=params, active_params=active, tokens=tr.tokens, epochs=tr.epochs,
-                gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops, gpu_memory_gb=tf.gpu.memory_gb,
-                memory_usable_share=inf.memory_usable_share, gpus_per_server=tf.gpus_per_server,
-                interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
-                activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt)
+            tsize = training_for(tf, s, model, mfu, dflt)
             train_by_opt[opt.name] = tsize
             if tsize.servers > 1 and tf.gpu.interconnect == "pcie":
                 warnings.append(f"{opt.name}: training spans {tsize.servers} PCIe servers of {tf.gpu.gpu}; the network "
                                 f"between servers is not modelled (scaling efficiency {tsize.scaling_efficiency:g} "
                                 "assumed): check such a cluster is practical")
         try:
-            oc = option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
-                              storage_gb=inf.storage_gb, training_start=tr.start_month, inference_start=inf.start_month,
-                              utilization=inf.utilization_target_share, redundancy=inf.redundancy)
+            oc = option_costs_for(opt, s, tsize, rep, days, rps, egress)
         except ValueError as exc:
             problems.append(Problem(file, f"options[{opt.index}].egress", str(exc),
                                     (lines or {}).get(("options", opt.index))))

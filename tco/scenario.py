@@ -274,6 +274,8 @@ class Plan(Frozen):
     """Also search hybrids: train on one provider (a cloud burst, a capacity block), serve on another."""
     taxes: dict[str, str] = {}
     """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
+    storage_usd_per_gb_month: dict[str, NonNegative] = {}
+    """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
     max_candidates: int = Field(5_000_000, ge=1)
     """Refuse a search larger than this many candidate plans (narrow providers or gpus instead)."""
     show: int = Field(3, ge=1, le=50)
