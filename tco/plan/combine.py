@@ -1,0 +1,190 @@
+"""Combine components over every candidate with numpy, and describe the best plans as plain data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco.catalog import Catalog
+from tco.costs import tax_uplift
+from tco.errors import InputError, Problem
+from tco.plan.check import check
+from tco.plan.components import Comp, Ctx, _option, context, offers, resolved, training_size
+from tco.plan.costing import serving_comps, shared_comps, training_comps
+from tco.scenario import Scenario
+
+NO_TRAINING = None
+
+
+def _tax_provider(t: Comp | None, i: Comp):
+    """The fleet whose provider's tax profile an option uses: the serving fleet if it is cloud, else the training."""
+    return i.fleet if i.fleet.kind == "cloud" or t is None else t.fleet
+
+
+def _pair_uplift(ctx: Ctx, T: list[Comp], I: list[Comp]) -> tuple[np.ndarray, list[list[str]]]:
+    """Tax uplift of each (training, serving) pair, from the engine's resolution of a probe option
+    (cached per provider and kind: billing follows the provider)."""
+    cache: dict = {}
+    U = np.zeros((len(T), len(I)))
+    ids = [["" for _ in I] for _ in T]
+    for a, t in enumerate(T):
+        for b, i in enumerate(I):
+            key = (t.fleet.provider, t.fleet.kind, i.fleet.provider, i.fleet.kind) if t else (i.fleet.provider,)
+            if key not in cache:
+                kw = {"usd_per_hour": 1.0, "storage_usd_per_gb_month": 0.0, "egress": "none/dedicated",
+                      "autoscale": False}
+                if t is not None:
+                    kw |= {"training_offer": t.fleet.offer_id, "training_usd_per_hour": 1.0}
+                opt = _option(i.fleet, ctx, **kw)
+                tp = _tax_provider(t, i)
+                if tp.provider in ctx.spec.taxes:
+                    opt = opt.model_copy(update={"taxes": ctx.spec.taxes[tp.provider]})
+                r = resolved(ctx, opt, t is not None)
+                cache[key] = (tax_uplift(r.tax), r.tax.profile_id)
+            U[a, b], ids[a][b] = cache[key]
+    return U, ids
+
+
+def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> dict:
+    """Every plan the catalog allows for this scenario; the best per provider, the best hybrid and the
+    best overall, with the runner-up and the margin. Raises InputError for a bad [plan] section."""
+    problems = check(s, cat, file, lines)
+    if problems:
+        raise InputError(problems)
+    ctx = context(s, cat)
+    fleets = offers(ctx)
+    with_training = s.training.method != "none"
+    tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None
+    I, rep_any = serving_comps(ctx, fleets, tsize_any)
+    T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
+    S = shared_comps(ctx, fleets)
+    if not I and not S:
+        raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
+                                  "per-user speed asked (see the skipped offers with `python -m tco plan`)",
+                                  (lines or {}).get(("plan",)))])
+    Tx: list[Comp | None] = T if with_training else [NO_TRAINING]
+    if with_training and not T:
+        I = []
+    # the numpy part: every training burst × every serving fleet
+    U, tax_ids = _pair_uplift(ctx, Tx, I) if I else (np.zeros((len(Tx), 0)), [[] for _ in Tx])
+    z = np.zeros(len(Tx))
+    tb, tu, tbn, tun = (np.array([getattr(t, k) for t in Tx]) if with_training else z
+                        for k in ("brl", "usd", "brl_npv", "usd_npv"))
+    ib, iu, ibn, iun, combos = (np.array([getattr(i, k) for i in I], dtype=float)
+                                for k in ("brl", "usd", "brl_npv", "usd_npv", "combos"))
+    tco = tb[:, None] + ib[None, :] + (1.0 + U) * (tu[:, None] + iu[None, :])
+    npv = tbn[:, None] + ibn[None, :] + (1.0 + U) * (tun[:, None] + iun[None, :])
+    tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
+    iprov = np.array([i.fleet.provider for i in I], dtype=object)
+    same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
+    group = np.where(same, iprov[None, :], "hybrid")
+    valid = same | ctx.spec.hybrids
+    n = int((valid * combos[None, :]).sum()) + len(S)
+    if n > ctx.spec.max_candidates:
+        raise InputError([Problem(file, "plan.max_candidates", f"the search has {n:,} candidate plans, more than "
+                                  f"max_candidates ({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
+                                  (lines or {}).get(("plan", "max_candidates")))])
+    flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
+                               [c.brl + c.usd + c.taxes_brl for c in S]])
+    flat_npv = np.concatenate([npv.ravel(), [c.brl_npv + c.usd_npv + c.taxes_npv for c in S]])
+    flat_group = np.concatenate([group.ravel(), np.array([c.fleet.provider for c in S], dtype=object)])
+    flat_combos = np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(),
+                                  np.ones(len(S))])
+
+    def describe(k: int) -> dict:
+        if k < tco.size:
+            a, b = divmod(k, len(I))
+            return _plan(ctx, Tx[a], I[b], float(flat_tco[k]), float(flat_npv[k]), tax_ids[a][b], float(U[a, b]))
+        c = S[k - tco.size]
+        return _plan(ctx, None, c, float(flat_tco[k]), float(flat_npv[k]), c.tax_profile, None)
+
+    by_group = {}
+    for g in sorted(set(flat_group.tolist())):
+        idx = np.nonzero((flat_group == g) & np.isfinite(flat_tco))[0]
+        if not len(idx):
+            continue
+        order = idx[np.argsort(flat_tco[idx], kind="stable")]
+        costs = np.round(flat_tco[order], 2)  # plans within a centavo are the same plan in other words
+        keep = order[np.concatenate([[True], costs[1:] != costs[:-1]])]
+        top = [describe(int(k)) for k in keep[:ctx.spec.show]]
+        by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(flat_combos[idx].sum()),
+                       **_margin(top[0], top[1] if len(top) > 1 else None)}
+    bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
+    overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
+               "runner_up": bests[1]["best"] if len(bests) > 1 else None}
+    return {"search": {"candidates": n, "providers": sorted({f.provider for f in fleets}),
+                       "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
+                       "spot_for_serving": ctx.spec.spot_for_serving,
+                       "training_components": len(T), "serving_components": len(I), "shared_plans": len(S),
+                       "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
+            "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+
+
+def _margin(best: dict, runner: dict | None) -> dict:
+    if runner is None:
+        return {"margin_brl": None, "margin_share": None}
+    m = runner["tco_brl"] - best["tco_brl"]
+    return {"margin_brl": m, "margin_share": m / best["tco_brl"] if best["tco_brl"] else None}
+
+
+def _fleet_dict(c: Comp) -> dict:
+    f = c.fleet
+    return {"offer": f.offer_id, "provider": f.provider, "region": f.region, "kind": f.kind, "gpu": f.gpu.gpu,
+            "gpus_per_server": f.gpus_per_server, "pricing": f.pricing, "price": f.price, "price_unit": f.price_unit,
+            "status": f.price_status, "as_of": f.price_as_of}
+
+
+def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
+    """One plan as data, with the [[options]] table that re-runs it through the engine."""
+    shared = i.role == "shared"
+    f = i.fleet
+    opt: dict = {"inference_offer": f.offer_id, "fleet": "shared" if shared else "separate",
+                 "autoscale": i.mode == "autoscaled"}
+    if f.kind == "cloud":
+        opt["pricing"] = f.pricing
+    if i.committed is not None:
+        opt |= {"committed_instances": list(i.committed), "burst_pricing": i.burst_pricing}
+    if shared and ctx.s.training.method != "none":
+        opt["training_offer"] = f.offer_id
+        if f.kind == "cloud":
+            opt["training_pricing"] = f.pricing
+    if t is not None:
+        opt["training_offer"] = t.fleet.offer_id
+        if t.fleet.kind == "cloud":
+            opt["training_pricing"] = t.fleet.pricing
+    tp = i.fleet if shared else _tax_provider(t, i)
+    if tp.provider in ctx.spec.taxes:
+        opt["taxes"] = ctx.spec.taxes[tp.provider]
+    if f.kind == "cloud" and f.provider in ctx.spec.storage_usd_per_gb_month:
+        opt["storage_usd_per_gb_month"] = ctx.spec.storage_usd_per_gb_month[f.provider]
+    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
+    opt["name"] = _name(group, t, i)
+    train = t if t is not None else (i if shared else None)
+    return {
+        "name": opt["name"], "group": group, "fleet": opt["fleet"], "tco_brl": tco, "npv_brl": npv,
+        "tax_profile": tax_id, "tax_uplift_share": uplift,
+        "training": None if train is None else _fleet_dict(train) | {
+            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
+        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
+                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
+                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
+                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
+                                     if i.replica else None},
+        "notes": sorted(set((t.notes if t else ()) + i.notes)),
+        "option": opt,
+    }
+
+
+def _name(group: str, t: Comp | None, i: Comp) -> str:
+    f = i.fleet
+    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == "cloud" else "")
+    if i.committed is not None:
+        serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
+    elif i.mode == "autoscaled":
+        serve += " autoscaled"
+    if i.role == "shared":
+        return f"Plan {group}: shared {serve} ({f.region})"
+    if t is None:
+        return f"Plan {group}: serve {serve} ({f.region})"
+    tf = t.fleet
+    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == "cloud" else "")
+    return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
