@@ -23,6 +23,7 @@ examples:
   python -m tco validate scenarios/seed_70b_h200.toml       # check only, write nothing
   python -m tco init my_scenario.toml                       # a commented starter scenario
   python -m tco offers --gpu H200                           # list catalog offers
+  python -m tco plan scenarios/seed_70b_h200.toml           # each provider's best plan, the hybrid, the best
 
 exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error.
 """
@@ -66,6 +67,10 @@ def _parser() -> argparse.ArgumentParser:
     sens = sub.add_parser("sensitivity", help="tornado: the TCO difference between the two leading options as "
                           "each input moves over its range; writes nothing")
     sens.add_argument("scenario")
+    pl = sub.add_parser("plan", help="search each provider's best plan (GPU, region, pricing, committed baseline, "
+                        "fleets, hybrids) and print it; writes nothing unless --json")
+    pl.add_argument("scenario")
+    pl.add_argument("--json", metavar="FILE", help="also write the search result as JSON to FILE")
     init = sub.add_parser("init", help="write a commented starter scenario")
     init.add_argument("path", help="where to write it (refuses to overwrite)")
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
@@ -158,7 +163,7 @@ def cmd_run(args) -> int:
         from tco.report.terminal import progress_bar
         progress = progress_bar()
     res = run_scenario(scenario, cat, file=args.scenario, lines=lines, paths=args.paths, seed=args.seed,
-                       progress=progress)
+                       progress=progress, plans=True)
     from tco import analysis
 
     if progress is not None:
@@ -179,6 +184,21 @@ def cmd_run(args) -> int:
         from tco.report.terminal import summary
 
         summary(res, written)
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from tco import plan
+    from tco.report.plan_table import plan_table
+
+    scenario, sha, lines, cat = _load(args.scenario)
+    res = plan.search(scenario, cat, file=args.scenario, lines=lines)
+    plan_table(res, scenario.scenario.locale)
+    if args.json:
+        from tco.report.json_out import _clean, dumps
+
+        Path(args.json).write_text(dumps(_clean(res)), encoding="utf-8")
+        print(f"wrote {args.json}")
     return 0
 
 
@@ -228,7 +248,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
-        return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
+        return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers, "plan": cmd_plan,
                 "sensitivity": cmd_sensitivity}[args.command](args)
     except InputError as exc:
         n = len(exc.problems)

@@ -173,7 +173,8 @@ def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.Train
 
 
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
-                 paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True) -> Results:
+                 paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True,
+                 plans: bool = False) -> Results:
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
     show up against the catalog (unknown offers, a model that fits on no GPU, …)."""
     model, resolved = resolve(s, cat, file, lines)
@@ -252,11 +253,17 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                                     finance.cost_per_million_tokens(tco_det, float(tokens.sum())), gph))
     if problems:
         raise InputError(problems)
+    meta = {}
+    if plans:  # each provider at its best plan, beside the options the user wrote
+        from tco import plan
+
+        meta["plans"] = plan.search(s, cat, file=file, lines=lines)
+        meta["plans"]["vs_options"] = plan.versus(meta["plans"], [(o.name, o.tco.deterministic) for o in results])
 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
-                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings))
+                   "scaling_efficiency": dflt["scaling_efficiency"]}, cat, tuple(warnings), meta=meta)
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)

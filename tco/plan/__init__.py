@@ -20,7 +20,7 @@ the result as plain data).
 from __future__ import annotations
 
 from tco.plan.check import check
-from tco.plan.combine import search
+from tco.plan.combine import search, versus
 from tco.plan.components import BRAZIL_REGIONS
 
-__all__ = ["BRAZIL_REGIONS", "check", "search"]
+__all__ = ["BRAZIL_REGIONS", "check", "search", "versus"]

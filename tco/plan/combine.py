@@ -188,3 +188,11 @@ def _name(group: str, t: Comp | None, i: Comp) -> str:
     tf = t.fleet
     train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == "cloud" else "")
     return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
+
+
+def versus(plans: dict, options: list[tuple[str, float]]) -> dict:
+    """The best plan against the cheapest option the user wrote (deterministic TCOs) [BRL]."""
+    name, tco = min(options, key=lambda o: o[1])
+    best = plans["overall"]["best"]
+    return {"cheapest_option": name, "cheapest_option_tco_brl": tco, "best_plan": best["name"],
+            "best_plan_tco_brl": best["tco_brl"], "best_plan_saving_brl": tco - best["tco_brl"]}
