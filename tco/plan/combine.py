@@ -108,6 +108,9 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
         top = [describe(int(k)) for k in keep[:ctx.spec.show]]
         by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(flat_combos[idx].sum()),
                        **_margin(top[0], top[1] if len(top) > 1 else None)}
+    if not by_group:
+        raise InputError([Problem(file, "plan", "no plan fits: every training or serving offer within [plan] was "
+                                  "skipped (see `python -m tco plan`)", (lines or {}).get(("plan",)))])
     bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
     overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
                "runner_up": bests[1]["best"] if len(bests) > 1 else None}
