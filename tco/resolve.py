@@ -195,10 +195,14 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                                     line("options", i, "pricing")))
         term_m = commitment_term_months(o.pricing) if is_committed(o.pricing) else None
         if inf.kind == "cloud" and term_m is not None and term_m > s.scenario.horizon_months:
+            offer = cat.offer(o.inference_offer)
+            fit = sorted(p for p, v in offer.prices.items() if v.usd_per_hour is not None and not is_capacity_block(p)
+                         and (commitment_term_months(p) or 0) <= s.scenario.horizon_months)
             problems.append(Problem(file, f"{key}.pricing", f"the commitment {o.pricing!r} runs {term_m} months, longer "
                                     f"than the horizon ({s.scenario.horizon_months} months): the months after the "
-                                    "horizon would be paid but not counted; choose a shorter term (e.g. 'reserved_1yr') "
-                                    "or a longer horizon", line("options", i, "pricing")))
+                                    f"horizon would be paid but not counted; {closest(o.pricing, fit)} (pricings of "
+                                    f"{o.inference_offer!r} that fit: {', '.join(fit) or 'none'}), or a longer horizon",
+                                    line("options", i, "pricing")))
         if inf.kind == "cloud" and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
             problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                     "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))

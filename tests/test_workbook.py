@@ -153,6 +153,7 @@ def _two_months_linear(d):
     d["scenario"].update(horizon_months=2, locale="en")
     d["inference"].update(start_month=2, users={"model": "linear", "start_users": 300, "end_users": 900})
     d["options"][0]["fleet"] = "separate"
+    d["options"][2]["pricing"] = "on_demand"  # a 1-year commitment is longer than a 2-month horizon (rejected)
 
 
 def _heavy_egress_shared_cloud_trends(d):
@@ -161,6 +162,7 @@ def _heavy_egress_shared_cloud_trends(d):
     d["options"][2]["fleet"] = "shared"
     d["options"][4]["price_trend_rate"] = -0.1
     d["options"][0]["indexation_rate"] = 0.06
+    d["options"][3]["pricing"] = "ri_1yr_convertible_no_upfront"  # 3 years exceed the 30-month horizon (rejected)
 
 
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the

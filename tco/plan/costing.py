@@ -45,6 +45,9 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         oc = option_costs_for(replace(r, inference=zero_cloud(r.inference)), ctx.s, tsize, rep_any, ctx.days,
                               ctx.rps, ctx.egress)
         notes = tuple(w for w in oc.warnings if "minimum term" in w or "fit in the horizon" in w)
+        if f.pricing.startswith("spot"):
+            notes += ("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
+                      "and interruptions are not costed",)
         out.append(Comp("training", f, "burst", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         training=tsize, notes=notes))
     return out
