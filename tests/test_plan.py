@@ -294,3 +294,26 @@ def test_committed_instances_needs_a_commitment(cat):
     with pytest.raises(Exception) as exc:
         run_scenario(load_text(text), cat, simulate=False)
     assert "committed_instances needs a 1- or 3-year commitment" in str(exc.value)
+
+
+def test_capacity_block_prices_a_separate_training_burst_by_the_hour(cat):
+    s, _, _ = load(SEED)
+    opt = Option(name="block", training_offer="aws/us-east-1/p5.48xlarge", training_pricing="capacity_block_effective",
+                 inference_offer="br-dedicated/sp/h200-nvl-1x", fleet="separate")
+    res = run_scenario(s.model_copy(update={"options": [opt], "plan": None}), cat, simulate=False)
+    o = res.options[0]
+    block = cat.cloud_offers["aws/us-east-1/p5.48xlarge"].prices["capacity_block_effective"].usd_per_hour
+    t = res.training_by_option["block"]
+    # servers × wall-clock hours × the block's effective hourly price, all in January (the job is ~10 days)
+    expected = t.servers * t.wall_hours * block
+    assert o.costs.lines["training_compute"].sum() == pytest.approx(expected)
+    assert o.costs.lines["training_compute"][0] == pytest.approx(expected)
+
+
+def test_capacity_block_is_refused_for_a_shared_fleet(cat):
+    s, _, _ = load(SEED)
+    opt = Option(name="block shared", training_offer="aws/us-east-1/p5.48xlarge", inference_offer="aws/us-east-1/p5.48xlarge",
+                 training_pricing="capacity_block_effective", fleet="shared", autoscale=False)
+    with pytest.raises(Exception) as exc:
+        run_scenario(s.model_copy(update={"options": [opt], "plan": None}), cat, simulate=False)
+    assert "options[0].training_pricing" in str(exc.value) and "capacity block" in str(exc.value)

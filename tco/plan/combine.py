@@ -20,11 +20,17 @@ def _tax_provider(t: Comp | None, i: Comp):
     return i.fleet if i.fleet.kind == "cloud" or t is None else t.fleet
 
 
-def _pair_uplift(ctx: Ctx, T: list[Comp], I: list[Comp]) -> tuple[np.ndarray, list[list[str]]]:
-    """Tax uplift of each (training, serving) pair, from the engine's resolution of a probe option
-    (cached per provider and kind: billing follows the provider)."""
+def uplift_by_month(ctx: Ctx, profile) -> np.ndarray:
+    """Taxes as a share of the USD lines in each month under `profile` [-] (costs.tax_uplift; the engine's
+    taxes line is this share × the USD lines)."""
+    return np.full(ctx.h, tax_uplift(profile))
+
+
+def _pair_uplift(ctx: Ctx, T: list[Comp | None], I: list[Comp]) -> tuple[np.ndarray, list[list[str]]]:
+    """Tax uplift by month of each (training, serving) pair, from the engine's resolution of a probe option
+    (cached per provider and kind: billing follows the provider). Shape (training, serving, month)."""
     cache: dict = {}
-    U = np.zeros((len(T), len(I)))
+    U = np.zeros((len(T), len(I), ctx.h))
     ids = [["" for _ in I] for _ in T]
     for a, t in enumerate(T):
         for b, i in enumerate(I):
@@ -39,7 +45,7 @@ def _pair_uplift(ctx: Ctx, T: list[Comp], I: list[Comp]) -> tuple[np.ndarray, li
                 if tp.provider in ctx.spec.taxes:
                     opt = opt.model_copy(update={"taxes": ctx.spec.taxes[tp.provider]})
                 r = resolved(ctx, opt, t is not None)
-                cache[key] = (tax_uplift(r.tax), r.tax.profile_id)
+                cache[key] = (uplift_by_month(ctx, r.tax), r.tax.profile_id)
             U[a, b], ids[a][b] = cache[key]
     return U, ids
 
@@ -65,14 +71,15 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     if with_training and not T:
         I = []
     # the numpy part: every training burst × every serving fleet
-    U, tax_ids = _pair_uplift(ctx, Tx, I) if I else (np.zeros((len(Tx), 0)), [[] for _ in Tx])
-    z = np.zeros(len(Tx))
-    tb, tu, tbn, tun = (np.array([getattr(t, k) for t in Tx]) if with_training else z
-                        for k in ("brl", "usd", "brl_npv", "usd_npv"))
-    ib, iu, ibn, iun, combos = (np.array([getattr(i, k) for i in I], dtype=float)
-                                for k in ("brl", "usd", "brl_npv", "usd_npv", "combos"))
-    tco = tb[:, None] + ib[None, :] + (1.0 + U) * (tu[:, None] + iu[None, :])
-    npv = tbn[:, None] + ibn[None, :] + (1.0 + U) * (tun[:, None] + iun[None, :])
+    U, tax_ids = _pair_uplift(ctx, Tx, I) if I else (np.zeros((len(Tx), 0, ctx.h)), [[] for _ in Tx])
+    zero = np.zeros((1, ctx.h))
+    TB, TU = (np.array([getattr(t, k) for t in T]).reshape(len(T), ctx.h) if with_training else zero
+              for k in ("brl", "usd"))
+    IB, IU = (np.array([getattr(i, k) for i in I]).reshape(len(I), ctx.h) for k in ("brl", "usd"))
+    combos = np.array([i.combos for i in I], dtype=float)
+    # month by month, as the engine adds its lines: BRL + (1 + tax share) × USD converted
+    monthly = TB[:, None, :] + IB[None, :, :] + (1.0 + U) * (TU[:, None, :] + IU[None, :, :])
+    tco, npv = monthly.sum(axis=-1), monthly @ ctx.disc
     tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
     iprov = np.array([i.fleet.provider for i in I], dtype=object)
     same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
@@ -84,8 +91,8 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
                                   f"max_candidates ({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
                                   (lines or {}).get(("plan", "max_candidates")))])
     flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
-                               [c.brl + c.usd + c.taxes_brl for c in S]])
-    flat_npv = np.concatenate([npv.ravel(), [c.brl_npv + c.usd_npv + c.taxes_npv for c in S]])
+                               [float((c.brl + c.usd + c.taxes).sum()) for c in S]])
+    flat_npv = np.concatenate([npv.ravel(), [float((c.brl + c.usd + c.taxes) @ ctx.disc) for c in S]])
     flat_group = np.concatenate([group.ravel(), np.array([c.fleet.provider for c in S], dtype=object)])
     flat_combos = np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(),
                                   np.ones(len(S))])
@@ -93,7 +100,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     def describe(k: int) -> dict:
         if k < tco.size:
             a, b = divmod(k, len(I))
-            return _plan(ctx, Tx[a], I[b], float(flat_tco[k]), float(flat_npv[k]), tax_ids[a][b], float(U[a, b]))
+            return _plan(ctx, Tx[a], I[b], float(flat_tco[k]), float(flat_npv[k]), tax_ids[a][b], float(U[a, b, 0]))
         c = S[k - tco.size]
         return _plan(ctx, None, c, float(flat_tco[k]), float(flat_npv[k]), c.tax_profile, None)
 

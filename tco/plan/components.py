@@ -12,7 +12,7 @@ import numpy as np
 
 from tco import finance, fx as fxmod, sizing
 from tco.catalog import Catalog
-from tco.costs import LINES, commitment_term_months, is_capacity_block, is_committed
+from tco.costs import commitment_term_months, is_capacity_block, is_committed
 from tco.engine import defaults_for, efficiencies, replica_candidates_for, training_for, workload
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
@@ -62,10 +62,10 @@ class Comp:
     role: str  # 'training' | 'serving' | 'shared'
     fleet: Fleet
     mode: str  # 'burst', 'autoscaled', 'committed_all_month', 'committed_baseline', 'dedicated', 'shared'
-    brl: float
-    usd: float
-    brl_npv: float
-    usd_npv: float
+    brl: np.ndarray
+    """BRL lines by month, before taxes [BRL]."""
+    usd: np.ndarray
+    """USD lines by month converted at the deterministic FX path, before taxes [BRL]."""
     combos: int = 1
     """Candidate plans this component stands for (every level of a committed baseline)."""
     committed: tuple[int, ...] | None = None
@@ -74,8 +74,8 @@ class Comp:
     peak: int = 0
     replica: sizing.ReplicaSize | None = None
     training: sizing.TrainingSize | None = None
-    taxes_brl: float = 0.0
-    taxes_npv: float = 0.0
+    taxes: np.ndarray | None = None
+    """Taxes by month [BRL], for a whole (shared) plan costed with its own tax profile."""
     tax_profile: str = ""
     notes: tuple[str, ...] = ()
 
@@ -131,13 +131,6 @@ def resolved(ctx: Ctx, opt: Option, with_training: bool) -> ResolvedOption:
     """The engine's resolution of one option (egress, storage and tax look-ups); raises InputError."""
     s = ctx.s if with_training else ctx.s.model_copy(update={"training": Training(method="none")})
     return resolve(s.model_copy(update={"options": [opt]}), ctx.cat)[1][0]
-
-
-def sums(ctx: Ctx, oc, lines=LINES) -> tuple[float, float, float, float]:
-    """(BRL, USD×FX, and both discounted) of an OptionCosts' lines other than taxes."""
-    brl = sum((oc.lines[k] for k in lines if k != "taxes" and oc.currency[k] == "BRL"), np.zeros(ctx.h))
-    usd = sum((oc.lines[k] for k in lines if k != "taxes" and oc.currency[k] == "USD"), np.zeros(ctx.h)) * ctx.fx
-    return float(brl.sum()), float(usd.sum()), float(brl @ ctx.disc), float(usd @ ctx.disc)
 
 
 def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:

@@ -17,11 +17,11 @@ from tco.resolve import _fleet
 FREE_EGRESS = "none/dedicated"
 
 
-def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[float, float, float, float]:
-    """(BRL, USD × FX, and both discounted) of cost lines other than taxes [BRL]."""
+def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
     brl = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "BRL"), np.zeros(ctx.h))
     usd = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "USD"), np.zeros(ctx.h)) * ctx.fx
-    return float(brl.sum()), float(usd.sum()), float(brl @ ctx.disc), float(usd @ ctx.disc)
+    return brl, usd
 
 
 def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
@@ -152,6 +152,6 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
         tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == "USD" else 1.0)
         out.append(Comp("shared", f, "shared", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
-                        taxes_brl=float(tax.sum()), taxes_npv=float(tax @ ctx.disc), tax_profile=r.tax.profile_id,
+                        taxes=tax, tax_profile=r.tax.profile_id,
                         notes=tuple(oc.warnings)))
     return out
