@@ -11,12 +11,18 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tco import demand, plan
 from tco.catalog import EgressTable, Gpu, TaxProfile, load_catalog
 from tco.cli import main
-from tco.costs import committed_baseline_cost, committed_baseline_hours, committed_schedule, option_costs
+from tco.costs import (
+    committed_baseline_cost,
+    committed_baseline_hours,
+    committed_schedule,
+    option_costs,
+)
 from tco.engine import run_scenario
 from tco.resolve import Fleet, ResolvedOption
 from tco.scenario import Option, load, load_text

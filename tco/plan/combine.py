@@ -8,7 +8,15 @@ from tco.catalog import Catalog
 from tco.costs import tax_uplift
 from tco.errors import InputError, Problem
 from tco.plan.check import check
-from tco.plan.components import Comp, Ctx, _option, context, offers, resolved, training_size
+from tco.plan.components import (
+    Comp,
+    Ctx,
+    _option,
+    context,
+    offers,
+    resolved,
+    training_size,
+)
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.scenario import Scenario
 
@@ -67,7 +75,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
         raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
                                   "per-user speed asked (see the skipped offers with `python -m tco plan`)",
                                   (lines or {}).get(("plan",)))])
-    Tx: list[Comp | None] = T if with_training else [NO_TRAINING]
+    Tx: list[Comp | None] = list(T) if with_training else [NO_TRAINING]
     if with_training and not T:
         I = []
     # the numpy part: every training burst × every serving fleet
@@ -172,7 +180,7 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
     return {
         "name": opt["name"], "group": group, "fleet": opt["fleet"], "tco_brl": tco, "npv_brl": npv,
         "tax_profile": tax_id, "tax_uplift_share": uplift,
-        "training": None if train is None else _fleet_dict(train) | {
+        "training": None if train is None or train.training is None else _fleet_dict(train) | {
             "servers": train.training.servers, "wall_hours": train.training.wall_hours},
         "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
                                      "burst_pricing": i.burst_pricing, "peak_instances": i.peak,

@@ -10,14 +10,20 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from tco import finance, fx as fxmod, sizing
+from tco import demand, finance, sizing
+from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.costs import commitment_term_months, is_capacity_block, is_committed
-from tco.engine import defaults_for, efficiencies, replica_candidates_for, training_for, workload
+from tco.engine import (
+    defaults_for,
+    efficiencies,
+    replica_candidates_for,
+    training_for,
+    workload,
+)
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
 from tco.scenario import Option, Plan, Scenario, Training
-from tco import demand
 
 BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
 """Regions in Brazil (AWS São Paulo, GCP São Paulo, Azure Brazil South, the dedicated providers)."""
@@ -119,7 +125,7 @@ def offers(ctx: Ctx) -> list[Fleet]:
 
 def _option(f: Fleet, ctx: Ctx, **kw) -> Option:
     spec = ctx.spec
-    extra = {}
+    extra: dict = {}
     if f.provider in spec.taxes:
         extra["taxes"] = spec.taxes[f.provider]
     if f.provider in spec.storage_usd_per_gb_month and f.kind == "cloud":

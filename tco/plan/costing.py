@@ -7,11 +7,27 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco.costs import (commitment_term_months, committed_baseline_cost, committed_schedule, is_capacity_block,
-                       is_committed, yearly_factor)
+from tco.costs import (
+    commitment_term_months,
+    committed_baseline_cost,
+    committed_schedule,
+    is_capacity_block,
+    is_committed,
+    yearly_factor,
+)
 from tco.engine import option_costs_for
-from tco.plan.components import (Comp, Ctx, _option, allowed, check_resolves, serving_roles, serving_size, skip,
-                                 training_size, zero_cloud)
+from tco.plan.components import (
+    Comp,
+    Ctx,
+    _option,
+    allowed,
+    check_resolves,
+    serving_roles,
+    serving_size,
+    skip,
+    training_size,
+    zero_cloud,
+)
 from tco.resolve import _fleet
 
 FREE_EGRESS = "none/dedicated"
@@ -46,15 +62,15 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
                               ctx.rps, ctx.egress)
         notes = tuple(w for w in oc.warnings if "minimum term" in w or "fit in the horizon" in w)
         if f.pricing.startswith("spot"):
-            notes += ("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
-                      "and interruptions are not costed",)
+            notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
+                       "and interruptions are not costed"),)
         out.append(Comp("training", f, "burst", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         training=tsize, notes=notes))
     return out
 
 
 def _serving_option(ctx: Ctx, f, mode: str):
-    kw = {"autoscale": mode == "autoscaled"}
+    kw: dict = {"autoscale": mode == "autoscaled"}
     if f.kind == "cloud":
         kw["pricing"] = f.pricing
     if ctx.s.training.method != "none":
