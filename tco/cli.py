@@ -98,7 +98,7 @@ def cmd_validate(args) -> int:
     from tco.engine import run_scenario
 
     scenario, sha, lines, cat = _load(args.scenario)
-    run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False)
+    run_scenario(scenario, cat, file=args.scenario, lines=lines, simulate=False, plans=True)  # [plan] too
     print(f"{args.scenario}: ok ({len(scenario.options)} options, {scenario.scenario.horizon_months} months)")
     return 0
 
