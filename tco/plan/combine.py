@@ -36,13 +36,15 @@ def uplift_by_month(ctx: Ctx, profile) -> np.ndarray:
 
 def _pair_uplift(ctx: Ctx, T: list[Comp | None], I: list[Comp]) -> tuple[np.ndarray, list[list[str]]]:
     """Tax uplift by month of each (training, serving) pair, from the engine's resolution of a probe option
-    (cached per provider and kind: billing follows the provider). Shape (training, serving, month)."""
+    (cached per provider, region and kind of each fleet: billing follows the provider's entity for a region).
+    Shape (training, serving, month)."""
     cache: dict = {}
     U = np.zeros((len(T), len(I), ctx.h))
     ids = [["" for _ in I] for _ in T]
     for a, t in enumerate(T):
         for b, i in enumerate(I):
-            key = (t.fleet.provider, t.fleet.kind, i.fleet.provider, i.fleet.kind) if t else (i.fleet.provider,)
+            key = ((t.fleet.provider, t.fleet.region, t.fleet.kind) if t else ()) + (
+                i.fleet.provider, i.fleet.region, i.fleet.kind)
             if key not in cache:
                 kw = {"usd_per_hour": 1.0, "storage_usd_per_gb_month": 0.0, "egress": "none/dedicated",
                       "autoscale": False}
