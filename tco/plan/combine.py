@@ -66,7 +66,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     problems = check(s, cat, file, lines)
     if problems:
         raise InputError(problems)
-    ctx = context(s, cat)
+    ctx = context(s, cat, file)
     fleets = offers(ctx)
     with_training = s.training.method != "none"
     tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None

@@ -21,7 +21,7 @@ from tco.engine import (
     training_for,
     workload,
 )
-from tco.errors import InputError, Problem
+from tco.errors import InputError, Problem, closest
 from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
 from tco.scenario import Option, Plan, Scenario, Training
 
@@ -52,8 +52,11 @@ class Ctx:
         return self.s.scenario.horizon_months
 
 
-def context(s: Scenario, cat: Catalog) -> Ctx:
-    model, _ = resolve(s.model_copy(update={"options": s.options[:1]}), cat)
+def context(s: Scenario, cat: Catalog, file: str = "<scenario>") -> Ctx:
+    model = cat.models.get(s.model.id)
+    if model is None:  # resolve reports it with the line when the options are checked; here, plainly
+        raise InputError([Problem(file, "model.id", f"unknown model {s.model.id!r}; "
+                                  f"{closest(s.model.id, list(cat.models))}")])
     h = s.scenario.horizon_months
     days = demand.days_in_months(s.scenario.start, h)
     _, _, _, rps, egress = workload(s, days)
