@@ -130,7 +130,8 @@ def _commitment(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list
     if isinstance(o.committed_instances, list) and not o.committed_instances:
         problems.append(Problem(file, f"{key}.committed_instances", "give at least one number", where))
         return None, 0
-    burst = _fleet(cat, o.inference_offer, o.burst_pricing, None, None, None, None, f"{key}.burst_pricing", problems,
+    burst = _fleet(cat, o.inference_offer, o.burst_pricing, o.burst_usd_per_hour, None, None, None,
+                   f"{key}.burst_pricing", problems,
                    file, line("options", i, "burst_pricing") or where)
     term = commitment_term_months(o.pricing) or s.scenario.horizon_months
     return burst, term

@@ -231,6 +231,8 @@ class Option(Frozen):
     counted from the first serving month (the last holds). `python -m tco plan` finds the best values."""
     burst_pricing: str = Field("on_demand", min_length=1)
     """Pricing of the instances above the committed baseline ('on_demand' or 'spot'); used with committed_instances."""
+    burst_usd_per_hour: Positive | None = None
+    """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
 
 
 class FX(Frozen):

@@ -165,6 +165,13 @@ def _heavy_egress_shared_cloud_trends(d):
     d["options"][3]["pricing"] = "ri_1yr_convertible_no_upfront"  # 3 years exceed the 30-month horizon (rejected)
 
 
+def _committed_baseline(d):
+    # AWS São Paulo p5: 1-year terms from the first serving month, 0 committed in the first (all the hours on
+    # demand, by the hour), 1 in the second and, the last value holding, the third
+    d["options"][3].update(pricing="ri_1yr_convertible_no_upfront", committed_instances=[0, 1],
+                           burst_pricing="on_demand", autoscale=False)
+
+
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
 # formulas): each must recalculate to the engine and pass its checks.
 VARIANTS = {
@@ -172,6 +179,7 @@ VARIANTS = {
     "gbm_drift_min_term_custom_profile": ("pretrain_burst", _gbm_drift_min_term_custom_profile),
     "two_months_linear": ("assistant_8b_l4", _two_months_linear),
     "heavy_egress_shared_cloud_trends": ("seed_70b_h200", _heavy_egress_shared_cloud_trends),
+    "committed_baseline": ("seed_70b_h200", _committed_baseline),
 }
 
 

@@ -171,7 +171,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
         else:
             tr_hours = None
         pk = ref("peak")
-        if cloud and r_opt.autoscale:
+        if cloud and r_opt.committed is not None:
+            _committed_rows(put, ref, t, p, r_opt, oc, peak, hours, (first_h, last_h), inf_s.start_month)
+        elif cloud and r_opt.autoscale:
             put("inf_paid", t("inf_paid"), "", lambda c, pp: f"={pk(c)}", peak, "calc_int")
             put("inf_hours", t("inf_hours"), "h", lambda c, pp: f"=SUM({c}{first_h}:{c}{last_h})*{ref('days')(c)}",
                 by_hour.sum(axis=1) * days, "calc_num")
@@ -182,7 +184,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
                 else (lambda c, pp: f"={pk(c)}"), paid, "calc_int")
             put("inf_hours", t("inf_hours"), "h", lambda c, pp: f"={ref('inf_paid')(c)}*{ref('hours')(c)}", paid * hours,
                 "calc_num")
-        if cloud:
+        if cloud and r_opt.committed is not None:
+            lf["inference_compute"] = lambda c, pp: (f"=({ref('committed')(c)}*{ref('hours')(c)}*{p}inf_price"
+                                                     f"+{ref('burst_hours')(c)}*{p}burst_price)*{ref('trend')(c)}")
+        elif cloud:
             lf["inference_compute"] = lambda c, pp: f"={ref('inf_hours')(c)}*{p}inf_price*{ref('trend')(c)}"
         else:
             lf["inference_compute"] = lambda c, pp: f"={ref('inf_paid')(c)}*{p}inf_price*{ref('index')(c)}"
@@ -312,3 +317,26 @@ def _date(month: str) -> float:
     from tco.report.workbook_inputs import excel_date
 
     return excel_date(month)
+
+
+
+def _committed_rows(put, ref, t, p: str, r_opt, oc, peak, hours, hour_rows, inf_start: int) -> None:
+    """Rows of a committed baseline (costs.committed_baseline_hours): the committed instances of each month
+    (one input per term from the first serving month, the last holding), the hours above them, servers paid."""
+    from tco.costs import committed_baseline_hours, committed_schedule
+
+    first_h, last_h = hour_rows
+    n = len(r_opt.committed)
+    terms = ",".join(f"{p}commit_{j}" for j in range(1, n + 1))
+    sched = committed_schedule(r_opt.committed, r_opt.commit_term_months, inf_start, len(hours))
+    c_hours, b_hours = committed_baseline_hours(oc.servers_by_hour, hours / 24.0, sched)
+    put("committed", t("committed"), "", lambda c, pp: (
+        f"=IF({c}$3<in_inf_start,0,CHOOSE(MIN(INT(({c}$3-in_inf_start)/{p}commit_term)+1,{n}),{terms}))"),
+        sched, "calc_int")
+    put("burst_hours", t("burst_hours"), "h", lambda c, pp: (
+        f"=SUMPRODUCT(({c}{first_h}:{c}{last_h}>{ref('committed')(c)})*({c}{first_h}:{c}{last_h}"
+        f"-{ref('committed')(c)}))*{ref('days')(c)}"), b_hours, "calc_num")
+    put("inf_paid", t("inf_paid"), "", lambda c, pp: f"=MAX({ref('committed')(c)},{ref('peak')(c)})",
+        np.maximum(sched, peak), "calc_int")
+    put("inf_hours", t("inf_hours"), "h", lambda c, pp: (
+        f"={ref('committed')(c)}*{ref('hours')(c)}+{ref('burst_hours')(c)}"), c_hours + b_hours, "calc_num")
