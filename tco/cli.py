@@ -184,6 +184,14 @@ def cmd_run(args) -> int:
         from tco.report.terminal import summary
 
         summary(res, written)
+        vs = res.meta.get("plans", {}).get("vs_options")
+        if vs:
+            from tco.report import fmt
+
+            loc = scenario.scenario.locale
+            print(f"best plan found: {vs['best_plan']} — {fmt.money(vs['best_plan_tco_brl'], loc, False)} "
+                  f"(cheapest option written: {fmt.money(vs['cheapest_option_tco_brl'], loc, False)}); "
+                  f"every provider's best: python -m tco plan {args.scenario}")
     return 0
 
 

@@ -339,3 +339,15 @@ def test_cloud_price_sensitivity_moves_the_burst_price_too(cat):
     after = scaled.options[0].costs.lines["inference_compute"]
     np.testing.assert_allclose(after, before * 1.1)
     assert before.sum() > 0
+
+
+def test_no_option_the_user_wrote_beats_the_search_on_its_own_ground(cat, seed_plans):
+    # every option of the seed lies inside the search space: its provider's best plan (or the best hybrid)
+    # can only cost less or the same
+    s, plans = seed_plans
+    res = run_scenario(s.model_copy(update={"plan": None}), cat, simulate=False)
+    for o in res.options:
+        r = o.resolved
+        group = r.inference.provider if r.training is None or r.training.provider == r.inference.provider else "hybrid"
+        assert plans["by_provider"][group]["best"]["tco_brl"] <= o.tco.deterministic * (1 + 1e-12), o.name
+    assert plans["overall"]["best"]["tco_brl"] <= min(o.tco.deterministic for o in res.options)
