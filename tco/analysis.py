@@ -156,6 +156,8 @@ def _scaled_prices(res: Results, kind: str, f: float):
             if fleet is None or fleet.kind != kind:
                 continue
             upd[key_usd if kind == "cloud" else key_brl] = fleet.price * f
+        if r.burst is not None and kind == "cloud":  # the hours above a committed baseline move with the prices
+            upd["burst_usd_per_hour"] = r.burst.price * f
         opts.append(o.model_copy(update=upd))
     return s.model_copy(update={"options": opts})
 
@@ -304,6 +306,10 @@ def separation(res: Results) -> list[dict]:
         if o.training_offer != o.inference_offer:
             out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
                         "note": "training and inference use different offers: the fleets are separate by design"})
+            continue
+        if o.committed_instances is not None:  # a committed baseline is a separate serving fleet by definition
+            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
+                        "note": "a committed baseline (committed_instances) applies to a separate serving fleet"})
             continue
         totals = {}
         for fleet in ("shared", "separate"):

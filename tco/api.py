@@ -54,11 +54,21 @@ def check(inputs: Inputs | str | Path) -> Results:
     inp = inputs if isinstance(inputs, Inputs) else load(inputs)
     res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
     _require_feasible(res, inp)
+    _plans(res, inp)  # [plan] is checked too
     if inp.scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
         from tco.fx import load_history
 
         load_history(inp.scenario.fx, inp.scenario.scenario.horizon_months)
     return res
+
+
+def _plans(res: Results, inp: Inputs) -> Results:
+    """The results with each provider's best plan (``tco.plan.search``) beside the options the user wrote."""
+    from tco import plan
+
+    found = plan.search(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines)
+    found["vs_options"] = plan.versus(found, [(o.name, o.tco.deterministic) for o in res.options])
+    return replace(res, meta={**res.meta, "plans": found})
 
 
 def _require_feasible(res: Results, inp: Inputs) -> None:
@@ -73,16 +83,19 @@ def _require_feasible(res: Results, inp: Inputs) -> None:
 
 
 def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | None = None, analysis: bool = True,
-        sensitivity: bool = True, progress: Callable[[int, int], None] | None = None) -> Results:
+        sensitivity: bool = True, progress: Callable[[int, int], None] | None = None, plans: bool = True) -> Results:
     """Size, cost and compare every option; the Monte Carlo on FX where the scenario asks for it; then the
     decision analysis (break-evens, sensitivity, decomposition, fleet separation) unless ``analysis`` is
-    False. ``paths`` and ``seed`` override the scenario's ``[fx]``. Raises ``InputError``."""
+    False, and the plan search (each provider at its best plan, ``tco.plan``) unless ``plans`` is False.
+    ``paths`` and ``seed`` override the scenario's ``[fx]``. Raises ``InputError``."""
     from tco.engine import run_scenario
 
     inp = inputs if isinstance(inputs, Inputs) else load(inputs)
     res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, paths=paths, seed=seed,
                        progress=progress)
     _require_feasible(res, inp)
+    if plans:
+        res = _plans(res, inp)
     res = replace(res, source_path=inp.path, source_sha256=inp.sha256)
     if analysis:
         from tco import analysis as analysis_mod

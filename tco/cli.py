@@ -23,6 +23,7 @@ examples:
   python -m tco offers --gpu H200                           # list catalog offers
   python -m tco calibrate my_vllm_run.json --model llama-3.1-70b --gpu H100-SXM-80GB --gpu-count 8 --tp 8 --precision fp8
   python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
+  python -m tco plan scenarios/seed_70b_h200.toml           # each provider's best plan, the hybrid, the best
 
 exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error
 (batch: 0 all ok, 2 if any scenario had bad input and none crashed, 1 if any crashed).
@@ -67,6 +68,10 @@ def _parser() -> argparse.ArgumentParser:
     sens = sub.add_parser("sensitivity", help="tornado: the TCO difference between the two leading options as "
                           "each input moves over its range; writes nothing")
     sens.add_argument("scenario")
+    pl = sub.add_parser("plan", help="search each provider's best plan (GPU, region, pricing, committed baseline, "
+                        "fleets, hybrids) and print it; writes nothing unless --json")
+    pl.add_argument("scenario")
+    pl.add_argument("--json", metavar="FILE", help="also write the search result as JSON to FILE")
     init = sub.add_parser("init", help="write a commented starter scenario")
     init.add_argument("path", help="where to write it (refuses to overwrite)")
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
@@ -179,6 +184,31 @@ def cmd_run(args) -> int:
         from tco.report.terminal import summary
 
         summary(res, written)
+        vs = res.meta.get("plans", {}).get("vs_options")
+        if vs:
+            from tco.report import fmt
+
+            loc = res.scenario.scenario.locale
+            print(f"best plan found: {vs['best_plan']} — {fmt.money(vs['best_plan_tco_brl'], loc, False)} "
+                  f"(cheapest option written: {fmt.money(vs['cheapest_option_tco_brl'], loc, False)}); "
+                  f"every provider's best: python -m tco plan {args.scenario}")
+    return 0
+
+
+def cmd_plan(args) -> int:
+    from tco import plan
+    from tco.report.plan_table import plan_table
+
+    from tco import api
+
+    inputs = api.load(args.scenario)
+    res = plan.search(inputs.scenario, inputs.catalog, file=inputs.path, lines=inputs.key_lines)
+    plan_table(res, inputs.scenario.scenario.locale)
+    if args.json:
+        from tco.report.json_out import _clean, dumps
+
+        Path(args.json).write_text(dumps(_clean(res)), encoding="utf-8")
+        print(f"wrote {args.json}")
     return 0
 
 
@@ -238,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
 
             return batch.command(args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
-                "sensitivity": cmd_sensitivity, "calibrate": _calibrate}[args.command](args)
+                "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan}[args.command](args)
     except InputError as exc:
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")

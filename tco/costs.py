@@ -118,6 +118,37 @@ def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.nd
                     rows={"hours": np.asarray(days, dtype=float) * 24.0})["x"]
 
 
+def committed_schedule(committed: tuple[int, ...], term_months: int, first_month: int, horizon: int) -> np.ndarray:
+    """Committed instances in each month 1..H [-]: ``committed[j]`` for the j-th term counted from
+    `first_month` (the last value holds for later terms), 0 before it."""
+    out = np.zeros(horizon)
+    for j, start in enumerate(range(first_month - 1, horizon, term_months)):
+        out[start:start + term_months] = committed[min(j, len(committed) - 1)]
+    return out
+
+
+def committed_baseline_hours(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray
+                             ) -> tuple[np.ndarray, np.ndarray]:
+    """Instance-hours of a committed baseline plus an on-demand (or spot) top-up, month by month [h].
+
+    committed hours[m] = k[m] × 24 × days[m]                (paid every hour of the term, used or not)
+    burst hours[m]     = Σ_h max(S[m, h] − k[m], 0) × days[m]  (the hours of the day above the baseline)
+    S = servers needed by month × hour of day, k = committed instances by month. ``committed`` may carry
+    leading axes (…, H): every commitment level is then costed at once (the plan's ladder).
+    """
+    k = np.asarray(committed, dtype=float)
+    burst = np.clip(servers_by_hour - k[..., None], 0.0, None).sum(axis=-1) * days
+    return k * 24.0 * days, burst
+
+
+def committed_baseline_cost(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray, price: float,
+                            burst_price: float, trend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Inference compute of a committed baseline [USD/month] and its instance-hours [h]:
+    (committed hours × committed price + burst hours × burst price) × price trend."""
+    c_hours, b_hours = committed_baseline_hours(servers_by_hour, days, committed)
+    return (c_hours * price + b_hours * burst_price) * trend, c_hours + b_hours
+
+
 def ratchet(servers: np.ndarray) -> np.ndarray:
     """A fleet that is never released once rented (the ``Ratchet`` of dedicated and reserved fleets)."""
     servers = np.asarray(servers, dtype=float)
@@ -193,6 +224,7 @@ def _shape(opt: ResolvedOption, training_on: bool, currency: dict[str, str]) -> 
         training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
         usd_lines=tuple(k for k in LINES if currency[k] == "USD" and k != "taxes"),
+        commit_terms=len(opt.committed) if inf.kind == "cloud" and getattr(opt, "committed", None) else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers))
 
 
@@ -218,6 +250,9 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
         "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month,
     }
+    if getattr(opt, "committed", None):
+        out |= {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
+        out |= {f"o.commit_{j}": float(k) for j, k in enumerate(opt.committed, start=1)}
     if tr is not None:
         out |= {"o.tr_price": tr.price, "o.tr_setup": tr.setup_fee_brl, "o.tr_min_term": float(tr.min_term_months)}
     if training is not None:

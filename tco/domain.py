@@ -87,6 +87,21 @@ def is_committed(pricing: str) -> bool:
     return not (pricing == ON_DEMAND or pricing.startswith("spot"))
 
 
+def is_capacity_block(pricing: str) -> bool:
+    """Capacity blocks (AWS EC2 Capacity Blocks for ML, GCP DWS calendar mode) reserve a cluster for days or
+    weeks: fit for a training burst, never for a fleet that runs all month."""
+    return pricing.startswith("capacity_block") or pricing.startswith("dws_calendar")
+
+
+def commitment_term_months(pricing: str) -> int | None:
+    """Term of a committed pricing [months] read from its name ('reserved_1yr' → 12, 'cud_3yr' → 36); None when
+    the name states no term."""
+    import re
+
+    m = re.search(r"(\d+)_?(?:yr|year)", pricing)
+    return 12 * int(m.group(1)) if m else None
+
+
 def is_spot(pricing: str) -> bool:
     """Interruptible capacity (spot, preemptible)."""
     return pricing.startswith("spot")

@@ -160,6 +160,40 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
     return out
 
 
+def workload(s: Scenario, days: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The scenario's demand month by month (the rules of ``tco.timeline``): users, requests, tokens, hourly
+    requests/s (months × 24), egress GB."""
+    rows = timeline.evaluate_timeline(s, days)
+    return rows["users"], rows["requests"], rows["tokens"], timeline.hourly_rows(rows), rows["egress"]
+
+
+def option_costs_for(opt: ResolvedOption, s: Scenario, tsize, rep, days, rps, egress) -> OptionCosts:
+    """costs.option_costs with the scenario's serving and training inputs (the engine's and the plan's one call)."""
+    inf = s.inference
+    return option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
+                        storage_gb=inf.storage_gb, training_start=s.training.start_month,
+                        inference_start=inf.start_month, utilization=inf.utilization_target_share,
+                        redundancy=inf.redundancy)
+
+
+def replica_for(fleet, s: Scenario, model, eff, cat: Catalog):
+    """The replica the engine serves with on `fleet` (sizing.size_inference with the scenario's serving
+    calibration); the plan search sizes each offer through this same call."""
+    return sizing.size_inference(model, fleet, s, eff, cat.network_for(fleet.offer_id))[1]
+
+
+def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.TrainingSize:
+    """The training cluster on `tf`'s servers (sizing.size_training with the scenario's training inputs)."""
+    tr = s.training
+    return sizing.size_training(
+        method=tr.method, params=model.params_b * 1e9, active_params=model.active_params_b * 1e9, tokens=tr.tokens,
+        epochs=tr.epochs, gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops,
+        gpu_memory_gb=tf.gpu.memory_gb, memory_usable_share=s.inference.memory_usable_share,
+        gpus_per_server=tf.gpus_per_server, interconnect=tf.gpu.interconnect, target_days=tr.target_days,
+        servers=tr.servers, activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share,
+        defaults=dflt)
+
+
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
                  paths: int | None = None, seed: int | None = None, progress=None, simulate: bool = True) -> Results:
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
@@ -172,7 +206,6 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     inf = s.inference
     tr = s.training
     params = model.params_b * 1e9
-    active = model.active_params_b * 1e9
     mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
     eff = sizing.serving_calibration(s, cat, file, lines)
     bw_eff, fl_eff = eff.bandwidth_share, eff.flops_share
@@ -221,21 +254,14 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         tsize = None
         if tr.method != "none" and opt.training is not None:
             tf = opt.training
-            tsize = sizing.size_training(
-                method=tr.method, params=params, active_params=active, tokens=tr.tokens, epochs=tr.epochs,
-                gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops, gpu_memory_gb=tf.gpu.memory_gb,
-                memory_usable_share=inf.memory_usable_share, gpus_per_server=tf.gpus_per_server,
-                interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
-                activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt)
+            tsize = training_for(tf, s, model, mfu, dflt)
             train_by_opt[opt.name] = tsize
             if tsize.servers > 1 and tf.gpu.interconnect == "pcie":
                 notices.append(Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
                                                                        "gpu": tf.gpu.gpu,
                                                                        "efficiency": tsize.scaling_efficiency}))
         try:
-            oc = option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
-                              storage_gb=inf.storage_gb, training_start=tr.start_month, inference_start=inf.start_month,
-                              utilization=inf.utilization_target_share, redundancy=inf.redundancy)
+            oc = option_costs_for(opt, s, tsize, rep, days, rps, egress)
         except ValueError as exc:
             problems.append(Problem(file, f"options[{opt.index}].egress", str(exc),
                                     (lines or {}).get(("options", opt.index))))
@@ -273,12 +299,13 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     if est:
         notices.append(Notice("tax_rates_estimate", None, {"start": est[0].start, "status": est[0].status,
                                                             "periods": ", ".join(p.period_id for p in est)}))
+    meta: dict = {}
 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
                    "scaling_efficiency": dflt["scaling_efficiency"], "serving_calibration": sizing.calibration_dict(eff)},
-                  cat, tuple(notices), ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows)
+                  cat, tuple(notices), ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows, meta=meta)
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)

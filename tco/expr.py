@@ -271,6 +271,9 @@ FUNCS: dict[str, Callable[..., object]] = {
     "ROUNDUP": _roundup,
     "ABS": np.abs,
     "AND": lambda *a: _reduce(np.logical_and, a).astype(float),
+    # CHOOSE: numpy evaluates both branches of an IF, so an index out of 1..n (where Excel's CHOOSE errs and the
+    # guarding IF never looks) is clipped instead of raising
+    "CHOOSE": lambda i, *a: np.choose(np.clip(np.asarray(i, dtype=int), 1, len(a)) - 1, np.broadcast_arrays(*a)),
     "SUM": lambda *a: _reduce(np.add, a),
 }
 """Each Excel function the rules use, with its numpy meaning: the one place the two are paired."""
@@ -330,6 +333,11 @@ def AND(*a: object) -> Expr:  # noqa: N802
 
 def SUM(*a: object) -> Expr:  # noqa: N802
     return Fn("SUM", tuple(wrap(x) for x in a))
+
+
+def CHOOSE(index: object, *a: object) -> Expr:  # noqa: N802
+    """The index-th of the values (1-based), as Excel's CHOOSE."""
+    return Fn("CHOOSE", (wrap(index), *(wrap(x) for x in a)))
 
 
 @dataclass(frozen=True, eq=False)

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from tco.domain import LINES
 from tco.expr import (
     AND,
+    CHOOSE,
     IF,
+    INT,
     MAX,
     MIN,
     ROUNDUP,
@@ -56,6 +58,8 @@ class Shape:
     """The serving fleet is paid every hour of its term (reservations) and never shrinks."""
     usd_lines: tuple[str, ...]
     """Lines billed in USD, taxes aside (taxes are a share of them)."""
+    commit_terms: int
+    """Inputs of a committed baseline (one committed level per term, the last holding); 0 without one."""
     tiers: tuple[tuple[bool, bool], ...]
     """Egress tiers in order: (bounded above, priced). An unpriced tier adds nothing; the engine refuses
     a workload that reaches it."""
@@ -151,7 +155,9 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         lines["training_compute"] = Row("train_paid") * In("o.tr_price") * Row("index")
         setup.append("train_setup")
         hours.append("tr_hours")
-    if shape.inference_cloud and shape.autoscale:
+    if shape.inference_cloud and shape.commit_terms:
+        out += _committed_rules(shape.commit_terms)
+    elif shape.inference_cloud and shape.autoscale:
         out += [Rule("inf_paid", Row("peak"), "servers", "serving instances at the peak hour"),
                 Rule("inf_hours", SUM(*(Row(f"srv_{h}") for h in HOURS)) * Row("days"), "h",
                      "autoscaled: the instances of each hour of a day × days")]
@@ -160,7 +166,10 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         paid = Ratchet("inf_paid", Row("peak")) if ratchet else Row("peak")
         out += [Rule("inf_paid", paid, "servers", "serving servers paid (never fewer for reserved and dedicated)"),
                 Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid")]
-    if shape.inference_cloud:
+    if shape.inference_cloud and shape.commit_terms:
+        lines["inference_compute"] = ((Row("commit") * Row("hours") * In("o.inf_price")
+                                       + Row("burst_hours") * In("o.burst_price")) * Row("trend"))
+    elif shape.inference_cloud:
         lines["inference_compute"] = Row("inf_hours") * In("o.inf_price") * Row("trend")
     else:
         lines["inference_compute"] = Row("inf_paid") * In("o.inf_price") * Row("index")
@@ -173,6 +182,23 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
     out.append(Rule("server_hours", Row(hours[0]) + Row(hours[1]) if len(hours) > 1 else Row(hours[0]), "h",
                     "server-hours paid, all fleets"))
     return out, lines
+
+
+def _committed_rules(terms: int) -> list[Rule | Scalar]:
+    """A committed baseline plus a burst (costs.committed_baseline_hours): k instances every hour of each term
+    at the committed price (k of the term, counted from the first serving month, the last level holding) and the
+    hours of the day above k at the burst price."""
+    t, start = Month(), In("inf_start")
+    term = MIN(INT((t - start) / In("o.commit_term")) + 1, terms)
+    level = CHOOSE(term, *(In(f"o.commit_{j}") for j in range(1, terms + 1)))
+    return [
+        Rule("commit", IF(t < start, 0, level), "servers", "committed instances of the month's term"),
+        Rule("burst_hours", SUM(*(MAX(Row(f"srv_{h}") - Row("commit"), 0) for h in HOURS)) * Row("days"), "h",
+             "instance-hours above the committed level: Σ over the day's hours of max(servers − k, 0) × days"),
+        Rule("inf_paid", MAX(Row("commit"), Row("peak")), "servers", "instances paid at the peak hour"),
+        Rule("inf_hours", Row("commit") * Row("hours") + Row("burst_hours"), "h",
+             "committed hours (k × hours of the month) + burst hours"),
+    ]
 
 
 def _usage_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:

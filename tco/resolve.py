@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from tco import taxes as taxmod
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
-from tco.domain import is_committed
+from tco.domain import commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
 
@@ -102,6 +102,11 @@ class ResolvedOption:
     """How the cloud fleet's provider bills a Brazilian CNPJ (None for an all-BRL option)."""
     tax_periods: tuple = ()
     """Reform periods (tco.taxes.ReformPeriod) the option's months fall in."""
+    committed: tuple[int, ...] | None = None
+    """Committed baseline instances per term (costs.committed_schedule), or None."""
+    burst: Fleet | None = None
+    """The inference offer at its burst pricing (hours above the committed baseline)."""
+    commit_term_months: int = 0
 
 
 def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override, setup_override, term_override,
@@ -174,6 +179,36 @@ def _as_quote(o, i: int, fleet: Fleet | None, usd, brl, line, problems: list[Pro
     until = o.quote_valid_until.isoformat()
     who = o.quote_source or "provider's quote"
     return replace(fleet, price_status="quote", price_source=f"quote: {who} (valid until {until})", price_as_of=until)
+def _as_tuple(v) -> tuple[int, ...]:
+    return tuple(v) if isinstance(v, list) else (int(v),)
+
+
+def _commitment(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list[Problem], file: str, line
+                ) -> tuple[Fleet | None, int]:
+    """Check a committed baseline (committed_instances) and resolve its burst pricing; (burst fleet, term)."""
+    key = f"options[{i}]"
+    where = line("options", i, "committed_instances")
+    if inf.kind != "cloud" or o.fleet != "separate":
+        problems.append(Problem(file, f"{key}.committed_instances", "a committed baseline applies to a cloud serving "
+                                "fleet of a separate-fleet option (dedicated servers are committed already)", where))
+        return None, 0
+    if not is_committed(o.pricing) or is_capacity_block(o.pricing):
+        problems.append(Problem(file, f"{key}.pricing", f"committed_instances needs a 1- or 3-year commitment as "
+                                f"pricing, not {o.pricing!r}", line("options", i, "pricing") or where))
+        return None, 0
+    if is_committed(o.burst_pricing):
+        problems.append(Problem(file, f"{key}.burst_pricing", f"the hours above the committed baseline are bought by "
+                                f"the hour: 'on_demand' or 'spot', not {o.burst_pricing!r}",
+                                line("options", i, "burst_pricing") or where))
+        return None, 0
+    if isinstance(o.committed_instances, list) and not o.committed_instances:
+        problems.append(Problem(file, f"{key}.committed_instances", "give at least one number", where))
+        return None, 0
+    burst = _fleet(cat, o.inference_offer, o.burst_pricing, o.burst_usd_per_hour, None, None, None,
+                   f"{key}.burst_pricing", problems,
+                   file, line("options", i, "burst_pricing") or where)
+    term = commitment_term_months(o.pricing) or s.scenario.horizon_months
+    return burst, term
 
 
 def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None
@@ -220,12 +255,35 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:
             problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
                                     "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
-        if tr is not None and tr.kind == "cloud" and o.fleet == "separate" and is_committed(o.training_pricing):
+        if (tr is not None and tr.kind == "cloud" and o.fleet == "separate" and is_committed(o.training_pricing)
+                and not is_capacity_block(o.training_pricing)):
             problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
                                     "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
                                     "'spot', or fleet = 'shared' with a reserved fleet",
                                     line("options", i, "training_pricing")))
-        if inf.kind == "cloud" and o.autoscale and is_committed(o.pricing):
+        burst, term = None, 0
+        if o.committed_instances is not None:
+            burst, term = _commitment(s, o, i, inf, cat, problems, file, line)
+        elif tr is not None and tr.kind == "cloud" and is_capacity_block(o.training_pricing) and o.fleet == "shared":
+            problems.append(Problem(file, f"{key}.training_pricing", f"a capacity block ({o.training_pricing!r}) "
+                                    "reserves a cluster for days, not a fleet that runs all month: use it for a "
+                                    "separate training burst (fleet = 'separate')", line("options", i, "training_pricing")))
+        if inf.kind == "cloud" and is_capacity_block(o.pricing):
+            problems.append(Problem(file, f"{key}.pricing", f"a capacity block ({o.pricing!r}) reserves a cluster for "
+                                    "days, not a fleet that serves all month: use it as training_pricing of a separate "
+                                    "burst; serve on 'on_demand' or a 1- or 3-year commitment",
+                                    line("options", i, "pricing")))
+        term_m = commitment_term_months(o.pricing) if is_committed(o.pricing) else None
+        if inf.kind == "cloud" and term_m is not None and term_m > s.scenario.horizon_months:
+            offer = cat.offer(o.inference_offer)
+            fit = sorted(p for p, v in offer.prices.items() if v.usd_per_hour is not None and not is_capacity_block(p)
+                         and (commitment_term_months(p) or 0) <= s.scenario.horizon_months)
+            problems.append(Problem(file, f"{key}.pricing", f"the commitment {o.pricing!r} runs {term_m} months, longer "
+                                    f"than the horizon ({s.scenario.horizon_months} months): the months after the "
+                                    f"horizon would be paid but not counted; {closest(o.pricing, fit)} (pricings of "
+                                    f"{o.inference_offer!r} that fit: {', '.join(fit) or 'none'}), or a longer horizon",
+                                    line("options", i, "pricing")))
+        if inf.kind == "cloud" and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
             problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                     "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))
         # egress
@@ -278,7 +336,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                                   o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
                                   taxmod.rates_by_month(tax, months, cat.tax_reform),
                                   taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
-                                  billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform))))
+                                  billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
+                                  None if burst is None else _as_tuple(o.committed_instances), burst, term))
     if problems:
         raise InputError(problems)
     return model, out

@@ -315,6 +315,14 @@ class Option(Frozen):
     """Annual price indexation of dedicated contracts (IPCA; Focus 2026 expectation ≈ 4 %), applied each contract year."""
     price_trend_rate: Annotated[float, Field(ge=-0.9, le=1.0)] = 0.0
     """Annual change of cloud USD prices (e.g. -0.10 = GPU-hours 10 % cheaper each year), applied each year."""
+    committed_instances: Annotated[int, Field(ge=0)] | list[Annotated[int, Field(ge=0)]] | None = None
+    """Committed baseline of a cloud inference fleet: this many instances paid every hour of each term at
+    `pricing` (a 1- or 3-year commitment), the hours above it at `burst_pricing`. One number, or one per term
+    counted from the first serving month (the last holds). `python -m tco plan` finds the best values."""
+    burst_pricing: str = Field("on_demand", min_length=1)
+    """Pricing of the instances above the committed baseline ('on_demand' or 'spot'); used with committed_instances."""
+    burst_usd_per_hour: Positive | None = None
+    """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
 
 
 class FX(Frozen):
@@ -340,6 +348,32 @@ class FX(Frozen):
     """Block length of the bootstrap [months]."""
 
 
+class Plan(Frozen):
+    providers: list[str] = []
+    """Providers to search ('aws', 'gcp', 'azure', 'br-dedicated', …); empty = every provider in the catalog."""
+    brazil_only: bool = False
+    """Data residency: train and serve only in Brazilian regions (sa-east-1, southamerica-east1, brazilsouth, BR)."""
+    gpus: list[str] = []
+    """GPUs to consider (catalog names, e.g. 'H200-SXM-141GB'); empty = every GPU the model fits on."""
+    include_pricings: list[str] = []
+    """Only these cloud pricings ('on_demand', 'reserved_3yr', …); empty = every pricing the catalog lists."""
+    exclude_pricings: list[str] = []
+    """Cloud pricings never to use."""
+    spot_for_serving: bool = False
+    """Allow spot instances for the serving fleet (they can be reclaimed at any time); spot bursts for training
+    are always searched."""
+    hybrids: bool = True
+    """Also search hybrids: train on one provider (a cloud burst, a capacity block), serve on another."""
+    taxes: dict[str, str] = {}
+    """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
+    storage_usd_per_gb_month: dict[str, NonNegative] = {}
+    """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
+    max_candidates: int = Field(5_000_000, ge=1)
+    """Refuse a search larger than this many candidate plans (narrow providers or gpus instead)."""
+    show: int = Field(3, ge=1, le=50)
+    """Plans listed per provider (the best and its runners-up)."""
+
+
 class Scenario(Frozen):
     scenario: ScenarioInfo
     model: ModelSpec
@@ -347,6 +381,8 @@ class Scenario(Frozen):
     inference: Inference
     fx: FX
     options: list[Option] = Field(min_length=1)
+    plan: Plan | None = None
+    """Plan search (`python -m tco plan`, and the `plans` key of `run`); absent = the defaults."""
 
     @model_validator(mode="after")
     def _cross(self):

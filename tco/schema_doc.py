@@ -16,7 +16,8 @@ SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[train
             ("[inference]", sc.Inference), ("inference.users (growth: linear)", sc.LinearGrowth),
             ("inference.users (growth: compound)", sc.CompoundGrowth),
             ("inference.users (growth: logistic)", sc.LogisticGrowth), ("inference.users (growth: list)", sc.ListGrowth),
-            ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option))
+            ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option),
+            ("[plan] (optional: the plan search)", sc.Plan))
 
 
 def _type(ann) -> str:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from tco import timeline
 from tco.expr import (
-    AND, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
+    AND, CHOOSE, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
     Row, Rule, XlContext, evaluate,
 )
 
@@ -76,9 +76,15 @@ def test_ln(x):
 
 
 def test_every_function_has_a_pair_test():
-    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM"}
+    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM", "CHOOSE"}
     assert set(FUNCS) <= tested
     assert both(Fn("ABS", (In("a"),)), a=-2.5) == (2.5, 2.5)
+
+
+@pytest.mark.parametrize("i", [1.0, 2.0, 3.0, 2.9])
+def test_choose_picks_the_index_th_value(i):
+    # Excel truncates a fractional index (2.9 → the 2nd value)
+    assert both(CHOOSE(In("i"), 10, 20, 30), i=i) == ((10.0, 20.0, 30.0)[int(i) - 1],) * 2
 
 
 @pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 0.0), (0.0, 0.0), (-1.0, 2.0)])

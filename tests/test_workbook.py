@@ -104,6 +104,9 @@ def recalculate(files: list[Path], out_dir: Path, profile: Path) -> None:
 
 # Input changes made in a copy of the workbook, and the same change made to the scenario.
 # (scenario stem, {defined name: new value}, change to the scenario dict)
+SEED_OPTIONS = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8").count("[[options]]")
+"""Options of the seed (the regime change turns every option's credits off)."""
+
 CHANGES = {
     "fx_rate": ("seed_70b_h200", {"in_usdbrl": 6.1}, lambda d: d["fx"].update(usdbrl=6.1)),
     "dedicated_price": ("seed_70b_h200", {"in_o1_inf_price": 98_765.0},
@@ -128,7 +131,7 @@ CHANGES = {
                             lambda d: (d["inference"]["users"].update(monthly_growth_rate=0.09),
                                        d["options"][1].update(training_brl_per_month=150_000.0))),
     # the reform's CBS rate for 2027-2028 and the buyer's regime (no credits), month by month in the tax block
-    "tax_reform_regime": ("seed_70b_h200", {"in_rf1_cbs": 0.10, **{f"in_o{n}_cr_{k}": 0 for n in range(1, 8)  # 7 options
+    "tax_reform_regime": ("seed_70b_h200", {"in_rf1_cbs": 0.10, **{f"in_o{n}_cr_{k}": 0 for n in range(1, SEED_OPTIONS + 1)
                                                                    for k in ("pis_cofins", "cbs", "ibs")}},
                           lambda d: d["scenario"].update(tax_regime="simples")),
 }
@@ -143,7 +146,14 @@ def _no_training_list_parity(d):
     d["options"][2].update(autoscale=False, pricing="on_demand")
 
 
+def _without_savings_plan(d):
+    """The seed's options without its Savings Plan option: the variants below shorten the horizon (a 3-year plan no
+    longer fits) or name options by their place in the list of the seed before that option was added."""
+    d["options"] = [o for o in d["options"] if "Savings Plan" not in o["name"]]
+
+
 def _gbm_drift_min_term_custom_profile(d):
+    _without_savings_plan(d)
     d["fx"].update(model="gbm", drift=0.02, volatility=0.1)
     d["inference"]["users"] = {"model": "compound", "start_users": 300, "monthly_growth_rate": 0.04}
     d["options"][1]["min_term_months"] = 6
@@ -154,17 +164,29 @@ def _gbm_drift_min_term_custom_profile(d):
 
 
 def _two_months_linear(d):
+    _without_savings_plan(d)
     d["scenario"].update(horizon_months=2, locale="en")
     d["inference"].update(start_month=2, users={"model": "linear", "start_users": 300, "end_users": 900})
     d["options"][0]["fleet"] = "separate"
+    d["options"][2]["pricing"] = "on_demand"  # a 1-year commitment is longer than a 2-month horizon (rejected)
 
 
 def _heavy_egress_shared_cloud_trends(d):
+    _without_savings_plan(d)
     d["scenario"]["horizon_months"] = 30
     d["inference"]["egress_kb_per_request"] = 20_000.0
     d["options"][2]["fleet"] = "shared"
     d["options"][4]["price_trend_rate"] = -0.1
     d["options"][0]["indexation_rate"] = 0.06
+    d["options"][3]["pricing"] = "ri_1yr_convertible_no_upfront"  # 3 years exceed the 30-month horizon (rejected)
+
+
+def _committed_baseline(d):
+    _without_savings_plan(d)
+    # AWS São Paulo p5: 1-year terms from the first serving month, 0 committed in the first (all the hours on
+    # demand, by the hour), 1 in the second and, the last value holding, the third
+    d["options"][3].update(pricing="ri_1yr_convertible_no_upfront", committed_instances=[0, 1],
+                           burst_pricing="on_demand", autoscale=False)
 
 
 def _deepseek_moe_two_servers_ttft(d):
@@ -186,6 +208,7 @@ VARIANTS = {
     "heavy_egress_shared_cloud_trends": ("seed_70b_h200", _heavy_egress_shared_cloud_trends),
     # MoE expert touch, expert parallel over two H100 servers (p5), a time-to-first-token target
     "deepseek_moe_two_servers_ttft": ("seed_70b_h200", _deepseek_moe_two_servers_ttft),
+    "committed_baseline": ("seed_70b_h200", _committed_baseline),
 }
 
 

@@ -186,7 +186,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
     }
     doc["catalog_rows"]["offers"] = [json.loads(x) for x in doc["catalog_rows"]["offers"]]
     for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest", "fx_fan",
-                  "hedging"):
+                  "hedging", "plans"):
         if extra in res.meta:
             doc[extra] = res.meta[extra]
     return _clean(doc)

@@ -29,6 +29,7 @@ SHOWN: dict[str, tuple[str, str, str]] = {
     "train_setup": ("train_setup", "R$", "calc_brl"), "inf_paid": ("inf_paid", "", "calc_int"),
     "inf_hours": ("inf_hours", "h", "calc_num"), "inf_setup": ("inf_setup", "R$", "calc_brl"),
     "stored": ("stored_gb", "GB", "calc_int"),
+    "commit": ("committed", "", "calc_int"), "burst_hours": ("burst_hours", "h", "calc_num"),
 }
 CONSTANTS = {
     # constant → (label key, unit, number format)
@@ -353,3 +354,26 @@ def _date(month: str) -> float:
     from tco.report.workbook_inputs import excel_date
 
     return excel_date(month)
+
+
+
+def _committed_rows(put, ref, t, p: str, r_opt, oc, peak, hours, hour_rows, inf_start: int) -> None:
+    """Rows of a committed baseline (costs.committed_baseline_hours): the committed instances of each month
+    (one input per term from the first serving month, the last holding), the hours above them, servers paid."""
+    from tco.costs import committed_baseline_hours, committed_schedule
+
+    first_h, last_h = hour_rows
+    n = len(r_opt.committed)
+    terms = ",".join(f"{p}commit_{j}" for j in range(1, n + 1))
+    sched = committed_schedule(r_opt.committed, r_opt.commit_term_months, inf_start, len(hours))
+    c_hours, b_hours = committed_baseline_hours(oc.servers_by_hour, hours / 24.0, sched)
+    put("committed", t("committed"), "", lambda c, pp: (
+        f"=IF({c}$3<in_inf_start,0,CHOOSE(MIN(INT(({c}$3-in_inf_start)/{p}commit_term)+1,{n}),{terms}))"),
+        sched, "calc_int")
+    put("burst_hours", t("burst_hours"), "h", lambda c, pp: (
+        f"=SUMPRODUCT(({c}{first_h}:{c}{last_h}>{ref('committed')(c)})*({c}{first_h}:{c}{last_h}"
+        f"-{ref('committed')(c)}))*{ref('days')(c)}"), b_hours, "calc_num")
+    put("inf_paid", t("inf_paid"), "", lambda c, pp: f"=MAX({ref('committed')(c)},{ref('peak')(c)})",
+        np.maximum(sched, peak), "calc_int")
+    put("inf_hours", t("inf_hours"), "h", lambda c, pp: (
+        f"={ref('committed')(c)}*{ref('hours')(c)}+{ref('burst_hours')(c)}"), c_hours + b_hours, "calc_num")

@@ -230,6 +230,13 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
+        w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
+              f"{r.burst.pricing}: {r.burst.price_source} ({r.burst.price_as_of})")
+        w.add(p + "commit_term", t("commit_term"), r.commit_term_months, t("months"),
+              "in_int")
+        for j, k in enumerate(r.committed, 1):
+            w.add(p + f"commit_{j}", t("commit_n", j=j), k, "", "in_int")
     w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
     w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
     table = book.scaling

@@ -1,0 +1,26 @@
+"""Plan search: each provider at its best plan, and the hybrids.
+
+For every offer the catalog lists (or those the scenario's ``[plan]`` allows) the search sizes the
+fleets with the engine's own calls and costs each *component* once with the engine's own cost
+function (``engine.option_costs_for`` → ``costs.option_costs``): a training burst on one offer at one
+pricing, a serving fleet on one offer in one mode, a shared fleet. It then combines them with numpy:
+every training burst with every serving fleet, and every level of a committed baseline.
+
+Why the components add up (see ``costs.option_costs``): with separate fleets the training burst writes
+only the training line and its own setup fee, the serving fleet every other line; taxes are the
+uplift of the pair's tax profile on its USD lines (the one rule the combination states again, in
+``combine``; a test holds it to the engine). The ladder of a committed baseline is separable: the
+level chosen for one term changes only that term's months, so each term's best level is found on its
+own, over all levels at once (``costs.committed_baseline_cost`` on a levels × months array).
+
+Modules: ``components`` (catalog → sized, costed components), ``combine`` (numpy over candidates and
+the result as plain data).
+"""
+
+from __future__ import annotations
+
+from tco.plan.check import check
+from tco.plan.combine import search, versus
+from tco.plan.components import BRAZIL_REGIONS
+
+__all__ = ["BRAZIL_REGIONS", "check", "search", "versus"]

@@ -1,0 +1,89 @@
+"""Check a scenario's [plan] section against the catalog: every problem at once, file, line and key named,
+the closest valid names suggested."""
+
+from __future__ import annotations
+
+from tco.catalog import Catalog
+from tco.errors import Problem, closest
+from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
+from tco.scenario import Plan, Scenario
+
+
+def _priced_brazil(cat: Catalog) -> list:
+    """Catalog offers in Brazil with a usable price."""
+    out = []
+    for oid in cat.offer_ids:
+        o = cat.offer(oid)
+        if o.region not in BRAZIL_REGIONS:
+            continue
+        if o.kind == "dedicated":
+            ok = o.status not in SKIP_STATUSES
+        else:
+            ok = any(p.usd_per_hour is not None and p.status not in SKIP_STATUSES for p in o.prices.values())
+        if ok:
+            out.append(o)
+    return out
+
+
+def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None) -> list[Problem]:
+    """Problems of the [plan] section (an empty list when it is sound or absent)."""
+    spec = s.plan or Plan()
+    lines = lines or {}
+
+    def line(*key):
+        while key:
+            if key in lines:
+                return lines[key]
+            key = key[:-1]
+        return None
+
+    providers = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
+    pricings = sorted({p for o in cat.cloud_offers.values() for p in o.prices})
+    out: list[Problem] = []
+    for j, p in enumerate(spec.providers):
+        if p not in providers:
+            out.append(Problem(file, f"plan.providers[{j}]", f"unknown provider {p!r}; {closest(p, providers)}",
+                               line("plan", "providers")))
+    for j, g in enumerate(spec.gpus):
+        if g not in cat.gpus:
+            out.append(Problem(file, f"plan.gpus[{j}]", f"unknown GPU {g!r}; {closest(g, list(cat.gpus))}",
+                               line("plan", "gpus")))
+    for key in ("include_pricings", "exclude_pricings"):
+        for j, p in enumerate(getattr(spec, key)):
+            if p not in pricings:
+                out.append(Problem(file, f"plan.{key}[{j}]", f"unknown pricing {p!r}; {closest(p, pricings)}",
+                                   line("plan", key)))
+    for key in ("taxes", "storage_usd_per_gb_month"):
+        for p in getattr(spec, key):
+            if p not in providers:
+                out.append(Problem(file, f"plan.{key}.{p}", f"unknown provider {p!r}; {closest(p, providers)}",
+                                   line("plan", key, p)))
+    for p, tid in spec.taxes.items():
+        if tid not in cat.taxes:
+            out.append(Problem(file, f"plan.taxes.{p}", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
+                               line("plan", "taxes", p)))
+    if spec.brazil_only:
+        out += _brazil(spec, cat, providers, file, line)
+    return out
+
+
+def _brazil(spec: Plan, cat: Catalog, providers: list[str], file: str, line) -> list[Problem]:
+    """A 'Brazil only' plan needs a Brazilian offer for each GPU and provider it names."""
+    br = _priced_brazil(cat)
+    out = []
+    br_gpus = sorted({o.gpu for o in br if not spec.providers or o.provider in spec.providers})
+    for j, g in enumerate(spec.gpus):
+        if g in cat.gpus and g not in br_gpus:
+            out.append(Problem(file, f"plan.gpus[{j}]", f"brazil_only: no offer in a Brazilian region has GPU {g!r} "
+                               f"({', '.join(BRAZIL_REGIONS)}); GPUs offered in Brazil: {', '.join(br_gpus) or 'none'}",
+                               line("plan", "gpus") or line("plan", "brazil_only")))
+    br_prov = sorted({o.provider for o in br if not spec.gpus or o.gpu in spec.gpus})
+    for j, p in enumerate(spec.providers):
+        if p in providers and p not in br_prov:
+            out.append(Problem(file, f"plan.providers[{j}]", f"brazil_only: provider {p!r} has no priced offer in "
+                               f"Brazil for the GPUs asked; providers that do: {', '.join(br_prov) or 'none'}",
+                               line("plan", "providers") or line("plan", "brazil_only")))
+    if not br_gpus and not spec.gpus:
+        out.append(Problem(file, "plan.brazil_only", "no priced offer in a Brazilian region for the providers asked",
+                           line("plan", "brazil_only")))
+    return out

@@ -1,0 +1,230 @@
+"""Combine components over every candidate with numpy, and describe the best plans as plain data."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco import taxes as taxmod
+from tco.catalog import Catalog
+from tco.errors import InputError, Problem
+from tco.plan.check import check
+from tco.plan.components import (
+    Comp,
+    Ctx,
+    _option,
+    context,
+    offers,
+    resolved,
+    training_size,
+)
+from tco.plan.costing import serving_comps, shared_comps, training_comps
+from tco.scenario import Scenario
+
+NO_TRAINING = None
+
+
+def _tax_provider(t: Comp | None, i: Comp):
+    """The fleet whose provider's tax profile an option uses: the serving fleet if it is cloud, else the training."""
+    return i.fleet if i.fleet.kind == "cloud" or t is None else t.fleet
+
+
+def tax_shares(ctx: Ctx, r) -> tuple[np.ndarray, np.ndarray]:
+    """(taxes on the USD lines, credit on the BRL lines) as shares of each, month by month [-], for the engine's
+    resolution `r` of a pair (``costs.option_taxes``): the USD lines carry the net taxes of the cloud provider's
+    profile (IRRF … IOF, less the regime's credits); a BRL invoice with its taxes inside costs its price less the
+    credits the regime takes back."""
+    ones = np.ones(ctx.h)
+    usd = taxmod.total(taxmod.components(ones, r.tax, r.tax_rates or taxmod.rates_by_month(r.tax, [""] * ctx.h),
+                                         r.regime))
+    brl = np.zeros(ctx.h)
+    if r.brl_tax is not None and r.brl_tax.method != "none":
+        rates = r.brl_tax_rates or taxmod.rates_by_month(r.brl_tax, [""] * ctx.h)
+        brl = np.broadcast_to(taxmod.credit_share(r.brl_tax, rates, r.regime), (ctx.h,)).astype(float)
+    return usd, brl
+
+
+def _pair_uplift(ctx: Ctx, T: list[Comp | None], Iv: list[Comp]) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
+    """Tax shares by month of each (training, serving) pair (``tax_shares``), from the engine's resolution of a
+    probe option (cached per provider, region and kind of each fleet: billing follows the provider's entity for a
+    region). Shapes (training, serving, month)."""
+    cache: dict = {}
+    U = np.zeros((len(T), len(Iv), ctx.h))
+    C = np.zeros((len(T), len(Iv), ctx.h))
+    ids = [["" for _ in Iv] for _ in T]
+    for a, t in enumerate(T):
+        for b, i in enumerate(Iv):
+            key = ((t.fleet.provider, t.fleet.region, t.fleet.kind) if t else ()) + (
+                i.fleet.provider, i.fleet.region, i.fleet.kind)
+            if key not in cache:
+                kw = {"usd_per_hour": 1.0, "storage_usd_per_gb_month": 0.0, "egress": "none/dedicated",
+                      "autoscale": False}
+                if t is not None:
+                    kw |= {"training_offer": t.fleet.offer_id, "training_usd_per_hour": 1.0}
+                opt = _option(i.fleet, ctx, **kw)
+                tp = _tax_provider(t, i)
+                if tp.provider in ctx.spec.taxes:
+                    opt = opt.model_copy(update={"taxes": ctx.spec.taxes[tp.provider]})
+                r = resolved(ctx, opt, t is not None)
+                cache[key] = (*tax_shares(ctx, r), r.tax.profile_id)
+            U[a, b], C[a, b], ids[a][b] = cache[key]
+    return U, C, ids
+
+
+def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> dict:
+    """Every plan the catalog allows for this scenario; the best per provider, the best hybrid and the
+    best overall, with the runner-up and the margin. Raises InputError for a bad [plan] section."""
+    problems = check(s, cat, file, lines)
+    if problems:
+        raise InputError(problems)
+    ctx = context(s, cat, file)
+    fleets = offers(ctx)
+    with_training = s.training.method != "none"
+    tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None
+    Iv, rep_any = serving_comps(ctx, fleets, tsize_any)
+    T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
+    S = shared_comps(ctx, fleets)
+    if not Iv and not S:
+        raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
+                                  "per-user speed asked (see the skipped offers with `python -m tco plan`)",
+                                  (lines or {}).get(("plan",)))])
+    Tx: list[Comp | None] = list(T) if with_training else [NO_TRAINING]
+    if with_training and not T:
+        Iv = []
+    # the numpy part: every training burst × every serving fleet
+    U, C, tax_ids = (_pair_uplift(ctx, Tx, Iv) if Iv
+                     else (np.zeros((len(Tx), 0, ctx.h)), np.zeros((len(Tx), 0, ctx.h)), [[] for _ in Tx]))
+    zero = np.zeros((1, ctx.h))
+    TB, TU = (np.array([getattr(t, k) for t in T]).reshape(len(T), ctx.h) if with_training else zero
+              for k in ("brl", "usd"))
+    IB, IU = (np.array([getattr(i, k) for i in Iv]).reshape(len(Iv), ctx.h) for k in ("brl", "usd"))
+    combos = np.array([i.combos for i in Iv], dtype=float)
+    # month by month, as the engine adds its lines: BRL less its credit + (1 + tax share) × USD converted
+    brl = TB[:, None, :] + IB[None, :, :]
+    monthly = brl - C * brl + (1.0 + U) * (TU[:, None, :] + IU[None, :, :])
+    tco, npv = monthly.sum(axis=-1), monthly @ ctx.disc
+    tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
+    iprov = np.array([i.fleet.provider for i in Iv], dtype=object)
+    same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
+    group = np.where(same, iprov[None, :], "hybrid")
+    valid = same | ctx.spec.hybrids
+    n = int((valid * combos[None, :]).sum()) + len(S)
+    if n > ctx.spec.max_candidates:
+        raise InputError([Problem(file, "plan.max_candidates", f"the search has {n:,} candidate plans, more than "
+                                  f"max_candidates ({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
+                                  (lines or {}).get(("plan", "max_candidates")))])
+    flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
+                               [float((c.brl + c.usd + c.taxes).sum()) for c in S]])
+    flat_npv = np.concatenate([npv.ravel(), [float((c.brl + c.usd + c.taxes) @ ctx.disc) for c in S]])
+    flat_group = np.concatenate([group.ravel(), np.array([c.fleet.provider for c in S], dtype=object)])
+    flat_combos = np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(),
+                                  np.ones(len(S))])
+
+    def describe(k: int) -> dict:
+        if k < tco.size:
+            a, b = divmod(k, len(Iv))
+            return _plan(ctx, Tx[a], Iv[b], float(flat_tco[k]), float(flat_npv[k]), tax_ids[a][b], float(U[a, b, 0]))
+        c = S[k - tco.size]
+        return _plan(ctx, None, c, float(flat_tco[k]), float(flat_npv[k]), c.tax_profile, None)
+
+    by_group = {}
+    for g in sorted(set(flat_group.tolist())):
+        idx = np.nonzero((flat_group == g) & np.isfinite(flat_tco))[0]
+        if not len(idx):
+            continue
+        order = idx[np.argsort(flat_tco[idx], kind="stable")]
+        costs = np.round(flat_tco[order], 2)  # plans within a centavo are the same plan in other words
+        keep = order[np.concatenate([[True], costs[1:] != costs[:-1]])]
+        top = [describe(int(k)) for k in keep[:ctx.spec.show]]
+        by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(flat_combos[idx].sum()),
+                       **_margin(top[0], top[1] if len(top) > 1 else None)}
+    if not by_group:
+        raise InputError([Problem(file, "plan", "no plan fits: every training or serving offer within [plan] was "
+                                  "skipped (see `python -m tco plan`)", (lines or {}).get(("plan",)))])
+    bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
+    overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
+               "runner_up": bests[1]["best"] if len(bests) > 1 else None}
+    return {"search": {"candidates": n, "providers": sorted({f.provider for f in fleets}),
+                       "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
+                       "spot_for_serving": ctx.spec.spot_for_serving,
+                       "training_components": len(T), "serving_components": len(Iv), "shared_plans": len(S),
+                       "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
+            "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+
+
+def _margin(best: dict, runner: dict | None) -> dict:
+    if runner is None:
+        return {"margin_brl": None, "margin_share": None}
+    m = runner["tco_brl"] - best["tco_brl"]
+    return {"margin_brl": m, "margin_share": m / best["tco_brl"] if best["tco_brl"] else None}
+
+
+def _fleet_dict(c: Comp) -> dict:
+    f = c.fleet
+    return {"offer": f.offer_id, "provider": f.provider, "region": f.region, "kind": f.kind, "gpu": f.gpu.gpu,
+            "gpus_per_server": f.gpus_per_server, "pricing": f.pricing, "price": f.price, "price_unit": f.price_unit,
+            "status": f.price_status, "as_of": f.price_as_of}
+
+
+def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
+    """One plan as data, with the [[options]] table that re-runs it through the engine."""
+    shared = i.role == "shared"
+    f = i.fleet
+    opt: dict = {"inference_offer": f.offer_id, "fleet": "shared" if shared else "separate",
+                 "autoscale": i.mode == "autoscaled"}
+    if f.kind == "cloud":
+        opt["pricing"] = f.pricing
+    if i.committed is not None:
+        opt |= {"committed_instances": list(i.committed), "burst_pricing": i.burst_pricing}
+    if shared and ctx.s.training.method != "none":
+        opt["training_offer"] = f.offer_id
+        if f.kind == "cloud":
+            opt["training_pricing"] = f.pricing
+    if t is not None:
+        opt["training_offer"] = t.fleet.offer_id
+        if t.fleet.kind == "cloud":
+            opt["training_pricing"] = t.fleet.pricing
+    tp = i.fleet if shared else _tax_provider(t, i)
+    if tp.provider in ctx.spec.taxes:
+        opt["taxes"] = ctx.spec.taxes[tp.provider]
+    if f.kind == "cloud" and f.provider in ctx.spec.storage_usd_per_gb_month:
+        opt["storage_usd_per_gb_month"] = ctx.spec.storage_usd_per_gb_month[f.provider]
+    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
+    opt["name"] = _name(group, t, i)
+    train = t if t is not None else (i if shared else None)
+    return {
+        "name": opt["name"], "group": group, "fleet": opt["fleet"], "tco_brl": tco, "npv_brl": npv,
+        "tax_profile": tax_id, "tax_uplift_share": uplift,
+        "training": None if train is None or train.training is None else _fleet_dict(train) | {
+            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
+        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
+                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
+                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
+                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
+                                     if i.replica else None},
+        "notes": sorted(set((t.notes if t else ()) + i.notes)),
+        "option": opt,
+    }
+
+
+def _name(group: str, t: Comp | None, i: Comp) -> str:
+    f = i.fleet
+    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == "cloud" else "")
+    if i.committed is not None:
+        serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
+    elif i.mode == "autoscaled":
+        serve += " autoscaled"
+    if i.role == "shared":
+        return f"Plan {group}: shared {serve} ({f.region})"
+    if t is None:
+        return f"Plan {group}: serve {serve} ({f.region})"
+    tf = t.fleet
+    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == "cloud" else "")
+    return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
+
+
+def versus(plans: dict, options: list[tuple[str, float]]) -> dict:
+    """The best plan against the cheapest option the user wrote (deterministic TCOs) [BRL]."""
+    name, tco = min(options, key=lambda o: o[1])
+    best = plans["overall"]["best"]
+    return {"cheapest_option": name, "cheapest_option_tco_brl": tco, "best_plan": best["name"],
+            "best_plan_tco_brl": best["tco_brl"], "best_plan_saving_brl": tco - best["tco_brl"]}

@@ -1,0 +1,197 @@
+"""The plan's building blocks: catalog offers the search may use, sized and costed once each.
+
+A component's cost is kept as four numbers [BRL]: its BRL lines and its USD lines converted at the
+deterministic FX path (before taxes), each summed plain (TCO) and discounted (NPV).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from tco import demand, finance, sizing
+from tco import fx as fxmod
+from tco.catalog import Catalog
+from tco.domain import commitment_term_months, is_capacity_block, is_committed
+from tco.engine import defaults_for, replica_for, training_for, workload
+from tco.errors import InputError, Problem, closest
+from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
+from tco.scenario import Option, Plan, Scenario, Training
+
+BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
+"""Regions in Brazil (AWS São Paulo, GCP São Paulo, Azure Brazil South, the dedicated providers)."""
+SKIP_STATUSES = ("not_offered", "anomalous")
+"""Catalog rows the search never uses."""
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """The scenario's workload and money path, shared by every component."""
+
+    s: Scenario
+    cat: Catalog
+    spec: Plan
+    model: object
+    dflt: dict
+    eff: object
+    """The scenario's serving calibration (sizing.serving_calibration), as the engine uses it."""
+    days: np.ndarray
+    rps: np.ndarray
+    egress: np.ndarray
+    fx: np.ndarray
+    disc: np.ndarray
+    skipped: list = field(default_factory=list)
+
+    @property
+    def h(self) -> int:
+        return self.s.scenario.horizon_months
+
+
+def context(s: Scenario, cat: Catalog, file: str = "<scenario>") -> Ctx:
+    model = cat.models.get(s.model.id)
+    if model is None:  # resolve reports it with the line when the options are checked; here, plainly
+        raise InputError([Problem(file, "model.id", f"unknown model {s.model.id!r}; "
+                                  f"{closest(s.model.id, list(cat.models))}")])
+    h = s.scenario.horizon_months
+    days = demand.days_in_months(s.scenario.start, h)
+    _, _, _, rps, egress = workload(s, days)
+    eff = sizing.serving_calibration(s, cat, file, None)
+    return Ctx(s, cat, s.plan or Plan(), model, defaults_for(cat), eff, days, rps, egress,
+               fxmod.deterministic_path(s.fx, h), finance.discount_factors(h, s.scenario.discount_rate))
+
+
+@dataclass(frozen=True)
+class Comp:
+    """One costed component: a training burst, a serving fleet in one mode, or a whole shared-fleet plan."""
+
+    role: str  # 'training' | 'serving' | 'shared'
+    fleet: Fleet
+    mode: str  # 'burst', 'autoscaled', 'committed_all_month', 'committed_baseline', 'dedicated', 'shared'
+    brl: np.ndarray
+    """BRL lines by month, before taxes [BRL]."""
+    usd: np.ndarray
+    """USD lines by month converted at the deterministic FX path, before taxes [BRL]."""
+    combos: int = 1
+    """Candidate plans this component stands for (every level of a committed baseline)."""
+    committed: tuple[int, ...] | None = None
+    burst_pricing: str | None = None
+    servers: int = 0
+    peak: int = 0
+    replica: sizing.ReplicaSize | None = None
+    training: sizing.TrainingSize | None = None
+    taxes: np.ndarray | None = None
+    """Taxes by month [BRL], for a whole (shared) plan costed with its own tax profile."""
+    tax_profile: str = ""
+    notes: tuple[str, ...] = ()
+
+
+def in_brazil(f) -> bool:
+    return f.region in BRAZIL_REGIONS
+
+
+def allowed(spec: Plan, pricing: str) -> bool:
+    if spec.include_pricings and pricing not in spec.include_pricings:
+        return False
+    return pricing not in spec.exclude_pricings
+
+
+def offers(ctx: Ctx) -> list[Fleet]:
+    """Every (offer, pricing) the plan may use, as engine Fleets: priced, not skipped, within [plan]."""
+    spec, cat = ctx.spec, ctx.cat
+    out = []
+    problems: list[Problem] = []
+    for oid in cat.offer_ids:
+        o = cat.offer(oid)
+        if spec.providers and o.provider not in spec.providers:
+            continue
+        if spec.gpus and o.gpu not in spec.gpus:
+            continue
+        if spec.brazil_only and o.region not in BRAZIL_REGIONS:
+            continue
+        if o.kind == "dedicated":
+            pricings = ["monthly"] if o.status not in SKIP_STATUSES else []
+        else:
+            pricings = [p for p, cp in sorted(o.prices.items()) if cp.usd_per_hour is not None
+                        and cp.status not in SKIP_STATUSES and allowed(spec, p)]
+        for p in pricings:
+            f = _fleet(cat, oid, p, None, None, None, None, "", problems, "", None)
+            if f is not None and "anomal" in f.price_source.lower():  # as engine.price_warnings reads it
+                skip(ctx, f, "any", "the catalog flags this price as anomalous")
+            elif f is not None:
+                out.append(f)
+    return out
+
+
+def _option(f: Fleet, ctx: Ctx, **kw) -> Option:
+    spec = ctx.spec
+    extra: dict = {}
+    if f.provider in spec.taxes:
+        extra["taxes"] = spec.taxes[f.provider]
+    if f.provider in spec.storage_usd_per_gb_month and f.kind == "cloud":
+        extra["storage_usd_per_gb_month"] = spec.storage_usd_per_gb_month[f.provider]
+    return Option(**({"name": "plan", "inference_offer": f.offer_id} | extra | kw))
+
+
+def resolved(ctx: Ctx, opt: Option, with_training: bool) -> ResolvedOption:
+    """The engine's resolution of one option (egress, storage and tax look-ups); raises InputError."""
+    s = ctx.s if with_training else ctx.s.model_copy(update={"training": Training(method="none")})
+    return resolve(s.model_copy(update={"options": [opt]}), ctx.cat)[1][0]
+
+
+def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
+    """The engine's replica for this offer, or why the offer cannot serve (memory, per-user speed)."""
+    rep = replica_for(f, ctx.s, ctx.model, ctx.eff, ctx.cat)
+    if rep is None:
+        return f"the model does not fit on {f.gpus_per_server} × {f.gpu.gpu}"
+    if not rep.target_met:
+        return (f"{f.gpu.gpu} reaches {rep.tokens_per_second_per_user:.1f} tokens/s per user, below the "
+                f"{ctx.s.inference.tokens_per_second_per_user:g} asked")
+    return rep
+
+
+def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
+    mfu = ctx.s.training.mfu if ctx.s.training.mfu is not None else ctx.dflt["mfu"]
+    return training_for(f, ctx.s, ctx.model, mfu, ctx.dflt)
+
+
+def zero_cloud(f: Fleet) -> Fleet:
+    """A free cloud fleet on the same hardware: costs nothing, so a component carries only the other fleet."""
+    return replace(f, kind="cloud", currency="USD", price=0.0, pricing="on_demand", setup_fee_brl=0.0,
+                   min_term_months=0)
+
+
+def skip(ctx: Ctx, f: Fleet, role: str, reason: str) -> None:
+    ctx.skipped.append({"offer": f.offer_id, "pricing": f.pricing, "role": role, "reason": reason})
+
+
+def serving_roles(ctx: Ctx, f: Fleet) -> list[str]:
+    """How the serving fleet may run on this (offer, pricing): the modes the search tries."""
+    if f.kind == "dedicated":
+        return ["dedicated"]
+    if is_capacity_block(f.pricing):
+        return []
+    if f.pricing.startswith("spot"):
+        return ["autoscaled"] if ctx.spec.spot_for_serving else []
+    if f.pricing == "on_demand":
+        return ["autoscaled"]
+    if is_committed(f.pricing):
+        term = commitment_term_months(f.pricing)
+        if term is not None and term > ctx.h:
+            skip(ctx, f, "serving", f"a {term}-month commitment is longer than the {ctx.h}-month horizon")
+            return []
+        return ["committed_all_month", "committed_baseline"]
+    return []
+
+
+def check_resolves(ctx: Ctx, f: Fleet, role: str, opt: Option, with_training: bool) -> ResolvedOption | None:
+    try:
+        return resolved(ctx, opt, with_training)
+    except InputError as exc:
+        skip(ctx, f, role, "; ".join(p.message for p in exc.problems))
+        return None
+
+
+def raise_if(problems: list[Problem]) -> None:
+    if problems:
+        raise InputError(problems)

@@ -1,0 +1,174 @@
+"""Cost each component once, with the engine's own cost function, and the committed-baseline ladder
+over every level at once."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from tco.costs import committed_baseline_cost, committed_schedule, yearly_factor
+from tco.domain import commitment_term_months, is_capacity_block, is_committed
+from tco.engine import option_costs_for
+from tco.plan.components import (
+    Comp,
+    Ctx,
+    _option,
+    allowed,
+    check_resolves,
+    serving_roles,
+    serving_size,
+    skip,
+    training_size,
+    zero_cloud,
+)
+from tco.resolve import _fleet
+
+FREE_EGRESS = "none/dedicated"
+
+
+def gross(oc) -> dict:
+    """An option's lines before taxes (the rows of ``fleet_rules.plan``): a dedicated invoice's lines still hold
+    the taxes inside its price, which the pair's tax shares (``combine``) then credit."""
+    return {k: oc.rows[f"l_{k}"] for k in oc.lines}
+
+
+def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
+    """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
+    brl = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "BRL"), np.zeros(ctx.h))
+    usd = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "USD"), np.zeros(ctx.h)) * ctx.fx
+    return brl, usd
+
+
+def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
+    """A training burst on each offer: cloud on demand, spot or a capacity block; dedicated for its term."""
+    out = []
+    for f in fleets:
+        if f.kind == "cloud" and is_committed(f.pricing) and not is_capacity_block(f.pricing):
+            continue  # a 1- or 3-year commitment for a burst is rejected by the engine
+        kw = {"training_offer": f.offer_id, "egress": FREE_EGRESS, "storage_usd_per_gb_month": 0.0,
+              "usd_per_hour": 1.0, "autoscale": False}
+        if f.kind == "cloud":
+            kw["training_pricing"] = f.pricing
+        r = check_resolves(ctx, f, "training", _option(f, ctx, **kw), True)
+        if r is None:
+            continue
+        tsize = training_size(ctx, f)
+        if tsize.servers > 1 and f.gpu.interconnect != "nvlink":
+            skip(ctx, f, "training", f"the job would span {tsize.servers} servers linked by {f.gpu.interconnect}; "
+                 "the network between servers is not modelled (see the engine's warning)")
+            continue
+        oc = option_costs_for(replace(r, inference=zero_cloud(r.inference)), ctx.s, tsize, rep_any, ctx.days,
+                              ctx.rps, ctx.egress)
+        notes = tuple(n.code for n in oc.notices if n.code in ("min_term_idle", "min_term_past_horizon",
+                                                                  "training_past_horizon"))
+        if f.pricing.startswith("spot"):
+            notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
+                       "and interruptions are not costed"),)
+        out.append(Comp("training", f, "burst", *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
+                        training=tsize, notes=notes))
+    return out
+
+
+def _serving_option(ctx: Ctx, f, mode: str):
+    kw: dict = {"autoscale": mode == "autoscaled"}
+    if f.kind == "cloud":
+        kw["pricing"] = f.pricing
+    if ctx.s.training.method != "none":
+        kw |= {"training_offer": f.offer_id, "training_usd_per_hour": 1.0, "training_brl_per_month": 1.0}
+    return _option(f, ctx, **kw)
+
+
+def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
+    """A serving fleet on each offer in each mode it allows; (components, a replica for burst-only costing)."""
+    out, rep_any = [], None
+    for f in fleets:
+        modes = serving_roles(ctx, f)
+        if not modes:
+            continue
+        rep = serving_size(ctx, f)
+        if isinstance(rep, str):
+            skip(ctx, f, "serving", rep)
+            continue
+        rep_any = rep_any or rep
+        base = None
+        for mode in modes:
+            if mode == "committed_baseline":
+                comp = _ladder(ctx, f, base, rep)
+                if comp is not None:
+                    out.append(comp)
+                continue
+            with_tr = ctx.s.training.method != "none"
+            r = check_resolves(ctx, f, "serving", _serving_option(ctx, f, mode), with_tr)
+            if r is None:
+                break
+            if r.training is not None:
+                r = replace(r, training=zero_cloud(r.training))
+            oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
+            base = (r, oc)
+            out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
+                            peak=int(oc.inference_servers.max(initial=0)), replica=rep))
+    return out, rep_any
+
+
+def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
+    """The committed baseline: k instances per term at the commitment, hours above k at on demand. Every
+    level k of every term is costed at once; the best level of each term is kept (the terms are separable)."""
+    if base is None:
+        return None
+    burst = _fleet(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
+    if burst is None or burst.price_status in ("not_offered", "anomalous") or not allowed(ctx.spec, "on_demand"):
+        return None
+    r, oc = base
+    h, first = ctx.h, ctx.s.inference.start_month
+    months = np.arange(1, h + 1)
+    by_hour = oc.servers_by_hour
+    term = commitment_term_months(f.pricing) or h
+    trend = yearly_factor(months, r.price_trend_rate)
+    levels = np.arange(int(by_hour.max(initial=0)) + 1, dtype=float)
+    sched = levels[:, None] * (months >= first)[None, :]
+    cost, _ = committed_baseline_cost(by_hour, ctx.days, sched, f.price, burst.price, trend)
+    cost_fx = cost * ctx.fx  # levels × months [BRL before taxes]
+    best, combos = [], 1
+    for start in range(first - 1, h, term):
+        block = slice(start, min(start + term, h))
+        top = int(by_hour[block].max(initial=0))
+        best.append(int(np.argmin(cost_fx[:top + 1, block].sum(axis=1))))
+        combos *= top + 1
+    committed = tuple(best)
+    line, _ = committed_baseline_cost(by_hour, ctx.days, committed_schedule(committed, term, first, h), f.price,
+                                      burst.price, trend)
+    lines = gross(oc) | {"inference_compute": line}
+    over = (first - 1 + len(best) * term) - h
+    notes = (f"the last {term}-month term runs {over} month(s) past the horizon; those months are not costed",) \
+        if over > 0 and best[-1] > 0 else ()
+    return Comp("serving", f, "committed_baseline", *sums(ctx, lines, oc.currency), combos=combos,
+                committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,
+                notes=notes)
+
+
+def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
+    """One fleet that trains and serves, kept all horizon, on each offer (whole plans, taxes included)."""
+    if ctx.s.training.method == "none":
+        return []
+    out = []
+    for f in fleets:
+        if not [m for m in serving_roles(ctx, f) if m != "committed_baseline"]:
+            continue
+        rep = serving_size(ctx, f)
+        if isinstance(rep, str):
+            continue
+        kw = {"training_offer": f.offer_id, "fleet": "shared", "autoscale": False}
+        if f.kind == "cloud":
+            kw |= {"pricing": f.pricing, "training_pricing": f.pricing}
+        r = check_resolves(ctx, f, "shared", _option(f, ctx, **kw), True)
+        if r is None:
+            continue
+        tsize = training_size(ctx, f)
+        oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)
+        tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == "USD" else 1.0)
+        out.append(Comp("shared", f, "shared", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
+                        peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
+                        taxes=tax, tax_profile=r.tax.profile_id,
+                        notes=tuple(n.code for n in oc.notices)))
+    return out
