@@ -217,13 +217,12 @@ def _by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: 
     return np.stack([rows[f"x_{hr}"] for hr in range(rps.shape[1])], axis=1)
 
 
-def _shape(opt: ResolvedOption, training_on: bool, currency: dict[str, str]) -> Shape:
+def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
     inf = opt.inference
     return Shape(
         shared=opt.fleet == "shared", inference_cloud=inf.kind == "cloud",
         training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
-        usd_lines=tuple(k for k in LINES if currency[k] == "USD" and k != "taxes"),
         commit_terms=len(opt.committed) if inf.kind == "cloud" and getattr(opt, "committed", None) else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers))
 
@@ -281,7 +280,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     h = len(days)
     training_on = training is not None and training.method != "none" and opt.training is not None
     currency = _currency(opt)
-    shape = _shape(opt, training_on, currency)
+    shape = _shape(opt, training_on)
     inputs = rule_inputs(opt, training=training if training_on else None, replica=replica, horizon=h,
                          storage_gb=storage_gb, training_start=training_start, inference_start=inference_start,
                          utilization=utilization, redundancy=redundancy)

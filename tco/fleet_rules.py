@@ -56,8 +56,6 @@ class Shape:
     autoscale: bool
     committed: bool
     """The serving fleet is paid every hour of its term (reservations) and never shrinks."""
-    usd_lines: tuple[str, ...]
-    """Lines billed in USD, taxes aside (taxes are a share of them)."""
     commit_terms: int
     """Inputs of a committed baseline (one committed level per term, the last holding); 0 without one."""
     tiers: tuple[tuple[bool, bool], ...]

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tco import demand, plan
-from tco.catalog import EgressTable, Gpu, TaxProfile, load_catalog
+from tco.catalog import load_catalog
 from tco.cli import main
 from tco.costs import (
     committed_baseline_cost,
@@ -26,7 +26,6 @@ from tco.costs import (
 from tco.engine import run_scenario
 from tco.resolve import Fleet, ResolvedOption
 from tco.scenario import Option, load, load_text
-from tco.sizing import ReplicaSize
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "scenarios" / "seed_70b_h200.toml"
@@ -41,15 +40,7 @@ def cat():
 # ---------------------------------------------------------------------------------------------
 # The committed baseline, by hand
 
-GPU = Gpu("TOY", 80.0, 2.0, 500.0, None, None, "nvlink", None, "test", "2026")
-FREE = EgressTable("none/dedicated", ((0.0, None, 0.0),), "test", "2026")
-NO_TAX = TaxProfile("none", "none", {k: 0.0 for k in ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate",
-                                                       "iof_rate")}, False, "", "", "test", "2026")
-# one replica serves 1 request/s, two replicas per server; at utilisation 0.5 a server takes 1 req/s
-REPLICA = ReplicaSize(tensor_parallel=1, replicas_per_server=2, weights_gb=1.0, kv_mb_per_token=0.1, batch=10,
-                      batch_memory_limit=10, step_seconds=0.05, tokens_per_second_per_user=20.0, target_met=True,
-                      decode_tokens_per_second=200.0, prefill_seconds_per_request=0.0,
-                      replica_seconds_per_request=1.0, requests_per_second=1.0, bound="memory")
+from test_costs import FREE, GPU, NO_TAX, REPLICA  # noqa: E402  (the same toy server and replica)
 # a day: 6 h at 0.4 req/s (1 replica → 1 server), 6 h at 1.5 req/s (3 replicas → 2 servers),
 # 12 h at 2.5 req/s (5 replicas → 3 servers)
 DAY = np.array([0.4] * 6 + [1.5] * 6 + [2.5] * 12)
