@@ -2,6 +2,9 @@
 decomposition and the separation of training and inference fleets.
 
 Everything here re-runs the pure engine on modified scenarios; nothing is approximated by a grid.
+A re-run costs only the options it compares (the engine costs each option on its own, so an option's
+figures do not depend on which others are in the scenario), and each sensitivity variant is run once
+for both tornados (`_Variants`).
 The FX break-even is exact: every USD/BRL path in the toolkit is proportional to the spot rate, so
 an option's TCO is linear in it, TCO(S) = B + (S/S0)·U, and two options cross at
 S* = S0·(B_d − B_c)/(U_c − U_d). The users break-even is bracketed on a scale factor of the growth
@@ -36,8 +39,16 @@ def _split(res: Results, o) -> tuple[float, float]:
     return o.tco.deterministic - usd, usd
 
 
-def _rerun(res: Results, s) -> Results:
-    return run_scenario(s, res.catalog, simulate=False)
+def _rerun(res: Results, s, names=None) -> Results:
+    """The engine on scenario `s` (no Monte Carlo), costing only the options named in `names` (default all)."""
+    return run_scenario(_only(s, names), res.catalog, simulate=False)
+
+
+def _only(s, names):
+    """The scenario with only the options named in `names` (all of them when `names` is None)."""
+    if names is None:
+        return s
+    return s.model_copy(update={"options": [o for o in s.options if o.name in names]})
 
 
 def scale_users(s, f: float):
@@ -94,7 +105,7 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
 
     def diff(f: float) -> float:  # memoised: the bisection asks again for its bracket's ends
         if f not in seen:
-            t = _det(_rerun(res, scale_users(s, f)))
+            t = _det(_rerun(res, scale_users(s, f), {a.name, b.name}))
             seen[f] = t[a.name] - t[b.name]
         return seen[f]
 
@@ -224,25 +235,47 @@ def kind_pair(res: Results):
     return pair[0], pair[1]
 
 
-def tornado(res: Results, paths: int = 2000, pair=None) -> dict:
+class _Variants:
+    """The engine's figures for each sensitivity variant, computed once (both tornados ask for the same
+    variants) and only for the options compared (`names`).
+
+    The volatility variant keeps every option: its figure is a Monte Carlo percentile, and the paths'
+    matrix product is not guaranteed to give the same last bits with fewer columns."""
+
+    def __init__(self, res: Results, names: set[str], paths: int):
+        self.res, self.names, self.paths = res, names, paths
+        self.memo: dict[tuple[str, float], dict[str, float]] = {}
+
+    def figures(self, key: str, v: float) -> dict[str, float]:
+        """Option name → the row's metric (TCO, NPV for the discount rate, TCO P95 for the volatility)."""
+        if (key, v) not in self.memo:
+            s, cat = _variant(self.res, key, v)
+            if key == "volatility":
+                r = run_scenario(s, cat, paths=self.paths, seed=self.res.scenario.fx.seed)
+                t = {o.name: o.tco.p95 for o in r.options}
+            else:
+                r = run_scenario(_only(s, self.names), cat, simulate=False)
+                t = ({o.name: o.npv.deterministic for o in r.options} if key == "discount_rate" else _det(r))
+            self.memo[(key, v)] = t
+        return self.memo[(key, v)]
+
+
+def tornado(res: Results, paths: int = 2000, pair=None, variants: _Variants | None = None) -> dict:
     """TCO difference (challenger − leader) at each end of each input's range.
 
-    `pair` = (leader, challenger); default the two leading options."""
+    `pair` = (leader, challenger); default the two leading options. `variants` shares the engine runs
+    between calls (its options must include the pair's and its paths be `paths`)."""
     a, b = pair or _leaders(res)
     if b is None:
         return {"leader": a.name if a is not None else None, "challenger": None, "rows": []}
+    if variants is None:
+        variants = _Variants(res, {a.name, b.name}, paths)
     base = b.tco.deterministic - a.tco.deterministic
     rows = []
     for key, label, lo, hi, unit in SENSITIVITY:
         ends = []
         for v in (lo, hi):
-            s, cat = _variant(res, key, v)
-            if key == "volatility":
-                r = run_scenario(s, cat, paths=paths, seed=res.scenario.fx.seed)
-                t = {o.name: o.tco.p95 for o in r.options}
-            else:
-                r = run_scenario(s, cat, simulate=False)
-                t = ({o.name: o.npv.deterministic for o in r.options} if key == "discount_rate" else _det(r))
+            t = variants.figures(key, v)
             ends.append(t[b.name] - t[a.name])
         metric = "npv" if key == "discount_rate" else "tco_p95" if key == "volatility" else "tco"
         base_m = {"npv": b.npv.deterministic - a.npv.deterministic, "tco_p95": b.tco.p95 - a.tco.p95}.get(metric, base)
@@ -315,8 +348,7 @@ def separation(res: Results) -> list[dict]:
         for fleet in ("shared", "separate"):
             opts = list(s.options)
             opts[i] = o.model_copy(update={"fleet": fleet})
-            r = run_scenario(s.model_copy(update={"options": opts}), res.catalog, simulate=False)
-            totals[fleet] = _det(r)[o.name]
+            totals[fleet] = _det(_rerun(res, s.model_copy(update={"options": opts}), {o.name}))[o.name]
         out.append({"option": o.name, "chosen": o.fleet, "shared_brl": totals["shared"],
                     "separate_brl": totals["separate"], "saving_brl": totals["shared"] - totals["separate"]})
     return out
@@ -350,10 +382,13 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
     meta = dict(res.meta)
     meta["breakevens"] = {"usdbrl": fx_breakevens(res), "users": users_breakeven(res), "payback": paybacks(res)}
     if sensitivity:
-        meta["sensitivity"] = {"leaders": tornado(res)}
+        leaders = {o.name for o in _leaders(res) if o is not None}
         pair = kind_pair(res)
-        if pair is not None and {pair[0].name, pair[1].name} != {o.name for o in _leaders(res) if o is not None}:
-            meta["sensitivity"]["dedicated_vs_cloud"] = tornado(res, pair=pair)
+        pair_names = {pair[0].name, pair[1].name} if pair is not None else set()
+        variants = _Variants(res, leaders | pair_names, 2000)
+        meta["sensitivity"] = {"leaders": tornado(res, variants=variants)}
+        if pair is not None and pair_names != leaders:
+            meta["sensitivity"]["dedicated_vs_cloud"] = tornado(res, pair=pair, variants=variants)
     meta["separation"] = separation(res)
     meta["decomposition"] = decomposition(res)
     if meta["decomposition"] is not None:  # what each side's fleet arrangement is worth, beside the line split

@@ -142,3 +142,32 @@ def test_hedged_tco_by_hand(seed):
     assert row["hedged_tco_brl"] == pytest.approx(expected, rel=1e-12)
     ded = next(r for r in hd["options"] if r["option"].startswith("Dedicado"))
     assert ded["hedge_cost_vs_deterministic_brl"] == pytest.approx(0.0, abs=1e-6)  # nothing in USD to hedge
+
+
+@pytest.mark.parametrize("key,v", [("cloud_price", 1.2), ("users", 0.5), ("tax", 0.8), ("discount_rate", 0.18)])
+def test_variant_runs_of_only_the_compared_options_equal_full_runs(seed, key, v):
+    """The analysis re-runs the engine with only the options it compares: each option's figures must be
+    the very same floats as in a run with every option (the engine costs options independently)."""
+    _, _, res = seed
+    a, b = analysis._leaders(res)
+    variants = analysis._Variants(res, {a.name, b.name}, 2000)
+    got = variants.figures(key, v)
+    s2, cat2 = analysis._variant(res, key, v)
+    full = run_scenario(s2, cat2, simulate=False)
+    want = {o.name: (o.npv.deterministic if key == "discount_rate" else o.tco.deterministic) for o in full.options}
+    assert set(got) == {a.name, b.name}
+    assert all(got[n] == want[n] for n in got)  # exact, not approximate
+    assert variants.figures(key, v) is got  # asked again (the second tornado): not run again
+
+
+def test_tornados_share_variant_runs(seed, monkeypatch):
+    """enrich's two tornados (leaders, dedicated vs cloud) run each of the 20 variants once."""
+    _, _, res = seed
+    calls = []
+    real = analysis.run_scenario
+    monkeypatch.setattr(analysis, "run_scenario", lambda *a, **k: calls.append(1) or real(*a, **k))
+    variants = analysis._Variants(res, {o.name for o in res.options}, 2000)
+    analysis.tornado(res, variants=variants)
+    pair = analysis.kind_pair(res)
+    analysis.tornado(res, pair=pair, variants=variants)
+    assert len(calls) == 2 * len(analysis.SENSITIVITY)
