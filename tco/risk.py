@@ -7,6 +7,8 @@ ledger, taxes included). On a rate path S_p,m the option costs b_m + u_m·S_p,m 
 
 which is one matrix product per chunk of paths: no Python loop over paths. Paths are drawn in
 chunks of CHUNK (fixed, so results do not depend on the machine) from one seeded generator.
+GBM paths are never written out: S_p,m = S_0·e^(d_m)·E_p,m with random factors E (`gbm_factors`), so the
+products run on E with weights u_m·S_0·e^(d_m), a block of factors at a time (see `_gbm_group`).
 
 GBM: ln S_m = ln S_0 + (μ − σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = S_0·e^(μ·m/12),
 the deterministic path. Antithetic pairs (Z, −Z) halve the draws.
@@ -22,6 +24,7 @@ import numpy as np
 
 from tco import finance
 from tco.domain import Dist
+from tco.quantiles import percentiles, row_percentiles
 
 CHUNK = 50_000
 FAN_MAX_PATHS = 50_000
@@ -34,30 +37,46 @@ def drift(fx) -> float:
     return fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)
 
 
+def gbm_factors(rng: np.random.Generator, n: int, horizon: int, sigma: float,
+                buffer: np.ndarray | None = None) -> np.ndarray:
+    """The random factors of n antithetic GBM paths: E = exp(σ√Δt·ΣZ), shape (⌈n/2⌉, H).
+
+    Path p < ⌈n/2⌉ is S_0·e^(d_m)·E_p,m and its mirror (path ⌈n/2⌉ + p, for p < ⌊n/2⌋) is S_0·e^(d_m)/E_p,m,
+    with d_m = (μ − σ²/2)·m/12: only ⌈n/2⌉·H variates are drawn and exponentiated (the mirror is a
+    reciprocal). `buffer` = an array of at least (⌈n/2⌉, H) to fill instead of allocating."""
+    half = (n + 1) // 2
+    w = rng.standard_normal((half, horizon)) if buffer is None else rng.standard_normal(out=buffer[:half, :horizon])
+    np.cumsum(w, axis=1, out=w)
+    w *= sigma * np.sqrt(1.0 / 12.0)
+    return np.exp(w, out=w)
+
+
+def gbm_trend(horizon: int, s0: float, mu: float, sigma: float) -> np.ndarray:
+    """S_0·e^(d_m), m = 1…H: the part of every GBM path that is not random."""
+    return s0 * np.exp((mu - 0.5 * sigma * sigma) / 12.0 * np.arange(1, horizon + 1))
+
+
 def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: float, sigma: float,
               antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
     """n GBM paths of monthly USD/BRL, shape (n, H).
 
-    With antithetic pairs the second half of the paths mirrors the first: ln S = drift ∓ σ√Δt·ΣZ,
-    so only ⌈n/2⌉·H normal variates are drawn and one cumulative sum serves both halves.
-    `buffers` = (paths, variates) arrays of at least (n, H) and (⌈n/2⌉, H) to fill instead of allocating
-    (the numbers are the same; a fresh 50,000 × 120 array costs its page faults on every chunk).
+    With antithetic pairs the second half of the paths mirrors the first: S = S_0·e^d·E and S_0·e^d/E
+    (`gbm_factors`). `buffers` = (paths, variates) arrays of at least (n, H) and (⌈n/2⌉, H) to fill instead
+    of allocating (the numbers are the same; a fresh 50,000 × 120 array costs its page faults on every chunk).
     """
-    dt = 1.0 / 12.0
-    drift_path = np.log(s0) + (mu - 0.5 * sigma * sigma) * dt * np.arange(1, horizon + 1)
-    half = (n + 1) // 2 if antithetic else n
-    if buffers is None:
-        w = rng.standard_normal((half, horizon))
-        out = np.empty((n, horizon))
-    else:
-        w = rng.standard_normal(out=buffers[1][:half, :horizon])
-        out = buffers[0][:n, :horizon]
-    np.cumsum(w, axis=1, out=w)
-    w *= sigma * np.sqrt(dt)
-    np.add(drift_path, w, out=out[:half])
-    if antithetic:
-        np.subtract(drift_path, w[: n - half], out=out[half:])
-    return np.exp(out, out=out)
+    trend = gbm_trend(horizon, s0, mu, sigma)
+    out = np.empty((n, horizon)) if buffers is None else buffers[0][:n, :horizon]
+    if not antithetic:
+        w = rng.standard_normal((n, horizon))
+        np.cumsum(w, axis=1, out=w)
+        w *= sigma * np.sqrt(1.0 / 12.0)
+        return np.multiply(trend, np.exp(w, out=w), out=out)
+    e = gbm_factors(rng, n, horizon, sigma, None if buffers is None else buffers[1])  # reciprocal, not a
+    # division, for the mirror: the same rates as the simulation's fan
+    half = len(e)
+    np.multiply(trend, e, out=out[:half])
+    np.multiply(trend, np.reciprocal(e[: n - half]), out=out[half:])
+    return out
 
 
 def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, log_returns: np.ndarray,
@@ -140,24 +159,20 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
         tco, npv, fan = _simulate_group(res, [parts[j] for j in group], disc, paths, seed, report,
                                         keep_fan=q_rates is None)
         if q_rates is None:
-            # percentiles along contiguous rows (month-major) are several times faster than down columns
-            q_rates = np.percentile(np.ascontiguousarray(np.concatenate(fan).T), [5, 50, 95], axis=1)  # (3, H)
-        ranked = tco if feasible[group].all() else np.where(feasible[group], tco, np.inf)
+            q_rates = row_percentiles(fan)  # (3, H)
+            del fan
+        local, val = _cheapest(tco, feasible[group])
         if len(groups) == 1:
-            cheapest = np.bincount(np.argmin(ranked, axis=1), minlength=len(parts)) / paths
-        else:  # running minimum; ties go to the earlier option, as argmin over all options would
-            local = np.argmin(ranked, axis=1)
-            val = ranked[np.arange(paths), local]
-            if best_val is None:
-                best_val, best_idx = val, local + group.start
-            else:
-                better = val < best_val
-                best_val = np.where(better, val, best_val)
-                best_idx = np.where(better, local + group.start, best_idx)
-        for c, j in enumerate(group):
-            stats[j] = (float(tco[:, c].mean()), np.percentile(tco[:, c], [5, 50, 95]),
-                        float(npv[:, c].mean()), np.percentile(npv[:, c], [5, 50, 95]), tco[:, c].copy())
-        del tco, npv, ranked
+            cheapest = np.bincount(local, minlength=len(parts)) / paths
+        elif best_val is None:  # running minimum; ties go to the earlier option, as argmin over all options would
+            best_val, best_idx = val, local + group.start
+        else:
+            better = val < best_val
+            best_val = np.where(better, val, best_val)
+            best_idx = np.where(better, local + group.start, best_idx)
+        for c, j in enumerate(group):  # a row per option: contiguous, kept as the option's samples
+            stats[j] = (float(tco[c].mean()), percentiles(tco[c]), float(npv[c].mean()), percentiles(npv[c]), tco[c])
+        del tco, npv
     if len(groups) > 1:
         cheapest = np.bincount(best_idx, minlength=len(parts)) / paths
     assert q_rates is not None  # the first group kept the fan's paths
@@ -172,35 +187,111 @@ def simulate(res, *, paths: int, seed: int, progress=None) -> list:
     return out
 
 
+def _cheapest(tco: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(index of the cheapest feasible row, its value) for each path (column) of tco (options × paths): what
+    ``argmin`` over the rows gives with infeasible rows set to +inf (ties: the earlier row; none feasible: row 0,
+    value inf), found a row at a time along contiguous memory."""
+    idx = np.zeros(tco.shape[1], dtype=np.intp)
+    best = np.full(tco.shape[1], np.inf)
+    for c in np.flatnonzero(feasible):
+        better = tco[c] < best
+        idx[better] = c
+        np.minimum(best, tco[c], out=best)
+    return idx, best
+
+
 def _simulate_group(res, parts: list, disc: np.ndarray, paths: int, seed: int, progress, keep_fan: bool):
-    """TCO and NPV (paths × options of the group) on the scenario's rate paths, and the first
-    FAN_MAX_PATHS rate paths when `keep_fan`."""
+    """TCO and NPV (options of the group × paths: one contiguous row per option) on the scenario's rate
+    paths, and, when `keep_fan`, the first FAN_MAX_PATHS rate paths month by month (H × paths).
+
+    An option without USD costs costs the same on every path: its rows are filled, not multiplied."""
+    k = len(parts)
     brl_tco = np.array([b.sum() for b, _ in parts])
     brl_npv = np.array([b @ disc for b, _ in parts])
-    usd = np.stack([u for _, u in parts], axis=1)  # (H, O)
-    usd_disc = usd * disc[:, None]
-    usd_both = np.ascontiguousarray(np.concatenate([usd, usd_disc], axis=1))
-    k = usd.shape[1]
-    tco = np.empty((paths, len(parts)))
-    npv = np.empty((paths, len(parts)))
-    fan_rates = []
-    kept = 0
+    live = [c for c, (_, u) in enumerate(parts) if np.any(u)]
+    usd = np.stack([parts[c][1] for c in live]) if live else np.zeros((0, len(disc)))  # (L, H)
+    weights = np.ascontiguousarray(np.concatenate([usd, usd * disc], axis=0))  # (2L, H): TCO rows, NPV rows
+    tco = np.empty((k, paths))
+    npv = np.empty((k, paths))
+    for c in range(k):
+        if c not in live:
+            tco[c] = brl_tco[c]
+            npv[c] = brl_npv[c]
+    fan = np.empty((len(disc), min(paths, FAN_MAX_PATHS))) if keep_fan else None
+    if res.scenario.fx.model == "gbm":
+        _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths, seed, progress, fan)
+        return tco, npv, fan
     at = 0
     for chunk in rate_paths(res, paths, seed, progress, reuse=True):
         m = len(chunk)
-        both = chunk @ usd_both  # one product gives TCO and NPV
-        tco[at:at + m] = brl_tco + both[:, :k]
-        npv[at:at + m] = brl_npv + both[:, k:]
-        if keep_fan and kept < FAN_MAX_PATHS:
-            take = chunk[: FAN_MAX_PATHS - kept].copy()  # the buffer is refilled by the next chunk
-            fan_rates.append(take)
-            kept += len(take)
+        if live:
+            _fill(tco, npv, brl_tco, brl_npv, live, weights @ chunk.T, at, at + m)  # one product: TCO and NPV
+        if fan is not None and at < fan.shape[1]:
+            take = min(m, fan.shape[1] - at)
+            fan[:, at:at + take] = chunk[:take].T
         at += m
-    return tco, npv, fan_rates
+    return tco, npv, fan
+
+
+def _fill(tco, npv, brl_tco, brl_npv, live: list[int], both: np.ndarray, a: int, b: int) -> None:
+    """Paths a…b of the options with USD costs: their BRL part plus the products' TCO rows and NPV rows."""
+    n_live = len(live)
+    for r, c in enumerate(live):
+        np.add(brl_tco[c], both[r], out=tco[c, a:b])
+        np.add(brl_npv[c], both[n_live + r], out=npv[c, a:b])
+
+
+BLOCK = 1024
+"""Rows of factors computed at a time inside a chunk (≈1 MB at 120 months: each step stays in the cache)."""
+
+
+def _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths: int, seed: int, progress, fan) -> None:
+    """`_simulate_group` for GBM, on the factors E (`gbm_factors`) instead of the paths.
+
+    Σ_m w_m·S_m = Σ_m (w_m·S_0·e^(d_m))·E_m, and the mirrored path has 1/E in place of E: each block of factors
+    costs one exp, one reciprocal and two small products, and no path array is written (except the fan's
+    first paths into `fan`, month by month, when given). The draws are those of `rate_paths`, in the same
+    order (a chunk's ⌈m/2⌉ × H variates are drawn BLOCK rows at a time, which gives the same numbers), and
+    the fan's rates are those `gbm_paths` gives."""
+    fx = res.scenario.fx
+    h = len(res.months)
+    trend = gbm_trend(h, fx.usdbrl, drift(fx), fx.volatility)
+    wt = np.ascontiguousarray(weights * trend)
+    rng = np.random.default_rng(seed)
+    buffer = np.empty((min(BLOCK, (min(CHUNK, paths) + 1) // 2), h))
+    n_fan = 0 if fan is None else fan.shape[1]
+    at = 0
+    while at < paths:
+        m = min(CHUNK, paths - at)
+        half = (m + 1) // 2
+        mirror = m - half
+        for i in range(0, half, BLOCK):
+            j = min(i + BLOCK, half)
+            e = gbm_factors(rng, 2 * (j - i), h, fx.volatility, buffer)  # j − i rows of factors
+            k = max(0, min(j, mirror) - i)  # rows of this block whose mirror is a path too
+            _fan_rows(fan, n_fan, trend, e, at + i)
+            if live:
+                _fill(tco, npv, brl_tco, brl_npv, live, wt @ e.T, at + i, at + j)
+            if k:
+                np.reciprocal(e[:k], out=e[:k])
+                _fan_rows(fan, n_fan, trend, e[:k], at + half + i)
+                if live:
+                    _fill(tco, npv, brl_tco, brl_npv, live, wt @ e[:k].T, at + half + i, at + half + i + k)
+        at += m
+        if progress is not None:
+            progress(at, paths)
+
+
+def _fan_rows(fan, n_fan: int, trend: np.ndarray, e: np.ndarray, at: int) -> None:
+    """Rates trend·e of paths at, at+1, … into the fan's columns (those below n_fan)."""
+    if fan is None or at >= n_fan:
+        return
+    take = min(len(e), n_fan - at)
+    np.multiply(trend[:, None], e[:take].T, out=fan[:, at:at + take])
 
 
 def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
     """P5/P50/P95 of the USD/BRL rate per month (for charts)."""
     rates = np.concatenate(list(rate_paths(res, min(paths, FAN_MAX_PATHS), seed)))
-    q = np.percentile(np.ascontiguousarray(rates.T), [5, 50, 95], axis=1)
+    q = row_percentiles(np.ascontiguousarray(rates.T))
     return {"p5": q[0], "p50": q[1], "p95": q[2]}
