@@ -1,11 +1,18 @@
 """Writing a run's files safely: nothing half-written, nothing of anyone else's touched.
 
 Each run renders its files into a private temporary folder inside the output folder
-(``.tco-<pid>-<random>/``, same file system, so a rename is atomic) and then renames each file into
-place. A run that fails, is interrupted or is killed touches nothing but its own temporary folder;
-the next run removes temporary folders whose process is gone. Two runs into one folder both
-succeed (the last rename of a name wins). A nested output folder that a failed run created and left
-empty is removed again, with ``rmdir`` only (never a recursive delete).
+(``.tco-<pid>-<random>/``, same file system, so a rename is atomic) and then publishes them: under an
+exclusive lock on the output folder (``flock``, released by the kernel even when the process is
+killed) it writes a commit record (``.commit``, by rename: the commit point) into its temporary folder,
+renames each file into place and removes the record. A run that fails, is interrupted or is killed
+before its commit point touches nothing but its own temporary folder; the next run removes temporary
+folders whose process is gone. A run killed after its commit point (between two renames, D13) leaves
+its record, and the next run into the folder rolls that generation forward (moves the rest of its
+files in) under the lock before anything else is published: a set of outputs is never left mixed
+with an older one once another run has looked at the folder, and a newer generation never lands
+under the rest of an older one. Two runs into one folder both succeed, and two runs of one scenario
+publish one after the other (each set whole). A nested output folder that a failed run created and
+left empty is removed again, with ``rmdir`` only (never a recursive delete).
 
 SIGINT (Ctrl-C) is turned into a flag as well as an exception, so an interrupt that Python swallows
 (one landing in a weakref callback) still stops the files from being moved into place.
@@ -13,6 +20,7 @@ SIGINT (Ctrl-C) is turned into a flag as well as an exception, so an interrupt t
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -28,6 +36,9 @@ _TEMP_RE = re.compile(r"^\.tco-(\d+)-[A-Za-z0-9_]+$")
 _LEGACY_RE = re.compile(r"^\.tco-[A-Za-z0-9_]{8}$")
 LEGACY_STALE_SECONDS = 24 * 3600.0
 """Temporary folders of tco 0.1.0 (no process id in the name) are removed once a day old."""
+
+COMMIT = ".commit"
+"""The commit record in a temporary folder: the files it publishes (JSON). Present = committed, not finished."""
 
 _interrupted = {"flag": False}
 
@@ -82,24 +93,94 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def clean_stale(out_dir: Path) -> list[Path]:
-    """Remove temporary folders left in `out_dir` by runs that were killed; return what was removed."""
-    removed: list[Path] = []
+@contextmanager
+def _folder_lock(out_dir: Path):
+    """Exclusive advisory lock on the output folder itself (no lock file), for publishing and recovery;
+    without ``fcntl`` (Windows) no lock."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not POSIX
+        yield
+        return
+    fd = os.open(out_dir, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _temp_dirs(out_dir: Path) -> list[Path]:
     try:
         entries = list(out_dir.iterdir())
     except OSError:
-        return removed
+        return []
+    return [p for p in entries if p.name.startswith(TEMP_PREFIX) and p.is_dir() and not p.is_symlink()
+            and (_TEMP_RE.match(p.name) or _LEGACY_RE.match(p.name))]
+
+
+def _roll_forward(tmp: Path, out_dir: Path) -> None:
+    """Move the rest of a committed generation's files into place and drop its record (hold the folder lock)."""
+    try:
+        names = json.loads((tmp / COMMIT).read_text(encoding="utf-8"))["files"]
+    except (OSError, ValueError, KeyError, TypeError):  # unreadable record: nothing to trust, nothing moved
+        names = []
+    for name in names:
+        if not isinstance(name, str) or name != Path(name).name or name.startswith("."):
+            continue  # only plain file names of this folder
+        src = tmp / name
+        if src.is_file():
+            os.replace(src, out_dir / name)
+    (tmp / COMMIT).unlink(missing_ok=True)
+
+
+def _recover(out_dir: Path) -> list[Path]:
+    """Roll forward every committed generation left in `out_dir` and remove its folder; the caller holds the
+    folder lock, so a record present now belongs to a run that was killed while publishing."""
+    done = []
+    for tmp in _temp_dirs(out_dir):
+        if (tmp / COMMIT).is_file():
+            _roll_forward(tmp, out_dir)
+            shutil.rmtree(tmp, ignore_errors=True)
+            done.append(tmp)
+    return done
+
+
+def clean_stale(out_dir: Path) -> list[Path]:
+    """Finish the generations that killed runs had committed (D13) and remove the temporary folders left in
+    `out_dir` by runs that were killed; return the folders removed."""
+    if not out_dir.is_dir():
+        return []
+    with _folder_lock(out_dir):
+        removed = _recover(out_dir)
     now = time.time()
-    for p in entries:
-        if not p.is_dir() or p.is_symlink():
-            continue
+    for p in _temp_dirs(out_dir):
         m = _TEMP_RE.match(p.name)
-        stale = (m is not None and not _pid_alive(int(m.group(1)))) or (
-            m is None and _LEGACY_RE.match(p.name) is not None and now - p.stat().st_mtime > LEGACY_STALE_SECONDS)
+        try:
+            stale = (m is not None and not _pid_alive(int(m.group(1)))) or (
+                m is None and now - p.stat().st_mtime > LEGACY_STALE_SECONDS)
+        except OSError:  # removed meanwhile
+            continue
         if stale:
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p)
     return removed
+
+
+def _publish(tmp: Path, out_dir: Path, names: list[str]) -> list[Path]:
+    """Move `names` from `tmp` into `out_dir` as one generation (see the module's note)."""
+    with _folder_lock(out_dir):
+        _recover(out_dir)  # a killed run's committed set first, so that it never lands on top of this one
+        part = tmp / (COMMIT + ".part")
+        part.write_text(json.dumps({"files": names}), encoding="utf-8")
+        os.replace(part, tmp / COMMIT)  # the commit point
+        written = []
+        for name in names:
+            dest = out_dir / name
+            os.replace(tmp / name, dest)
+            written.append(dest)
+        (tmp / COMMIT).unlink()
+    return written
 
 
 def _make_dirs(out_dir: Path) -> list[Path]:
@@ -179,15 +260,9 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         _render(res, doc, tmp, stem, formats, scenario_path)
         if interrupted():
             raise KeyboardInterrupt
-        with _sigint_deferred():  # all files are moved in, or (on a kill) as few renames as possible are lost
-            written = []
-            for fmt in FORMATS:  # the order of the formats, not of the file system
-                f = tmp / f"{stem}.{fmt}"
-                if f.exists():
-                    dest = out_dir / f.name
-                    os.replace(f, dest)
-                    written.append(dest)
-        return written
+        names = [f"{stem}.{fmt}" for fmt in FORMATS if (tmp / f"{stem}.{fmt}").exists()]  # the formats' order
+        with _sigint_deferred():  # all files are moved in; a kill after the commit point is finished by the next run
+            return _publish(tmp, out_dir, names)
     except BaseException:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
