@@ -225,7 +225,7 @@ def _simulate_group(res, parts: list, disc: np.ndarray, paths: int, seed: int, p
     for chunk in rate_paths(res, paths, seed, progress, reuse=True):
         m = len(chunk)
         if live:
-            _fill(tco, npv, brl_tco, brl_npv, live, weights @ chunk.T, at, at + m)  # one product: TCO and NPV
+            _fill(tco, npv, brl_tco, brl_npv, live, _products(weights, chunk), at, at + m)  # TCO and NPV at once
         if fan is not None and at < fan.shape[1]:
             take = min(m, fan.shape[1] - at)
             fan[:, at:at + take] = chunk[:take].T
@@ -243,6 +243,20 @@ def _fill(tco, npv, brl_tco, brl_npv, live: list[int], both: np.ndarray, a: int,
 
 BLOCK = 1024
 """Rows of factors computed at a time inside a chunk (≈1 MB at 120 months: each step stays in the cache)."""
+PRODUCT_MADDS = 240_000
+"""Multiply-adds per matrix product: below OpenBLAS's threading threshold (65,536 × 4), so each product stays on
+one thread (threads would only spin on products this small); the numbers are those of one large product."""
+
+
+def _products(w: np.ndarray, rates: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """w @ rates.T (weights × paths), a few paths at a time (PRODUCT_MADDS)."""
+    n = len(rates)
+    out = np.empty((len(w), n)) if out is None else out[:, :n]
+    step = max(8, PRODUCT_MADDS // max(1, w.size))
+    for a in range(0, n, step):
+        b = min(a + step, n)
+        np.matmul(w, rates[a:b].T, out=out[:, a:b])
+    return out
 
 
 def _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths: int, seed: int, progress, fan) -> None:
@@ -259,6 +273,7 @@ def _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths: int, seed:
     wt = np.ascontiguousarray(weights * trend)
     rng = np.random.default_rng(seed)
     buffer = np.empty((min(BLOCK, (min(CHUNK, paths) + 1) // 2), h))
+    both = np.empty((len(wt), len(buffer)))
     n_fan = 0 if fan is None else fan.shape[1]
     at = 0
     while at < paths:
@@ -271,12 +286,13 @@ def _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths: int, seed:
             k = max(0, min(j, mirror) - i)  # rows of this block whose mirror is a path too
             _fan_rows(fan, n_fan, trend, e, at + i)
             if live:
-                _fill(tco, npv, brl_tco, brl_npv, live, wt @ e.T, at + i, at + j)
+                _fill(tco, npv, brl_tco, brl_npv, live, _products(wt, e, both), at + i, at + j)
             if k:
                 np.reciprocal(e[:k], out=e[:k])
                 _fan_rows(fan, n_fan, trend, e[:k], at + half + i)
                 if live:
-                    _fill(tco, npv, brl_tco, brl_npv, live, wt @ e[:k].T, at + half + i, at + half + i + k)
+                    _fill(tco, npv, brl_tco, brl_npv, live, _products(wt, e[:k], both),
+                          at + half + i, at + half + i + k)
         at += m
         if progress is not None:
             progress(at, paths)
