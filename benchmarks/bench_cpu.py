@@ -13,6 +13,11 @@ process the run starts is counted too) and the wall seconds, best and median of 
 
 also runs each command with another copy of the source (e.g. ``git archive 650b9aa | tar -x -C DIR``),
 interleaved with this one so both see the same machine load, and prints after/before ratios.
+
+    python benchmarks/bench_cpu.py --stages [--before DIR]
+
+prints instead the CPU seconds of each stage of one run (imports, load, engine, mc, plans, analysis, json,
+csv, xlsx, pdf; see benchmarks/bench_stages.py), before and after.
 """
 
 from __future__ import annotations
@@ -52,7 +57,14 @@ def main(argv=None) -> int:
     ap.add_argument("--scenario", default="scenarios/seed_70b_h200.toml")
     ap.add_argument("--only", choices=["run", "validate", "help"], action="append")
     ap.add_argument("--before", type=Path, metavar="DIR", help="a copy of the code before the change, to compare")
+    ap.add_argument("--stages", action="store_true", help="CPU seconds per stage of one run (bench_stages.py)")
     args = ap.parse_args(argv)
+    if args.stages:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        import bench_stages
+
+        return bench_stages.main(["--scenario", args.scenario, "--repeat", str(args.repeat)]
+                                 + (["--before", str(args.before)] if args.before else []))
     py = sys.executable
     trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
