@@ -45,12 +45,10 @@ def memory_child(paths: int, n_options: int) -> None:
     """The Monte Carlo of the seed with `n_options` options (its own, copied under new names), `paths` paths."""
     from tco import risk
 
-    text = (ROOT / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
-    head, *tables = text.split("[[options]]")
-    body = [tables[i % len(tables)].replace('name = "', f'name = "#{i + 1} ', 1) for i in range(n_options)]
-    from tco.scenario import load_text
-
-    s = load_text(head + "".join("[[options]]" + b.rstrip() + "\n\n" for b in body), "seed_many.toml")
+    seed, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    opts = [o.model_copy(update={"name": f"#{i + 1} {o.name}"})
+            for i, o in ((i, seed.options[i % len(seed.options)]) for i in range(n_options))]
+    s = seed.model_copy(update={"options": opts})
     base = run_scenario(s, load_catalog(), seed=1, simulate=False)
     t = time.perf_counter()
     out = risk.simulate(base, paths=paths, seed=1)
