@@ -12,11 +12,11 @@ import numpy as np
 
 from tco import demand, finance, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
-from tco.catalog import Catalog
+from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
 from tco.domain import Dist, Notice, option_kind
 from tco.errors import InputError, Problem
-from tco.resolve import ResolvedOption, resolve
+from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.scenario import Scenario, plausibility
 
 NO_NETWORK = " (the catalog has no cluster network for this offer: add it to interconnect.csv)"
@@ -107,17 +107,17 @@ class Results:
     training: sizing.TrainingSize | None
     training_by_option: dict[str, sizing.TrainingSize]
     options: list[OptionResult]
-    model: object
+    model: ModelArch
     defaults: dict
     catalog: Catalog
+    ledger: ledger_mod.Ledger
+    """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
     notices: tuple[Notice, ...] = ()
     """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
     fx_info: dict = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
     timeline: dict[str, np.ndarray] = field(default_factory=dict)
     """Every row of ``tco.timeline`` (demand, FX base path, discount factors…) by rule key."""
-    ledger: ledger_mod.Ledger | None = None
-    """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
     source_path: str = ""
     """The scenario file this run read (set by ``tco.api.run``)."""
     source_sha256: str = ""
@@ -138,7 +138,7 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
     """What a reader must know about the prices an option uses: estimates, unverified rows, and tax
     profiles that stop before the horizon ends."""
     out: list[Notice] = []
-    fleets = {}
+    fleets: dict[tuple[str, str], Fleet] = {}
     for f in (opt.inference, opt.training):
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
@@ -240,6 +240,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
             continue
         if rep.nodes > 1:
             net = cat.network_for(fleet.offer_id)
+            assert net is not None, "a replica spans servers only over a known network (sizing.size_inference)"
             notices.append(Notice("replica_spans_servers", opt.name, {
                 "servers": rep.nodes, "offer": fleet.offer_id, "mode": rep.parallel_mode,
                 "gbps": net.scale_out_gbps, "status": net.status}))
@@ -271,7 +272,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         series = ledger_mod.option_series(opt, oc, fx_path, oc.storage_gb)
         all_series += series
         lines_brl = {x.line: x.amount_brl for x in series}
-        total = sum(lines_brl.values())
+        total = sum(lines_brl.values(), np.zeros(len(months)))
         tco_det = float(total.sum())
         npv_det = float(total @ disc)
         inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
@@ -305,7 +306,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
                    "scaling_efficiency": dflt["scaling_efficiency"], "serving_calibration": sizing.calibration_dict(eff)},
-                  cat, tuple(notices), ledger=ledger_mod.Ledger(tuple(months), fx_path, all_series), timeline=rows, meta=meta)
+                  cat, ledger_mod.Ledger(tuple(months), fx_path, all_series), tuple(notices), timeline=rows, meta=meta)
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)
@@ -326,5 +327,5 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
         return replace(res, options=opts, fx_info=info)
     from tco import risk
 
-    opts = risk.simulate(res, paths=info["paths"], seed=info["seed"], progress=progress)
+    opts = risk.simulate(res, paths=int(info["paths"]), seed=int(info["seed"]), progress=progress)
     return replace(res, options=opts, fx_info=info | risk.describe(res.scenario))

@@ -19,7 +19,7 @@ array([100., 110., 121.])
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
@@ -110,16 +110,16 @@ class Expr:
     def __neg__(self) -> Expr:
         return Neg(self)
 
-    def __gt__(self, o: object) -> Expr:  # type: ignore[override]
+    def __gt__(self, o: object) -> Expr:
         return BinOp(">", self, wrap(o))
 
-    def __ge__(self, o: object) -> Expr:  # type: ignore[override]
+    def __ge__(self, o: object) -> Expr:
         return BinOp(">=", self, wrap(o))
 
-    def __lt__(self, o: object) -> Expr:  # type: ignore[override]
+    def __lt__(self, o: object) -> Expr:
         return BinOp("<", self, wrap(o))
 
-    def __le__(self, o: object) -> Expr:  # type: ignore[override]
+    def __le__(self, o: object) -> Expr:
         return BinOp("<=", self, wrap(o))
 
     def eq(self, o: object) -> Expr:
@@ -205,7 +205,7 @@ class Month(Expr):
         return ctx.cell("t")
 
 
-_OPS: dict[str, tuple[int, Callable[[object, object], object]]] = {
+_OPS: dict[str, tuple[int, Callable[..., Any]]] = {
     "=": (1, np.equal), ">": (1, np.greater), ">=": (1, np.greater_equal), "<": (1, np.less),
     "<=": (1, np.less_equal),
     "+": (2, np.add), "-": (2, np.subtract), "*": (3, np.multiply), "/": (3, np.true_divide), "^": (5, np.power),
@@ -226,7 +226,7 @@ class BinOp(Expr):
     def np(self, env: Env) -> np.ndarray | float:
         a, b = self.a.np(env), self.b.np(env)
         out = _OPS[self.op][1](a, b)
-        return out.astype(float) if isinstance(out, np.ndarray) and out.dtype == bool else out  # type: ignore[return-value]
+        return out.astype(float) if isinstance(out, np.ndarray) and out.dtype == bool else out
 
     def xl(self, ctx: XlContext) -> str:
         p = self.precedence
@@ -245,7 +245,7 @@ class Neg(Expr):
     a: Expr
 
     def np(self, env: Env) -> np.ndarray | float:
-        return -self.a.np(env)  # type: ignore[operator]
+        return -self.a.np(env)
 
     def xl(self, ctx: XlContext) -> str:
         return f"-({self.a.xl(ctx)})"
@@ -445,7 +445,7 @@ class Scalar:
         return "=" + self.expr.xl(ctx)
 
 
-def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: dict[str, object], horizon: int,
+def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Mapping[str, object], horizon: int,
              rows: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given). A
     ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row."""

@@ -34,15 +34,15 @@ def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
     mode = getattr(offer, "br_billing", None) or ""
     known = cat.billing.get(fleet.provider)
     if mode:
-        same = known is not None and known.mode == mode
+        same = known if known is not None and known.mode == mode else None
         prov = getattr(cat, "providers", {}).get(fleet.provider)
-        status = (getattr(prov, "br_billing_status", "") or (known.status if same else "")
+        status = (getattr(prov, "br_billing_status", "") or (same.status if same else "")
                   or ("sourced" if getattr(offer, "br_billing_source", "") else "unverified"))
         dflt = cat.billing.get(mode)
-        profile = known.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
+        profile = same.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
         return Billing(fleet.provider, mode, profile, status,
-                       getattr(offer, "br_billing_source", "") or (known.source if same else ""),
-                       getattr(prov, "as_of", "") or (known.as_of if same else ""))
+                       getattr(offer, "br_billing_source", "") or (same.source if same else ""),
+                       getattr(prov, "as_of", "") or (same.as_of if same else ""))
     if known is not None:
         return known
     dflt = cat.billing.get("import")
@@ -338,6 +338,6 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                                   taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
                                   billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
                                   None if burst is None else _as_tuple(o.committed_instances), burst, term))
-    if problems:
+    if problems or model is None:
         raise InputError(problems)
     return model, out

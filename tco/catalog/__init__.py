@@ -269,7 +269,7 @@ def _load_gpus(paths, problems):
             opt = [r.num(line, row, k, False, lo=0, hi=1e6, lo_open=True)
                    for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs")]
             name = r.text(line, row, "gpu")
-            if None in (mem, bw, bf16) or not name:
+            if mem is None or bw is None or bf16 is None or not name:
                 continue
             out[name] = Gpu(name, mem, bw, bf16, opt[0], opt[1], row.get("interconnect", "pcie") or "pcie",
                             opt[2], row["source"], row["as_of"])
@@ -277,15 +277,22 @@ def _load_gpus(paths, problems):
     return out
 
 
+def _all_given(values: list[float | None]) -> list[float] | None:
+    """The values when every one was read (a problem was recorded for each missing one), else None."""
+    out = [v for v in values if v is not None]
+    return out if len(out) == len(values) else None
+
+
 def _load_models(paths, problems):
     out = {}
     for p in paths:
         r = Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
-            vals += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
+            given = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
+            given += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
             ctx = r.num(line, row, "max_context_tokens", False, lo=1, hi=1e9, integer=True)
-            if None in vals or not r.text(line, row, "model"):
+            vals = _all_given(given)
+            if vals is None or not r.text(line, row, "model"):
                 continue
             if vals[1] > vals[0]:
                 r.problems.append(Problem(str(p), "active_params_b", f"active parameters ({vals[1]:g} B) exceed the "
@@ -329,11 +336,11 @@ def _load_dedicated(paths, problems):
         r = Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
                       "min_term_months", "source", "as_of"))
         for line, row in r.rows:
-            vals = [r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
-                    r.num(line, row, "brl_per_month", lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True),
-                    r.num(line, row, "setup_fee_brl", lo=0, hi=MAX_BRL_PER_MONTH),
-                    r.num(line, row, "min_term_months", lo=1, hi=240, integer=True)]
-            if None in vals or not r.text(line, row, "offer_id"):
+            vals = _all_given([r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
+                               r.num(line, row, "brl_per_month", lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True),
+                               r.num(line, row, "setup_fee_brl", lo=0, hi=MAX_BRL_PER_MONTH),
+                               r.num(line, row, "min_term_months", lo=1, hi=240, integer=True)])
+            if vals is None or not r.text(line, row, "offer_id"):
                 continue
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
@@ -454,7 +461,7 @@ def _load_taxes(paths, problems):
                 problems.append(Problem(str(p), f"profiles.{pid}.method", f"unknown tax method {method!r}; "
                                         f"{closest(str(method), METHODS)}", _toml_line(p, f"profiles.{pid}", "method")))
             out[pid] = TaxProfile(pid, method, rates, bool(prof.get("pis_cofins_creditable", False)),
-                                  prof.get("label_en", pid), prof.get("label_pt", pid),
+                                  str(prof.get("label_en", pid)), str(prof.get("label_pt", pid)),
                                   prof.get("source") or "; ".join(str(prof[k]) for k in prof if k.endswith("_source")),
                                   str(prof.get("as_of") or max((str(prof[k]) for k in prof if k.endswith("_as_of")),
                                                                default="")),

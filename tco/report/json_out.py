@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 
@@ -143,7 +144,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     cat = res.catalog
-    doc = {
+    doc: dict[str, Any] = {
         "tool": {"name": "tco", "version": __version__},
         "scenario": {"name": s.scenario.name, "client": s.scenario.client, "start": s.scenario.start,
                      "horizon_months": s.scenario.horizon_months, "discount_rate": s.scenario.discount_rate,
