@@ -14,7 +14,7 @@ from tco import demand, finance, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
-from tco.domain import Dist, Notice, option_kind
+from tco.domain import Currency, Dist, FleetKind, Notice, Role, is_monte_carlo, option_kind
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.scenario import Scenario, plausibility
@@ -143,7 +143,7 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == "dedicated":
+        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == FleetKind.DEDICATED:
             out.append(Notice("price_estimate", opt.name, {"offer": f.offer_id}))
         elif f.price_status not in ("listed", "scenario_override", "quote"):
             out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
@@ -277,12 +277,12 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
         npv_det = float(total @ disc)
         inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
         train_total = float(lines_brl["training_compute"].sum())
-        gph = {}
-        uplift = oc.tax_uplift if oc.currency["taxes"] == "USD" else 0.0
-        for role, f in (("inference", opt.inference), ("training", opt.training)):
+        gph: dict[str, dict] = {}
+        uplift = oc.tax_uplift if oc.currency["taxes"] == Currency.USD else 0.0
+        for role, f in ((Role.INFERENCE, opt.inference), (Role.TRAINING, opt.training)):
             if f is None:
                 continue
-            if f.kind == "cloud":  # USD/h per server ÷ GPUs × (1 + taxes) × spot
+            if f.kind == FleetKind.CLOUD:  # USD/h per server ÷ GPUs × (1 + taxes) × spot
                 brl = f.price / f.gpus_per_server * (1.0 + uplift) * s.fx.usdbrl
             else:  # BRL/month per server ÷ (GPUs × 730 h)
                 brl = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
@@ -320,7 +320,7 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
     info = {"model": s.fx.model, "paths": paths or s.fx.paths, "seed": seed if seed is not None else s.fx.seed,
             "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
             "base_path_annual_change_rate": fxmod.base_annual_change(s.fx)}
-    if s.fx.model not in ("gbm", "bootstrap"):
+    if not is_monte_carlo(s.fx.model):
         ok = [i for i, o in enumerate(res.options) if o.feasible]
         best = min(ok, key=lambda i: res.options[i].tco.deterministic) if ok else None
         opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]

@@ -11,7 +11,7 @@ from dataclasses import dataclass, replace
 
 from tco import taxes as taxmod
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, EgressTable, Gpu, ModelArch, TaxProfile
-from tco.domain import commitment_term_months, is_capacity_block, is_committed
+from tco.domain import Currency, FleetKind, FleetMode, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem, closest
 from tco.scenario import Scenario
 
@@ -146,7 +146,7 @@ def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override
             return None
         else:
             price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
-        return Fleet(offer_id, "cloud", gpu, offer.gpu_count, "USD", price, "USD/h", pricing, 0.0, 0, src, asof,
+        return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0, src, asof,
                      status, offer.provider, offer.region)
     assert isinstance(offer, DedicatedOffer)
     if brl_override is None and offer.status in REFUSED:
@@ -155,7 +155,7 @@ def _fleet(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_override
         return None
     price = brl_override if brl_override is not None else offer.brl_per_month
     status = "scenario_override" if brl_override is not None else offer.status
-    return Fleet(offer_id, "dedicated", gpu, offer.gpu_count, "BRL", price, "BRL/month", "monthly",
+    return Fleet(offer_id, FleetKind.DEDICATED, gpu, offer.gpu_count, Currency.BRL, price, "BRL/month", "monthly",
                  setup_override if setup_override is not None else offer.setup_fee_brl,
                  term_override if term_override is not None else offer.min_term_months,
                  offer.source if brl_override is None else "price given in the scenario",
@@ -188,7 +188,7 @@ def _commitment(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list
     """Check a committed baseline (committed_instances) and resolve its burst pricing; (burst fleet, term)."""
     key = f"options[{i}]"
     where = line("options", i, "committed_instances")
-    if inf.kind != "cloud" or o.fleet != "separate":
+    if inf.kind != FleetKind.CLOUD or o.fleet != FleetMode.SEPARATE:
         problems.append(Problem(file, f"{key}.committed_instances", "a committed baseline applies to a cloud serving "
                                 "fleet of a separate-fleet option (dedicated servers are committed already)", where))
         return None, 0
@@ -252,10 +252,10 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         tr = _as_quote(o, i, tr, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
         if inf is None:
             continue
-        if o.fleet == "shared" and o.training_offer is not None and o.training_offer != o.inference_offer:
+        if o.fleet == FleetMode.SHARED and o.training_offer is not None and o.training_offer != o.inference_offer:
             problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
                                     "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
-        if (tr is not None and tr.kind == "cloud" and o.fleet == "separate" and is_committed(o.training_pricing)
+        if (tr is not None and tr.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE and is_committed(o.training_pricing)
                 and not is_capacity_block(o.training_pricing)):
             problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
                                     "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
@@ -264,17 +264,17 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         burst, term = None, 0
         if o.committed_instances is not None:
             burst, term = _commitment(s, o, i, inf, cat, problems, file, line)
-        elif tr is not None and tr.kind == "cloud" and is_capacity_block(o.training_pricing) and o.fleet == "shared":
+        elif tr is not None and tr.kind == FleetKind.CLOUD and is_capacity_block(o.training_pricing) and o.fleet == FleetMode.SHARED:
             problems.append(Problem(file, f"{key}.training_pricing", f"a capacity block ({o.training_pricing!r}) "
                                     "reserves a cluster for days, not a fleet that runs all month: use it for a "
                                     "separate training burst (fleet = 'separate')", line("options", i, "training_pricing")))
-        if inf.kind == "cloud" and is_capacity_block(o.pricing):
+        if inf.kind == FleetKind.CLOUD and is_capacity_block(o.pricing):
             problems.append(Problem(file, f"{key}.pricing", f"a capacity block ({o.pricing!r}) reserves a cluster for "
                                     "days, not a fleet that serves all month: use it as training_pricing of a separate "
                                     "burst; serve on 'on_demand' or a 1- or 3-year commitment",
                                     line("options", i, "pricing")))
         term_m = commitment_term_months(o.pricing) if is_committed(o.pricing) else None
-        if inf.kind == "cloud" and term_m is not None and term_m > s.scenario.horizon_months:
+        if inf.kind == FleetKind.CLOUD and term_m is not None and term_m > s.scenario.horizon_months:
             offer = cat.offer(o.inference_offer)
             fit = sorted(p for p, v in offer.prices.items() if v.usd_per_hour is not None and not is_capacity_block(p)
                          and (commitment_term_months(p) or 0) <= s.scenario.horizon_months)
@@ -283,13 +283,13 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                                     f"horizon would be paid but not counted; {closest(o.pricing, fit)} (pricings of "
                                     f"{o.inference_offer!r} that fit: {', '.join(fit) or 'none'}), or a longer horizon",
                                     line("options", i, "pricing")))
-        if inf.kind == "cloud" and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
+        if inf.kind == FleetKind.CLOUD and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
             problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                     "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))
         # egress
         if o.egress is not None:
             eid = o.egress
-        elif inf.kind == "dedicated":
+        elif inf.kind == FleetKind.DEDICATED:
             eid = "none/dedicated"
         else:
             eid = f"{EGRESS_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
@@ -301,7 +301,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         if o.storage_usd_per_gb_month is not None:
             sid = o.storage or "scenario"
             sprice, ssrc = o.storage_usd_per_gb_month, "price given in the scenario"
-        elif inf.kind == "dedicated" and o.storage is None:
+        elif inf.kind == FleetKind.DEDICATED and o.storage is None:
             sid, sprice, ssrc = "included", 0.0, "local disks included in the dedicated server price"
         else:
             sid = o.storage or f"{STORAGE_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
@@ -317,8 +317,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                 sprice, ssrc = 0.0, st.source
             else:
                 sprice, ssrc = st.usd_per_gb_month or 0.0, st.source
-        all_brl = inf.kind == "dedicated" and (tr is None or tr.kind == "dedicated")
-        cloud = inf if inf.kind == "cloud" else tr
+        all_brl = inf.kind == FleetKind.DEDICATED and (tr is None or tr.kind == FleetKind.DEDICATED)
+        cloud = inf if inf.kind == FleetKind.CLOUD else tr
         billing = None if all_brl or cloud is None else billing_of(cat, cloud)
         tid = o.taxes or (billing.profile if billing is not None else "none")
         tax = cat.taxes.get(tid)
@@ -326,12 +326,12 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
             problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
                                     line("options", i, "taxes") or line("options", i)))
         brl_tax = None
-        if (inf.kind == "dedicated" or (tr is not None and tr.kind == "dedicated")) and o.taxes != "none":
+        if (inf.kind == FleetKind.DEDICATED or (tr is not None and tr.kind == FleetKind.DEDICATED)) and o.taxes != "none":
             brl_tax = cat.taxes.get(BRL_INVOICE_PROFILE)
         if egress is None or tax is None:
             continue
-        out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == "cloud"
-                                  and o.fleet == "separate" and not is_committed(o.pricing),
+        out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == FleetKind.CLOUD
+                                  and o.fleet == FleetMode.SEPARATE and not is_committed(o.pricing),
                                   egress, sprice, sid, ssrc, tax,
                                   o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
                                   taxmod.rates_by_month(tax, months, cat.tax_reform),

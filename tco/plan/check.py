@@ -7,6 +7,7 @@ from tco.catalog import Catalog
 from tco.errors import Problem, closest
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
 from tco.scenario import Plan, Scenario
+from tco.domain import FleetKind
 
 
 def _priced_brazil(cat: Catalog) -> list:
@@ -16,7 +17,7 @@ def _priced_brazil(cat: Catalog) -> list:
         o = cat.offer(oid)
         if o.region not in BRAZIL_REGIONS:
             continue
-        if o.kind == "dedicated":
+        if o.kind == FleetKind.DEDICATED:
             ok = o.status not in SKIP_STATUSES
         else:
             ok = any(p.usd_per_hour is not None and p.status not in SKIP_STATUSES for p in o.prices.values())

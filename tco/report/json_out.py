@@ -18,6 +18,7 @@ from tco.costs import LINES
 from tco.engine import Results, rankable
 from tco.errors import InternalError
 from tco.report import notices
+from tco.domain import Currency
 
 
 def _clean(x, path: str = ""):
@@ -79,7 +80,7 @@ def _fleet_dict(f) -> dict | None:
 def _components_brl(o, res: Results) -> dict:
     """Tax component → monthly amount in BRL (the taxes line's currency converted at the month's rate)."""
     comp = o.costs.tax_components or {}
-    rate = res.fx_path if o.costs.currency["taxes"] == "USD" else 1.0
+    rate = res.fx_path if o.costs.currency["taxes"] == Currency.USD else 1.0
     return {k: np.asarray(v) * rate for k, v in comp.items()}
 
 

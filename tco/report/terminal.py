@@ -10,6 +10,7 @@ import re
 import sys
 
 from tco.report.i18n import t, term
+from tco.domain import FleetKind
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -113,7 +114,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
             continue
-        if o.kind == "cloud":
+        if o.kind == FleetKind.CLOUD:
             for k, p in sorted(o.prices.items()):
                 price = "—" if p.usd_per_hour is None else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}"
                 table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price, term("status", p.status, loc),
