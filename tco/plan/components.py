@@ -16,7 +16,8 @@ from tco.catalog import Catalog
 from tco.domain import ON_DEMAND, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest
-from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
+from tco.resolve import Fleet, ResolvedOption, resolve
+from tco.resolve_fleet import fleet_of
 from tco.scenario import Option, Plan, Scenario, Training
 
 BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
@@ -115,7 +116,7 @@ def offers(ctx: Ctx) -> list[Fleet]:
             pricings = [p for p, cp in sorted(o.prices.items()) if cp.usd_per_hour is not None
                         and cp.status not in SKIP_STATUSES and allowed(spec, p)]
         for p in pricings:
-            f = _fleet(cat, oid, p, None, None, None, None, "", problems, "", None)
+            f = fleet_of(cat, oid, p, None, None, None, None, "", problems, "", None)
             if f is not None and "anomal" in f.price_source.lower():  # as engine.price_warnings reads it
                 skip(ctx, f, "any", "the catalog flags this price as anomalous")
             elif f is not None:

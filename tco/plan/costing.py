@@ -22,7 +22,7 @@ from tco.plan.components import (
     training_size,
     zero_cloud,
 )
-from tco.resolve import _fleet
+from tco.resolve_fleet import fleet_of
 
 FREE_EGRESS = "none/dedicated"
 
@@ -116,7 +116,7 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     level k of every term is costed at once; the best level of each term is kept (the terms are separable)."""
     if base is None:
         return None
-    burst = _fleet(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
+    burst = fleet_of(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
     if burst is None or burst.price_status in ("not_offered", "anomalous") or not allowed(ctx.spec, "on_demand"):
         return None
     r, oc = base
