@@ -139,7 +139,8 @@ def _from_eff(p: tuple) -> list[float]:
     return [math.log(v / (1.0 - v)) for v in p[:3]] + [math.log(v) for v in p[3:]]
 
 
-def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000) -> tuple[list, float, bool]:
+def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000
+                ) -> tuple[list, float, bool]:
     """Minimise f from x0 (Nelder & Mead 1965; reflection 1, expansion 2, contraction ½, shrink ½).
     Returns (x, f(x), converged)."""
     n = len(x0)
@@ -220,7 +221,8 @@ def to_toml(eff: Calibration, stats: dict) -> str:
     lines = [f"# Serving calibration written by `python -m tco calibrate` ({stats.get('file', '')})", "",
              f'name = "{eff.name}"', f'source = "{eff.source}"', ""]
     lines += [f"{k} = {getattr(eff, k)!r}" for k in PARAMS]
-    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in sorted(stats.items())]
+    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+                              for k, v in sorted(stats.items())]
     return "\n".join(lines) + "\n"
 
 

@@ -160,7 +160,8 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
                   next(iter(train_by_opt.values()), None), train_by_opt, results, model,
                   {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
-                   "scaling_efficiency": dflt["scaling_efficiency"], "serving_calibration": sizing.calibration_dict(eff)},
+                   "scaling_efficiency": dflt["scaling_efficiency"],
+                   "serving_calibration": sizing.calibration_dict(eff)},
                   cat, ledger_mod.Ledger(tuple(months), fx_path, all_series), tuple(notices), timeline=rows, meta=meta)
     if not simulate:
         return res

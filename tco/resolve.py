@@ -109,14 +109,15 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
 
     model = cat.models.get(s.model.id)
     if model is None:
-        problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; {closest(s.model.id, list(cat.models))}",
-                                line("model", "id")))
+        problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; "
+                                f"{closest(s.model.id, list(cat.models))}", line("model", "id")))
     out: list[ResolvedOption] = []
     for i, o in enumerate(s.options):
         key = f"options[{i}]"
+        pricing_key = f"{key}.pricing" if "pricing" in o.model_fields_set else ""
         inf = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
-                       o.min_term_months, f"{key}.inference_offer", problems, file, line("options", i, "inference_offer"),
-                       f"{key}.pricing" if "pricing" in o.model_fields_set else "", lines.get(("options", i, "pricing")))
+                       o.min_term_months, f"{key}.inference_offer", problems, file,
+                       line("options", i, "inference_offer"), pricing_key, lines.get(("options", i, "pricing")))
         tr = None
         inf = as_quote(o, i, inf, o.usd_per_hour, o.brl_per_month, line, problems, file)
         if s.training.method != "none":
@@ -124,9 +125,9 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                 problems.append(Problem(file, f"{key}.training_offer",
                                         "required key is missing (training.method is not 'none')", line("options", i)))
             else:
-                tr = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour, o.training_brl_per_month,
-                              o.setup_fee_brl, o.min_term_months, f"{key}.training_offer", problems, file,
-                              line("options", i, "training_offer"),
+                tr = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour,
+                              o.training_brl_per_month, o.setup_fee_brl, o.min_term_months, f"{key}.training_offer",
+                              problems, file, line("options", i, "training_offer"),
                               f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
                               lines.get(("options", i, "training_pricing")))
         tr = as_quote(o, i, tr, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
@@ -159,9 +160,10 @@ def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: C
     key = f"options[{i}]"
     if o.fleet == FleetMode.SHARED and o.training_offer is not None and o.training_offer != o.inference_offer:
         problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
-                                "set training_offer = inference_offer, or use fleet = 'separate'", line("options", i, "fleet")))
-    if (tr is not None and tr.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE and is_committed(o.training_pricing)
-            and not is_capacity_block(o.training_pricing)):
+                                "set training_offer = inference_offer, or use fleet = 'separate'",
+                                line("options", i, "fleet")))
+    if (tr is not None and tr.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
+            and is_committed(o.training_pricing) and not is_capacity_block(o.training_pricing)):
         problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
                                 "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
                                 "'spot', or fleet = 'shared' with a reserved fleet",
@@ -191,7 +193,8 @@ def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: C
                                 line("options", i, "pricing")))
     if inf.kind == FleetKind.CLOUD and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
         problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
-                                "the load: set autoscale = false or pricing = 'on_demand'", line("options", i, "autoscale")))
+                                "the load: set autoscale = false or pricing = 'on_demand'",
+                                line("options", i, "autoscale")))
     return burst, term
 
 
@@ -225,7 +228,8 @@ def _storage_of(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list
         sid = o.storage or f"{STORAGE_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
         st = cat.storage.get(sid)
         if st is None:
-            problems.append(Problem(file, f"{key}.storage", f"no storage price {sid!r}; {closest(sid, list(cat.storage))}",
+            problems.append(Problem(file, f"{key}.storage",
+                                    f"no storage price {sid!r}; {closest(sid, list(cat.storage))}",
                                     line("options", i, "storage") or line("options", i)))
             sprice, ssrc = 0.0, ""
         elif st.usd_per_gb_month is None and s.inference.storage_gb > 0:

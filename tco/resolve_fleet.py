@@ -100,8 +100,8 @@ def fleet_of(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_overri
             return None
         else:
             price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
-        return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0, src, asof,
-                     status, offer.provider, offer.region)
+        return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0,
+                     src, asof, status, offer.provider, offer.region)
     assert isinstance(offer, DedicatedOffer)
     if brl_override is None and offer.status in REFUSED:
         problems.append(Problem(file, where, f"offer {offer_id!r} is marked {offer.status!r} in the catalog; choose "

@@ -144,14 +144,16 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise InputError([Problem(file, "inference.calibration", f"cannot read calibration file {str(path)!r}: "
                                       f"{getattr(exc, 'strerror', None) or exc}; write one with `python -m tco "
-                                      "calibrate BENCHMARK`", (lines or {}).get(("inference", "calibration")))]) from None
+                                      "calibrate BENCHMARK`",
+                                      (lines or {}).get(("inference", "calibration")))]) from None
         eff = from_dict(data, str(path))
         eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
     else:
         eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
         eff = replace(eff, name=f"catalog default: {eff.name}")
     if inf.bandwidth_efficiency_share is not None:
-        eff = replace(eff, bandwidth_share=inf.bandwidth_efficiency_share, name=eff.name + ", bandwidth share from the scenario")
+        eff = replace(eff, bandwidth_share=inf.bandwidth_efficiency_share,
+                      name=eff.name + ", bandwidth share from the scenario")
     if inf.flops_efficiency_share is not None:
         eff = replace(eff, flops_share=inf.flops_efficiency_share, name=eff.name + ", FLOPS share from the scenario")
     return eff

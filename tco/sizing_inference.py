@@ -207,7 +207,8 @@ def evaluate_layouts(lays: list[Layout], inputs: dict[str, Any], batch: int | No
     benchmark row per position)."""
     table = rules.run(rules.RULES if batch is None else rules.with_batch(batch), inputs,
                       [lay.tp for lay in lays], [lay.nodes for lay in lays], [int(lay.mode == "ep") for lay in lays])
-    link, net = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),)) for k in ("link_gbs", "network_gbps"))
+    link, net = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
+                 for k in ("link_gbs", "network_gbps"))
     out = []
     for j, lay in enumerate(lays):
         v: dict[str, Any] = {key: float(row[j]) for key, row in table.items() if key != "t"}

@@ -153,7 +153,8 @@ def _rules() -> tuple[Rule, ...]:
 
     w, we = Row("weights_b"), Row("expert_b")
     seq_coll_ep = (IF(TP > 1, L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
-                   + IF(NODES > 1, L * 2 * (NODES - 1) / NODES * (1 + Row("ratio")) / NODES * K * D * 2 / Row("net"), 0))
+                   + IF(NODES > 1, L * 2 * (NODES - 1) / NODES * (1 + Row("ratio")) / NODES * K * D * 2
+                        / Row("net"), 0))
     seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
                    + IF(NODES > 1, (1 + Row("ratio")) * D * 2 / Row("net"), 0))
     return (

@@ -60,8 +60,9 @@ def load_dedicated(paths, problems):
                 continue
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
-                                                  _status(r, line, row, "estimate"), row.get("derivation", ""), row["source"],
-                                                  row["as_of"], brl_per_month_low=r.num(line, row, "brl_per_month_low", False),
+                                                  _status(r, line, row, "estimate"), row.get("derivation", ""),
+                                                  row["source"], row["as_of"],
+                                                  brl_per_month_low=r.num(line, row, "brl_per_month_low", False),
                                                   brl_per_month_high=r.num(line, row, "brl_per_month_high", False))
         problems += r.problems
     return out

@@ -98,7 +98,8 @@ def _toml_line(path: Path, table: str, key: str) -> int | None:
 def _reform_period(path, rid, per, problems) -> ReformPeriod | None:
     where = f"reform.{rid}"
     start, until = str(per.get("from", "")), per.get("until")
-    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", start) or (until and not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", str(until))):
+    month = r"\d{4}-(0[1-9]|1[0-2])"
+    if not re.fullmatch(month, start) or (until and not re.fullmatch(month, str(until))):
         problems.append(Problem(str(path), where, "'from' and 'until' must be months written 'YYYY-MM'"))
         return None
     vals = {}

@@ -38,7 +38,8 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
             key = key[:-1]
         return None
 
-    providers = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
+    providers = sorted({o.provider for o in cat.cloud_offers.values()}
+                       | {o.provider for o in cat.dedicated_offers.values()})
     pricings = sorted({p for o in cat.cloud_offers.values() for p in o.prices})
     out: list[Problem] = []
     for j, p in enumerate(spec.providers):

@@ -36,7 +36,8 @@ def gross(oc) -> dict:
 def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
     """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
     brl = sum((v for k, v in lines.items() if k != CostLine.TAXES and currency[k] == Currency.BRL), np.zeros(ctx.h))
-    usd = sum((v for k, v in lines.items() if k != CostLine.TAXES and currency[k] == Currency.USD), np.zeros(ctx.h)) * ctx.fx
+    usd = sum((v for k, v in lines.items() if k != CostLine.TAXES and currency[k] == Currency.USD),
+              np.zeros(ctx.h)) * ctx.fx
     return brl, usd
 
 
