@@ -161,12 +161,6 @@ def expert_params(params: float, active_params: float, experts: int, experts_per
                    experts_k=experts_per_token)
 
 
-def flops_per_output_token(m: ModelSpec, input_tokens: float, output_tokens: float) -> float:
-    """FLOPs per generated token with its share of the prompt [FLOP] (sizing_rules.flops_per_token)."""
-    return _scalar(rules.flops_per_token(In("in_tokens") / In("out_tokens")), active_params=m.active_params,
-                   layers=m.layers, hidden=m.hidden, in_tokens=input_tokens, out_tokens=output_tokens)
-
-
 # ---------------------------------------------------------------------------------------------
 # Replicas
 

@@ -87,10 +87,6 @@ class Comp:
     notes: tuple[str, ...] = ()
 
 
-def in_brazil(f) -> bool:
-    return f.region in BRAZIL_REGIONS
-
-
 def allowed(spec: Plan, pricing: str) -> bool:
     if spec.include_pricings and pricing not in spec.include_pricings:
         return False
@@ -192,7 +188,3 @@ def check_resolves(ctx: Ctx, f: Fleet, role: str, opt: Option, with_training: bo
         skip(ctx, f, role, "; ".join(p.message for p in exc.problems))
         return None
 
-
-def raise_if(problems: list[Problem]) -> None:
-    if problems:
-        raise InputError(problems)
