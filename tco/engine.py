@@ -72,11 +72,11 @@ def workload(s: Scenario, days: np.ndarray) -> tuple[np.ndarray, ...]:
 
 def option_costs_for(opt: ResolvedOption, s: Scenario, tsize, rep, days, rps, egress) -> OptionCosts:
     """costs.option_costs with the scenario's serving and training inputs (the engine's and the plan's one call)."""
-    inf = s.inference
+    serving = s.inference
     return option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
-                        storage_gb=inf.storage_gb, training_start=s.training.start_month,
-                        inference_start=inf.start_month, utilization=inf.utilization_target_share,
-                        redundancy=inf.redundancy)
+                        storage_gb=serving.storage_gb, training_start=s.training.start_month,
+                        inference_start=serving.start_month, utilization=serving.utilization_target_share,
+                        redundancy=serving.redundancy)
 
 
 def replica_for(fleet, s: Scenario, model, eff, cat: Catalog):
@@ -184,7 +184,7 @@ def _fits_nowhere(opt: ResolvedOption, s: Scenario, model, cat: Catalog, file: s
 def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, cat: Catalog) -> list[Notice]:
     """A replica that spans servers; targets the fastest layout still misses."""
     out: list[Notice] = []
-    fleet, inf = opt.inference, s.inference
+    fleet, serving = opt.inference, s.inference
     if rep.nodes > 1:
         net = cat.network_for(fleet.offer_id)
         assert net is not None, "a replica spans servers only over a known network (sizing.size_inference)"
@@ -192,10 +192,10 @@ def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, 
             "servers": rep.nodes, "offer": fleet.offer_id, "mode": rep.parallel_mode,
             "gbps": net.scale_out_gbps, "status": net.status}))
     if not rep.target_met:
-        reach = {"gpu": fleet.gpu.gpu, "target": inf.tokens_per_second_per_user,
+        reach = {"gpu": fleet.gpu.gpu, "target": serving.tokens_per_second_per_user,
                  "reached": rep.tokens_per_second_per_user}
-        if inf.time_to_first_token_seconds:
-            reach |= {"ttft_target": inf.time_to_first_token_seconds, "ttft": rep.ttft_seconds}
+        if serving.time_to_first_token_seconds:
+            reach |= {"ttft_target": serving.time_to_first_token_seconds, "ttft": rep.ttft_seconds}
             out.append(Notice("targets_unreachable", opt.name, reach))
         else:
             out.append(Notice("target_unreachable", opt.name, reach))

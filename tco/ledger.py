@@ -150,10 +150,10 @@ class Ledger:
         rows add up to the line."""
         options = list(dict.fromkeys(x.option for x in self.series))
         for option in options:
-            lines = self.of(option)
+            option_series = self.of(option)
             for i, month in enumerate(self.months):
                 rate = float(self.usdbrl[i])
-                for x in lines:
+                for x in option_series:
                     r = rate if x.currency == Currency.USD else 1.0
                     parts = ([(k, -float(v[i]) if k == "credits" else float(v[i])) for k, v in x.components.items()]
                              if x.components is not None else [("", float(x.amount[i]))])

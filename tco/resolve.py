@@ -63,12 +63,12 @@ def _as_tuple(v) -> tuple[int, ...]:
     return tuple(v) if isinstance(v, list) else (int(v),)
 
 
-def _commitment(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list[Problem], file: str, line
+def _commitment(s: Scenario, o, i: int, serve: Fleet, cat: Catalog, problems: list[Problem], file: str, line
                 ) -> tuple[Fleet | None, int]:
     """Check a committed baseline (committed_instances) and resolve its burst pricing; (burst fleet, term)."""
     key = f"options[{i}]"
     where = line("options", i, "committed_instances")
-    if inf.kind != FleetKind.CLOUD or o.fleet != FleetMode.SEPARATE:
+    if serve.kind != FleetKind.CLOUD or o.fleet != FleetMode.SEPARATE:
         problems.append(Problem(file, f"{key}.committed_instances", "a committed baseline applies to a cloud serving "
                                 "fleet of a separate-fleet option (dedicated servers are committed already)", where))
         return None, 0
@@ -115,32 +115,33 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     for i, o in enumerate(s.options):
         key = f"options[{i}]"
         pricing_key = f"{key}.pricing" if "pricing" in o.model_fields_set else ""
-        inf = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
+        serve = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
                        o.min_term_months, f"{key}.inference_offer", problems, file,
                        line("options", i, "inference_offer"), pricing_key, lines.get(("options", i, "pricing")))
-        tr = None
-        inf = as_quote(o, i, inf, o.usd_per_hour, o.brl_per_month, line, problems, file)
+        train = None
+        serve = as_quote(o, i, serve, o.usd_per_hour, o.brl_per_month, line, problems, file)
         if s.training.method != "none":
             if o.training_offer is None:
                 problems.append(Problem(file, f"{key}.training_offer",
                                         "required key is missing (training.method is not 'none')", line("options", i)))
             else:
-                tr = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour,
+                train = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour,
                               o.training_brl_per_month, o.setup_fee_brl, o.min_term_months, f"{key}.training_offer",
                               problems, file, line("options", i, "training_offer"),
                               f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
                               lines.get(("options", i, "training_pricing")))
-        tr = as_quote(o, i, tr, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
-        if inf is None:
+        train = as_quote(o, i, train, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
+        if serve is None:
             continue
-        burst, term = _pricing_checks(s, o, i, inf, tr, cat, problems, file, line)
-        egress = _egress_of(o, i, inf, cat, problems, file, line)
-        sid, sprice, ssrc = _storage_of(s, o, i, inf, cat, problems, file, line)
-        tax, brl_tax, billing = _taxes_of(o, i, inf, tr, cat, problems, file, line)
+        burst, term = _pricing_checks(s, o, i, serve, train, cat, problems, file, line)
+        egress = _egress_of(o, i, serve, cat, problems, file, line)
+        sid, sprice, ssrc = _storage_of(s, o, i, serve, cat, problems, file, line)
+        tax, brl_tax, billing = _taxes_of(o, i, serve, train, cat, problems, file, line)
         if egress is None or tax is None:
             continue
-        out.append(ResolvedOption(o.name, i, inf.kind, tr, inf, o.fleet, o.autoscale and inf.kind == FleetKind.CLOUD
-                                  and o.fleet == FleetMode.SEPARATE and not is_committed(o.pricing),
+        autoscale = (o.autoscale and serve.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
+                     and not is_committed(o.pricing))
+        out.append(ResolvedOption(o.name, i, serve.kind, train, serve, o.fleet, autoscale,
                                   egress, sprice, sid, ssrc, tax,
                                   o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
                                   taxmod.rates_by_month(tax, months, cat.tax_reform),
@@ -152,7 +153,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     return model, out
 
 
-def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: Catalog, problems: list[Problem],
+def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem],
                     file: str, line) -> tuple[Fleet | None, int]:
     """Fleet and pricing combinations that cannot be paid as the option says (shared fleet on two offers,
     a reservation for a burst, a capacity block for a month-long fleet, a term beyond the horizon…), and
@@ -162,7 +163,7 @@ def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: C
         problems.append(Problem(file, f"{key}.fleet", "a 'shared' fleet trains and serves on the same offer: "
                                 "set training_offer = inference_offer, or use fleet = 'separate'",
                                 line("options", i, "fleet")))
-    if (tr is not None and tr.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
+    if (train is not None and train.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
             and is_committed(o.training_pricing) and not is_capacity_block(o.training_pricing)):
         problems.append(Problem(file, f"{key}.training_pricing", "a separate training burst is rented by the hour; "
                                 "a 1- or 3-year reservation would be paid long after it ends: use 'on_demand' or "
@@ -170,19 +171,19 @@ def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: C
                                 line("options", i, "training_pricing")))
     burst, term = None, 0
     if o.committed_instances is not None:
-        burst, term = _commitment(s, o, i, inf, cat, problems, file, line)
-    elif (tr is not None and tr.kind == FleetKind.CLOUD and is_capacity_block(o.training_pricing)
+        burst, term = _commitment(s, o, i, serve, cat, problems, file, line)
+    elif (train is not None and train.kind == FleetKind.CLOUD and is_capacity_block(o.training_pricing)
           and o.fleet == FleetMode.SHARED):
         problems.append(Problem(file, f"{key}.training_pricing", f"a capacity block ({o.training_pricing!r}) "
                                 "reserves a cluster for days, not a fleet that runs all month: use it for a "
                                 "separate training burst (fleet = 'separate')", line("options", i, "training_pricing")))
-    if inf.kind == FleetKind.CLOUD and is_capacity_block(o.pricing):
+    if serve.kind == FleetKind.CLOUD and is_capacity_block(o.pricing):
         problems.append(Problem(file, f"{key}.pricing", f"a capacity block ({o.pricing!r}) reserves a cluster for "
                                 "days, not a fleet that serves all month: use it as training_pricing of a separate "
                                 "burst; serve on 'on_demand' or a 1- or 3-year commitment",
                                 line("options", i, "pricing")))
     term_m = commitment_term_months(o.pricing) if is_committed(o.pricing) else None
-    if inf.kind == FleetKind.CLOUD and term_m is not None and term_m > s.scenario.horizon_months:
+    if serve.kind == FleetKind.CLOUD and term_m is not None and term_m > s.scenario.horizon_months:
         offer = cat.offer(o.inference_offer)
         fit = sorted(p for p, v in offer.prices.items() if v.usd_per_hour is not None and not is_capacity_block(p)
                      and (commitment_term_months(p) or 0) <= s.scenario.horizon_months)
@@ -191,22 +192,22 @@ def _pricing_checks(s: Scenario, o, i: int, inf: Fleet, tr: Fleet | None, cat: C
                                 f"horizon would be paid but not counted; {closest(o.pricing, fit)} (pricings of "
                                 f"{o.inference_offer!r} that fit: {', '.join(fit) or 'none'}), or a longer horizon",
                                 line("options", i, "pricing")))
-    if inf.kind == FleetKind.CLOUD and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
+    if serve.kind == FleetKind.CLOUD and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
         problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                 "the load: set autoscale = false or pricing = 'on_demand'",
                                 line("options", i, "autoscale")))
     return burst, term
 
 
-def _egress_of(o, i: int, inf: Fleet, cat: Catalog, problems: list[Problem], file: str, line) -> EgressTable | None:
+def _egress_of(o, i: int, serve: Fleet, cat: Catalog, problems: list[Problem], file: str, line) -> EgressTable | None:
     """The option's egress table: its own, none for dedicated servers, else the provider's in the region."""
     key = f"options[{i}]"
     if o.egress is not None:
         eid = o.egress
-    elif inf.kind == FleetKind.DEDICATED:
+    elif serve.kind == FleetKind.DEDICATED:
         eid = "none/dedicated"
     else:
-        eid = f"{EGRESS_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
+        eid = f"{EGRESS_BY_PROVIDER.get(serve.provider, serve.provider)}/{serve.region}"
     egress = cat.egress.get(eid)
     if egress is None:
         problems.append(Problem(file, f"{key}.egress", f"no egress table {eid!r}; {closest(eid, list(cat.egress))}",
@@ -214,7 +215,7 @@ def _egress_of(o, i: int, inf: Fleet, cat: Catalog, problems: list[Problem], fil
     return egress
 
 
-def _storage_of(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list[Problem], file: str, line
+def _storage_of(s: Scenario, o, i: int, serve: Fleet, cat: Catalog, problems: list[Problem], file: str, line
                 ) -> tuple[str, float, str]:
     """(storage id, USD per GB-month, source): the scenario's price, disks included in a dedicated server, or
     the provider's object storage in the region."""
@@ -222,10 +223,10 @@ def _storage_of(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list
     if o.storage_usd_per_gb_month is not None:
         sid = o.storage or "scenario"
         sprice, ssrc = o.storage_usd_per_gb_month, "price given in the scenario"
-    elif inf.kind == FleetKind.DEDICATED and o.storage is None:
+    elif serve.kind == FleetKind.DEDICATED and o.storage is None:
         sid, sprice, ssrc = "included", 0.0, "local disks included in the dedicated server price"
     else:
-        sid = o.storage or f"{STORAGE_BY_PROVIDER.get(inf.provider, inf.provider)}/{inf.region}"
+        sid = o.storage or f"{STORAGE_BY_PROVIDER.get(serve.provider, serve.provider)}/{serve.region}"
         st = cat.storage.get(sid)
         if st is None:
             problems.append(Problem(file, f"{key}.storage",
@@ -242,12 +243,12 @@ def _storage_of(s: Scenario, o, i: int, inf: Fleet, cat: Catalog, problems: list
     return sid, sprice, ssrc
 
 
-def _taxes_of(o, i: int, inf: Fleet, tr: Fleet | None, cat: Catalog, problems: list[Problem], file: str, line
+def _taxes_of(o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem], file: str, line
               ) -> tuple[TaxProfile | None, TaxProfile | None, Billing | None]:
     """(tax profile of the USD lines, profile of the BRL invoice, billing of the cloud provider)."""
     key = f"options[{i}]"
-    all_brl = inf.kind == FleetKind.DEDICATED and (tr is None or tr.kind == FleetKind.DEDICATED)
-    cloud = inf if inf.kind == FleetKind.CLOUD else tr
+    all_brl = serve.kind == FleetKind.DEDICATED and (train is None or train.kind == FleetKind.DEDICATED)
+    cloud = serve if serve.kind == FleetKind.CLOUD else train
     billing = None if all_brl or cloud is None else billing_of(cat, cloud)
     tid = o.taxes or (billing.profile if billing is not None else "none")
     tax = cat.taxes.get(tid)
@@ -255,6 +256,7 @@ def _taxes_of(o, i: int, inf: Fleet, tr: Fleet | None, cat: Catalog, problems: l
         problems.append(Problem(file, f"{key}.taxes", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
                                 line("options", i, "taxes") or line("options", i)))
     brl_tax = None
-    if (inf.kind == FleetKind.DEDICATED or (tr is not None and tr.kind == FleetKind.DEDICATED)) and o.taxes != "none":
+    any_dedicated = serve.kind == FleetKind.DEDICATED or (train is not None and train.kind == FleetKind.DEDICATED)
+    if any_dedicated and o.taxes != "none":
         brl_tax = cat.taxes.get(BRL_INVOICE_PROFILE)
     return tax, brl_tax, billing

@@ -33,10 +33,10 @@ def gross(oc) -> dict:
     return {k: oc.rows[f"l_{k}"] for k in oc.lines}
 
 
-def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
+def sums(ctx: Ctx, by_line: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
     """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
-    brl = sum((v for k, v in lines.items() if k != CostLine.TAXES and currency[k] == Currency.BRL), np.zeros(ctx.h))
-    usd = sum((v for k, v in lines.items() if k != CostLine.TAXES and currency[k] == Currency.USD),
+    brl = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.BRL), np.zeros(ctx.h))
+    usd = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.USD),
               np.zeros(ctx.h)) * ctx.fx
     return brl, usd
 
@@ -139,11 +139,11 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     committed = tuple(best)
     line, _ = committed_baseline_cost(by_hour, ctx.days, committed_schedule(committed, term, first, h), f.price,
                                       burst.price, trend)
-    lines = gross(oc) | {"inference_compute": line}
+    by_line = gross(oc) | {"inference_compute": line}
     over = (first - 1 + len(best) * term) - h
     notes = (f"the last {term}-month term runs {over} month(s) past the horizon; those months are not costed",) \
         if over > 0 and best[-1] > 0 else ()
-    return Comp("serving", f, "committed_baseline", *sums(ctx, lines, oc.currency), combos=combos,
+    return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,
                 notes=notes)
 
