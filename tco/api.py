@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
+from tco.domain import FxModel
 
 if TYPE_CHECKING:
     from tco.catalog import Catalog
@@ -55,7 +56,7 @@ def check(inputs: Inputs | str | Path) -> Results:
     res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
     _require_feasible(res, inp)
     _plans(res, inp)  # [plan] is checked too
-    if inp.scenario.fx.model == "bootstrap":  # the history `run` reads, checked here too
+    if inp.scenario.fx.model == FxModel.BOOTSTRAP:  # the history `run` reads, checked here too
         from tco.fx import load_history
 
         load_history(inp.scenario.fx, inp.scenario.scenario.horizon_months)

@@ -154,7 +154,8 @@ def _trtllm(p: Path, text: str, meta: dict) -> BenchRow:
         if required:
             raise InputError([Problem(str(p), names[0], "missing line in the trtllm-bench report", None)])
         return None
-    meta = {"tp": int(get("tp size", required=False) or 0) or meta.get("tp"), **{k: v for k, v in meta.items() if k != "tp"}}
+    tp = int(get("tp size", required=False) or 0) or meta.get("tp")
+    meta = {"tp": tp, **{k: v for k, v in meta.items() if k != "tp"}}
     meta = {k: v for k, v in meta.items() if v is not None}
     return _row(p, meta, get("average input length (tokens)"), get("average output length (tokens)"),
                 get("total output throughput (tokens/sec)", "token throughput (tokens/sec)"),

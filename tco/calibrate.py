@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import numpy as np
+
 from tco.errors import InputError, Problem
 from tco.sizing_inference import (
     Calibration,
@@ -19,7 +21,8 @@ from tco.sizing_inference import (
     Layout,
     Load,
     ModelSpec,
-    replica_terms,
+    evaluate_layouts,
+    inputs_of,
 )
 
 PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds")
@@ -90,22 +93,37 @@ def check_rows(rows: list[BenchRow], cat) -> None:
 
 def predict(r: BenchRow, cat, eff: Calibration) -> dict:
     """The model's output tokens/s (all GPUs), inter-token latency and TTFT for one benchmark row."""
+    return predict_rows([r], cat, eff)[0]
+
+
+def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
+    """A benchmark row's layout, the replica rules' inputs and its replica count."""
     g = cat.gpus[r.gpu]
     peak = g.fp8_tflops if r.precision == "fp8" and g.fp8_tflops else g.bf16_tflops
     hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9)
-    v = replica_terms(Layout(r.tp, r.nodes, "pp" if r.nodes > 1 else "tp"), model_spec(cat.models[r.model],
-                      r.precision, r.kv_precision), hw, load, eff)
-    return {"tps": replicas * v["decode_tps"], "itl_ms": v["cycle"] * 1e3, "ttft_ms": v["ttft"] * 1e3,
-            "batch": v["batch"], "bound": v["bound"], "fits": v["fits"]}
+    spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
+    return Layout(r.tp, r.nodes, "pp" if r.nodes > 1 else "tp"), inputs_of(spec, hw, load, eff), replicas
+
+
+def predict_rows(rows: list[BenchRow], cat, eff: Calibration) -> list[dict]:
+    """predict for many rows at once: the replica rules evaluated over the rows (one numpy pass)."""
+    if not rows:
+        return []
+    lays, inputs, replicas = zip(*(_row_inputs(r, cat, eff) for r in rows))
+    stacked = {k: np.array([d[k] for d in inputs], dtype=float) for k in inputs[0]}
+    out = []
+    for v, n in zip(evaluate_layouts(list(lays), stacked), replicas):
+        out.append({"tps": n * v["decode_tps"], "itl_ms": v["cycle"] * 1e3, "ttft_ms": v["ttft"] * 1e3,
+                    "batch": v["batch"], "bound": v["bound"], "fits": v["fits"]})
+    return out
 
 
 def residuals(rows: list[BenchRow], cat, eff: Calibration) -> list[float]:
     out = []
-    for r in rows:
-        p = predict(r, cat, eff)
+    for r, p in zip(rows, predict_rows(rows, cat, eff)):
         out.append(math.log(p["tps"] / r.output_tokens_per_second))
         if r.itl_ms:
             out.append(math.log(p["itl_ms"] / r.itl_ms))
@@ -121,7 +139,8 @@ def _from_eff(p: tuple) -> list[float]:
     return [math.log(v / (1.0 - v)) for v in p[:3]] + [math.log(v) for v in p[3:]]
 
 
-def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000) -> tuple[list, float, bool]:
+def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000
+                ) -> tuple[list, float, bool]:
     """Minimise f from x0 (Nelder & Mead 1965; reflection 1, expansion 2, contraction ½, shrink ½).
     Returns (x, f(x), converged)."""
     n = len(x0)
@@ -160,9 +179,10 @@ def fit(rows: list[BenchRow], cat, *, name: str = "fitted", source: str = "", st
 
     def cost(x):
         try:
-            return sum(e * e for e in residuals(used, cat, _to_eff(x, name, source)))
+            total = sum(e * e for e in residuals(used, cat, _to_eff(x, name, source)))
         except (OverflowError, ZeroDivisionError, ValueError):
             return float("inf")
+        return total if math.isfinite(total) else float("inf")
     x, fx, ok = _from_eff(start), math.inf, False
     for _ in range(restarts):  # restart from the best point: Nelder–Mead can stall on a ridge
         x, fx_new, ok = nelder_mead(cost, x)
@@ -201,7 +221,8 @@ def to_toml(eff: Calibration, stats: dict) -> str:
     lines = [f"# Serving calibration written by `python -m tco calibrate` ({stats.get('file', '')})", "",
              f'name = "{eff.name}"', f'source = "{eff.source}"', ""]
     lines += [f"{k} = {getattr(eff, k)!r}" for k in PARAMS]
-    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"' for k, v in sorted(stats.items())]
+    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+                              for k, v in sorted(stats.items())]
     return "\n".join(lines) + "\n"
 
 

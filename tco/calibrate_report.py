@@ -27,7 +27,8 @@ def add_parser(sub) -> None:
     c = sub.add_parser("calibrate", help="fit the serving efficiencies to benchmark results and write a calibration "
                        "file for [inference] calibration")
     c.add_argument("file", help="plain CSV, vLLM benchmark_serving JSON, GenAI-Perf/AIPerf CSV or trtllm-bench report")
-    c.add_argument("-o", "--output", metavar="FILE", help="calibration file to write (default: <file stem>.calibration.toml)")
+    c.add_argument("-o", "--output", metavar="FILE",
+                   help="calibration file to write (default: <file stem>.calibration.toml)")
     c.add_argument("--report", metavar="FILE", help="also write the fit report (Markdown)")
     c.add_argument("--no-loo", action="store_true", help="skip leave-one-out (faster)")
     for k in ("model", "gpu", "precision"):
@@ -80,7 +81,8 @@ def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
     lines += [f"| {k} | {getattr(eff, k):.6g} | {UNITS[k]} |" for k in PARAMS]
     lines += ["", f"Median |error|: in-sample {stats['median_abs_error_in_sample']:.1%}"
               + (f", leave-one-out {stats['median_abs_error_leave_one_out']:.1%}" if loo else ""), "",
-              "| id | model | GPU × n | TP | ISL/OSL | measured tok/s | predicted | error | LOO error | batch | bound | excluded because |",
+              "| id | model | GPU × n | TP | ISL/OSL | measured tok/s | predicted | error | LOO error | batch | bound "
+              "| excluded because |",
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.id not in ins:
@@ -89,7 +91,8 @@ def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
             continue
         p = predict(r, cat, eff)
         lo = f"{loo[r.id]:+.1%}" if r.id in loo and not r.exclude else ""
-        lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | {r.input_tokens:g}/{r.output_tokens:g} | "
-                     f"{r.output_tokens_per_second:,.0f} | {p['tps']:,.0f} | {ins[r.id]:+.1%} | {lo} | {p['batch']:g} | "
+        lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | "
+                     f"{r.input_tokens:g}/{r.output_tokens:g} | {r.output_tokens_per_second:,.0f} | {p['tps']:,.0f} | "
+                     f"{ins[r.id]:+.1%} | {lo} | {p['batch']:g} | "
                      f"{p['bound']} | {r.exclude} |")
     return "\n".join(lines) + "\n"

@@ -21,7 +21,8 @@ examples:
   python -m tco validate scenarios/seed_70b_h200.toml       # check only, write nothing
   python -m tco init my_scenario.toml                       # a commented starter scenario
   python -m tco offers --gpu H200                           # list catalog offers
-  python -m tco calibrate my_vllm_run.json --model llama-3.1-70b --gpu H100-SXM-80GB --gpu-count 8 --tp 8 --precision fp8
+  python -m tco calibrate my_vllm_run.json --model llama-3.1-70b --gpu H100-SXM-80GB \\
+      --gpu-count 8 --tp 8 --precision fp8
   python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
   python -m tco plan scenarios/seed_70b_h200.toml           # each provider's best plan, the hybrid, the best
 

@@ -165,14 +165,17 @@ def price_cases(offer_id: str, gpu_count: int, components: dict | None = None) -
 def describe(d: Derivation, c: dict[str, float]) -> str:
     """The arithmetic of one derivation in one line of text (for the catalog's `derivation` column)."""
     t = d.taxes
-    return (f"hardware US$ {d.hardware_usd:,.0f} x {c['usdbrl']} BRL/USD = customs value R$ {d.customs_value_brl:,.2f}; "
+    return (f"hardware US$ {d.hardware_usd:,.0f} x {c['usdbrl']} BRL/USD = customs value "
+            f"R$ {d.customs_value_brl:,.2f}; "
             f"II R$ {t['ii']:,.2f} + IPI R$ {t['ipi']:,.2f} + PIS/COFINS-import R$ {t['pis'] + t['cofins']:,.2f}"
-            f"{' (credited)' if c['pis_cofins_creditable'] else ''} + ICMS R$ {t['icms']:,.2f} -> landed R$ {d.landed_brl:,.2f}; "
+            f"{' (credited)' if c['pis_cofins_creditable'] else ''} + ICMS R$ {t['icms']:,.2f} -> "
+            f"landed R$ {d.landed_brl:,.2f}; "
             f"capital at {c['cost_of_capital_rate']:.0%}/yr over {int(c['amortisation_months'])} months less "
             f"{c['residual_share']:.0%} residual R$ {d.capital:,.2f} + colocation {c['server_kw']} kW x "
             f"US$ {c['colocation_usd_per_kw_month']}/kW R$ {d.colocation:,.2f} + power x PUE {c['pue']} at "
             f"R$ {c['power_brl_per_mwh']}/MWh R$ {d.power:,.2f} + support/network/spares "
-            f"{c['opex_share_per_year']:.0%}/yr R$ {d.opex:,.2f} = cost R$ {d.cost:,.2f}; x (1 + {c['margin_share']:.0%} "
+            f"{c['opex_share_per_year']:.0%}/yr R$ {d.opex:,.2f} = cost R$ {d.cost:,.2f}; "
+            f"x (1 + {c['margin_share']:.0%} "
             f"margin) = R$ {d.pre_tax:,.2f}; / (1 - {c['provider_tax_rate']:.2%} provider taxes) = R$ {d.price:,.2f}")
 
 

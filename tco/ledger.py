@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Iterator
 
 import numpy as np
 
-from tco.domain import LINES, Currency, FleetMode, Role
+from tco.domain import LINES, CostLine, Currency, FleetMode, Role
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -61,27 +61,27 @@ class Series:
 
 
 def _role(line: str, opt: ResolvedOption) -> Role:
-    if line == "training_compute":
+    if line == CostLine.TRAINING_COMPUTE:
         return Role.TRAINING
-    if line == "inference_compute":
+    if line == CostLine.INFERENCE_COMPUTE:
         return Role.INFERENCE
     return Role.SHARED
 
 
 def _fleet(line: str, opt: ResolvedOption) -> Fleet:
-    if line == "training_compute" and opt.fleet == FleetMode.SEPARATE and opt.training is not None:
+    if line == CostLine.TRAINING_COMPUTE and opt.fleet == FleetMode.SEPARATE and opt.training is not None:
         return opt.training
     return opt.inference
 
 
 def _quantity(line: str, oc: OptionCosts, storage_gb_months: np.ndarray | None) -> np.ndarray | None:
-    if line == "training_compute":
+    if line == CostLine.TRAINING_COMPUTE:
         return oc.training_hours
-    if line == "inference_compute":
+    if line == CostLine.INFERENCE_COMPUTE:
         return oc.instance_hours - oc.training_hours
-    if line == "egress":
+    if line == CostLine.EGRESS:
         return oc.egress_gb
-    if line == "storage":
+    if line == CostLine.STORAGE:
         return storage_gb_months
     return None
 
@@ -94,7 +94,7 @@ def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
         cur = Currency(oc.currency[line])
         amount = oc.lines[line]
         brl = amount * (fx_path if cur == Currency.USD else 1.0)
-        comp = oc.tax_components if line == "taxes" else None
+        comp = oc.tax_components if line == CostLine.TAXES else None
         out.append(Series(opt.name, line, _role(line, opt), cur, _fleet(line, opt), amount,
                           _quantity(line, oc, storage_gb_months), brl, comp))
     return tuple(out)
@@ -150,10 +150,10 @@ class Ledger:
         rows add up to the line."""
         options = list(dict.fromkeys(x.option for x in self.series))
         for option in options:
-            lines = self.of(option)
+            option_series = self.of(option)
             for i, month in enumerate(self.months):
                 rate = float(self.usdbrl[i])
-                for x in lines:
+                for x in option_series:
                     r = rate if x.currency == Currency.USD else 1.0
                     parts = ([(k, -float(v[i]) if k == "credits" else float(v[i])) for k, v in x.components.items()]
                              if x.components is not None else [("", float(x.amount[i]))])

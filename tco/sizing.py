@@ -136,24 +136,27 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
     from tco.calibrate import from_dict
     from tco.errors import InputError, Problem
 
-    inf = s.inference
-    if inf.calibration:
-        path = Path(inf.calibration)
+    serving = s.inference
+    if serving.calibration:
+        path = Path(serving.calibration)
         try:
             data = tomllib.loads(path.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             raise InputError([Problem(file, "inference.calibration", f"cannot read calibration file {str(path)!r}: "
                                       f"{getattr(exc, 'strerror', None) or exc}; write one with `python -m tco "
-                                      "calibrate BENCHMARK`", (lines or {}).get(("inference", "calibration")))]) from None
+                                      "calibrate BENCHMARK`",
+                                      (lines or {}).get(("inference", "calibration")))]) from None
         eff = from_dict(data, str(path))
         eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
     else:
         eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
         eff = replace(eff, name=f"catalog default: {eff.name}")
-    if inf.bandwidth_efficiency_share is not None:
-        eff = replace(eff, bandwidth_share=inf.bandwidth_efficiency_share, name=eff.name + ", bandwidth share from the scenario")
-    if inf.flops_efficiency_share is not None:
-        eff = replace(eff, flops_share=inf.flops_efficiency_share, name=eff.name + ", FLOPS share from the scenario")
+    if serving.bandwidth_efficiency_share is not None:
+        eff = replace(eff, bandwidth_share=serving.bandwidth_efficiency_share,
+                      name=eff.name + ", bandwidth share from the scenario")
+    if serving.flops_efficiency_share is not None:
+        eff = replace(eff, flops_share=serving.flops_efficiency_share,
+                      name=eff.name + ", FLOPS share from the scenario")
     return eff
 
 
@@ -169,11 +172,11 @@ def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dic
     """Every replica layout of a fleet's server with its terms, and the chosen one (None: nothing fits)."""
     from tco.calibrate import hardware_for, model_spec
 
-    inf = s.inference
+    serving = s.inference
     hw = replace(hardware_for(fleet.gpu, fleet.gpus_per_server, network_gbps(network)),
                  peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
-    load = Load(inf.input_tokens_per_request, inf.output_tokens_per_request, inf.tokens_per_second_per_user,
-                inf.time_to_first_token_seconds, inf.max_batch_sequences, inf.memory_usable_share)
+    load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
+                serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share)
     cands = candidates(model_spec(model, s.model.precision, s.model.kv_precision), hw, load, eff)
     return cands, choose(cands, fleet.gpus_per_server, eff.name)
 

@@ -11,7 +11,7 @@ from tco.sizing_inference import (
     Layout,
     Load,
     ModelSpec,
-    replica_terms,
+    replica_table,
 )
 
 
@@ -24,11 +24,11 @@ def layouts(m: ModelSpec, hw: Hardware, load: Load) -> list[Layout]:
 
 def candidates(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> list[dict]:
     """Every layout with all its terms; multi-server layouts only when no single-server one fits."""
-    out = [replica_terms(lay, m, hw, load, eff) for lay in layouts(m, hw, load)]
+    out = replica_table(layouts(m, hw, load), m, hw, load, eff)
     if not any(c["fits"] for c in out) and hw.network_gbps:
         for nodes in (2, 4, 8):
-            for mode in (("pp", "ep") if m.experts else ("pp",)):
-                out.append(replica_terms(Layout(hw.gpus_per_server, nodes, mode), m, hw, load, eff))
+            modes = ("pp", "ep") if m.experts else ("pp",)
+            out += replica_table([Layout(hw.gpus_per_server, nodes, mode) for mode in modes], m, hw, load, eff)
             if any(c["fits"] for c in out):
                 break
     return out

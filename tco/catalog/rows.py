@@ -105,3 +105,9 @@ def read_text(path: Path, problems: list[Problem]) -> str | None:
         problems.append(Problem(str(path), "", f"not UTF-8 text (byte 0x{raw[exc.start]:02x}); save it as UTF-8",
                                 raw[:exc.start].count(b"\n") + 1))
         return None
+
+
+def all_given(values: list[float | None]) -> list[float] | None:
+    """The values when every one was read (a problem was recorded for each missing one), else None."""
+    out = [v for v in values if v is not None]
+    return out if len(out) == len(values) else None

@@ -7,6 +7,7 @@ from tco.catalog import Catalog
 from tco.errors import Problem, closest
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
 from tco.scenario import Plan, Scenario
+from tco.domain import FleetKind
 
 
 def _priced_brazil(cat: Catalog) -> list:
@@ -16,7 +17,7 @@ def _priced_brazil(cat: Catalog) -> list:
         o = cat.offer(oid)
         if o.region not in BRAZIL_REGIONS:
             continue
-        if o.kind == "dedicated":
+        if o.kind == FleetKind.DEDICATED:
             ok = o.status not in SKIP_STATUSES
         else:
             ok = any(p.usd_per_hour is not None and p.status not in SKIP_STATUSES for p in o.prices.values())
@@ -37,7 +38,8 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
             key = key[:-1]
         return None
 
-    providers = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
+    providers = sorted({o.provider for o in cat.cloud_offers.values()}
+                       | {o.provider for o in cat.dedicated_offers.values()})
     pricings = sorted({p for o in cat.cloud_offers.values() for p in o.prices})
     out: list[Problem] = []
     for j, p in enumerate(spec.providers):

@@ -19,13 +19,14 @@ from tco.plan.components import (
 )
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.scenario import Scenario
+from tco.domain import FleetKind, FleetMode, Role
 
 NO_TRAINING = None
 
 
 def _tax_provider(t: Comp | None, i: Comp):
     """The fleet whose provider's tax profile an option uses: the serving fleet if it is cloud, else the training."""
-    return i.fleet if i.fleet.kind == "cloud" or t is None else t.fleet
+    return i.fleet if i.fleet.kind == FleetKind.CLOUD or t is None else t.fleet
 
 
 def tax_shares(ctx: Ctx, r) -> tuple[np.ndarray, np.ndarray]:
@@ -167,26 +168,26 @@ def _fleet_dict(c: Comp) -> dict:
 
 def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
     """One plan as data, with the [[options]] table that re-runs it through the engine."""
-    shared = i.role == "shared"
+    shared = i.role == Role.SHARED
     f = i.fleet
-    opt: dict = {"inference_offer": f.offer_id, "fleet": "shared" if shared else "separate",
+    opt: dict = {"inference_offer": f.offer_id, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
                  "autoscale": i.mode == "autoscaled"}
-    if f.kind == "cloud":
+    if f.kind == FleetKind.CLOUD:
         opt["pricing"] = f.pricing
     if i.committed is not None:
         opt |= {"committed_instances": list(i.committed), "burst_pricing": i.burst_pricing}
     if shared and ctx.s.training.method != "none":
         opt["training_offer"] = f.offer_id
-        if f.kind == "cloud":
+        if f.kind == FleetKind.CLOUD:
             opt["training_pricing"] = f.pricing
     if t is not None:
         opt["training_offer"] = t.fleet.offer_id
-        if t.fleet.kind == "cloud":
+        if t.fleet.kind == FleetKind.CLOUD:
             opt["training_pricing"] = t.fleet.pricing
     tp = i.fleet if shared else _tax_provider(t, i)
     if tp.provider in ctx.spec.taxes:
         opt["taxes"] = ctx.spec.taxes[tp.provider]
-    if f.kind == "cloud" and f.provider in ctx.spec.storage_usd_per_gb_month:
+    if f.kind == FleetKind.CLOUD and f.provider in ctx.spec.storage_usd_per_gb_month:
         opt["storage_usd_per_gb_month"] = ctx.spec.storage_usd_per_gb_month[f.provider]
     group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
     opt["name"] = _name(group, t, i)
@@ -208,17 +209,17 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
 
 def _name(group: str, t: Comp | None, i: Comp) -> str:
     f = i.fleet
-    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == "cloud" else "")
+    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
     if i.committed is not None:
         serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
     elif i.mode == "autoscaled":
         serve += " autoscaled"
-    if i.role == "shared":
+    if i.role == Role.SHARED:
         return f"Plan {group}: shared {serve} ({f.region})"
     if t is None:
         return f"Plan {group}: serve {serve} ({f.region})"
     tf = t.fleet
-    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == "cloud" else "")
+    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == FleetKind.CLOUD else "")
     return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
 
 

@@ -13,10 +13,11 @@ import numpy as np
 from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
-from tco.domain import commitment_term_months, is_capacity_block, is_committed
+from tco.domain import ON_DEMAND, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest
-from tco.resolve import Fleet, ResolvedOption, _fleet, resolve
+from tco.resolve import Fleet, ResolvedOption, resolve
+from tco.resolve_fleet import fleet_of
 from tco.scenario import Option, Plan, Scenario, Training
 
 BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
@@ -86,10 +87,6 @@ class Comp:
     notes: tuple[str, ...] = ()
 
 
-def in_brazil(f) -> bool:
-    return f.region in BRAZIL_REGIONS
-
-
 def allowed(spec: Plan, pricing: str) -> bool:
     if spec.include_pricings and pricing not in spec.include_pricings:
         return False
@@ -109,13 +106,13 @@ def offers(ctx: Ctx) -> list[Fleet]:
             continue
         if spec.brazil_only and o.region not in BRAZIL_REGIONS:
             continue
-        if o.kind == "dedicated":
+        if o.kind == FleetKind.DEDICATED:
             pricings = ["monthly"] if o.status not in SKIP_STATUSES else []
         else:
             pricings = [p for p, cp in sorted(o.prices.items()) if cp.usd_per_hour is not None
                         and cp.status not in SKIP_STATUSES and allowed(spec, p)]
         for p in pricings:
-            f = _fleet(cat, oid, p, None, None, None, None, "", problems, "", None)
+            f = fleet_of(cat, oid, p, None, None, None, None, "", problems, "", None)
             if f is not None and "anomal" in f.price_source.lower():  # as engine.price_warnings reads it
                 skip(ctx, f, "any", "the catalog flags this price as anomalous")
             elif f is not None:
@@ -128,7 +125,7 @@ def _option(f: Fleet, ctx: Ctx, **kw) -> Option:
     extra: dict = {}
     if f.provider in spec.taxes:
         extra["taxes"] = spec.taxes[f.provider]
-    if f.provider in spec.storage_usd_per_gb_month and f.kind == "cloud":
+    if f.provider in spec.storage_usd_per_gb_month and f.kind == FleetKind.CLOUD:
         extra["storage_usd_per_gb_month"] = spec.storage_usd_per_gb_month[f.provider]
     return Option(**({"name": "plan", "inference_offer": f.offer_id} | extra | kw))
 
@@ -157,7 +154,7 @@ def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
 
 def zero_cloud(f: Fleet) -> Fleet:
     """A free cloud fleet on the same hardware: costs nothing, so a component carries only the other fleet."""
-    return replace(f, kind="cloud", currency="USD", price=0.0, pricing="on_demand", setup_fee_brl=0.0,
+    return replace(f, kind=FleetKind.CLOUD, currency=Currency.USD, price=0.0, pricing=ON_DEMAND, setup_fee_brl=0.0,
                    min_term_months=0)
 
 
@@ -167,13 +164,13 @@ def skip(ctx: Ctx, f: Fleet, role: str, reason: str) -> None:
 
 def serving_roles(ctx: Ctx, f: Fleet) -> list[str]:
     """How the serving fleet may run on this (offer, pricing): the modes the search tries."""
-    if f.kind == "dedicated":
+    if f.kind == FleetKind.DEDICATED:
         return ["dedicated"]
     if is_capacity_block(f.pricing):
         return []
-    if f.pricing.startswith("spot"):
+    if is_spot(f.pricing):
         return ["autoscaled"] if ctx.spec.spot_for_serving else []
-    if f.pricing == "on_demand":
+    if f.pricing == ON_DEMAND:
         return ["autoscaled"]
     if is_committed(f.pricing):
         term = commitment_term_months(f.pricing)
@@ -191,7 +188,3 @@ def check_resolves(ctx: Ctx, f: Fleet, role: str, opt: Option, with_training: bo
         skip(ctx, f, role, "; ".join(p.message for p in exc.problems))
         return None
 
-
-def raise_if(problems: list[Problem]) -> None:
-    if problems:
-        raise InputError(problems)

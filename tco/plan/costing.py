@@ -8,7 +8,7 @@ from dataclasses import replace
 import numpy as np
 
 from tco.costs import committed_baseline_cost, committed_schedule, yearly_factor
-from tco.domain import commitment_term_months, is_capacity_block, is_committed
+from tco.domain import CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
 from tco.engine import option_costs_for
 from tco.plan.components import (
     Comp,
@@ -22,7 +22,7 @@ from tco.plan.components import (
     training_size,
     zero_cloud,
 )
-from tco.resolve import _fleet
+from tco.resolve_fleet import fleet_of
 
 FREE_EGRESS = "none/dedicated"
 
@@ -33,10 +33,11 @@ def gross(oc) -> dict:
     return {k: oc.rows[f"l_{k}"] for k in oc.lines}
 
 
-def sums(ctx: Ctx, lines: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
+def sums(ctx: Ctx, by_line: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
     """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
-    brl = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "BRL"), np.zeros(ctx.h))
-    usd = sum((v for k, v in lines.items() if k != "taxes" and currency[k] == "USD"), np.zeros(ctx.h)) * ctx.fx
+    brl = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.BRL), np.zeros(ctx.h))
+    usd = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.USD),
+              np.zeros(ctx.h)) * ctx.fx
     return brl, usd
 
 
@@ -44,11 +45,11 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
     """A training burst on each offer: cloud on demand, spot or a capacity block; dedicated for its term."""
     out = []
     for f in fleets:
-        if f.kind == "cloud" and is_committed(f.pricing) and not is_capacity_block(f.pricing):
+        if f.kind == FleetKind.CLOUD and is_committed(f.pricing) and not is_capacity_block(f.pricing):
             continue  # a 1- or 3-year commitment for a burst is rejected by the engine
         kw = {"training_offer": f.offer_id, "egress": FREE_EGRESS, "storage_usd_per_gb_month": 0.0,
               "usd_per_hour": 1.0, "autoscale": False}
-        if f.kind == "cloud":
+        if f.kind == FleetKind.CLOUD:
             kw["training_pricing"] = f.pricing
         r = check_resolves(ctx, f, "training", _option(f, ctx, **kw), True)
         if r is None:
@@ -62,7 +63,7 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
                               ctx.rps, ctx.egress)
         notes = tuple(n.code for n in oc.notices if n.code in ("min_term_idle", "min_term_past_horizon",
                                                                   "training_past_horizon"))
-        if f.pricing.startswith("spot"):
+        if is_spot(f.pricing):
             notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
                        "and interruptions are not costed"),)
         out.append(Comp("training", f, "burst", *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
@@ -72,7 +73,7 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
 
 def _serving_option(ctx: Ctx, f, mode: str):
     kw: dict = {"autoscale": mode == "autoscaled"}
-    if f.kind == "cloud":
+    if f.kind == FleetKind.CLOUD:
         kw["pricing"] = f.pricing
     if ctx.s.training.method != "none":
         kw |= {"training_offer": f.offer_id, "training_usd_per_hour": 1.0, "training_brl_per_month": 1.0}
@@ -116,7 +117,7 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     level k of every term is costed at once; the best level of each term is kept (the terms are separable)."""
     if base is None:
         return None
-    burst = _fleet(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
+    burst = fleet_of(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
     if burst is None or burst.price_status in ("not_offered", "anomalous") or not allowed(ctx.spec, "on_demand"):
         return None
     r, oc = base
@@ -138,11 +139,11 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     committed = tuple(best)
     line, _ = committed_baseline_cost(by_hour, ctx.days, committed_schedule(committed, term, first, h), f.price,
                                       burst.price, trend)
-    lines = gross(oc) | {"inference_compute": line}
+    by_line = gross(oc) | {"inference_compute": line}
     over = (first - 1 + len(best) * term) - h
     notes = (f"the last {term}-month term runs {over} month(s) past the horizon; those months are not costed",) \
         if over > 0 and best[-1] > 0 else ()
-    return Comp("serving", f, "committed_baseline", *sums(ctx, lines, oc.currency), combos=combos,
+    return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,
                 notes=notes)
 
@@ -159,14 +160,14 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
         if isinstance(rep, str):
             continue
         kw = {"training_offer": f.offer_id, "fleet": "shared", "autoscale": False}
-        if f.kind == "cloud":
+        if f.kind == FleetKind.CLOUD:
             kw |= {"pricing": f.pricing, "training_pricing": f.pricing}
         r = check_resolves(ctx, f, "shared", _option(f, ctx, **kw), True)
         if r is None:
             continue
         tsize = training_size(ctx, f)
         oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)
-        tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == "USD" else 1.0)
+        tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == Currency.USD else 1.0)
         out.append(Comp("shared", f, "shared", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
                         taxes=tax, tax_profile=r.tax.profile_id,

@@ -39,7 +39,7 @@ def _missing(x) -> bool:
 
 def money(x: float | None, locale: str, cents: bool = True) -> str:
     """Amount in BRL with the locale's currency pattern; `cents=False` rounds to whole reais [BRL]."""
-    if _missing(x):
+    if x is None or _missing(x):
         return DASH
     if abs(x) >= HUGE:  # beyond babel's decimal precision (and any real budget): shown in scientific notation
         return f"R$ {scientific(x, locale)}"
@@ -52,7 +52,7 @@ def money(x: float | None, locale: str, cents: bool = True) -> str:
 
 def money_compact(x: float | None, locale: str) -> str:
     """Short amount for key figures: R$ 2,5 mi / R$2.5M."""
-    if _missing(x):
+    if x is None or _missing(x):
         return DASH
     from babel.numbers import format_compact_currency
 
@@ -61,7 +61,7 @@ def money_compact(x: float | None, locale: str) -> str:
 
 def number(x: float | None, locale: str, digits: int = 0) -> str:
     """Plain number with grouping and exactly `digits` decimals."""
-    if _missing(x):
+    if x is None or _missing(x):
         return DASH
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
     return format_decimal(x, format=pattern, locale=babel_locale(locale))
@@ -69,7 +69,7 @@ def number(x: float | None, locale: str, digits: int = 0) -> str:
 
 def number_short(x: float | None, locale: str, max_digits: int = 2) -> str:
     """Number with up to `max_digits` decimals, trailing zeros dropped (axis ticks, rates)."""
-    if _missing(x):
+    if x is None or _missing(x):
         return DASH
     pattern = "#,##0" + ("." + "#" * max_digits if max_digits else "")
     return format_decimal(x, format=pattern, locale=babel_locale(locale))
@@ -77,7 +77,7 @@ def number_short(x: float | None, locale: str, max_digits: int = 2) -> str:
 
 def percent(share: float | None, locale: str, digits: int = 1) -> str:
     """A 0–1 share shown as a percentage (0.34 → 34,0%)."""
-    if _missing(share):
+    if share is None or _missing(share):
         return DASH
     pattern = "#,##0" + ("." + "0" * digits if digits else "") + "%"
     return format_percent(share, format=pattern, locale=babel_locale(locale))
@@ -88,7 +88,7 @@ _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 def scientific(x: float | None, locale: str, digits: int = 2) -> str:
     """Large counts as mantissa × 10ⁿ (2,54 × 10²¹)."""
-    if _missing(x):
+    if x is None or _missing(x):
         return DASH
     if x == 0:
         return "0"
@@ -122,7 +122,7 @@ def long_date(d: _dt.date, locale: str) -> str:
 def percent_short(share: float | None, locale: str, max_digits: int = 2) -> str:
     """A 0–1 share as a percentage with up to `max_digits` decimals, none lost to rounding where they
     fit (tax rates: 0.0925 → 9,25%, 0.15 → 15%)."""
-    if _missing(share):
+    if share is None or _missing(share):
         return DASH
     pattern = "#,##0" + ("." + "#" * max_digits if max_digits else "") + "%"
     return format_percent(share, format=pattern, locale=babel_locale(locale))

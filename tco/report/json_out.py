@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict
+from typing import Any
 
 import numpy as np
 
@@ -17,6 +18,7 @@ from tco.costs import LINES
 from tco.engine import Results, rankable
 from tco.errors import InternalError
 from tco.report import notices
+from tco.domain import Currency
 
 
 def _clean(x, path: str = ""):
@@ -78,72 +80,95 @@ def _fleet_dict(f) -> dict | None:
 def _components_brl(o, res: Results) -> dict:
     """Tax component → monthly amount in BRL (the taxes line's currency converted at the month's rate)."""
     comp = o.costs.tax_components or {}
-    rate = res.fx_path if o.costs.currency["taxes"] == "USD" else 1.0
+    rate = res.fx_path if o.costs.currency["taxes"] == Currency.USD else 1.0
     return {k: np.asarray(v) * rate for k, v in comp.items()}
+
+
+def _option_dict(o, res: Results) -> dict:
+    """One option's entry of the JSON: totals, lines, taxes, offers, sizing and the monthly table."""
+    monthly = []
+    for i, month in enumerate(res.months):
+        row = {"month": month, "total_brl": float(o.total_brl[i])}
+        for k in LINES:
+            row[f"{k}_brl"] = float(o.lines_brl[k][i])
+        monthly.append(row)
+    r = o.resolved
+    c = o.costs
+    return {
+        "name": o.name,
+        "kind": o.kind,
+        "feasible": o.feasible,
+        "achieved_tokens_per_second_per_user": o.achieved_tokens_per_second_per_user,
+        "fleet": r.fleet,
+        "autoscale": r.autoscale,
+        "tco_brl": o.tco.as_dict(),
+        "npv_brl": o.npv.as_dict(),
+        "egress_brl": float(o.lines_brl["egress"].sum()),
+        "lines_brl": {k: float(v.sum()) for k, v in o.lines_brl.items()},
+        "crossover_month": o.crossover_month,
+        "cost_per_million_tokens_brl": o.cost_per_million_tokens_brl,
+        "gpu_hour_all_in_brl": o.gpu_hour_brl,
+        "tax_profile": r.tax.profile_id,
+        "tax_uplift_share": c.tax_uplift,
+        "tax_regime": r.regime,
+        "tax_currency": c.currency["taxes"],
+        "brl_tax_profile": r.brl_tax.profile_id if r.brl_tax else None,
+        "br_billing": asdict(r.billing) if r.billing else None,
+        "taxes_by_component_brl": {k: float(v.sum()) for k, v in _components_brl(o, res).items()},
+        "tax_credits_in_brl_prices_brl": float(c.brl_price_credits.sum()) if c.brl_price_credits is not None
+        else 0.0,
+        "egress_table": r.egress.egress_id,
+        "storage": {"id": r.storage_id, "usd_per_gb_month": r.storage_usd_per_gb_month, "source": r.storage_source},
+        "indexation_rate": r.indexation_rate,
+        "price_trend_rate": r.price_trend_rate,
+        "training_offer": _fleet_dict(r.training),
+        "inference_offer": _fleet_dict(r.inference),
+        "sizing": {
+            "replica": asdict(o.replica),
+            "calibration": o.replica.calibration,
+            "training": asdict(res.training_by_option[o.name]) if o.name in res.training_by_option else None,
+            "training_servers": c.training_servers,
+            "inference_servers": c.inference_servers,
+            "inference_gpus": c.inference_servers * r.inference.gpus_per_server,
+            "server_hours": c.instance_hours,
+            "training_months": c.training_months,
+        },
+        "fan_brl": o.fan_brl,
+        "probability_cheapest": o.prob_cheapest,
+        "monthly": monthly,
+    }
+
+
+def _catalog_rows(res: Results, used_gpus: list[str]) -> dict:
+    """The catalog rows the run used (GPUs, model, offers, egress, taxes, reform periods, files)."""
+    s, cat = res.scenario, res.catalog
+    rows: dict[str, Any] = {
+        "gpus": [asdict(cat.gpus[g]) for g in used_gpus],
+        "model": {"source": res.model.source, "as_of": res.model.as_of},
+        "offers": sorted({json.dumps(_fleet_dict(f), sort_keys=True) for o in res.options
+                          for f in (o.resolved.inference, o.resolved.training) if f is not None}),
+        "egress": [asdict(t) for t in sorted({o.resolved.egress.egress_id: o.resolved.egress
+                                             for o in res.options}.values(), key=lambda t: t.egress_id)],
+        "taxes": [asdict(t) for t in sorted({t.profile_id: t for o in res.options
+                                            for t in (o.resolved.tax, o.resolved.brl_tax) if t is not None
+                                            }.values(), key=lambda t: t.profile_id)],
+        "tax_reform": [asdict(p) for p in sorted({p.period_id: p for o in res.options
+                                                 for p in o.resolved.tax_periods}.values(), key=lambda p: p.start)],
+        "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
+    }
+    rows["offers"] = [json.loads(x) for x in rows["offers"]]
+    return rows
 
 
 def build(res: Results, sha256: str = "", file: str = "") -> dict:
     """The JSON document as a dict."""
     check_money(res)
     s = res.scenario
-    options = []
-    for o in res.options:
-        monthly = []
-        for i, month in enumerate(res.months):
-            row = {"month": month, "total_brl": float(o.total_brl[i])}
-            for k in LINES:
-                row[f"{k}_brl"] = float(o.lines_brl[k][i])
-            monthly.append(row)
-        r = o.resolved
-        c = o.costs
-        options.append({
-            "name": o.name,
-            "kind": o.kind,
-            "feasible": o.feasible,
-            "achieved_tokens_per_second_per_user": o.achieved_tokens_per_second_per_user,
-            "fleet": r.fleet,
-            "autoscale": r.autoscale,
-            "tco_brl": o.tco.as_dict(),
-            "npv_brl": o.npv.as_dict(),
-            "egress_brl": float(o.lines_brl["egress"].sum()),
-            "lines_brl": {k: float(v.sum()) for k, v in o.lines_brl.items()},
-            "crossover_month": o.crossover_month,
-            "cost_per_million_tokens_brl": o.cost_per_million_tokens_brl,
-            "gpu_hour_all_in_brl": o.gpu_hour_brl,
-            "tax_profile": r.tax.profile_id,
-            "tax_uplift_share": c.tax_uplift,
-            "tax_regime": r.regime,
-            "tax_currency": c.currency["taxes"],
-            "brl_tax_profile": r.brl_tax.profile_id if r.brl_tax else None,
-            "br_billing": asdict(r.billing) if r.billing else None,
-            "taxes_by_component_brl": {k: float(v.sum()) for k, v in _components_brl(o, res).items()},
-            "tax_credits_in_brl_prices_brl": float(c.brl_price_credits.sum()) if c.brl_price_credits is not None
-            else 0.0,
-            "egress_table": r.egress.egress_id,
-            "storage": {"id": r.storage_id, "usd_per_gb_month": r.storage_usd_per_gb_month, "source": r.storage_source},
-            "indexation_rate": r.indexation_rate,
-            "price_trend_rate": r.price_trend_rate,
-            "training_offer": _fleet_dict(r.training),
-            "inference_offer": _fleet_dict(r.inference),
-            "sizing": {
-                "replica": asdict(o.replica),
-                "calibration": o.replica.calibration,
-                "training": asdict(res.training_by_option[o.name]) if o.name in res.training_by_option else None,
-                "training_servers": c.training_servers,
-                "inference_servers": c.inference_servers,
-                "inference_gpus": c.inference_servers * r.inference.gpus_per_server,
-                "server_hours": c.instance_hours,
-                "training_months": c.training_months,
-            },
-            "fan_brl": o.fan_brl,
-            "probability_cheapest": o.prob_cheapest,
-            "monthly": monthly,
-        })
+    options = [_option_dict(o, res) for o in res.options]
     ranked = [o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic)]
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
-    cat = res.catalog
-    doc = {
+    doc: dict[str, Any] = {
         "tool": {"name": "tco", "version": __version__},
         "scenario": {"name": s.scenario.name, "client": s.scenario.client, "start": s.scenario.start,
                      "horizon_months": s.scenario.horizon_months, "discount_rate": s.scenario.discount_rate,
@@ -167,24 +192,10 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
                             "costs": "positive amounts", "hours_per_month_for_unit_prices": 730},
         },
-        "catalog_rows": {
-            "gpus": [asdict(cat.gpus[g]) for g in used_gpus],
-            "model": {"source": res.model.source, "as_of": res.model.as_of},
-            "offers": sorted({json.dumps(_fleet_dict(f), sort_keys=True) for o in res.options
-                              for f in (o.resolved.inference, o.resolved.training) if f is not None}),
-            "egress": [asdict(t) for t in sorted({o.resolved.egress.egress_id: o.resolved.egress
-                                                 for o in res.options}.values(), key=lambda t: t.egress_id)],
-            "taxes": [asdict(t) for t in sorted({t.profile_id: t for o in res.options
-                                                for t in (o.resolved.tax, o.resolved.brl_tax) if t is not None
-                                                }.values(), key=lambda t: t.profile_id)],
-            "tax_reform": [asdict(p) for p in sorted({p.period_id: p for o in res.options
-                                                     for p in o.resolved.tax_periods}.values(), key=lambda p: p.start)],
-            "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
-        },
+        "catalog_rows": _catalog_rows(res, used_gpus),
         "warnings": [notices.line(n, "en") for n in res.notices],
         "notices": [{"code": n.code, "option": n.option, "params": dict(n.params)} for n in res.notices],
     }
-    doc["catalog_rows"]["offers"] = [json.loads(x) for x in doc["catalog_rows"]["offers"]]
     for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest", "fx_fan",
                   "hedging", "plans"):
         if extra in res.meta:

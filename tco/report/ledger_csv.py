@@ -13,6 +13,7 @@ import csv
 import io
 
 from tco.engine import Results
+from tco.domain import CostLine
 
 COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName",
            "RegionId", "ResourceType", "ServiceCategory", "ChargeCategory", "PricingCategory", "BillingCurrency",
@@ -55,9 +56,9 @@ def render(res: Results) -> str:
     for (option, _role, line, component, month, cur, amount, qty, _unit, rate, amount_brl, provider, region, offer,
          pricing) in res.ledger.rows():
         start, end = f"{month}-01", f"{_next_month(month)}-01"
-        hours = qty if line in ("training_compute", "inference_compute") else ""
-        category = ("Credit" if component == "credits" else "Tax" if line == "taxes"
-                    else "Usage" if line != "setup" else "Purchase")
+        hours = qty if line in (CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE) else ""
+        category = ("Credit" if component == "credits" else "Tax" if line == CostLine.TAXES
+                    else "Usage" if line != CostLine.SETUP else "Purchase")
         text = [start, end, start, end, provider, region, offer, SERVICE[line], category,
                 PRICING.get(pricing, "Standard"), cur]
         w.writerow([text_cell(v) for v in text] + [amount, text_cell(option), line, rate, amount_brl, hours,

@@ -6,8 +6,8 @@ the one place that turns a notice into a sentence: the sentence is the translati
 how it is shown:
 ``int`` (grouped whole number), ``num`` (as few decimals as it needs), ``num1``/``num2`` (one or two
 decimals), ``mode`` (expert or pipeline parallel),
-``pct`` (a share as a percent), ``money`` (whole reais), ``month`` ("YYYY-MM" as month and year), ``ic`` (an interconnect id)
-or ``text`` (verbatim: offer ids, GPU names).
+``pct`` (a share as a percent), ``money`` (whole reais), ``month`` ("YYYY-MM" as month and year),
+``ic`` (an interconnect id) or ``text`` (verbatim: offer ids, GPU names).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ import re
 import sys
 
 from tco.report.i18n import t, term
+from tco.domain import FleetKind
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -53,8 +54,8 @@ def summary(res, written) -> None:
         d = o.tco
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
         cpm = o.cost_per_million_tokens_brl
-        table.add_row(str(i), plain(o.name), _brl(d.deterministic),
-                      t("best", loc) if i == 1 else "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—",
+        above = "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—"
+        table.add_row(str(i), plain(o.name), _brl(d.deterministic), t("best", loc) if i == 1 else above,
                       _brl(o.npv.deterministic), spread, _brl(float(o.lines_brl["egress"].sum())),
                       "—" if cpm is None else fmt.money(cpm, loc))
     for o in res.options:  # shown, never ranked: the speed it reaches instead of a rank
@@ -113,11 +114,12 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
             continue
-        if o.kind == "cloud":
+        if o.kind == FleetKind.CLOUD:
             for k, p in sorted(o.prices.items()):
-                price = "—" if p.usd_per_hour is None else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}"
-                table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price, term("status", p.status, loc),
-                              p.as_of)
+                price = ("—" if p.usd_per_hour is None
+                         else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}")
+                table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price,
+                              term("status", p.status, loc), p.as_of)
         else:
             table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
                           fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),

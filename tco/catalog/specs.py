@@ -1,0 +1,65 @@
+"""Loaders of the hardware and model files: gpus.csv, models.csv, interconnect.csv."""
+
+from __future__ import annotations
+
+from tco.catalog.rows import Rows, all_given
+from tco.catalog.types import Gpu, Interconnect, ModelArch
+from tco.errors import Problem
+
+
+
+def load_gpus(paths, problems):
+    out = {}
+    for p in paths:
+        r = Rows(p, ("gpu", "memory_gb", "bandwidth_tbs", "bf16_dense_tflops", "source", "as_of"))
+        for line, row in r.rows:
+            mem, bw, bf16 = (r.num(line, row, k, lo=0, hi=1e5, lo_open=True)
+                             for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
+            opt = [r.num(line, row, k, False, lo=0, hi=1e6, lo_open=True)
+                   for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs")]
+            name = r.text(line, row, "gpu")
+            if mem is None or bw is None or bf16 is None or not name:
+                continue
+            out[name] = Gpu(name, mem, bw, bf16, opt[0], opt[1], row.get("interconnect", "pcie") or "pcie",
+                            opt[2], row["source"], row["as_of"])
+        problems += r.problems
+    return out
+
+
+
+def load_models(paths, problems):
+    out = {}
+    for p in paths:
+        r = Rows(p, ("model", "params_b", "active_params_b", "layers", "kv_heads", "head_dim", "source", "as_of"))
+        for line, row in r.rows:
+            given = [r.num(line, row, k, lo=0, hi=1e5, lo_open=True) for k in ("params_b", "active_params_b")]
+            given += [r.num(line, row, k, lo=1, hi=1e5, integer=True) for k in ("layers", "kv_heads", "head_dim")]
+            ctx = r.num(line, row, "max_context_tokens", False, lo=1, hi=1e9, integer=True)
+            vals = all_given(given)
+            if vals is None or not r.text(line, row, "model"):
+                continue
+            if vals[1] > vals[0]:
+                r.problems.append(Problem(str(p), "active_params_b", f"active parameters ({vals[1]:g} B) exceed the "
+                                          f"total ({vals[0]:g} B)", line))
+                continue
+            extra = [r.num(line, row, k, False, lo=0, hi=1e7, integer=True)
+                     for k in ("hidden_size", "experts", "experts_per_token")]
+            out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
+                                          int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
+                                          row["source"], row["as_of"], *(int(x or 0) for x in extra))
+        problems += r.problems
+    return out
+
+
+
+def load_interconnect(paths, problems):
+    out = {}
+    for p in paths:
+        if not p.exists():
+            continue
+        r = Rows(p, ("key", "scale_out_gbps", "status", "source", "as_of"))
+        for line, row in r.rows:
+            out[row["key"]] = Interconnect(row["key"], r.num(line, row, "scale_out_gbps", False), row["status"],
+                                           row["source"], row["as_of"])
+        problems += r.problems
+    return out

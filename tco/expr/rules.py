@@ -1,0 +1,52 @@
+"""Rules (one monthly row each) and scalars, and ``evaluate``, which runs a list of them with numpy."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from tco.expr.base import Env, Expr, XlContext
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One monthly row: its key (= engine row = workbook row = label key), expression, unit and a sentence."""
+
+    key: str
+    expr: Expr
+    unit: str
+    doc: str
+
+    def formula(self, ctx: XlContext) -> str:
+        return "=" + self.expr.xl(ctx)
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """A value for the whole horizon, computed from inputs and whole rows (the workbook writes it once,
+    in the constants block); later rules read it as the constant ``In("c.<key>")``."""
+
+    key: str
+    expr: Expr
+    unit: str
+    doc: str
+
+    def formula(self, ctx: XlContext) -> str:
+        return "=" + self.expr.xl(ctx)
+
+
+def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Mapping[str, object], horizon: int,
+             rows: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given). A
+    ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row."""
+    env = Env(dict(inputs), horizon, dict(rows or {}))
+    env.rows.setdefault("t", env.t)
+    for rule in rules:
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            value = rule.expr.np(env)
+        if isinstance(rule, Scalar):
+            env.inputs["c." + rule.key] = float(np.asarray(value).ravel()[0])
+        env.rows[rule.key] = np.broadcast_to(np.asarray(value, dtype=float), (horizon,)).copy()
+    return env.rows

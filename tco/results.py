@@ -1,0 +1,115 @@
+"""The results of a run: one OptionResult per option (sizing, costs, totals) and the Results of the
+scenario (demand, FX path, the ledger, notices), with the rules every output ranks by."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tco import ledger as ledger_mod, sizing
+from tco.catalog import Catalog, ModelArch
+from tco.costs import OptionCosts
+from tco.domain import Dist, Notice
+from tco.errors import Problem
+from tco.resolve import ResolvedOption
+from tco.scenario import Scenario
+
+
+@dataclass(frozen=True)
+class OptionResult:
+    name: str
+    kind: str
+    """'dedicated' or 'cloud' when both fleets are of that kind, else 'hybrid'."""
+    resolved: ResolvedOption
+    costs: OptionCosts
+    replica: sizing.ReplicaSize
+    replica_candidates: list[dict]
+    """Every tensor-parallel layout tried, with all its terms (sizing.replica_terms)."""
+    lines_brl: dict[str, np.ndarray]
+    total_brl: np.ndarray
+    tco: Dist
+    npv: Dist
+    crossover_month: int | None
+    cost_per_million_tokens_brl: float | None
+    gpu_hour_brl: dict[str, dict]
+    """Per role ('inference', 'training'): offer, pricing and the all-in BRL price per GPU-hour."""
+    fan_brl: dict[str, np.ndarray] | None = None
+    """Monthly P5/P50/P95 of total cost in BRL (Monte Carlo), else None."""
+    tco_samples: np.ndarray | None = None
+    prob_cheapest: float | None = None
+    """Share of FX paths on which this option is the cheapest."""
+
+    @property
+    def feasible(self) -> bool:
+        """The replica meets the workload's targets (per-user tokens/s); an infeasible option is shown with the
+        speed it reaches but never ranked, recommended or compared."""
+        return bool(self.replica.target_met)
+
+    @property
+    def achieved_tokens_per_second_per_user(self) -> float:
+        """Decode speed each user sees on this option's replica [tokens/s]."""
+        return float(self.replica.tokens_per_second_per_user)
+
+
+def rankable(options: list[OptionResult]) -> list[OptionResult]:
+    """The options that may be ranked, recommended or used as a comparator: the feasible ones, in the order
+    given. Every ranking (terminal, JSON, workbook, proposal, break-evens, probability of being cheapest) uses this."""
+    return [o for o in options if o.feasible]
+
+
+def workload_problem(res: Results, file: str, lines: dict | None) -> Problem | None:
+    """A problem when an option costs nothing: the scenario has no workload to cost (no users or requests to
+    serve and no training), and every comparison would divide by zero."""
+    free = [o.name for o in res.options if not o.tco.deterministic > 0]
+    if not free:
+        return None
+    return Problem(file, "inference.users", f"nothing to cost: {free[0]!r} costs R$ 0 over the horizon; the scenario "
+                   "has no users or requests to serve and no training", (lines or {}).get(("inference", "users"))
+                   or (lines or {}).get(("inference",)))
+
+
+def infeasible_problem(res: Results, file: str, lines: dict | None) -> Problem | None:
+    """A problem when no option is feasible (there is nothing to recommend), naming the fastest option."""
+    if not res.options or rankable(res.options):
+        return None
+    fastest = max(res.options, key=lambda o: o.achieved_tokens_per_second_per_user)
+    target = res.scenario.inference.tokens_per_second_per_user
+    return Problem(file, "inference.tokens_per_second_per_user",
+                   f"no option meets the workload's targets ({target:g} tokens/s per user): the fastest, "
+                   f"{fastest.name!r}, reaches {fastest.achieved_tokens_per_second_per_user:.1f} tokens/s per user at "
+                   "batch 1; lower the target or add an option with faster GPUs",
+                   (lines or {}).get(("inference", "tokens_per_second_per_user")) or (lines or {}).get(("inference",)))
+
+
+@dataclass(frozen=True)
+class Results:
+    scenario: Scenario
+    months: list[str]
+    days: np.ndarray
+    fx_path: np.ndarray
+    users: np.ndarray
+    requests: np.ndarray
+    tokens: np.ndarray
+    egress_gb: np.ndarray
+    peak_rps: np.ndarray
+    hourly_rps: np.ndarray
+    """Requests per second in each hour of a typical (active) day, month × 24 [req/s]."""
+    training: sizing.TrainingSize | None
+    training_by_option: dict[str, sizing.TrainingSize]
+    options: list[OptionResult]
+    model: ModelArch
+    defaults: dict
+    catalog: Catalog
+    ledger: ledger_mod.Ledger
+    """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
+    notices: tuple[Notice, ...] = ()
+    """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
+    fx_info: dict = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+    timeline: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every row of ``tco.timeline`` (demand, FX base path, discount factors…) by rule key."""
+    source_path: str = ""
+    """The scenario file this run read (set by ``tco.api.run``)."""
+    source_sha256: str = ""
+    """Hash of that file's bytes."""

@@ -1,0 +1,97 @@
+"""The replica rules (tco.sizing_rules): every rule rendered as the Sizing sheet writes it and recalculated
+in-process by an Excel evaluator (the `formulas` package) equals its numpy value, for the toy replica in
+every layout kind; the workbook's names cover every input; a hand-worked case of the rules alone."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tco import sizing_rules
+from tco.expr import Expr, In, XlContext
+from tco.sizing_inference import Calibration, Hardware, Layout, Load, ModelSpec, inputs_of, replica_table
+
+formulas = pytest.importorskip("formulas")
+
+TOY_M = ModelSpec(params=1e9, active_params=1e9, layers=2, hidden=64, kv_heads=1, head_dim=64)
+TOY_MOE = replace(TOY_M, active_params=0.4e9, experts=8, experts_per_token=2)
+TOY_HW = Hardware(memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, link_gbs=10.0,
+                  network_gbps=100.0)
+TOY_LOAD = Load(input_tokens=1000.0, output_tokens=200.0, target_tps=20.0, ttft_seconds=0.5, max_batch=1000)
+TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0.5, step_overhead_seconds=0.001,
+                      collective_latency_seconds=1e-5)
+
+
+def _inputs_used(expr: Expr, out: set[str]) -> set[str]:
+    if isinstance(expr, In):
+        out.add(expr.name)
+    for value in vars(expr).values():
+        for item in value if isinstance(value, tuple) else (value,):
+            if isinstance(item, Expr):
+                _inputs_used(item, out)
+    return out
+
+
+def test_every_input_has_a_workbook_name_and_a_numpy_value():
+    used: set[str] = set()
+    for rule in sizing_rules.RULES:
+        _inputs_used(rule.expr, used)
+    assert used <= set(sizing_rules.INPUTS)
+    assert set(sizing_rules.INPUTS) <= set(inputs_of(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF))
+
+
+def _excel(rule, inputs: dict, row_values: dict) -> float:
+    """One rule's formula with every input and every other row in a cell of its own, evaluated as Excel."""
+    names = {n: f"IN{i}" for i, n in enumerate(sorted(inputs), start=1)}
+    keys = {k: i for i, k in enumerate(sorted(row_values), start=10)}
+    ctx = XlContext(col="F", prev=None, row_of=lambda key: keys[key], name_of=lambda n: names[n])
+    cells = {names[n]: float(v) for n, v in inputs.items()} | {f"F{keys[k]}": float(v) for k, v in row_values.items()}
+    func = formulas.Parser().ast(rule.formula(ctx))[1].compile()
+    out = func(*(cells[name.replace("$", "")] for name in func.inputs))
+    return float(np.asarray(out, dtype=object).ravel()[0])
+
+
+@pytest.mark.parametrize("model,lay", [(TOY_M, Layout(1)), (TOY_M, Layout(2)), (TOY_M, Layout(4, 2, "pp")),
+                                       (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1))])
+def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
+    v = replica_table([lay], model, TOY_HW, TOY_LOAD, TOY_EFF)[0]
+    inputs = inputs_of(model, TOY_HW, TOY_LOAD, TOY_EFF)
+    rows = {k: (1.0 if v[k] is True else 0.0 if v[k] is False else v[k]) for k in v
+            if isinstance(v[k], (int, float)) and k not in ("link_gbs", "network_gbps")}
+    rows["ep"] = float(lay.mode == "ep")
+    rows["bound"] = 1.0 + sizing_rules.BOUND_TERMS.index(v["bound"])
+    for rule in sizing_rules.RULES:
+        assert _excel(rule, inputs, rows) == pytest.approx(rows[rule.key], rel=1e-12, abs=1e-15), rule.key
+
+
+def test_rules_alone_by_hand():
+    # TP 1 of the toy: b_mem = floor((9e9 − 2e9) / (512 × 1,100)) = 12,428; a = 2e9 / 5e10 + 1 ms = 0.041 s;
+    # s = 512 × 1,100 / 5e10 + FLOPs/token / 5e13; the tokens/s target 20 gives b = floor((1/20 − a) / s) = 35
+    flops_tok = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000
+    slope = 512 * 1100 / 5e10 + flops_tok / 5e13
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
+    assert v["b_mem"] == math.floor(7e9 / (512 * 1100)) == 12_428
+    assert v["a1"] == pytest.approx(0.041, rel=1e-12)
+    assert v["slope"] == pytest.approx(slope, rel=1e-12)
+    assert v["batch"] == math.floor((1 / 20 - 0.041) / slope) == 35
+    assert v["cycle"] == pytest.approx(0.041 + 35 * slope, rel=1e-12)
+    assert v["tps_met"] and v["ttft_met"] and v["bound"] == "latency-bandwidth"
+
+
+def test_without_targets_the_batch_fills_memory_and_the_bound_says_so():
+    # no tokens/s and no TTFT target (0 in the rules): 1/0 is infinite, so memory or the cap decides
+    load = replace(TOY_LOAD, target_tps=None, ttft_seconds=None, max_batch=100)
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]
+    assert v["batch"] == 100 and v["bound"] == "max-batch" and v["met"]
+    v = replica_table([Layout(1)], TOY_M, replace(TOY_HW, memory_gb=3.0), replace(load, max_batch=10_000), TOY_EFF)[0]
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+
+
+def test_one_evaluation_over_layouts_equals_one_per_layout():
+    lays = [Layout(1), Layout(2), Layout(4), Layout(4, 2, "pp")]
+    together = replica_table(lays, TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
+    for lay, v in zip(lays, together):
+        assert replica_table([lay], TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)[0] == v
