@@ -149,8 +149,10 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        proposal.write(res, doc, tmp / f"{stem}.pdf",
-                       attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        from tco.report import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
+
+        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
 
 
 def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str, scenario_path: str) -> list[Path]:
@@ -181,7 +183,7 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
             raise KeyboardInterrupt
         with _sigint_deferred():  # all files are moved in, or (on a kill) as few renames as possible are lost
             written = []
-            for fmt in FORMATS:  # the order of the formats, not of the file system
+            for fmt in (*FORMATS, "notes.txt"):  # the order of the formats, not of the file system
                 f = tmp / f"{stem}.{fmt}"
                 if f.exists():
                     dest = out_dir / f.name

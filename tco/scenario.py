@@ -272,6 +272,9 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 class Option(Frozen):
     name: Name
     """Label of the deployment option (plain text, up to 200 characters)."""
+    label: Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_plain(_CONTROL)),
+                     AfterValidator(_visible)] | None = None
+    """Short name the proposal shows (up to 40 characters; default: the name)."""
     inference_offer: Id
     """Catalog offer that serves inference (cloud 'aws/us-east-1/p5en.48xlarge' or dedicated 'br-dedicated/sp/…')."""
     training_offer: Id | None = None
@@ -374,6 +377,9 @@ class Plan(Frozen):
     """Plans listed per provider (the best and its runners-up)."""
 
 
+from tco.scenario_proposal import Proposal  # noqa: E402  (uses Frozen, Name… above)
+
+
 class Scenario(Frozen):
     scenario: ScenarioInfo
     model: ModelSpec
@@ -383,6 +389,8 @@ class Scenario(Frozen):
     options: list[Option] = Field(min_length=1)
     plan: Plan | None = None
     """Plan search (`python -m tco plan`, and the `plans` key of `run`); absent = the defaults."""
+    proposal: Proposal | None = None
+    """Commercial terms of the PDF proposal (`tco.scenario_proposal`); absent = an estimate from the results."""
 
     @model_validator(mode="after")
     def _cross(self):
