@@ -132,7 +132,7 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "theme": theme,
         "created": doc_date.isoformat(),
         "cover": {
-            "scenario": v.name, "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
+            "scenario": _no_widow(v.name), "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
             "number": t("pv_number_version", loc, number=p.number, version=p.version) if p is not None and p.number
             else "",
             "prepared_by": ", ".join(x for x in (v.prepared_by, theme["provider"].get("name")) if x) or "—",
@@ -144,7 +144,7 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         },
         "summary": body.summary(v, loc),
         "offer": offer.offer(v, sc, doc_date, theme, loc),
-        "comparison": body.comparison(v, ours, palette, loc),
+        "comparison": body.comparison(v, ours, loc),
         "risks": body.risks(v, ours, sc, loc),
         "case": body.case(v, ours, sc, loc),
         "steps": offer.next_steps(v, sc, doc_date, theme, loc),
@@ -158,10 +158,19 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "notes": sc.scenario.notes,
     }
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
-    for c in (out["comparison"]["chart"], out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
+    for c in (out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
         if c:
             c["svg"] = Markup(c["svg"])
     return out
+
+
+def _no_widow(title: str) -> str:
+    """The title with its last short words (up to 14 characters) bound by no-break spaces: no widow on the cover."""
+    words = title.split(" ")
+    tail = [words.pop()]
+    while words and len(" ".join(tail)) + len(words[-1]) < 14:
+        tail.insert(0, words.pop())
+    return " ".join(words + ["\u00a0".join(tail)]) if words else title
 
 
 def _attachment_label(p: Path, loc: str) -> str:

@@ -91,9 +91,7 @@ def competitors(v, ours) -> list:
     return [p for p in v.plans if p.provider != "hybrid" and p.serving_kind == "cloud"]
 
 
-def comparison(v, ours, palette, loc: str) -> dict:
-    from tco.report import charts
-
+def comparison(v, ours, loc: str) -> dict:
     plans = competitors(v, ours)
     rows = [[t("pv_our_offer", loc), ours.label, money(ours.tco_brl, loc), "—"]]
     rows += [[provider_name(p.provider, loc), plan_name(p, loc), money(p.tco_brl, loc),
@@ -107,12 +105,8 @@ def comparison(v, ours, palette, loc: str) -> dict:
                            cmp=multiple(best.tco_brl, ours.tco_brl, loc), months=v.horizon_months))
     else:
         sentences.append(t("pv_c_no_plans", loc))
-    names = [ours.label] + [provider_name(p.provider, loc) for p in plans]
-    svg = charts.tco_bars(names, [ours.tco_brl] + [p.tco_brl for p in plans], None, loc,
-                          lambda key: t("chart_money_axis", loc, unit=t(key, loc)).strip(), "", palette)
-    cash = _yearly(v, ours, loc)
     return {"sentences": sentences, "table": table(head, rows, num=(2, 3), highlight=(0,), name=1),
-            "chart": {"title": t("pv_c_chart", loc, months=v.horizon_months), "svg": svg}, "cash": cash}
+            "cash": _yearly(v, ours, loc)}
 
 
 def _yearly(v, ours, loc: str) -> dict:

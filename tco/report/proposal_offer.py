@@ -68,7 +68,14 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     return {"option": o.label if o else None, "table": table(head, rows, num=(1, 2, 3, 4), name=0, foot=foot),
             "terms": terms, "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
             "none": None if items else t("pv_no_dedicated", loc), "included": _included(p, o, loc),
-            "need": p.client_need if p is not None else ""}
+            "need": p.client_need if p is not None else "", "outside": _outside(o, loc)}
+
+
+def _outside(o, loc: str) -> list[str]:
+    """The offered option's cloud fleets: in its total cost, but bought from the cloud provider, not offered here."""
+    if o is None:
+        return []
+    return [t("pv_offer_outside", loc, what=fleet_name(f, loc)) for f in o.fleets() if f.kind != "dedicated"]
 
 
 def valid_until(p, doc_date: _dt.date) -> _dt.date:
