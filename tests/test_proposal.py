@@ -34,8 +34,12 @@ def _norm(s: str) -> str:
 
 def _page_texts(pdf: Path) -> list[str]:
     """pdftotext of each page, whitespace collapsed."""
-    out = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
+    out = subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True).stdout
     return [_norm(p) for p in out.split("\f")][:-1] if out.endswith("\f") else [_norm(p) for p in out.split("\f")]
+
+
+def _text(pdf: Path) -> str:
+    return " ".join(_page_texts(pdf))
 
 
 def _with_locale(res, loc: str):
@@ -346,6 +350,7 @@ def hostile(tmp_path_factory):
     src = (ROOT / "scenarios" / "assistant_8b_l4.toml").read_text(encoding="utf-8")
     src = re.sub(r'^client = .*$', f"client = '{HOSTILE_CLIENT}'", src, count=1, flags=re.M)
     src = re.sub(r'^name = .*$', f"name = '{HOSTILE_NAME}'", src, count=1, flags=re.M)
+    src = re.sub(r"^label = .*\n", "", src, flags=re.M)  # options shown by name
     src = src.replace('name = "AWS São Paulo — g6.xlarge (L4)"', f"name = '{HOSTILE_OPTION}'")
     path = tmp_path_factory.mktemp("hostile") / "hostile.toml"
     path.write_text(src, encoding="utf-8")
@@ -364,7 +369,7 @@ def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
     text = _text(pdf)
     assert HOSTILE_CLIENT in text
     assert HOSTILE_NAME in text
-    assert _norm(HOSTILE_OPTION) in text
+    assert re.sub(r"\s", "", HOSTILE_OPTION) in re.sub(r"\s", "", text)  # wrapped in a narrow column
     assert fetcher.refused == []
     base = TEMPLATES.resolve().as_uri() + "/"
     assert all(u.startswith(base) for u in fetcher.requested)
