@@ -246,7 +246,7 @@ def test_offer_from_written_items_by_hand(results):
     expected_month = 4 * 15300
     expected_setup = 4 * 1530
     assert _norm(out["table"]["foot"][3]) == _norm(fmt.money(expected_month, "pt-BR", False)) == "R$ 61.200"
-    assert _norm(out["table"]["foot"][4]) == "R$ 6.120"
+    assert _norm(out["table"]["foot"][4]) == _norm(fmt.money(expected_setup, "pt-BR", False)) == "R$ 6.120"
     terms = dict(out["terms"])
     assert "março" in terms[t("pv_t_adjust", "pt-BR")] and terms[t("pv_t_term", "pt-BR")] == "12 meses"
     assert terms[t("pv_t_validity", "pt-BR")] == "30 de dezembro de 2026"

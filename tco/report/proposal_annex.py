@@ -31,7 +31,8 @@ def sizing(v, loc: str) -> dict:
     head = [t("pv_a_option", loc), t("pv_a_serving", loc), t("pv_a_servers", loc), t("pv_a_gpus", loc),
             t("pv_a_training", loc), t("pv_a_gpu_hours", loc, months=v.horizon_months)]
     intro = t("pv_a_sizing_intro", loc, users0=fmt.number(v.users_first, loc), users1=fmt.number(v.users_last, loc),
-              tokens=fmt.scientific(v.total_tokens, loc), rps=fmt.number_short(v.peak_rps, loc, 1))
+              tokens=fmt.scientific(v.total_tokens, loc), rps=fmt.number_short(v.peak_rps, loc, 1),
+              redundancy=_label_or(f"redundancy_{v.redundancy}", loc, v.redundancy))
     return {"intro": intro, "table": table(head, rows, num=(2, 3, 5), name=0)}
 
 

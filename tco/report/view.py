@@ -132,6 +132,8 @@ class View:
     peak_rps: float
     users_first: float
     users_last: float
+    redundancy: str
+    """The serving fleet's spare replicas ('none', 'n+1')."""
     meta: Mapping[str, object]
     """The analyses (breakevens, sensitivity, decomposition, hedging…) as the engine wrote them."""
 
@@ -212,4 +214,5 @@ def build(res) -> View:
         ranked=ranked, plans=_plans(res.meta.get("plans")), notices=tuple(res.notices),
         total_tokens=float(np.sum(res.tokens)), peak_rps=float(np.max(res.peak_rps)) if len(res.peak_rps) else 0.0,
         users_first=float(users[start]) if len(users) else 0.0, users_last=float(users[-1]) if len(users) else 0.0,
+        redundancy=s.inference.redundancy,
         meta=dict(res.meta))
