@@ -33,7 +33,11 @@ def sizing(v, loc: str) -> dict:
     intro = t("pv_a_sizing_intro", loc, users0=fmt.number(v.users_first, loc), users1=fmt.number(v.users_last, loc),
               tokens=fmt.scientific(v.total_tokens, loc), rps=fmt.number_short(v.peak_rps, loc, 1),
               redundancy=_label_or(f"redundancy_{v.redundancy}", loc, v.redundancy))
-    return {"intro": intro, "table": table(head, rows, num=(2, 3, 5), name=0)}
+    out = [t("d_infeasible_item", loc, name=o.label, tps=fmt.number(o.tokens_per_second_per_user, loc, 1))
+           for o in v.options if not o.feasible]
+    note = t("d_infeasible", loc, target=fmt.number_short(v.target_tokens_per_second_per_user, loc),
+             options="; ".join(out)) if out else None
+    return {"intro": intro, "table": table(head, rows, num=(2, 3, 5), name=0), "infeasible": note}
 
 
 def fx(v, palette, loc: str) -> dict:

@@ -79,6 +79,8 @@ class OptionView:
     tax_currency: str
     indexation_rate: float
     prob_cheapest: float | None
+    tokens_per_second_per_user: float
+    """Decode speed each user sees on this option's replica [tokens/s]."""
     fan_brl: Mapping[str, tuple[float, ...]] | None = None
     """Monthly P5/P50/P95 of the total cost [BRL] (Monte Carlo), else None."""
 
@@ -133,6 +135,7 @@ class View:
     users_first: float
     users_last: float
     redundancy: str
+    target_tokens_per_second_per_user: float
     """The serving fleet's spare replicas ('none', 'n+1')."""
     meta: Mapping[str, object]
     """The analyses (breakevens, sensitivity, decomposition, hedging…) as the engine wrote them."""
@@ -182,6 +185,7 @@ def _option(o, labels: Mapping[str, str | None]) -> OptionView:
         training_servers=int(np.max(c.training_servers)) if len(c.training_servers) else 0,
         tax_uplift_share=float(c.tax_uplift), tax_currency=c.currency["taxes"],
         indexation_rate=float(r.indexation_rate), prob_cheapest=o.prob_cheapest,
+        tokens_per_second_per_user=float(o.achieved_tokens_per_second_per_user),
         fan_brl={k: tuple(float(x) for x in v) for k, v in o.fan_brl.items()} if o.fan_brl is not None else None)
 
 
@@ -214,5 +218,5 @@ def build(res) -> View:
         ranked=ranked, plans=_plans(res.meta.get("plans")), notices=tuple(res.notices),
         total_tokens=float(np.sum(res.tokens)), peak_rps=float(np.max(res.peak_rps)) if len(res.peak_rps) else 0.0,
         users_first=float(users[start]) if len(users) else 0.0, users_last=float(users[-1]) if len(users) else 0.0,
-        redundancy=s.inference.redundancy,
+        redundancy=s.inference.redundancy, target_tokens_per_second_per_user=s.inference.tokens_per_second_per_user,
         meta=dict(res.meta))
