@@ -26,6 +26,7 @@ from pydantic import (
 
 from tco.errors import InputError, Problem
 from tco.scenario_messages import duplicate_names, key_lines, problems_from
+from tco.scenario_proposal import Proposal
 
 # Sane upper bounds: far beyond any real workload, low enough that the arithmetic stays finite.
 MAX_USERS = 1e10
@@ -375,9 +376,6 @@ class Plan(Frozen):
     """Refuse a search larger than this many candidate plans (narrow providers or gpus instead)."""
     show: int = Field(3, ge=1, le=50)
     """Plans listed per provider (the best and its runners-up)."""
-
-
-from tco.scenario_proposal import Proposal  # noqa: E402  (uses Frozen, Name… above)
 
 
 class Scenario(Frozen):

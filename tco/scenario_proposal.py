@@ -29,12 +29,38 @@ strict types, unknown keys refused, errors naming file, line and key (`tco.scena
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
-from tco.scenario import Frozen, Line, Name, Text  # imported by tco.scenario after these are defined
+# The base types of tco.scenario, restated here so the two modules do not import each other (tco.scenario
+# imports this one); tests/test_proposal.py checks the rules agree (strict, no unknown keys, no control characters).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _plain(pattern: re.Pattern):
+    def check(v: str) -> str:
+        m = pattern.search(v)
+        if m:
+            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
+                             "here; write plain text")
+        if pattern is _CONTROL and not v.strip() and v:
+            raise ValueError("must contain a visible character, not only spaces")
+        return v
+    return check
+
+
+Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_plain(_CONTROL))]
+Line = Annotated[str, Field(max_length=200), AfterValidator(_plain(_CONTROL))]
+Text = Annotated[str, Field(max_length=5000), AfterValidator(_plain(_CONTROL_TEXT))]
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
+                              allow_inf_nan=False)
 
 Day = Annotated[date, Field(strict=False)]
 """A day, written as a TOML date (2026-11-30) or text ("2026-11-30")."""
@@ -47,7 +73,9 @@ class Person(Frozen):
     role: Line = ""
     """Title (e.g. "Gerente de contas")."""
     email: Line = ""
+    """E-mail address."""
     phone: Line = ""
+    """Telephone."""
 
 
 class Item(Frozen):
@@ -74,9 +102,13 @@ class Step(Frozen):
 
 class Included(Frozen):
     hardware: Line = ""
+    """The servers and GPUs (absent: the offered fleet in plain words)."""
     network: Line = ""
+    """Network included (ports, bandwidth, public IPs)."""
     storage: Line = ""
+    """Storage included."""
     management: Line = ""
+    """Management included (operating system, monitoring, patching)."""
     support_hours: Line = ""
     """E.g. "24×7, em português"."""
     sla_share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
@@ -93,6 +125,7 @@ class Proposal(Frozen):
     number: Line = ""
     """Proposal number (e.g. "NE-2026-0142")."""
     version: int = Field(1, ge=1, le=999)
+    """Version of the proposal (1 for the first)."""
     date: Day | None = None
     """The document's date. Absent: the first day of the scenario's start month (never today's date)."""
     valid_until: Day | None = None
@@ -110,10 +143,13 @@ class Proposal(Frozen):
     adjustment_month: int | None = Field(None, ge=1, le=12)
     """Month of the year the adjustment applies (absent: each contract anniversary)."""
     payment_terms: Line = ""
+    """How and when the client pays (absent: monthly, in reais, against invoice)."""
     taxes_included: bool = True
     """True: the monthly fees include the taxes on the invoice (NFS-e)."""
     included: Included = Field(default_factory=Included)
+    """What the service includes (`[proposal.included]`); only the keys written are shown."""
     next_steps: list[Step] = Field(default_factory=list, max_length=10)
+    """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
     client_need: Text = ""
     """One sentence: what the client needs, in the client's words."""
     attach_scenario_comments: bool = False

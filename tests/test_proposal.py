@@ -497,3 +497,14 @@ def test_tax_rates_keep_their_digits():
     assert fmt.percent_short(0.029, "en") == "2.9%"
 
 
+
+
+def test_proposal_schema_keeps_the_scenario_rules():
+    """tco.scenario_proposal restates tco.scenario's base types (no import circle): the same rules."""
+    from tco import scenario, scenario_proposal
+
+    assert scenario_proposal._CONTROL.pattern == scenario._CONTROL.pattern
+    assert scenario_proposal._CONTROL_TEXT.pattern == scenario._CONTROL_TEXT.pattern
+    assert scenario_proposal.Frozen.model_config == scenario.Frozen.model_config
+    with pytest.raises(InputError, match="control character"):
+        load_text(_seed_text(PROPOSAL.replace('number = "NE-1"', 'number = "NE\\u0007"')), "s.toml")
