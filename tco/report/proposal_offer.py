@@ -99,7 +99,7 @@ def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]
     number = (p.number if p is not None else "") or "—"
     version = p.version if p is not None else 1
     return [
-        (t("pv_t_number", loc), t("pv_number_version", loc, number=number, version=version)),
+        (t("pv_t_number", loc), t("pv_number_version", loc, number=number, version=version) if number != "—" else "—"),
         (t("pv_t_term", loc), t("pv_months", loc, n=term) if term else "—"),
         (t("pv_t_adjust", loc), adjust),
         (t("pv_t_taxes", loc), t("pv_taxes_in" if taxes else "pv_taxes_out", loc)),
