@@ -120,7 +120,8 @@ def _yearly(v, ours, loc: str) -> dict:
     rows.append([t("pv_total", loc)] + [money(o.tco_brl, loc) for o in cols])
     return {"table": table([t("pv_y_year", loc)] + [o.label for o in cols], rows, num=tuple(range(1, len(cols) + 1)),
                            highlight=(len(rows) - 1,), name=0),
-            "note": t("pv_y_note", loc) if cloud is not None else None}
+            "note": t("pv_y_note", loc, first=unit_price(v.fx_path[0], loc), last=unit_price(v.fx_path[-1], loc))
+            if cloud is not None and v.fx_path else None}
 
 
 def risks(v, ours, scenario, loc: str) -> dict:

@@ -34,6 +34,7 @@ def _derived_items(o, loc: str) -> list[dict]:
         if f is None or f.kind != "dedicated" or (role == "training" and o.fleet == "shared"):
             continue
         qty = o.training_servers if role == "training" else o.peak_servers
+        role = "shared" if o.fleet == "shared" else role  # one fleet trains, then serves
         out.append({"description": t(f"pv_item_{role}", loc, what=fleet_name(f, loc)), "quantity": max(qty, 1),
                     "brl_per_month": f.price, "setup_brl": f.setup_fee_brl, "firm": f.status == "quote",
                     "min_term": f.min_term_months})
