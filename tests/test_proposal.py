@@ -508,3 +508,25 @@ def test_proposal_schema_keeps_the_scenario_rules():
     assert scenario_proposal.Frozen.model_config == scenario.Frozen.model_config
     with pytest.raises(InputError, match="control character"):
         load_text(_seed_text(PROPOSAL.replace('number = "NE-1"', 'number = "NE\\u0007"')), "s.toml")
+
+
+def test_attached_workbook_dates_are_the_documents(tmp_path):
+    """openpyxl stamps the workbook with the clock: the attached copy carries the document date instead."""
+    import zipfile
+
+    def book(name: str, when: str) -> Path:
+        f = tmp_path / name
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_DEFLATED) as z:
+            z.writestr("xl/workbook.xml", "<workbook/>")
+            z.writestr("docProps/core.xml", f'<cp:coreProperties><dcterms:created xsi:type="dcterms:W3CDTF">{when}'
+                                            f'</dcterms:created><dcterms:modified xsi:type="dcterms:W3CDTF">{when}'
+                                            "</dcterms:modified></cp:coreProperties>")
+        return f
+
+    stamp = dt.datetime(2027, 3, 1, tzinfo=dt.timezone.utc)
+    a = proposal.workbook_bytes(book("a.xlsx", "2026-11-30T19:56:28Z"), stamp)
+    b = proposal.workbook_bytes(book("b.xlsx", "2026-12-01T08:00:00Z"), stamp)
+    assert a == b
+    with zipfile.ZipFile(__import__("io").BytesIO(a)) as z:
+        core = z.read("docProps/core.xml").decode()
+        assert core.count("2027-03-01T00:00:00Z") == 2 and z.read("xl/workbook.xml") == b"<workbook/>"
