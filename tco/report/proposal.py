@@ -224,7 +224,7 @@ def _attachment_bytes(p: Path, keep_comments: bool, stamp: _dt.datetime) -> byte
     return p.read_bytes()
 
 
-def render(res, attachments: list[Path] = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
+def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
     """The PDF as bytes, the same bytes on every run: every date in it (cover, metadata, attachments) is the
     document date (`[proposal].date`, else the scenario's start month). `fetcher` defaults to a fresh
     templates-only fetcher (pass one to inspect it)."""
@@ -246,6 +246,6 @@ def render(res, attachments: list[Path] = (), *, fetcher=None, templates: Path =
         attachments=files, pdf_variant="pdf/a-3b")
 
 
-def write(res, path: Path, attachments: list[Path] = ()) -> None:
+def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:
     """Write the proposal PDF to `path`, with the scenario file and workbook (when present) attached."""
     Path(path).write_bytes(render(res, attachments))

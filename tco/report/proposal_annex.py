@@ -13,7 +13,8 @@ from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.proposal_body import MONTE_CARLO, counterpart
 from tco.report.proposal_sources import _as_of, _short_source
-from tco.report.proposal_words import fleet_name, _label_or, money, pricing_name, table, unit_price, usd
+from tco.report.proposal_words import _label_or, fleet_name, money, pricing_name, table, unit_price, usd
+from tco.report.view import FleetView
 
 GLOSSARY = ("tco", "pv", "gpu_hour", "fleet", "p5", "forward", "breakeven", "taxes", "adjust", "tokens", "sizing")
 
@@ -99,7 +100,8 @@ def sensitivity(v, palette, loc: str) -> dict | None:
 
 
 def sources(v, res, loc: str) -> dict:
-    seen, rows = {}, []
+    seen: dict[tuple[str, str], FleetView] = {}
+    rows = []
     for o in v.ranked_options:
         for f in o.fleets():
             seen.setdefault((f.offer, f.pricing), f)

@@ -152,9 +152,7 @@ class View:
         return tuple(self.option(n) for n in self.ranked)
 
 
-def _fleet(f) -> FleetView | None:
-    if f is None:
-        return None
+def _fleet(f) -> FleetView:
     return FleetView(f.offer_id, f.kind, f.offer_id.split("/")[0], f.gpu.gpu, int(f.gpus_per_server), float(f.price),
                      f.price_unit, f.currency, f.pricing, float(f.setup_fee_brl or 0.0), int(f.min_term_months or 0),
                      f.price_status or "", f.price_source or "", str(f.price_as_of or ""))
@@ -179,7 +177,7 @@ def _option(o, labels: Mapping[str, str | None]) -> OptionView:
         monthly_brl=tuple(float(x) for x in o.total_brl), yearly_brl=yearly(o.total_brl),
         cost_per_million_tokens_brl=o.cost_per_million_tokens_brl,
         gpu_hour_brl={k: float(v["brl_per_gpu_hour"]) for k, v in o.gpu_hour_brl.items()},
-        inference=_fleet(r.inference), training=_fleet(r.training),
+        inference=_fleet(r.inference), training=_fleet(r.training) if r.training is not None else None,
         peak_servers=int(np.max(c.inference_servers)) if len(c.inference_servers) else 0,
         inference_gpu_hours=float(inf_h * r.inference.gpus_per_server), training_gpu_hours=float(train_h * tr_gpus),
         training_servers=int(np.max(c.training_servers)) if len(c.training_servers) else 0,
