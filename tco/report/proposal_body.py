@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from tco.report import fmt
 from tco.report.i18n import t
-from tco.report.proposal_words import (fleet_name, money, multiple, plan_name, pricing_name, provider_name, table,
+from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name, table,
                                        unit_price, usd)
 
 MONTE_CARLO = ("gbm", "bootstrap")
@@ -139,7 +139,7 @@ def risks(v, ours, scenario, loc: str) -> dict:
         rows.append([t("pv_r_failure", loc), t("pv_r_failure_i", loc),
                      t("pv_r_failure_m_" + ("n1" if red != "none" else "none"), loc)
                      + (" " + t("pv_r_sla", loc, sla=sla) if sla else "")])
-        rows.append([t("pv_r_ageing", loc), t("pv_r_ageing_i", loc, gpu=fleet_name(f, loc), months=v.horizon_months),
+        rows.append([t("pv_r_ageing", loc), t("pv_r_ageing_i", loc, gpu=gpu_name(f.gpu), months=v.horizon_months),
                      t("pv_r_ageing_m", loc, term=term)])
     other = counterpart(v, ours)
     if other is not None and other.kind == "cloud" and v.fx_model in MONTE_CARLO and other.p95_brl:
