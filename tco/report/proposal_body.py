@@ -24,13 +24,20 @@ def counterpart(v, ours):
 
 
 def _commitment(o, loc: str) -> str:
-    """What choosing `o` commits the client to, in plain words."""
+    """What choosing `o` commits the client to, in plain words: the serving fleet, and a separate dedicated
+    training cluster's minimum term (paid even when the job ends sooner)."""
     f = o.inference
     if f.kind == "dedicated":
-        return t("pv_commit_dedicated", loc, n=o.peak_servers, what=fleet_name(f, loc), term=f.min_term_months or 1)
-    if f.pricing in ("on_demand", "spot"):
-        return t("pv_commit_none", loc)
-    return t("pv_commit_cloud", loc, pricing=pricing_name(f.pricing, loc))
+        out = t("pv_commit_dedicated", loc, n=o.peak_servers, what=fleet_name(f, loc), term=f.min_term_months or 1)
+    elif f.pricing in ("on_demand", "spot"):
+        out = t("pv_commit_none", loc)
+    else:
+        out = t("pv_commit_cloud", loc, pricing=pricing_name(f.pricing, loc))
+    tr = o.training
+    if tr is not None and tr.kind == "dedicated" and o.fleet == "separate":
+        out += " " + t("pv_commit_training", loc, n=o.training_servers, what=fleet_name(tr, loc),
+                       term=tr.min_term_months or 1)
+    return out
 
 
 def summary(v, loc: str) -> dict:
