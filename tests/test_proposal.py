@@ -530,3 +530,23 @@ def test_attached_workbook_dates_are_the_documents(tmp_path):
     with zipfile.ZipFile(__import__("io").BytesIO(a)) as z:
         core = z.read("docProps/core.xml").decode()
         assert core.count("2027-03-01T00:00:00Z") == 2 and z.read("xl/workbook.xml") == b"<workbook/>"
+
+
+@needs_poppler
+@pytest.mark.parametrize("case", CASES)
+def test_client_options_footer_and_every_tco_in_whole_reais(rendered, case):
+    """Client, scenario, every ranked option (by its label) with its TCO in whole reais, the page footer and
+    dates in the locale (kept from the first proposal's test, for the new layout)."""
+    loc = case.split(":")[1]
+    res = rendered[case]["res"]
+    pages = _page_texts(rendered[case]["pdf"])
+    text = " ".join(pages)
+    v = view.build(res)
+    assert _norm(v.client) in text and _norm(v.name).split()[0] in text
+    for o in v.ranked_options:
+        assert _norm(o.label) in text, o.label
+        assert _norm(fmt.money(o.tco_brl, loc, False)) in text, o.label
+    assert f"{t('page', loc)} 2 {t('page_of', loc)} {len(pages)}" in text
+    assert _norm(fmt.month_year(v.months[0], loc)) in text
+    cents = r"R\$ ?\d{1,3}(\.\d{3})+,\d\d" if loc == "pt-BR" else r"R\$ ?\d{1,3}(,\d{3})+\.\d\d"
+    assert re.search(cents, " ".join(_body(pages, loc))) is None  # amounts in whole reais; unit prices may have cents
