@@ -33,13 +33,13 @@ def bench(path: Path, repeat: int) -> dict:
     from tco import analysis
 
     res = analysis.enrich(res)  # as `python -m tco run` does: break-evens, sensitivity, decomposition
-    doc = json_out.build(res, sha, str(path))
+    json_out.build(res, sha, str(path))  # the JSON is written on every run too
     engine = time.perf_counter() - t0
     ctx_t, html_t, pdf_t, total_t, pages, size = [], [], [], [], 0, 0
     theme = proposal.load_theme()
     for _ in range(repeat):
         a = time.perf_counter()
-        ctx = proposal.context(res, doc, [path], theme)
+        ctx = proposal.context(res, [path], theme)
         b = time.perf_counter()
         html = proposal.render_html(ctx)
         c = time.perf_counter()
@@ -47,7 +47,7 @@ def bench(path: Path, repeat: int) -> dict:
                         url_fetcher=proposal.templates_only_fetcher()).render()
         document.write_pdf()
         d = time.perf_counter()
-        pdf2 = proposal.render(res, doc, [path])  # the public path end to end, attachments included
+        pdf2 = proposal.render(res, [path])  # the public path end to end, attachments included
         e = time.perf_counter()
         ctx_t.append(b - a)
         html_t.append(c - b)

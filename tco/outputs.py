@@ -230,8 +230,10 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        proposal.write(res, doc, tmp / f"{stem}.pdf",
-                       attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        from tco.report import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
+
+        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
 
 
 def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str, scenario_path: str) -> list[Path]:
@@ -260,7 +262,8 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         _render(res, doc, tmp, stem, formats, scenario_path)
         if interrupted():
             raise KeyboardInterrupt
-        names = [f"{stem}.{fmt}" for fmt in FORMATS if (tmp / f"{stem}.{fmt}").exists()]  # the formats' order
+        names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes
+                 if (tmp / f"{stem}.{fmt}").exists()]
         with _sigint_deferred():  # all files are moved in; a kill after the commit point is finished by the next run
             return _publish(tmp, out_dir, names)
     except BaseException:

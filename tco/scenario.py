@@ -26,6 +26,7 @@ from pydantic import (
 
 from tco.errors import InputError, Problem
 from tco.scenario_messages import duplicate_names, key_lines, problems_from
+from tco.scenario_proposal import Proposal
 
 # Sane upper bounds: far beyond any real workload, low enough that the arithmetic stays finite.
 MAX_USERS = 1e10
@@ -272,6 +273,9 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 class Option(Frozen):
     name: Name
     """Label of the deployment option (plain text, up to 200 characters)."""
+    label: Annotated[str, Field(min_length=1, max_length=40), AfterValidator(_plain(_CONTROL)),
+                     AfterValidator(_visible)] | None = None
+    """Short name the proposal shows (up to 40 characters; default: the name)."""
     inference_offer: Id
     """Catalog offer that serves inference (cloud 'aws/us-east-1/p5en.48xlarge' or dedicated 'br-dedicated/sp/…')."""
     training_offer: Id | None = None
@@ -383,6 +387,8 @@ class Scenario(Frozen):
     options: list[Option] = Field(min_length=1)
     plan: Plan | None = None
     """Plan search (`python -m tco plan`, and the `plans` key of `run`); absent = the defaults."""
+    proposal: Proposal | None = None
+    """Commercial terms of the PDF proposal (`tco.scenario_proposal`); absent = an estimate from the results."""
 
     @model_validator(mode="after")
     def _cross(self):

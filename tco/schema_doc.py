@@ -11,13 +11,16 @@ from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
 from tco import scenario as sc
+from tco import scenario_proposal as scp
 
 SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[training]", sc.Training),
             ("[inference]", sc.Inference), ("inference.users (growth: linear)", sc.LinearGrowth),
             ("inference.users (growth: compound)", sc.CompoundGrowth),
             ("inference.users (growth: logistic)", sc.LogisticGrowth), ("inference.users (growth: list)", sc.ListGrowth),
             ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option),
-            ("[plan] (optional: the plan search)", sc.Plan))
+            ("[plan] (optional: the plan search)", sc.Plan),
+            ("[proposal] (optional: the offer's commercial terms)", scp.Proposal), ("proposal.owner, proposal.signatory", scp.Person),
+            ("[[proposal.items]]", scp.Item), ("[proposal.included]", scp.Included), ("[[proposal.next_steps]]", scp.Step))
 
 
 def _type(ann) -> str:

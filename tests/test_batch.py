@@ -40,7 +40,7 @@ def test_good_and_broken_in_one_batch(tmp_path, capsys):
     pdf = (out / "assistant_8b_l4.pdf").read_bytes()
     assert pdf.startswith(b"%PDF") and pdf.rstrip().endswith(b"%%EOF")
     assert not (out / "broken.json").exists()
-    assert sorted(p.name for p in out.iterdir()) == [f"assistant_8b_l4.{x}" for x in ("csv", "json", "pdf", "xlsx")]
+    assert sorted(p.name for p in out.iterdir()) == [f"assistant_8b_l4.{x}" for x in ("csv", "json", "notes.txt", "pdf", "xlsx")]
     text = capsys.readouterr().out
     assert "broken.toml" in text and "bad input" in text and "TOML syntax error" in text
     assert "2 scenarios: 1 ok, 1 failed" in text

@@ -1,16 +1,17 @@
-"""The PDF proposal sales attaches: Jinja2 templates in templates/, rendered by WeasyPrint.
+"""The PDF proposal sales sends: Jinja2 templates in templates/, rendered by WeasyPrint.
 
-    write(res, doc, path, attachments)   Results + JSON doc → output/<scenario>.pdf
+    write(res, path, attachments)   Results → output/<scenario>.pdf
 
-The renderer never recomputes the model: totals, percentiles, sizing and sources come from the
-engine's Results and the JSON document built from them. What it does compute is presentation —
-rankings, savings and shares between totals already computed, cumulative sums for a chart, and
-every string in the scenario's locale (`fmt`, `i18n`) — so the templates hold no arithmetic.
+A body of at most six pages a CFO reads (cover; recommendation and the bridge from price per GPU-hour to
+TCO; the offer and its conditions; the comparison with each competitor's best plan; risks and the case
+beyond cost; next steps and signatures), then the technical annex. The sections read the typed view of
+the results (`tco.report.view`), never the JSON; they compute presentation only, so the templates hold no
+arithmetic. The commercial terms come from the scenario's `[proposal]` section (`tco.scenario_proposal`).
+The engine's notices go to the seller (`notes_txt`), not into this document.
 
-Branding comes from templates/theme.toml (provider name, logo, colours, contact); a scenario
-`[proposal]` section may override it once the schema has one. Safety: Jinja2 autoescapes every
-value, charts are SVG whose text matplotlib escapes, and `TemplatesOnlyFetcher` serves files
-under templates/ only, refusing every other file, http(s) and data: URL.
+Reproducible: every date (cover, PDF metadata, attachments) is the document date, so two runs give the
+same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
+SVG whose text matplotlib escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
 """
 
 from __future__ import annotations
@@ -23,17 +24,14 @@ import tomllib
 from pathlib import Path
 
 
+from tco import __version__
 from tco.report import charts, fmt
 from tco.report.i18n import labels, language, locale_of, t
-from tco.report.proposal_sections import (  # noqa: F401  (the sections of the proposal)
-    GLOSSARY, _attachment_label, _breakevens, _egress, _fleets, _fx, _lines, _options, _other_breakevens, _sensitivity,
-    _sources, _summary, _workload,
-)
+from tco.report.proposal_words import document_date
 
 LOG = logging.getLogger(__name__)
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 """The templates folder: proposal.html.j2, proposal.css, theme.toml, logo, fonts/."""
-MONTE_CARLO = ("gbm", "bootstrap")
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
 DEFAULT_COLORS = {"primary": "#1f3b63", "accent": "#e07b39", "text": "#1d1d1f", "muted": "#5f6670", "rule": "#c9ced6",
                   "shade": "#eef2f7"}
@@ -110,66 +108,82 @@ def _localised(theme: dict, loc: str) -> dict:
     return out
 
 
-def context(res, doc: dict, attachments: list[Path], theme: dict, today: _dt.date | None = None) -> dict:
-    """Everything the template shows, as formatted strings, tables and SVG charts."""
+def context(res, attachments: list[Path], theme: dict) -> dict:
+    """Everything the template shows, as formatted strings, tables and SVG charts (read from the typed view)."""
     from markupsafe import Markup
 
-    today = today or _dt.date.today()
-    loc = doc["scenario"].get("locale") or "pt-BR"
+    from tco.report import proposal_annex as annex
+    from tco.report import proposal_body as body
+    from tco.report import proposal_offer as offer
+    from tco.report import view as view_mod
+
+    v = view_mod.build(res)
+    loc = v.locale or "pt-BR"
+    sc = res.scenario
     palette = theme["colors"]["palette"]
-    # the engine's ranking (feasible options only, engine.rankable): the others are named in the disclaimers
-    by_name = {o["name"]: o for o in doc["options"]}
-    ranked = [by_name[n] for n in doc["ranking"]]
-    prob = {o.name: o.prob_cheapest for o in res.options}
-    has_usd = res.ledger.has_usd()
-    sc = doc["scenario"]
     theme = _localised(theme, loc)
     contact = theme.get("contact", {})
-    months = doc["demand"]["months"]
-    s = res.scenario.scenario
-    ctx = {"prob": prob, "palette": palette}
+    doc_date = document_date(sc)
+    ours = offer.offered(v) or v.recommended
+    p = sc.proposal
     out = {
         "lang": locale_of(loc),
         "t": labels(loc),
         "theme": theme,
+        "created": doc_date.isoformat(),
         "cover": {
-            "scenario": sc["name"], "client": sc["client"] or "—", "date": fmt.long_date(today, loc),
-            "prepared_by": ", ".join(x for x in (s.prepared_by, theme["provider"].get("name")) if x) or "—",
-            "horizon": t("cover_horizon_value", loc, months=sc["horizon_months"], start=fmt.month_year(months[0], loc),
-                         end=fmt.month_year(months[-1], loc)),
-            "contact": [v for v in (contact.get("person"), contact.get("email"), contact.get("phone"),
-                                    contact.get("website")) if v],
-            "confidential": t("confidential", loc, client=sc["client"] or sc["name"]),
+            "scenario": _no_widow(v.name), "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
+            "number": t("pv_number_version", loc, number=p.number, version=p.version) if p is not None and p.number
+            else "",
+            "prepared_by": ", ".join(x for x in (v.prepared_by, theme["provider"].get("name")) if x) or "—",
+            "horizon": t("cover_horizon_value", loc, months=v.horizon_months, start=fmt.month_year(v.months[0], loc),
+                         end=fmt.month_year(v.months[-1], loc)),
+            "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
+                                    contact.get("website")) if x],
+            "confidential": t("confidential", loc, client=v.client or v.name),
         },
-        "summary": _summary(ctx, ranked, doc, loc, has_usd),
-        "workload": _workload(res, doc, ranked, loc, palette),
-        "options": _options(res, ranked, loc, palette),
-        "lines": _lines(res, ranked, loc, palette),
-        "fx": _fx(res, doc, ranked, loc, palette, has_usd, prob),
-        "breakevens": _breakevens(doc, loc) if has_usd else None,
-        "other_breakevens": _other_breakevens(doc, loc),
-        "sensitivity": _sensitivity(doc, loc, palette),
-        "egress": _egress(doc, ranked, loc),
-        "fleets": _fleets(doc, ranked, loc),
-        "sources": _sources(res, doc, ranked, loc, attachments, today),
-        "glossary": [(t(f"g_{k}", loc), t(f"g_{k}_def", loc)) for k in GLOSSARY],
-        "notes": s.notes,
+        "summary": body.summary(v, loc),
+        "offer": offer.offer(v, sc, doc_date, theme, loc),
+        "comparison": body.comparison(v, ours, loc),
+        "risks": body.risks(v, ours, sc, loc),
+        "case": body.case(v, ours, sc, loc),
+        "steps": offer.next_steps(v, sc, doc_date, theme, loc),
+        "sizing": annex.sizing(v, loc),
+        "fx": annex.fx(v, palette, loc),
+        "sensitivity": annex.sensitivity(v, palette, loc),
+        "sources": annex.sources(v, res, loc),
+        "glossary": annex.glossary(loc),
+        "attached": "; ".join(f"{_attachment_label(a, loc)}: {a.name}" for a in attachments),
+        "tool": f"tco {__version__}",
+        "notes": sc.scenario.notes,
     }
-    estimates = sorted({x["offer"] for x in doc["catalog_rows"]["offers"]
-                        if x["status"] in ("estimate", "illustrative_estimate")})
-    infeasible = [t("d_infeasible_item", loc, name=o["name"], tps=fmt.number(o["achieved_tokens_per_second_per_user"], loc, 1))
-                  for o in doc["options"] if not o.get("feasible", True)]
-    out["disclaimers"] = ([t("d_infeasible", loc, target=fmt.number(res.scenario.inference.tokens_per_second_per_user, loc),
-                             options="; ".join(infeasible))] if infeasible else []) + (
-        [t("d_estimate", loc, offers=", ".join(estimates))] if estimates else []) + [
-        t(k, loc) for k in ("d_not_offer", "d_fx", "d_taxes", "d_sizing")]
     # charts are SVG written by matplotlib (text escaped there): the only markup passed through
-    for c in [out["workload"]["users_chart"], out["options"]["chart"], out["fx"]["chart"], *out["lines"]["charts"],
-              out["fx"]["rate_chart"],
-              out["summary"]["chart"], (out["sensitivity"] or {}).get("chart")]:
+    for c in (out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
         if c:
             c["svg"] = Markup(c["svg"])
     return out
+
+
+def _no_widow(title: str) -> str:
+    """The title with its last short words (up to 14 characters) bound by no-break spaces: no widow on the cover."""
+    words = title.split(" ")
+    tail = [words.pop()]
+    while words and len(" ".join(tail)) + len(words[-1]) < 14:
+        tail.insert(0, words.pop())
+    return " ".join(words + ["\u00a0".join(tail)]) if words else title
+
+
+def _attachment_label(p: Path, loc: str) -> str:
+    return t({".toml": "attach_scenario", ".xlsx": "attach_workbook"}.get(p.suffix, "attach_other"), loc)
+
+
+def scenario_bytes(path: Path, keep_comments: bool) -> bytes:
+    """The scenario file as attached: without its comment lines (whole-line `#` comments) unless asked."""
+    data = Path(path).read_bytes()
+    if keep_comments:
+        return data
+    lines = data.decode("utf-8").splitlines(keepends=True)
+    return "".join(x for x in lines if not x.lstrip().startswith("#")).encode("utf-8")
 
 
 def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
@@ -179,23 +193,59 @@ def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
     return env.get_template("proposal.html.j2").render(**ctx)
 
 
-def render(res, doc: dict, attachments: list[Path] = (), *, fetcher=None, templates: Path = TEMPLATES,
-           today: _dt.date | None = None) -> bytes:
-    """The PDF as bytes. `fetcher` defaults to a fresh templates-only fetcher (pass one to inspect it)."""
+_CORE_DATE = re.compile(rb"(<dcterms:(?:created|modified)[^>]*>)[^<]*(</dcterms:)")
+
+
+def workbook_bytes(path: Path, stamp: _dt.datetime) -> bytes:
+    """The workbook as attached: its document dates (docProps/core.xml, written at the clock's time) set to the
+    proposal's date, every other byte of every part kept, so the PDF that embeds it is the same on every run."""
+    import io
+    import zipfile
+
+    out = io.BytesIO()
+    when = stamp.strftime("%Y-%m-%dT%H:%M:%SZ").encode()
+    with zipfile.ZipFile(Path(path)) as src, zipfile.ZipFile(out, "w") as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "docProps/core.xml":
+                data = _CORE_DATE.sub(lambda m: m.group(1) + when + m.group(2), data)
+            dst.writestr(info, data, compress_type=info.compress_type)
+    return out.getvalue()
+
+
+def _attachment_bytes(p: Path, keep_comments: bool, stamp: _dt.datetime) -> bytes:
+    if p.suffix == ".toml":
+        return scenario_bytes(p, keep_comments)
+    if p.suffix == ".xlsx":
+        try:
+            return workbook_bytes(p, stamp)
+        except Exception:  # not a zip (a stand-in file): attached as it is
+            return p.read_bytes()
+    return p.read_bytes()
+
+
+def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
+    """The PDF as bytes, the same bytes on every run: every date in it (cover, metadata, attachments) is the
+    document date (`[proposal].date`, else the scenario's start month). `fetcher` defaults to a fresh
+    templates-only fetcher (pass one to inspect it)."""
     from weasyprint import HTML, Attachment
 
     theme = load_theme(templates / "theme.toml")
     attachments = [Path(p) for p in attachments if p and Path(p).is_file()]
-    html = render_html(context(res, doc, attachments, theme, today), templates)
+    html = render_html(context(res, attachments, theme), templates)
     fetcher = fetcher or templates_only_fetcher(templates)
-    loc = doc["scenario"].get("locale") or "pt-BR"
-    files = [Attachment(string=p.read_bytes(), name=p.name, description=_attachment_label(p, loc),
-                        url_fetcher=fetcher) for p in attachments]
+    sc = res.scenario
+    loc = sc.scenario.locale or "pt-BR"
+    stamp = _dt.datetime.combine(document_date(sc), _dt.time(), tzinfo=_dt.timezone.utc)
+    keep = bool(sc.proposal and sc.proposal.attach_scenario_comments)
+    files = [Attachment(string=_attachment_bytes(p, keep, stamp), name=p.name,
+                        description=_attachment_label(p, loc), url_fetcher=fetcher, created=stamp, modified=stamp)
+             for p in attachments]
     # PDF/A-3b: the archival variant that allows embedded files (scenario, workbook)
     return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
         attachments=files, pdf_variant="pdf/a-3b")
 
 
-def write(res, doc: dict, path: Path, attachments: list[Path] = ()) -> None:
+def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:
     """Write the proposal PDF to `path`, with the scenario file and workbook (when present) attached."""
-    Path(path).write_bytes(render(res, doc, attachments))
+    Path(path).write_bytes(render(res, attachments))
