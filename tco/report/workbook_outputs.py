@@ -27,6 +27,18 @@ def ranks_among(options) -> list[int | None]:
     return [1 + sum(1 for w in vals if w < o.tco.deterministic) if o.feasible else None for o in options]
 
 
+def sort_order(options) -> list[int]:
+    """Place (1-based) of each option in the sorted ranking: feasible options by TCO, ties in scenario order, then
+    the infeasible ones in scenario order (Comparison's order column computes the same by formula)."""
+    feasible = [j for j, o in enumerate(options) if o.feasible]
+    ranked = sorted(feasible, key=lambda j: options[j].tco.deterministic) + [j for j, o in enumerate(options)
+                                                                             if not o.feasible]
+    place = [0] * len(options)
+    for k, j in enumerate(ranked, start=1):
+        place[j] = k
+    return place
+
+
 def write_comparison(book: Book, res) -> None:
     sheet = book.sheets["comparison"]
     ws = book.wb.get_worksheet_by_name(sheet)
@@ -35,11 +47,11 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(0, 0, 6)
     ws.set_column(1, 1, 46)
     ws.set_column(2, 2, 38)
-    ws.set_column(3, 13, 17)
+    ws.set_column(3, 14, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
     heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
-             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco")]
+             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco"), t("cmp_order")]
     for c, hd in enumerate(heads):
         ws.write_string(2, c, hd, book.fmt("head"))
     ws.freeze_panes(3, 2)
@@ -51,6 +63,7 @@ def write_comparison(book: Book, res) -> None:
     best = min(tcos) if tcos else float("nan")
     tco_rng = f"$N${r0 + 1}:$N${r0 + n}"
     tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
+    order = sort_order(res.options)
     for j, o in enumerate(res.options):
         i, r = j + 1, r0 + j
         ws.write_number(r, 0, i, book.fmt("calc_int"))
@@ -73,6 +86,11 @@ def write_comparison(book: Book, res) -> None:
         for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
             ws.write_number(r, c, num(v), book.fmt("eng_brl"))
         ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+        # the place of the option in the sorted ranking, ties in scenario order, infeasible options last (the
+        # Summary lists the options by this order with INDEX/MATCH, so it reorders when the leader changes)
+        x, so_far = r + 1, f"N${r0 + 1}:N{r + 1}"
+        ws.write_formula(r, 14, f"=IF(ISNUMBER(N{x}),RANK(N{x},{tco_rng},1)+COUNTIF({so_far},N{x})-1,"
+                         f"COUNT({tco_rng})+COUNTA({so_far})-COUNT({so_far}))", book.fmt("calc_int"), order[j])
     book.rows["cmp_first"] = r0
     ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
                     f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
