@@ -11,7 +11,7 @@ included). Two options tie where these lines cross:
 
     m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
 
-(valid when positive); ``tco.analysis.fx_breakevens`` uses the same k* against the cheapest dedicated option.
+(valid when above MIN_MULTIPLE); ``tco.analysis.fx_breakevens`` uses the same k* against the cheapest dedicated option.
 The leader changes at the crossing nearest to 1 on each side.
 """
 
@@ -23,6 +23,11 @@ from tco.costs import LINES
 from tco.report.workbook_book import Book, abs_cell, num, qs, row_range
 
 
+MIN_MULTIPLE = 0.001
+"""Smallest multiple counted as a break-even: below it two options differ only by rounding in what the prices
+leave (two offers with the same non-price costs "tie" at a price of zero), which is no break-even at all."""
+
+
 def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
     """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
 
@@ -32,7 +37,7 @@ def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float)
     if part_j == part_lead:
         return None
     m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
-    return m if m > 0 else None
+    return m if m > MIN_MULTIPLE else None
 
 
 def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
@@ -44,7 +49,7 @@ def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) ->
     if usd_j == usd_lead:
         return None
     k = (brl_lead - brl_j) / (usd_j - usd_lead)
-    return k if k > 0 else None
+    return k if k > MIN_MULTIPLE else None
 
 
 def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
@@ -112,7 +117,7 @@ def usd_lines(o) -> list[str]:
 COLS = ("be_usd_part", "be_brl_part", "be_cloud_part", "be_ded_part", "be_fx_k", "be_fx_rate", "be_cloud_m",
         "be_trial_cloud_tco", "be_trial_fx_tco", "be_fx_below", "be_fx_above", "be_cloud_below", "be_cloud_above")
 """Heads of columns E … Q (A option, B #, C kind, D TCO of a feasible option)."""
-SUMMARY = ("be_leader", "be_leader_pos", "be_fx_down", "be_fx_down_rate", "be_fx_up", "be_fx_up_rate", "be_cloud_down",
+SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up", "be_fx_up_rate", "be_cloud_down",
            "be_cloud_up", "be_trial_cloud", "be_gap_cloud", "be_trial_fx", "be_gap_fx")
 """Cells of the summary under the table, column B, one a row, each with a defined name."""
 
@@ -158,12 +163,12 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
                              book.fmt("fin_kbrl"), num(v[kind][j]))
         skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={pos})"
         k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
-        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>0,{k},"")))', book.fmt("fin_mult"),
+        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))', book.fmt("fin_mult"),
                          _blank(v["k"][j]))
         ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*in_usdbrl,"")', book.fmt("fin_rate"),
                          _blank(v["k"][j], res.scenario.fx.usdbrl))
         m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
-        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>0,{m},"")))', book.fmt("fin_mult"),
+        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))', book.fmt("fin_mult"),
                          _blank(v["m"][j]))
         ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
                          num(v["tco"][j]) if other else "")
@@ -225,6 +230,7 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
     formulas = {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),
         "be_leader_pos": (f"=MATCH(MIN({rng['D']}),{rng['D']},0)", (lead or 0) + 1, "calc_int"),
+        "be_min_multiple": (None, MIN_MULTIPLE, "calc_num4"),
         "be_fx_down": (f'=IF(COUNT({rng["N"]})=0,"",MAX({rng["N"]}))', _blank(b["fx_down"]), "fin_mult"),
         "be_fx_down_rate": (rate("be_fx_down"), _blank(b["fx_down"], s), "fin_rate"),
         "be_fx_up": (f'=IF(COUNT({rng["O"]})=0,"",MIN({rng["O"]}))', _blank(b["fx_up"]), "fin_mult"),
