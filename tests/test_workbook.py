@@ -490,7 +490,7 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
     found = {v: 0 for v in evil}
     for ws in wb.worksheets:
         # the only links are the Index's, each to a sheet of this file (a location, no address)
-        links = ws._hyperlinks
+        links = [c.hyperlink for row in ws.iter_rows() for c in row if c.hyperlink is not None] + list(ws._hyperlinks)
         if ws.title in ("Index", "Índice"):
             assert links and all(h.target is None and h.location.endswith("!A1") for h in links)
         else:
@@ -565,3 +565,27 @@ def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalcula
     before = runs[stem][3]
     assert any(abs(a["tco_brl"]["deterministic"] - b["tco_brl"]["deterministic"]) > 1.0
                for a, b in zip(doc["options"], before["options"])), "the change should move some TCO"
+
+
+# ---------------------------------------------------------------------------------------------
+# finance views (tests/test_workbook_finance.py holds the rest)
+
+
+@pytest.mark.parametrize("stem", ["seed_70b_h200", "pretrain_burst"])
+def test_live_tornado_rows_equal_the_engines_reruns(runs, written, stem):
+    """USD/BRL, cloud and dedicated prices move the TCO along straight lines: their tornado rows are formulas of
+    the Finance sheet, and give what the engine got by re-running the model at each end of the range."""
+    doc = runs[stem][3]
+    wb = openpyxl.load_workbook(written[stem], data_only=True)
+    formulas = openpyxl.load_workbook(written[stem])
+    sheet = "Sensibilidade" if "Sensibilidade" in wb.sheetnames else "Sensitivity"
+    engine = [row for b in doc["sensitivity"].values() if isinstance(b, dict) for row in b.get("rows", [])
+              if row["input"] in ("usdbrl", "cloud_price", "dedicated_price")]
+    live = [r[0].row for r in formulas[sheet].iter_rows() if isinstance(r[5].value, str) and r[5].value.startswith("=E")]
+    assert len(live) >= 3
+    for n in live:
+        low, low_diff, high_diff = (wb[sheet].cell(n, c).value for c in (3, 6, 7))
+        same = [row for row in engine if row["low"] == low
+                and row["low_diff_brl"] == pytest.approx(low_diff, rel=1e-9, abs=0.01)
+                and row["high_diff_brl"] == pytest.approx(high_diff, rel=1e-9, abs=0.01)]
+        assert same, (sheet, n, low_diff, high_diff)

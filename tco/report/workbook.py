@@ -69,7 +69,7 @@ def write(res, doc: dict, path: Path) -> None:
         write_plans(book, res, plans, Path(doc.get("scenario", {}).get("file") or "FILE").name)
     write_fx_risk(book, res)
     if doc.get("sensitivity"):
-        write_sensitivity(book, doc["sensitivity"])
+        write_sensitivity(book, doc["sensitivity"], res)
     _checks(book, res)
     _summary(book, res, doc)
     write_index(book, res, keys)

@@ -145,6 +145,7 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
 
     v = _values(res)
     lead, feas = v["lead"], v["feas"]
+    book.outputs["be_first"] = (qs(sheet), first + 1)  # 1-based row of option 1 (the tornado's live rows read it)
     cmp_ = qs(book.sheets["comparison"])
     c0 = book.rows["cmp_first"] + 1
     for j, o in enumerate(opts):
