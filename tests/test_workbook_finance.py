@@ -311,3 +311,32 @@ def test_moving_the_dollar_past_the_break_even_changes_the_leader(recalculated, 
     wb = openpyxl.load_workbook(recalculated["fx_past"], data_only=True)
     assert _ranking(wb)[0][1] == expected
     assert named_values(wb, "be_leader") == [expected]
+
+
+def test_stale_banners_and_spot_follow_the_names_the_checks_and_levers_define(tmp_path):
+    """Engine-value blocks get a banner tied to the Checks' "inputs changed" flag, and the break-even USD/BRL reads
+    the USD/BRL lever, where the workbook defines them (the Checks and Inputs sheets do)."""
+    import xlsxwriter
+
+    from tco.report.workbook_book import Book, make_formats
+    from tco.report.workbook_breakeven import spot
+    from tco.report.workbook_print import stale_banners
+
+    f = tmp_path / "b.xlsx"
+    wb = xlsxwriter.Workbook(str(f))
+    book = Book(wb, "pt-BR", 12)
+    book.fmts = make_formats(wb)
+    for k, name in (("comparison", "Comparação"), ("fx", "Risco cambial"), ("checks", "Verificações")):
+        book.sheets[k] = name
+        wb.add_worksheet(name)
+    keys = ["comparison", "fx", "checks"]
+    assert stale_banners(book, keys) == 0 and spot(book) == "in_usdbrl"
+    book.name("chk_inputs_changed", "'Verificações'!$A$1")
+    book.name("lv_fx", "'Verificações'!$A$2")
+    assert stale_banners(book, keys) == 2 and spot(book) == "in_usdbrl*lv_fx"
+    wb.close()
+    got = openpyxl.load_workbook(f)
+    cell = got["Risco cambial"]["A3"]
+    assert cell.data_type == "f" and cell.value.startswith('=IF(chk_inputs_changed,"Valores do motor')
+    assert got["Comparação"]["I2"].value.startswith("=IF(chk_inputs_changed,")
+    assert openpyxl.load_workbook(f, data_only=True)["Risco cambial"]["A3"].value in ("", None)

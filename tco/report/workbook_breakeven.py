@@ -166,7 +166,7 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
         k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
         ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))', book.fmt("fin_mult"),
                          _blank(v["k"][j]))
-        ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*in_usdbrl,"")', book.fmt("fin_rate"),
+        ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
                          _blank(v["k"][j], res.scenario.fx.usdbrl))
         m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
         ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))', book.fmt("fin_mult"),
@@ -182,6 +182,17 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
                              book.fmt("fin_mult"), val if ok else "")
     _summary_cells(book, res, ws, sheet, s0, rng, cell, v)
     return s0 + 2 + len(SUMMARY) + 2
+
+
+def defined(book: Book, name: str) -> bool:
+    """Whether the workbook defines `name` (written so far)."""
+    return any(d[0] == name for d in getattr(book.wb, "defined_names", []))
+
+
+def spot(book: Book) -> str:
+    """The spot USD/BRL the Timeline's path starts from: the input, times the USD/BRL lever where the Inputs have
+    one (``lv_fx``, 1 as generated)."""
+    return "in_usdbrl*lv_fx" if defined(book, "lv_fx") else "in_usdbrl"
 
 
 def _blank(x, scale: float = 1.0):
@@ -226,7 +237,7 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
     pos = cell["be_leader_pos"]
 
     def rate(mult):
-        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*in_usdbrl,"")'
+        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
 
     formulas = {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),

@@ -36,9 +36,34 @@ def unlock_inputs(book: Book) -> None:
             f.set_locked(False)
 
 
+STALE_AT = {"comparison": (1, 8), "fx": (2, 0), "sensitivity": (2, 0), "plans": (2, 0)}
+"""Cell (0-based row, column) of each sheet with engine values where the stale banner goes."""
+
+
+def stale_banners(book: Book, keys: list[str]) -> int:
+    """Above every block of engine values (Monte Carlo, tornado, plan search): a banner that reads "engine values:
+    the inputs have changed since" when the Checks sheet's flag ``chk_inputs_changed`` is set (blank as generated).
+    Written only where the Checks sheet defines the flag. Returns the number of banners."""
+    from tco.report.workbook_breakeven import defined
+
+    if not defined(book, "chk_inputs_changed"):
+        return 0
+    text = book.t("stale_banner").replace('"', "'")
+    fmt = book.wb.add_format({"bold": True, "font_color": "#C00000", "font_size": 9})
+    n = 0
+    for k in keys:
+        if k in STALE_AT:
+            r, c = STALE_AT[k]
+            book.wb.get_worksheet_by_name(book.sheets[k]).write_formula(r, c, f'=IF(chk_inputs_changed,"{text}","")',
+                                                                        fmt, "")
+            n += 1
+    return n
+
+
 def finish(book: Book, res, keys: list[str]) -> None:
-    """Print setup, outline and protection of the sheets `keys` (book.sheets keys)."""
+    """Stale banners, print setup, outline and protection of the sheets `keys` (book.sheets keys)."""
     t = book.t
+    stale_banners(book, keys)
     scenario = header_text(res.scenario.scenario.name)
     header = f"&L&\"-,Bold\"&A&R{scenario}"
     footer = f"&Ltco {header_text(__version__)}&R{header_text(t('page'))} &P {header_text(t('page_of'))} &N"

@@ -166,7 +166,8 @@ def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
     def rng(c: str) -> str:
         return f"{cmp_}${c}${c0}:${c}${c0 + n - 1}"
 
-    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco"), t("col_npv"), t("col_vs_best"), "#")):
+    kbrl = f" ({t('fin_kbrl')})"
+    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco") + kbrl, t("col_npv") + kbrl, t("col_vs_best"), "#")):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     rank_of = ranks_among(res.options)
@@ -178,8 +179,8 @@ def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
         ws.write_formula(r, 5, f"=MATCH({k},{rng('O')},0)", book.fmt("small"), j + 1)
         ws.write_formula(r, 0, f"=INDEX({rng('F')},F{x})", book.fmt("calc_int"), rank_of[j] if o.feasible else t("infeasible"))
         ws.write_formula(r, 1, f"=INDEX({rng('B')},F{x})", book.fmt("text"), o.name)
-        ws.write_formula(r, 2, f"=INDEX({rng('D')},F{x})", book.fmt("calc_brl"), num(o.tco.deterministic))
-        ws.write_formula(r, 3, f"=INDEX({rng('E')},F{x})", book.fmt("calc_brl"), num(o.npv.deterministic))
+        ws.write_formula(r, 2, f"=INDEX({rng('D')},F{x})", book.fmt("fin_kbrl"), num(o.tco.deterministic))
+        ws.write_formula(r, 3, f"=INDEX({rng('E')},F{x})", book.fmt("fin_kbrl"), num(o.npv.deterministic))
         ws.write_formula(r, 4, f"=INDEX({rng('G')},F{x})", book.fmt("calc_pct"),
                          (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible else infeasible_text(book, o))
         r += 1
