@@ -91,11 +91,12 @@ def _month_sheet(book: Book, ws, key: str) -> None:
     ws.repeat_rows(0, 2)
     ws.set_print_scale(55)
     ws.set_v_pagebreaks([FIRST_COL + 12 * y for y in range(1, -(-h // 12))])
-    for c in range(FIRST_COL, FIRST_COL + h):
-        info = ws.col_info.get(c)
-        width = info.width if info is not None else None
-        fmt = info.column_format if info is not None else None
-        ws.set_column(c, c, width, fmt, {"level": 1})
+    # one range for the months (column by column, LibreOffice prints each grouped column on a page of its own);
+    # the months share the width and format the sheet gave its first month
+    # (XlsxWriter keeps a column's width in pixels)
+    info = ws.col_info.get(FIRST_COL)
+    ws.set_column_pixels(FIRST_COL, FIRST_COL + h - 1, info.width if info else None,
+                         info.column_format if info else None, {"level": 1})
     hourly = _hourly_rows(book, key)
     for r in hourly:
         ws.set_row(r, None, None, {"level": 1})

@@ -21,7 +21,7 @@ def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
     sheet = book.sheets["summary"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
-    ws.set_column(0, 0, 34)
+    ws.set_column(0, 0, 50)
     ws.set_column(1, 1, 50)
     ws.set_column(2, 4, 16)
     ws.set_column(5, 5, 6)
