@@ -13,6 +13,8 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_workbook import SOFFICE, named_cells, named_values, recalculate, set_input
 
 from tco import api
@@ -20,7 +22,8 @@ from tco.analysis import _scaled_prices
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
 from tco.report.workbook_breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
-from tco.report.workbook_finance import calendar_years, contract_years, gpu_hours, per_unit, yearly
+from tco.report.workbook_finance import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
+                                        per_unit, yearly)
 from tco.report.workbook_print import header_text
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -74,6 +77,45 @@ def test_gpu_hours_of_one_eight_gpu_server_all_horizon(seed):
     assert gpu_hours(o) == pytest.approx(days * 24 * 8)
     tco = o.tco.deterministic
     assert per_unit(tco, gpu_hours(o)) == pytest.approx(tco / (1096 * 24 * 8))
+
+
+def test_committed_amounts_of_the_seed_by_hand(seed):
+    """A 12-month minimum term on one 8x H200 server: 12 monthly payments; a shared fleet is one contract."""
+    _, res, _ = seed
+    by_name = {o.name: o for o in res.options}
+    shared = by_name["Dedicado BR — 8x H200"]
+    (role, _, lines, term, start), = commitments(shared, 1, 2)
+    monthly = float(shared.lines_brl["training_compute"][0])  # month 1: training on the one server
+    assert float(shared.lines_brl["inference_compute"][1]) == pytest.approx(monthly)  # month 2 on: serving on it
+    assert (role, lines, term, start) == ("shared", ["training_compute", "inference_compute"], 12, 1)
+    assert committed_amount(shared, lines, start, term) == pytest.approx(12 * monthly)
+    separate = by_name["Dedicado BR — 8x H200 (frotas separadas)"]
+    rows = commitments(separate, 1, 2)
+    assert [(r[0], r[3], r[4]) for r in rows] == [("training", 12, 1), ("inference", 3, 2)]
+    train = float(separate.lines_brl["training_compute"][0])
+    assert committed_amount(separate, ["training_compute"], 1, 12) == pytest.approx(12 * train)  # the idle cluster
+    on_demand = by_name["AWS us-east-1 — p5en (H200)"]
+    assert commitments(on_demand, 1, 2) == []
+    sp = by_name["AWS us-east-1 — p5en (H200), Savings Plan 3 anos"]
+    assert [(r[0], r[3]) for r in commitments(sp, 1, 2)] == [("inference", 36)]  # the plan's 3 years
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), st.integers(1, 12))
+def test_yearly_sums_keep_the_total(amounts, first_month):
+    months = [f"{2027 + (first_month - 1 + m) // 12}-{(first_month - 1 + m) % 12 + 1:02d}" for m in range(len(amounts))]
+    by_contract, by_calendar = yearly(amounts, months)
+    assert sum(by_contract) == pytest.approx(sum(amounts)) and sum(by_calendar) == pytest.approx(sum(amounts))
+    assert len(by_contract) == contract_years(len(amounts))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.floats(1, 1e7), st.floats(0, 1e7), st.floats(1, 1e7), st.floats(0, 1e7))
+def test_at_the_tie_multiple_both_lines_meet(tco_a, part_a, tco_b, part_b):
+    m = tie_multiple(tco_a, part_a, tco_b, part_b)
+    if m is not None:
+        assert tco_a + (m - 1) * part_a == pytest.approx(tco_b + (m - 1) * part_b, rel=1e-6, abs=1e-3)
+        assert m > MIN_MULTIPLE
 
 
 def test_break_even_closed_forms_by_hand():

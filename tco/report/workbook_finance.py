@@ -65,26 +65,34 @@ def hour_keys(o) -> list[str]:
     return keys or ["server_hours"]
 
 
-def commitments(o) -> list[tuple[str, str, int]]:
-    """(role, compute line, term [months]) of each fleet with a minimum term or a committed price."""
+def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, object, list[str], int, int]]:
+    """(role, fleet, compute lines, term [months], first month) of each fleet with a minimum term or a committed
+    price. A shared fleet is one contract: its training and serving lines, from the first month either starts."""
     out = []
     r = o.resolved
-    for role, fleet, line in (("training", r.training, "training_compute"), ("inference", r.inference, "inference_compute")):
-        if fleet is None:
-            continue
+
+    def term_of(fleet, role: str) -> int:
         term = max(fleet.min_term_months, commitment_term_months(fleet.pricing) or 0)
-        if role == "inference" and r.commit_term_months:
-            term = max(term, r.commit_term_months)
+        return max(term, r.commit_term_months) if role == "inference" and r.commit_term_months else term
+
+    if r.fleet == "shared" and r.training is not None:
+        term = max(term_of(r.training, "training"), term_of(r.inference, "inference"))
         if term > 0:
-            out.append((role, line, term))
+            out.append(("shared", r.inference, ["training_compute", "inference_compute"], term,
+                        min(training_start, inference_start)))
+        return out
+    for role, fleet, line, start in (("training", r.training, "training_compute", training_start),
+                                     ("inference", r.inference, "inference_compute", inference_start)):
+        if fleet is not None and term_of(fleet, role) > 0:
+            out.append((role, fleet, [line], term_of(fleet, role), start))
     return out
 
 
-def committed_amount(o, line: str, start: int, term: int) -> float:
-    """Payments of `line` (with the taxes on it) in months start … start + term − 1 [BRL]."""
+def committed_amount(o, lines: list[str], start: int, term: int) -> float:
+    """Payments of `lines` (with the taxes on them) in months start … start + term − 1 [BRL]."""
     from tco.report.workbook_breakeven import taxed_part
 
-    part = taxed_part(o, [line])
+    part = taxed_part(o, lines)
     t = np.arange(1, len(part) + 1)
     return float(part[(t >= start) & (t < start + term)].sum())
 
@@ -241,17 +249,16 @@ def _committed(s: _Sheet, r: int) -> int:
     tt = s.timeline("t")
     any_row = False
     for i, o in enumerate(s.res.options, start=1):
-        for role, line, term in commitments(o):
-            fleet = o.resolved.training if role == "training" else o.resolved.inference
-            start_name = "in_train_start" if role == "training" else "in_inf_start"
-            start = _start(s.res, role)
+        for role, fleet, lines, term, start in commitments(o, _start(s.res, "training"), _start(s.res, "inference")):
+            start_name = {"training": "in_train_start", "inference": "in_inf_start"}.get(role,
+                                                                                          "MIN(in_train_start,in_inf_start)")
             ws.write_string(r, 0, o.name)  # scenario text
             ws.write_string(r, 1, t("fin_role_" + role))
             ws.write_string(r, 2, f"{fleet.offer_id} · {book.term('pricing', fleet.pricing)}", book.fmt("small"))
             ws.write_number(r, 3, term, book.fmt("eng_int"))
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
-            part = taxed_part_formula(book, i, o, [line])
-            v = committed_amount(o, line, start, term)
+            part = taxed_part_formula(book, i, o, lines)
+            v = committed_amount(o, lines, start, term)
             ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})", book.fmt("fin_kbrl"),
                              num(v))
             ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
