@@ -12,6 +12,8 @@ Cash flows are at month end (README conventions), so the cost booked in a month 
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tco.costs import LINES
@@ -65,7 +67,7 @@ def hour_keys(o) -> list[str]:
     return keys or ["server_hours"]
 
 
-def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, object, list[str], int, int]]:
+def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, Any, list[str], int, int]]:
     """(role, fleet, compute lines, term [months], first month) of each fleet with a minimum term or a committed
     price. A shared fleet is one contract: its training and serving lines, from the first month either starts."""
     out = []
@@ -283,7 +285,10 @@ def _unit_costs(s: _Sheet, r: int) -> int:
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_unit_costs"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("fin_unit_note"), book.fmt("small"))
-    r += 2
+    ws.write_string(r + 2, 0, t("fin_million"))
+    ws.write_number(r + 2, 1, 1e6, book.fmt("calc_int"))  # a unit, named, never a literal inside a formula
+    book.name("fin_million", abs_cell(s.name, r + 2, 1))
+    r += 4
     heads = (t("col_option"), t("col_tco") + " (" + t("fin_kbrl") + ")", t("fin_user_months"), t("fin_per_user_month"),
              t("fin_gpu_hours"), t("fin_per_gpu_hour"), t("fin_mtokens"), t("per_mtok"))
     for c, hd in enumerate(heads):
@@ -304,7 +309,7 @@ def _unit_costs(s: _Sheet, r: int) -> int:
         gpu_h = gpu_hours(o)
         ws.write_formula(r, 4, "=" + gh, book.fmt("fin_num"), gpu_h)
         ws.write_formula(r, 5, f"=IF(E{rr}>0,B{rr}/E{rr},0)", book.fmt("fin_brl"), per_unit(tco, gpu_h))
-        ws.write_formula(r, 6, f"=SUM({tokens})/1000000", book.fmt("fin_num"), tok_total / 1e6)
+        ws.write_formula(r, 6, f"=SUM({tokens})/fin_million", book.fmt("fin_num"), tok_total / 1e6)
         ws.write_formula(r, 7, f"=IF(G{rr}>0,B{rr}/G{rr},0)", book.fmt("fin_brl"), per_unit(tco, tok_total, 1e6))
         r += 1
     book.outputs["fin_units"] = (s.name, first)

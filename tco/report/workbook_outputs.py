@@ -81,7 +81,7 @@ def write_comparison(book: Book, res) -> None:
             ws.write_string(r, 5, t("infeasible"))
             ws.write_string(r, 6, infeasible_text(book, o))
         cpm = o.cost_per_million_tokens_brl
-        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/1000000),0)", book.fmt("calc_brl"),
+        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/fin_million),0)", book.fmt("calc_brl"),
                          num(cpm if cpm is not None else 0.0))
         for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
             ws.write_number(r, c, num(v), book.fmt("eng_brl"))
