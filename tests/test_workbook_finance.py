@@ -382,3 +382,12 @@ def test_stale_banners_and_spot_follow_the_names_the_checks_and_levers_define(tm
     assert cell.data_type == "f" and cell.value.startswith('=IF(chk_inputs_changed,"Valores do motor')
     assert got["Comparação"]["I2"].value.startswith("=IF(chk_inputs_changed,")
     assert openpyxl.load_workbook(f, data_only=True)["Risco cambial"]["A3"].value in ("", None)
+
+
+def test_tricky_cells_carry_a_comment_in_the_workbooks_language(seed_xlsx):
+    wb = openpyxl.load_workbook(seed_xlsx)
+    comments = {(ws.title, c.coordinate): c.comment.text for ws in wb.worksheets for row in ws.iter_rows() for c in row
+                if c.comment}
+    assert comments[("Comparação", "O3")].startswith("ORDEM entre os TCOs viáveis")
+    (gap,) = named_cells(wb, "be_gap_cloud")
+    assert comments[("Finanças", gap.coordinate)].startswith("Alvo do Atingir meta")

@@ -120,6 +120,9 @@ COLS = ("be_usd_part", "be_brl_part", "be_cloud_part", "be_ded_part", "be_fx_k",
 SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up", "be_fx_up_rate", "be_cloud_down",
            "be_cloud_up", "be_trial_cloud", "be_gap_cloud", "be_trial_fx", "be_gap_fx")
 """Cells of the summary under the table, column B, one a row, each with a defined name."""
+COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": "be_c_mult", "be_cloud_down": "be_c_mult",
+            "be_cloud_up": "be_c_mult", "be_gap_cloud": "be_c_gap", "be_gap_fx": "be_c_gap"}
+"""Summary cells with a cell comment (i18n key of its text)."""
 
 
 def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
@@ -266,6 +269,8 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
         else:
             ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
         book.name(key, abs_cell(sheet, rr, 1))
+        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
+            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
     rr = s0 + 1 + len(SUMMARY)
     ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
     ws.set_row(rr, 36)

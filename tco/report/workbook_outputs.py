@@ -91,6 +91,7 @@ def write_comparison(book: Book, res) -> None:
         x, so_far = r + 1, f"N${r0 + 1}:N{r + 1}"
         ws.write_formula(r, 14, f"=IF(ISNUMBER(N{x}),RANK(N{x},{tco_rng},1)+COUNTIF({so_far},N{x})-1,"
                          f"COUNT({tco_rng})+COUNTA({so_far})-COUNT({so_far}))", book.fmt("calc_int"), order[j])
+    ws.write_comment(2, 14, t("cmp_order_comment"), {"x_scale": 2.5, "y_scale": 1.6})
     book.rows["cmp_first"] = r0
     ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
                     f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
