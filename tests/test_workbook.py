@@ -327,7 +327,7 @@ def test_calculation_cells_are_formulas_and_inputs_are_named(runs, written):
         (cell,) = named_cells(wb, name)
         assert isinstance(cell.value, (int, float))
     # the timeline has months across the columns, one formula per row: same formula shifted by column
-    calc = wb[wb.sheetnames[5]]
+    calc = wb["Cálculo 1"]
     row = next(r for r in calc.iter_rows() if r[0].value in ("Custo total do mês", "Total cost of month"))
     f1, f2 = row[4].value, row[5].value
     assert f1.replace("E", "F") == f2
@@ -433,13 +433,16 @@ def test_summary_ranking_reads_top_down_in_the_engines_order(runs, written, stem
     assert tcos == sorted(tcos)
     assert [r[0] for r in rows] == sorted(r[0] for r in rows) and rows[0][0] == 1
     assert rows[0][4] == pytest.approx(0.0)
-    # the live formulas point at each option's own Comparison row
+    # sorted by formula: row k finds the option whose place in Comparison's order column is k (INDEX/MATCH), so
+    # the ranking reorders when an edit changes the leader (tests/test_workbook_finance.py edits one)
     formulas = openpyxl.load_workbook(written[stem]).worksheets[0]
     cmp_rows = {r[1]: r[0] for r in rows}
     assert len(cmp_rows) == len(rows)
-    for r in formulas.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + len(rows)):
-        n = int(re.search(r"(\d+)$", r[1].value).group(1))
-        assert r[2].value.endswith(f"D{n}") and r[0].value.endswith(f"F{n}")
+    for k, r in enumerate(formulas.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + len(rows)), start=1):
+        x = r[0].row
+        assert r[5].value.startswith(f"=MATCH({k},") and "$O$" in r[5].value
+        assert r[2].value.startswith("=INDEX(") and r[2].value.endswith(f"$D${4 + len(rows) - 1},F{x})")
+        assert r[0].value.startswith("=INDEX(") and r[0].value.endswith(f",F{x})")
 
 
 def _decimals(number_format: str) -> int:
@@ -486,7 +489,12 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
     wb = openpyxl.load_workbook(f)
     found = {v: 0 for v in evil}
     for ws in wb.worksheets:
-        assert not ws._hyperlinks, ws.title
+        # the only links are the Index's, each to a sheet of this file (a location, no address)
+        links = [c.hyperlink for row in ws.iter_rows() for c in row if c.hyperlink is not None] + list(ws._hyperlinks)
+        if ws.title in ("Index", "Índice"):
+            assert links and all(h.target is None and h.location.endswith("!A1") for h in links)
+        else:
+            assert not links, ws.title
         for row in ws.iter_rows():
             for c in row:
                 if c.value in found:
@@ -498,7 +506,8 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
     with zipfile.ZipFile(f) as z:
         for name in z.namelist():
             body = z.read(name).decode("utf-8", "replace")
-            assert "<hyperlink" not in body, name
+            assert "<hyperlink" not in body or "r:id=" not in body, name  # internal links only
+            assert 'TargetMode="External"' not in body, name
             assert not [f for f in re.findall(r"<f[^>]*>(.*?)</f>", body) if "HYPERLINK" in f.upper() or "cmd|" in f], name
 
 
@@ -556,3 +565,27 @@ def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalcula
     before = runs[stem][3]
     assert any(abs(a["tco_brl"]["deterministic"] - b["tco_brl"]["deterministic"]) > 1.0
                for a, b in zip(doc["options"], before["options"])), "the change should move some TCO"
+
+
+# ---------------------------------------------------------------------------------------------
+# finance views (tests/test_workbook_finance.py holds the rest)
+
+
+@pytest.mark.parametrize("stem", ["seed_70b_h200", "pretrain_burst"])
+def test_live_tornado_rows_equal_the_engines_reruns(runs, written, stem):
+    """USD/BRL, cloud and dedicated prices move the TCO along straight lines: their tornado rows are formulas of
+    the Finance sheet, and give what the engine got by re-running the model at each end of the range."""
+    doc = runs[stem][3]
+    wb = openpyxl.load_workbook(written[stem], data_only=True)
+    formulas = openpyxl.load_workbook(written[stem])
+    sheet = "Sensibilidade" if "Sensibilidade" in wb.sheetnames else "Sensitivity"
+    engine = [row for b in doc["sensitivity"].values() if isinstance(b, dict) for row in b.get("rows", [])
+              if row["input"] in ("usdbrl", "cloud_price", "dedicated_price")]
+    live = [r[0].row for r in formulas[sheet].iter_rows() if isinstance(r[5].value, str) and r[5].value.startswith("=E")]
+    assert len(live) >= 3
+    for n in live:
+        low, low_diff, high_diff = (wb[sheet].cell(n, c).value for c in (3, 6, 7))
+        same = [row for row in engine if row["low"] == low
+                and row["low_diff_brl"] == pytest.approx(low_diff, rel=1e-9, abs=0.01)
+                and row["high_diff_brl"] == pytest.approx(high_diff, rel=1e-9, abs=0.01)]
+        assert same, (sheet, n, low_diff, high_diff)

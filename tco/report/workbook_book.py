@@ -78,7 +78,7 @@ NUMBER_FORMATS = {
     "brl": '"R$" #,##0.00', "usd": '"US$" #,##0.00', "int": "#,##0", "num": "#,##0.00", "num4": "#,##0.0000",
     # unit prices (per hour, per GB): every decimal a catalog gives, up to 5 (0.0405, 0.085, 39.94583)
     "usd_unit": '"US$" #,##0.00####', "brl_unit": '"R$" #,##0.00####',
-    "num6": "0.000000", "pct": "0.00%", "date": "yyyy-mm", "gen": "General", "sci": "0.00E+00",
+    "num6": "0.000000", "pct": "0.00%", "date": "mmm/yy", "gen": "General", "sci": "0.00E+00",
 }
 
 
@@ -101,7 +101,7 @@ def make_formats(wb) -> dict:
     out["h1"] = wb.add_format({"bold": True, "font_size": 12, "font_color": "#FFFFFF", "bg_color": "#1F3864"})
     out["h2"] = wb.add_format({"bold": True, "bottom": 1})
     out["head"] = wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "text_wrap": True})
-    out["head_date"] = wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "yyyy-mm"})
+    out["head_date"] = wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "mmm/yy"})
     out["check"] = wb.add_format({"bold": True, "align": "center"})
     out["eng_text"] = wb.add_format({"bg_color": "#EDEDED", "italic": True})
     return out

@@ -27,6 +27,18 @@ def ranks_among(options) -> list[int | None]:
     return [1 + sum(1 for w in vals if w < o.tco.deterministic) if o.feasible else None for o in options]
 
 
+def sort_order(options) -> list[int]:
+    """Place (1-based) of each option in the sorted ranking: feasible options by TCO, ties in scenario order, then
+    the infeasible ones in scenario order (Comparison's order column computes the same by formula)."""
+    feasible = [j for j, o in enumerate(options) if o.feasible]
+    ranked = sorted(feasible, key=lambda j: options[j].tco.deterministic) + [j for j, o in enumerate(options)
+                                                                             if not o.feasible]
+    place = [0] * len(options)
+    for k, j in enumerate(ranked, start=1):
+        place[j] = k
+    return place
+
+
 def write_comparison(book: Book, res) -> None:
     sheet = book.sheets["comparison"]
     ws = book.wb.get_worksheet_by_name(sheet)
@@ -35,11 +47,11 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(0, 0, 6)
     ws.set_column(1, 1, 46)
     ws.set_column(2, 2, 38)
-    ws.set_column(3, 13, 17)
+    ws.set_column(3, 14, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
     heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
-             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco")]
+             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco"), t("cmp_order")]
     for c, hd in enumerate(heads):
         ws.write_string(2, c, hd, book.fmt("head"))
     ws.freeze_panes(3, 2)
@@ -51,6 +63,7 @@ def write_comparison(book: Book, res) -> None:
     best = min(tcos) if tcos else float("nan")
     tco_rng = f"$N${r0 + 1}:$N${r0 + n}"
     tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
+    order = sort_order(res.options)
     for j, o in enumerate(res.options):
         i, r = j + 1, r0 + j
         ws.write_number(r, 0, i, book.fmt("calc_int"))
@@ -68,11 +81,17 @@ def write_comparison(book: Book, res) -> None:
             ws.write_string(r, 5, t("infeasible"))
             ws.write_string(r, 6, infeasible_text(book, o))
         cpm = o.cost_per_million_tokens_brl
-        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/1000000),0)", book.fmt("calc_brl"),
+        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/fin_million),0)", book.fmt("calc_brl"),
                          num(cpm if cpm is not None else 0.0))
         for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
             ws.write_number(r, c, num(v), book.fmt("eng_brl"))
         ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+        # the place of the option in the sorted ranking, ties in scenario order, infeasible options last (the
+        # Summary lists the options by this order with INDEX/MATCH, so it reorders when the leader changes)
+        x, so_far = r + 1, f"N${r0 + 1}:N{r + 1}"
+        ws.write_formula(r, 14, f"=IF(ISNUMBER(N{x}),RANK(N{x},{tco_rng},1)+COUNTIF({so_far},N{x})-1,"
+                         f"COUNT({tco_rng})+COUNTA({so_far})-COUNT({so_far}))", book.fmt("calc_int"), order[j])
+    ws.write_comment(2, 14, t("cmp_order_comment"), {"x_scale": 2.5, "y_scale": 1.6})
     book.rows["cmp_first"] = r0
     ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
                     f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
@@ -229,15 +248,57 @@ def _fan_chart(book: Book, sheet: str, hdr: int, first: int):
     return ch
 
 
-def write_sensitivity(book: Book, sens: dict) -> None:
-    """Tornado tables and charts of the engine's sensitivity analysis (values from tco.analysis):
-    the TCO difference challenger − leader at the low and high end of each input's range."""
+LIVE_SENS = {"usdbrl": "E", "cloud_price": "G", "dedicated_price": "H"}
+"""Tornado rows that are live formulas: the input moves the TCO along a straight line whose slope is a part of it
+(Finance's break-even table: the USD part, the cloud-price part, the dedicated-price part)."""
+
+
+def live_diff(res, leader: str, challenger: str, key: str, multiple: float) -> float:
+    """TCO difference challenger − leader with `key`'s prices (or the USD/BRL path) times `multiple` [BRL]:
+    base difference + (multiple − 1) × (challenger's part − leader's part)."""
+    from tco.report.workbook_breakeven import _values
+
+    v = _values(res)
+    part = {"usdbrl": v["usd"], "cloud_price": v["cloud"], "dedicated_price": v["dedicated"]}[key]
+    names = [o.name for o in res.options]
+    a, b = names.index(leader), names.index(challenger)
+    return v["tco"][b] - v["tco"][a] + (multiple - 1.0) * (part[b] - part[a])
+
+
+def _live_row(book: Book, res, ws, r: int, row: dict, block: dict) -> bool:
+    """Columns E–H of a tornado row as formulas of the Finance sheet when the row is one of LIVE_SENS."""
+    key = row.get("input")
+    names = [o.name for o in res.options] if res is not None else []
+    if (key not in LIVE_SENS or row.get("metric", "tco") != "tco" or "be_first" not in book.outputs
+            or block.get("leader") not in names or block.get("challenger") not in names):
+        return False
+    a, b = names.index(block["leader"]) + 1, names.index(block["challenger"]) + 1
+    fin, first = book.outputs["be_first"]
+    c = LIVE_SENS[key]
+    slope = f"({fin}${c}${first + b - 1}-{fin}${c}${first + a - 1})"
+    x = r + 1
+    ws.write_formula(r, 4, f"=out_o{b}_tco-out_o{a}_tco", book.fmt("calc_brl"),
+                     num(res.options[b - 1].tco.deterministic - res.options[a - 1].tco.deterministic))
+    lo = live_diff(res, block["leader"], block["challenger"], key, row["low"])
+    hi = live_diff(res, block["leader"], block["challenger"], key, row["high"])
+    ws.write_formula(r, 5, f"=E{x}+(C{x}-1)*{slope}", book.fmt("calc_brl"), num(lo))
+    ws.write_formula(r, 6, f"=E{x}+(D{x}-1)*{slope}", book.fmt("calc_brl"), num(hi))
+    ws.write_formula(r, 7, f"=ABS(G{x}-F{x})", book.fmt("calc_brl"), num(abs(hi - lo)))
+    ws.write_string(r, 10, book.t("sens_live"), book.fmt("small"))
+    return True
+
+
+def write_sensitivity(book: Book, sens: dict, res=None) -> None:
+    """Tornado tables and charts of the engine's sensitivity analysis (tco.analysis): the TCO difference
+    challenger − leader at the low and high end of each input's range. Rows whose input moves the TCO along a
+    straight line (USD/BRL, cloud prices, dedicated prices) are live formulas; the others the engine's values."""
     sheet = book.sheets["sensitivity"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
     ws.set_column(0, 0, 34)
     ws.set_column(1, 1, 16)
-    ws.set_column(2, 10, 16)
+    ws.set_column(2, 9, 16)
+    ws.set_column(10, 10, 30)
     ws.write_string(0, 0, t("sh_sensitivity"), book.fmt("title"))
     ws.write_string(1, 0, t("sens_note"), book.fmt("small"))
     r = 3
@@ -248,7 +309,7 @@ def write_sensitivity(book: Book, sens: dict) -> None:
         ws.write_string(r + 1, 1, f"{block.get('challenger')} − {block.get('leader')}")  # option names: text
         r += 3
         heads = [t("col_input"), t("unit"), t("col_low"), t("col_high"), t("sens_base"), t("sens_low_diff"),
-                 t("sens_high_diff"), t("sens_swing"), t("sens_low_dev"), t("sens_high_dev")]
+                 t("sens_high_diff"), t("sens_swing"), t("sens_low_dev"), t("sens_high_dev"), t("sens_source")]
         for c, hd in enumerate(heads):
             ws.write_string(r, c, hd, book.fmt("head"))
         r += 1
@@ -261,8 +322,10 @@ def write_sensitivity(book: Book, sens: dict) -> None:
             ws.write_string(r, 1, unit, book.fmt("small"))
             for c, k in ((2, "low"), (3, "high")):
                 ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_num"))
-            for c, k in ((4, "base_diff_brl"), (5, "low_diff_brl"), (6, "high_diff_brl"), (7, "swing_brl")):
-                ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_brl"))
+            if not _live_row(book, res, ws, r, row, block):
+                for c, k in ((4, "base_diff_brl"), (5, "low_diff_brl"), (6, "high_diff_brl"), (7, "swing_brl")):
+                    ws.write_number(r, c, num(row.get(k, 0.0)), book.fmt("eng_brl"))
+                ws.write_string(r, 10, t("sens_engine"), book.fmt("small"))
             ws.write_formula(r, 8, f"=F{r + 1}-E{r + 1}", book.fmt("calc_brl"),
                              num(row.get("low_diff_brl", 0.0) - row.get("base_diff_brl", 0.0)))
             ws.write_formula(r, 9, f"=G{r + 1}-E{r + 1}", book.fmt("calc_brl"),

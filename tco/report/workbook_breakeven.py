@@ -1,0 +1,276 @@
+"""Break-evens of the Finance sheet, live: the FX path multiple and the cloud price multiple at which the
+leader (the feasible option of lowest TCO) changes, each in closed form, and a difference cell ready for
+goal seek beside a trial multiple.
+
+Why closed forms hold: every cost line is a price times a quantity that does not depend on the price, and
+every tax is a rate times the amount taxed. So an option's TCO at a multiple m of the cloud prices is
+TCO + (m − 1)·P, where P is the part of the TCO that the cloud prices drive (the cloud fleets' compute lines
+in BRL, each with the taxes it bears: its share of the taxed amount times the month's taxes); and at a
+multiple k of the whole USD/BRL path it is BRL part + k·USD part (the USD lines converted, taxes in USD
+included). Two options tie where these lines cross:
+
+    m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
+
+(valid when above MIN_MULTIPLE); ``tco.analysis.fx_breakevens`` uses the same k* against the cheapest dedicated option.
+The leader changes at the crossing nearest to 1 on each side.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco.costs import LINES
+from tco.report.workbook_book import Book, abs_cell, num, qs, row_range
+
+
+MIN_MULTIPLE = 0.001
+"""Smallest multiple counted as a break-even: below it two options differ only by rounding in what the prices
+leave (two offers with the same non-price costs "tie" at a price of zero), which is no break-even at all."""
+
+
+def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
+    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
+
+    >>> tie_multiple(100.0, 20.0, 130.0, 80.0)   # 100 + 20(m − 1) = 130 + 80(m − 1) → m = 1 − 30/60
+    0.5
+    """
+    if part_j == part_lead:
+        return None
+    m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
+    return m if m > MIN_MULTIPLE else None
+
+
+def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
+    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides.
+
+    >>> fx_multiple(90.0, 10.0, 20.0, 100.0)     # 90 + 10k = 20 + 100k → k = 70/90
+    0.7777777777777778
+    """
+    if usd_j == usd_lead:
+        return None
+    k = (brl_lead - brl_j) / (usd_j - usd_lead)
+    return k if k > MIN_MULTIPLE else None
+
+
+def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
+    """(largest multiple below 1, smallest above 1): where the leader changes moving down, and up."""
+    below = [v for v in values if v is not None and v < 1]
+    above = [v for v in values if v is not None and v > 1]
+    return (max(below) if below else None), (min(above) if above else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# the parts of an option's TCO, on the engine's arrays and as formulas of its Calc sheet
+
+
+def taxed_lines(o) -> list[str]:
+    """Lines in the taxed amount: every line in the taxes line's currency (``costs.option_taxes``)."""
+    cur = o.costs.currency
+    return [k for k in LINES if k != "taxes" and cur[k] == cur["taxes"]]
+
+
+def taxed_part(o, lines: list[str]) -> np.ndarray:
+    """Monthly BRL of `lines` with the taxes they bear: a taxed line × (1 + taxes / taxed amount) [BRL]."""
+    oc = o.costs
+    taxed = taxed_lines(o)
+    base = sum((np.asarray(oc.lines[k], dtype=float) for k in taxed), np.zeros(len(o.total_brl)))
+    ratio = np.asarray(oc.lines["taxes"], dtype=float) / np.where(base == 0, 1.0, base)
+    return sum((np.asarray(o.lines_brl[k], dtype=float) * ((1.0 + ratio) if k in taxed else 1.0) for k in lines),
+               np.zeros(len(o.total_brl)))
+
+
+def taxed_part_formula(book: Book, i: int, o, lines: list[str]) -> str:
+    """The same as an array expression of the Calc sheet's rows (for SUMPRODUCT)."""
+    sheet, rows, h = book.sheets[f"calc{i}"], book.outputs[(i, "rows")], book.horizon
+
+    def rng(key: str) -> str:
+        return row_range(sheet, rows[key], h)
+
+    taxed = taxed_lines(o)
+    inside = [k for k in lines if k in taxed]
+    outside = [k for k in lines if k not in taxed]
+    parts = []
+    if inside:
+        base = "(" + "+".join(rng("l_" + k) for k in taxed) + ")"
+        parts.append("(" + "+".join(rng("b_" + k) for k in inside) + f")*(1+{rng('l_taxes')}/({base}+({base}=0)))")
+    if outside:
+        parts.append("(" + "+".join(rng("b_" + k) for k in outside) + ")")
+    return "+".join(parts) if parts else "0"
+
+
+def price_lines(o, kind: str) -> list[str]:
+    """Compute lines driven by the prices of fleets of `kind` (cloud or dedicated)."""
+    r = o.resolved
+    out = [line for fleet, line in ((r.training, "training_compute"), (r.inference, "inference_compute"))
+           if fleet is not None and fleet.kind == kind]
+    return list(dict.fromkeys(out))
+
+
+def usd_lines(o) -> list[str]:
+    return [k for k in LINES if o.costs.currency[k] == "USD"]
+
+
+# ---------------------------------------------------------------------------------------------
+# the block
+
+
+COLS = ("be_usd_part", "be_brl_part", "be_cloud_part", "be_ded_part", "be_fx_k", "be_fx_rate", "be_cloud_m",
+        "be_trial_cloud_tco", "be_trial_fx_tco", "be_fx_below", "be_fx_above", "be_cloud_below", "be_cloud_above")
+"""Heads of columns E … Q (A option, B #, C kind, D TCO of a feasible option)."""
+SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up", "be_fx_up_rate", "be_cloud_down",
+           "be_cloud_up", "be_trial_cloud", "be_gap_cloud", "be_trial_fx", "be_gap_fx")
+"""Cells of the summary under the table, column B, one a row, each with a defined name."""
+COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": "be_c_mult", "be_cloud_down": "be_c_mult",
+            "be_cloud_up": "be_c_mult", "be_gap_cloud": "be_c_gap", "be_gap_fx": "be_c_gap"}
+"""Summary cells with a cell comment (i18n key of its text)."""
+
+
+def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
+    t = book.t
+    ws.write_string(r, 0, t("be_title"), book.fmt("h2"))
+    ws.merge_range(r + 1, 0, r + 1, 12, t("be_note"), book.fmt("small_wrap"))
+    ws.set_row(r + 1, 48)
+    hr = r + 3
+    heads = [t("col_option"), "#", t("col_kind"), t("col_tco") + " (" + t("fin_kbrl") + ")"] + [t(k) for k in COLS]
+    for c, hd in enumerate(heads):
+        ws.write_string(hr, c, hd, book.fmt("head"))
+    ws.set_row(hr, 48)
+    opts = res.options
+    n = len(opts)
+    first, last = hr + 1, hr + n
+    rng = {c: f"${c}${first + 1}:${c}${last + 1}" for c in "ABCDEFGHIJKLMNOPQ"}
+    s0 = last + 2
+    cell = {k: f"$B${s0 + 2 + j}" for j, k in enumerate(SUMMARY)}  # A1 references of the summary cells
+    pos = cell["be_leader_pos"]
+
+    def at(c: str) -> str:  # the leader's value in column c
+        return f"INDEX({rng[c]},{pos})"
+
+    v = _values(res)
+    lead, feas = v["lead"], v["feas"]
+    book.outputs["be_first"] = (qs(sheet), first + 1)  # 1-based row of option 1 (the tornado's live rows read it)
+    cmp_ = qs(book.sheets["comparison"])
+    c0 = book.rows["cmp_first"] + 1
+    for j, o in enumerate(opts):
+        i, rr, x = j + 1, first + j, first + j + 1
+        other = feas[j] and lead is not None and j != lead
+        ws.write_string(rr, 0, o.name)  # scenario text
+        ws.write_number(rr, 1, i, book.fmt("calc_int"))
+        ws.write_string(rr, 2, book.term("kind", o.kind))
+        ws.write_formula(rr, 3, f"={cmp_}N{c0 + j}", book.fmt("fin_kbrl"), num(v["tco"][j]) if feas[j] else t("infeasible"))
+        rows = book.outputs[(i, "rows")]
+        u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
+        ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
+        ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
+        for c, kind in ((6, "cloud"), (7, "dedicated")):
+            ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
+                             book.fmt("fin_kbrl"), num(v[kind][j]))
+        skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={pos})"
+        k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
+        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))', book.fmt("fin_mult"),
+                         _blank(v["k"][j]))
+        ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
+                         _blank(v["k"][j], res.scenario.fx.usdbrl))
+        m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
+        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))', book.fmt("fin_mult"),
+                         _blank(v["m"][j]))
+        ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
+                         num(v["tco"][j]) if other else "")
+        ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
+                         num(v["tco"][j]) if other else "")
+        for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
+            val = v["k" if src == "I" else "m"][j]
+            ok = val is not None and (val < 1 if below else val > 1)
+            ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
+                             book.fmt("fin_mult"), val if ok else "")
+    _summary_cells(book, res, ws, sheet, s0, rng, cell, v)
+    return s0 + 2 + len(SUMMARY) + 2
+
+
+def defined(book: Book, name: str) -> bool:
+    """Whether the workbook defines `name` (written so far)."""
+    return any(d[0] == name for d in getattr(book.wb, "defined_names", []))
+
+
+def spot(book: Book) -> str:
+    """The spot USD/BRL the Timeline's path starts from: the input, times the USD/BRL lever where the Inputs have
+    one (``lv_fx``, 1 as generated)."""
+    return "in_usdbrl*lv_fx" if defined(book, "lv_fx") else "in_usdbrl"
+
+
+def _blank(x, scale: float = 1.0):
+    return "" if x is None else x * scale
+
+
+def _values(res) -> dict:
+    """The block's numbers on the engine's arrays (its cached values)."""
+    opts = res.options
+    n = len(opts)
+    feas = [o.feasible for o in opts]
+    tco = [o.tco.deterministic for o in opts]
+    usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
+    brl = [a - b for a, b in zip(tco, usd)]
+    cloud = [float(taxed_part(o, price_lines(o, "cloud")).sum()) for o in opts]
+    ded = [float(taxed_part(o, price_lines(o, "dedicated")).sum()) for o in opts]
+    lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
+    ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
+          for j in range(n)]
+    ms = [None if (not feas[j] or lead is None or j == lead) else tie_multiple(tco[lead], cloud[lead], tco[j], cloud[j])
+          for j in range(n)]
+    return {"feas": feas, "tco": tco, "usd": usd, "brl": brl, "cloud": cloud, "dedicated": ded, "lead": lead,
+            "k": ks, "m": ms}
+
+
+def breakevens(res) -> dict:
+    """The leader and where it changes (the summary cells' values): FX path multiples and cloud price multiples."""
+    v = _values(res)
+    k_lo, k_hi = nearest(v["k"])
+    m_lo, m_hi = nearest(v["m"])
+    lead = v["lead"]
+    others = [v["tco"][j] for j in range(len(v["tco"])) if v["feas"][j] and j != lead]
+    return {"lead": lead, "fx_down": k_lo, "fx_up": k_hi, "cloud_down": m_lo, "cloud_up": m_hi,
+            "margin": (min(others) - v["tco"][lead]) if others and lead is not None else None}
+
+
+def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: dict, v: dict) -> None:
+    t = book.t
+    b = breakevens(res)
+    lead = b["lead"]
+    s = res.scenario.fx.usdbrl
+    pos = cell["be_leader_pos"]
+
+    def rate(mult):
+        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
+
+    formulas = {
+        "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),
+        "be_leader_pos": (f"=MATCH(MIN({rng['D']}),{rng['D']},0)", (lead or 0) + 1, "calc_int"),
+        "be_min_multiple": (None, MIN_MULTIPLE, "calc_num4"),
+        "be_fx_down": (f'=IF(COUNT({rng["N"]})=0,"",MAX({rng["N"]}))', _blank(b["fx_down"]), "fin_mult"),
+        "be_fx_down_rate": (rate("be_fx_down"), _blank(b["fx_down"], s), "fin_rate"),
+        "be_fx_up": (f'=IF(COUNT({rng["O"]})=0,"",MIN({rng["O"]}))', _blank(b["fx_up"]), "fin_mult"),
+        "be_fx_up_rate": (rate("be_fx_up"), _blank(b["fx_up"], s), "fin_rate"),
+        "be_cloud_down": (f'=IF(COUNT({rng["P"]})=0,"",MAX({rng["P"]}))', _blank(b["cloud_down"]), "fin_mult"),
+        "be_cloud_up": (f'=IF(COUNT({rng["Q"]})=0,"",MIN({rng["Q"]}))', _blank(b["cloud_up"]), "fin_mult"),
+        "be_trial_cloud": (None, 1.0, "in_num"),
+        "be_gap_cloud": (f'=IF(COUNT({rng["L"]})=0,"",MIN({rng["L"]})-(INDEX({rng["D"]},{pos})+({cell["be_trial_cloud"]}-1)'
+                         f'*INDEX({rng["G"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
+        "be_trial_fx": (None, 1.0, "in_num"),
+        "be_gap_fx": (f'=IF(COUNT({rng["M"]})=0,"",MIN({rng["M"]})-(INDEX({rng["F"]},{pos})+{cell["be_trial_fx"]}'
+                      f'*INDEX({rng["E"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
+    }
+    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
+    for j, key in enumerate(SUMMARY):
+        rr = s0 + 1 + j
+        f, cached, fmt = formulas[key]
+        ws.write_string(rr, 0, t(key))
+        if f is None:
+            ws.write_number(rr, 1, cached, book.fmt(fmt))
+        else:
+            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
+        book.name(key, abs_cell(sheet, rr, 1))
+        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
+            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
+    rr = s0 + 1 + len(SUMMARY)
+    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
+    ws.set_row(rr, 36)

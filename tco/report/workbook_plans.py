@@ -1,0 +1,106 @@
+"""The Plans sheet: the plan search's best plan per group (each provider, and the hybrids), as the engine's
+search results (values, labelled so), with what each plan is made of, its TCO and its multiple of the best
+plan; and the best plan against the cheapest option the scenario wrote (live on that side).
+
+The search is not redone by the workbook: ``python -m tco plan FILE`` reproduces it (and prints the
+[[options]] table that puts a plan into the scenario, where the workbook then models it live).
+"""
+
+from __future__ import annotations
+
+from tco.report.workbook_book import Book, num, qs
+
+
+def plan_rows(plans: dict) -> list[tuple[str, int, dict]]:
+    """(group, place, plan) of each group's plans, groups by their best TCO, best first in each."""
+    groups = sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"])
+    return [(g, n, p) for g, v in groups for n, p in enumerate([v["best"]] + list(v.get("runners_up") or []), 1)]
+
+
+def _part(book: Book, f: dict | None, extra: str = "") -> str:
+    if not f:
+        return "—"
+    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == "cloud" else ""
+    return f"{f['offer']}{pricing}{extra}"
+
+
+def _serving(book: Book, sv: dict) -> str:
+    mode = book.term("plan_mode", sv["mode"])
+    if sv.get("committed_instances"):
+        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv["committed_instances"]),
+                             burst=book.term("pricing", sv.get("burst_pricing") or ""))
+    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.get("peak_instances")))
+
+
+def _training(book: Book, p: dict) -> str:
+    tr = p.get("training")
+    if tr is None:
+        return "—"
+    if p["fleet"] == "shared":
+        return book.t("plan_on_serving_fleet")
+    return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
+
+
+def write_plans(book: Book, res, plans: dict, source: str) -> None:
+    sheet = book.sheets["plans"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 18)
+    ws.set_column(1, 1, 6)
+    ws.set_column(2, 4, 15)
+    ws.set_column(5, 6, 60)
+    ws.set_column(7, 8, 30)
+    ws.write_string(0, 0, t("sh_plans"), book.fmt("title"))
+    ws.merge_range(1, 0, 1, 8, t("plan_note", cmd=f"python -m tco plan {source}"), book.fmt("small_wrap"))
+    ws.set_row(1, 30)
+    srch = plans.get("search", {})
+    info = ((t("plan_candidates"), srch.get("candidates")), (t("plan_providers"), ", ".join(srch.get("providers", []))),
+            (t("plan_brazil_only"), t("yes") if srch.get("brazil_only") else t("no")),
+            (t("plan_hybrids"), t("yes") if srch.get("hybrids") else t("no")))
+    r = 3
+    for k, v in info:
+        ws.write_string(r, 0, k)
+        if isinstance(v, int):
+            ws.write_number(r, 2, v, book.fmt("eng_int"))
+        else:
+            ws.write_string(r, 2, str(v), book.fmt("eng_text"))  # catalog ids
+        r += 1
+    r += 1
+    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"), t("plan_training"),
+             t("plan_serving"), t("plan_tax"), t("note"))
+    for c, hd in enumerate(heads):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    ws.set_row(r, 30)
+    r += 1
+    rows = plan_rows(plans)
+    first, last = r + 1, r + len(rows)
+    best = min(p["tco_brl"] for _, _, p in rows)
+    for g, n, p in rows:
+        label = book.term("kind", "hybrid") if g == "hybrid" else g
+        ws.write_string(r, 0, label if n == 1 else "", book.fmt("bold_gen") if n == 1 else book.fmt("text"))
+        ws.write_number(r, 1, n, book.fmt("eng_int"))
+        ws.write_number(r, 2, num(p["tco_brl"]), book.fmt("eng_brl"))
+        ws.write_number(r, 3, num(p["npv_brl"]), book.fmt("eng_brl"))
+        ws.write_formula(r, 4, f"=C{r + 1}/MIN($C${first}:$C${last})", book.fmt("fin_mult"), p["tco_brl"] / best)
+        ws.write_string(r, 5, _training(book, p), book.fmt("small"))
+        ws.write_string(r, 6, _serving(book, p["serving"]), book.fmt("small"))
+        ws.write_string(r, 7, str(p.get("tax_profile") or ""), book.fmt("small"))
+        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "", book.fmt("small"))
+        if n > 1:
+            ws.set_row(r, None, None, {"level": 1})
+        r += 1
+    r += 1
+    vs = plans.get("vs_options") or {}
+    cmp_ = qs(book.sheets["comparison"])
+    c0 = book.rows["cmp_first"] + 1
+    tcos = f"{cmp_}$N${c0}:$N${c0 + len(res.options) - 1}"
+    ws.write_string(r, 0, t("plan_vs_options"), book.fmt("h2"))
+    ws.write_string(r + 1, 0, t("plan_cheapest_option"))
+    cheapest = min((o.tco.deterministic for o in res.options if o.feasible), default=0.0)
+    ws.write_formula(r + 1, 2, f"=MIN({tcos})", book.fmt("calc_brl"), num(cheapest))
+    ws.write_string(r + 2, 0, t("plan_best_plan"))
+    ws.write_number(r + 2, 2, num(vs.get("best_plan_tco_brl", best)), book.fmt("eng_brl"))
+    ws.write_string(r + 3, 0, t("plan_saving"))
+    ws.write_formula(r + 3, 2, f"=C{r + 2}-C{r + 3}", book.fmt("calc_brl"),
+                     num(cheapest - vs.get("best_plan_tco_brl", best)))
+    ws.freeze_panes(0, 1)

@@ -1,0 +1,205 @@
+"""The Summary sheet: a one-screen dashboard, every number a live formula.
+
+What the scenario says (its name, client, author: text, never formulas), the live settings (start, horizon,
+USD/BRL read from the Inputs), the master check, the KPIs of the leader (the feasible option of lowest TCO,
+found by formula), where the leader changes (break-evens of the Finance sheet), the ranking sorted by
+formula (Comparison's order column, INDEX/MATCH: it reorders when an edit changes the leader), a chart of
+the ranked TCOs, the cumulative cost chart, the scenario's notes and the engine's warnings.
+"""
+
+from __future__ import annotations
+
+from tco import __version__
+from tco.report.workbook_book import Book, num, qs
+from tco.report.workbook_breakeven import breakevens
+from tco.report.workbook_finance import calendar_years, gpu_hours, per_unit, yearly
+from tco.report.workbook_outputs import cumulative_chart, infeasible_text, ranks_among
+
+
+def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
+    s = res.scenario
+    sheet = book.sheets["summary"]
+    ws = book.wb.get_worksheet_by_name(sheet)
+    t = book.t
+    ws.set_column(0, 0, 50)
+    ws.set_column(1, 1, 50)
+    ws.set_column(2, 4, 16)
+    ws.set_column(5, 5, 6)
+    ws.write_string(0, 0, t("title"), book.fmt("title"))
+    r = 2
+    for k, v in ((t("cover_scenario"), s.scenario.name), (t("cover_client"), s.scenario.client),
+                 (t("cover_prepared_by"), s.scenario.prepared_by)):
+        ws.write_string(r, 0, k, book.fmt("bold_gen"))
+        ws.write_string(r, 1, v)  # scenario text: always a string, never a formula or link
+        r += 1
+    from tco.report.workbook_inputs import excel_date
+
+    live = ((t("start"), "=in_start_date", excel_date(s.scenario.start), "sum_month"),
+            (t("cover_horizon"), "=tl_h", float(s.scenario.horizon_months), "sum_months"),
+            (t("usdbrl"), "=in_usdbrl", float(s.fx.usdbrl), "sum_rate"))
+    for k, f, v, fmt in live:
+        ws.write_string(r, 0, k, book.fmt("bold_gen"))
+        ws.write_formula(r, 1, f, book.fmt(fmt), v)
+        r += 1
+    ws.write_string(r, 0, t("fx_model"), book.fmt("bold_gen"))
+    ws.write_string(r, 1, book.term("fxm", s.fx.model) + " — " + t("sum_engine_setting"))
+    r += 2
+    ws.write_string(r, 0, t("master_check"), book.fmt("bold_gen"))
+    ws.write_formula(r, 1, "=" + book.outputs["master"], book.fmt("check"), book.outputs.get("master_ok", True))
+    for crit, color in (("TRUE", "#C6EFCE"), ("FALSE", "#FFC7CE")):
+        ws.conditional_format(r, 1, r, 1, {"type": "cell", "criteria": "==", "value": crit,
+                                           "format": book.wb.add_format({"bg_color": color})})
+    ws.merge_range(r + 1, 1, r + 1, 4, t("chk_note"), book.fmt("small_wrap"))
+    ws.set_row(r + 1, 34)
+    r = _kpis(book, res, doc, ws, r + 3)
+    first = r + 2
+    r = _ranking(book, res, ws, r + 1, order)
+    _chart_series(book, first, r - 1)
+    ws.insert_chart(r + 1, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
+    r += 21
+    if s.scenario.notes:
+        ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
+        ws.merge_range(r, 1, r, 4, s.scenario.notes, book.fmt("wrap"))
+        ws.set_row(r, 15 * (1 + s.scenario.notes.count("\n") + len(s.scenario.notes) // 100))
+        r += 1
+    if res.notices:
+        from tco.report import notices
+
+        ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
+        for n in res.notices:  # merged across the table's width, each row as tall as its wrapped text
+            text = notices.line(n, book.locale)
+            ws.merge_range(r, 1, r, 4, text, book.fmt("wrap"))
+            ws.set_row(r, 15 * (1 + len(text) // 90))
+            r += 1
+    r += 1
+    ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))
+
+
+def summary_formats(book: Book) -> None:
+    wb = book.wb
+    book.fmts.update({
+        "sum_month": wb.add_format({"font_color": "#00703C", "num_format": "mmm/yy", "align": "left"}),
+        "sum_months": wb.add_format({"font_color": "#00703C", "num_format": '0 "' + book.t("months") + '"',
+                                     "align": "left"}),
+        "sum_rate": wb.add_format({"font_color": "#00703C", "num_format": "0.00##", "align": "left"}),
+        "kpi": wb.add_format({"bold": True, "font_size": 12, "font_color": "#1F3864", "num_format": "#,##0,",
+                              "align": "left"}),
+        "kpi_brl": wb.add_format({"bold": True, "font_size": 12, "font_color": "#1F3864", "num_format": '"R$" #,##0.00',
+                                  "align": "left"}),
+        "kpi_text": wb.add_format({"bold": True, "font_size": 12, "font_color": "#1F3864", "align": "left"}),
+        "kpi_mult": wb.add_format({"bold": True, "font_size": 12, "font_color": "#1F3864", "num_format": '0.00"×"',
+                                   "align": "left"}),
+        "kpi_rate": wb.add_format({"bold": True, "font_size": 12, "font_color": "#1F3864", "num_format": "0.00",
+                                   "align": "left"}),
+    })
+
+
+def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
+    """The leader's KPIs, its cash out by year, and where it stops leading (break-evens); a chart beside them."""
+    t = book.t
+    fin = qs(book.sheets["finance"])
+    b = breakevens(res)
+    lead = b["lead"]
+    o = res.options[lead] if lead is not None else None
+    tco = o.tco.deterministic if o else 0.0
+    cmp_ = qs(book.sheets["comparison"])
+    c0 = book.rows["cmp_first"] + 1
+    n = len(res.options)
+    col = lambda c: f"{cmp_}${c}${c0}:${c}${c0 + n - 1}"  # noqa: E731
+    ws.write_string(r, 0, t("sum_dashboard"), book.fmt("h1"))
+    ws.write_string(r, 1, "", book.fmt("h1"))
+    ws.write_string(r, 2, t("unit"), book.fmt("h1"))
+    r += 1
+    users = float(sum(res.users))
+    tokens = float(sum(res.tokens))
+    first_fin, _, ny, nc = book.outputs["fin_years"]
+    by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
+    rows = [
+        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "", "kpi_text",
+         ""),
+        (t("sum_lead_tco"), f"=MIN({col('N')})", num(tco), "kpi", t("fin_kbrl")),
+        (t("sum_lead_npv"), f"=INDEX({col('E')},be_leader_pos)", num(o.npv.deterministic) if o else 0.0, "kpi",
+         t("fin_kbrl")),
+        (t("sum_margin"), f'=IF(COUNT({col("N")})>1,SMALL({col("N")},2)-MIN({col("N")}),"")',
+         "" if b["margin"] is None else num(b["margin"]), "kpi", t("fin_kbrl")),
+        (t("fin_per_user_month"), "=INDEX(fin_per_user,be_leader_pos)", per_unit(tco, users), "kpi_brl", ""),
+        (t("fin_per_gpu_hour"), "=INDEX(fin_per_gpu_h,be_leader_pos)", per_unit(tco, gpu_hours(o)) if o else 0.0,
+         "kpi_brl", ""),
+        (t("per_mtok"), "=INDEX(fin_per_mtok,be_leader_pos)", per_unit(tco, tokens, 1e6), "kpi_brl", ""),
+    ]
+    years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
+    for j, (label, v) in enumerate(zip(years, by_c + by_cal)):
+        c = _col(2 + j)
+        rows.append((t("sum_cash_out_year", y=label), f"=INDEX({fin}${c}${first_fin + 1}:${c}${first_fin + n},be_leader_pos)",
+                     num(v), "kpi", t("fin_kbrl")))
+    s0 = res.scenario.fx.usdbrl
+    rows += [
+        (t("be_fx_down_rate"), "=be_fx_down_rate", "" if b["fx_down"] is None else b["fx_down"] * s0, "kpi_rate",
+         "BRL/USD"),
+        (t("be_cloud_down"), "=be_cloud_down", "" if b["cloud_down"] is None else b["cloud_down"], "kpi_mult", ""),
+        (t("be_cloud_up"), "=be_cloud_up", "" if b["cloud_up"] is None else b["cloud_up"], "kpi_mult", ""),
+    ]
+    top = r
+    for label, f, cached, fmt, unit in rows:
+        ws.write_string(r, 0, label)
+        ws.write_formula(r, 1, f, book.fmt(fmt), cached)
+        if unit:
+            ws.write_string(r, 2, unit, book.fmt("small"))
+        r += 1
+    ws.insert_chart(top - 1, 6, _ranking_chart(book), {"x_scale": 1.25, "y_scale": 1.15})
+    return max(r, top + 17)
+
+
+def _col(c: int) -> str:
+    from tco.report.workbook_book import col
+
+    return col(c)
+
+
+def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
+    """The options in rank order, sorted by formula: row k shows the option whose Comparison order is k."""
+    t = book.t
+    cmp_ = qs(book.sheets["comparison"])
+    n = len(res.options)
+    c0 = book.rows["cmp_first"] + 1
+
+    def rng(c: str) -> str:
+        return f"{cmp_}${c}${c0}:${c}${c0 + n - 1}"
+
+    kbrl = f" ({t('fin_kbrl')})"
+    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco") + kbrl, t("col_npv") + kbrl, t("col_vs_best"), "#")):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    r += 1
+    rank_of = ranks_among(res.options)
+    best = min((o.tco.deterministic for o in res.options if o.feasible), default=float("nan"))
+    book.outputs["sum_rank_first"] = r
+    for k, j in enumerate(order, start=1):
+        o = res.options[j]
+        x = r + 1
+        ws.write_formula(r, 5, f"=MATCH({k},{rng('O')},0)", book.fmt("small"), j + 1)
+        ws.write_formula(r, 0, f"=INDEX({rng('F')},F{x})", book.fmt("calc_int"), rank_of[j] if o.feasible else t("infeasible"))
+        ws.write_formula(r, 1, f"=INDEX({rng('B')},F{x})", book.fmt("text"), o.name)
+        ws.write_formula(r, 2, f"=INDEX({rng('D')},F{x})", book.fmt("fin_kbrl"), num(o.tco.deterministic))
+        ws.write_formula(r, 3, f"=INDEX({rng('E')},F{x})", book.fmt("fin_kbrl"), num(o.npv.deterministic))
+        ws.write_formula(r, 4, f"=INDEX({rng('G')},F{x})", book.fmt("calc_pct"),
+                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible else infeasible_text(book, o))
+        r += 1
+    return r
+
+
+def _ranking_chart(book: Book):
+    """TCO of the options in rank order (the sorted ranking's cells, series added by ``_chart_series``), R$ thousands."""
+    ch = book.wb.add_chart({"type": "bar"})
+    ch.set_title({"name": book.t("sum_chart"), "name_font": {"size": 11}})
+    ch.set_x_axis({"num_format": "#,##0,", "name": book.t("fin_kbrl")})
+    ch.set_y_axis({"reverse": True})
+    ch.set_legend({"none": True})
+    ch.set_size({"width": 620, "height": 340})
+    book.outputs["sum_chart"] = ch
+    return ch
+
+
+def _chart_series(book: Book, first: int, last: int) -> None:
+    sheet = book.sheets["summary"]
+    book.outputs["sum_chart"].add_series({"categories": [sheet, first, 1, last, 1], "values": [sheet, first, 2, last, 2],
+                                          "fill": {"color": "#1F3864"}, "gap": 60})
