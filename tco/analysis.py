@@ -334,7 +334,7 @@ def separation(res: Results) -> list[dict]:
     s = res.scenario
     if s.training.method == "none":
         return []
-    out = []
+    out: list[dict] = []
     for i, o in enumerate(s.options):
         if o.training_offer != o.inference_offer:
             out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,

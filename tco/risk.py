@@ -122,6 +122,7 @@ def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
         if fx.model == "gbm":
             yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility, buffers=buffers)
         else:
+            assert returns is not None  # bootstrap: the history was read above
             yield bootstrap_paths(rng, m, h, fx.usdbrl, returns, fx.block_months)
         done += m
         if progress is not None:
