@@ -45,9 +45,11 @@ class _Writer:
             if v is None:
                 ws.write_blank(self.r, c, None, b.fmt(f))
             elif isinstance(v, str):
-                ws.write_string(self.r, c, v, b.fmt("in_text"))
+                ws.write_string(self.r, c, v, b.fmt("lbl_text"))  # a label of how the file was generated, not an input
             else:
                 ws.write_number(self.r, c, float(v), b.fmt(f))
+            if f.startswith("in_") and not isinstance(v, str):
+                b.inputs.append((key_label, abs_cell(self.sheet, self.r, c), 0.0 if v is None else float(v)))
             if name:  # with extra values, "@" in the name becomes lo, hi, p
                 b.name(name.replace("@", ["lo", "hi", "p"][j]) if extra else name, abs_cell(self.sheet, self.r, c))
         if unit:
@@ -76,6 +78,7 @@ def write_inputs(book: Book, res) -> None:
     w.r = 2
     ws.freeze_panes(2, 1)
 
+    _constants(w, t)
     fx = s.fx
     w.section(t("sec_general"))
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
@@ -194,6 +197,15 @@ def write_inputs(book: Book, res) -> None:
     ws.print_area(0, 0, w.r, 5)
 
 
+def _constants(w: _Writer, t) -> None:
+    """The named constants (tco.constants), each with its unit and source: fixed, not inputs."""
+    from tco.constants import ALL
+
+    w.section(t("sec_constants"))
+    for c in ALL:
+        w.add(c.name, t(c.name), c.value, c.unit, "cst_gen", t(c.name + "_src"))
+
+
 def _serving_inputs(w, t, res) -> None:
     """The rest of the serving model's inputs (tco.sizing_inference): architecture, TTFT target, calibration."""
     m, inf = res.model, res.scenario.inference
@@ -266,35 +278,44 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
     w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
     tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
-    w.add(None, t("col_tax_profile"), tax.profile_id, "",
+    w.add(None, t("col_tax_profile"), tax.profile_id, "", "lbl_text",
           source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
     if r.billing is not None:
-        w.add(None, t("br_billing"), r.billing.mode, "", source=f"{r.billing.status}: {r.billing.source}")
-    for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
-                   ("cbs", "cbs_rate"), ("ibs", "ibs_rate"), ("iof", "iof_rate")):
-        w.add(p + k, book.term("col", key), tax.rates.get(key, 0.0), "", "in_pct",
-              f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
-    w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
-    w.flag()
+        w.add(None, t("br_billing"), r.billing.mode, "", "lbl_text", source=f"{r.billing.status}: {r.billing.source}")
+    from tco.tax_rules import CREDITABLE, USES
+
+    uses = USES[tax.method]  # only the taxes its method has: a rate that drives nothing is not an input
+    for k in uses:
+        w.add(p + k, book.term("col", k + "_rate"), tax.rates.get(k + "_rate", 0.0), "", "in_pct",
+              f"{tax.source} ({tax.as_of})" if k == uses[0] else "")
+    if not uses:
+        w.add(None, t("tax_none"), t("na"), "", "lbl_text")
+    if "pis_cofins" in uses:
+        w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
+        w.flag()
     from tco.report.workbook_book import hybrid_brl_invoice
 
+    b_uses: tuple[str, ...] = ()
     if hybrid_brl_invoice(o):  # the BRL invoice of a hybrid: its own profile, for its credits
         bt = r.brl_tax
-        w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "",
+        b_uses = USES[bt.method]
+        w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "", "lbl_text",
               source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
-        for k in ("pis_cofins", "cbs", "ibs"):
+        for k in b_uses:
             w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"), bt.rates.get(k + "_rate", 0.0), "", "in_pct",
-                  f"{bt.source} ({bt.as_of})" if k == "pis_cofins" else "")
-        w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
-              "in_int")
-        w.flag()
-    w.add(None, t("tax_regime"), r.regime or "—", "")
+                  f"{bt.source} ({bt.as_of})" if k == b_uses[0] else "")
+        if "pis_cofins" in b_uses:
+            w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
+                  "in_int")
+            w.flag()
+    w.add(None, t("tax_regime"), r.regime or "—", "", "lbl_text")
     from tco.taxes import REGIMES
 
     credited = REGIMES.get(r.regime or "", ())
-    for k in ("pis_cofins", "cbs", "ibs"):
-        w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
-        w.flag()
+    for k in CREDITABLE:
+        if k in uses or k in b_uses:
+            w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
+            w.flag()
     eg = r.egress
     eg_usd = o.costs.currency["egress"] == "USD"
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
