@@ -16,6 +16,8 @@ from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
 from tco.tax_rules import NOT_APPLICABLE as TAX_NA
+from tco.report.workbook_deps import dead, live
+from tco.report.workbook_levers import price_name
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, row_range, write_row
 
 SHOWN: dict[str, tuple[str, str, str]] = {
@@ -103,7 +105,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
 
     def name_of(name: str) -> str:
         if name.startswith("o."):
-            return prefix + name[2:]
+            return price_name(name[2:], prefix + name[2:], o.resolved)
         if name.startswith("c."):
             return f"$C${const_row[name[2:]] + 1}"
         return "tl_h" if name == "horizon" else f"in_{name}"
@@ -125,8 +127,12 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for key, label, unit, fmt in (("days", "days", "d", "calc_int"), ("hours", "hours_month", "h", "calc_int"),
                                   ("fx", "fx", "BRL/USD", "calc_num4"), ("df", "df", "", "calc_num6")):
         put(key, t(label), unit, link(key), res.timeline[key] if key in res.timeline else values[key], fmt)
+    _, used_inputs = live(oc)
     for x in body:
         label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
+        if dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
+            _na_row(ws, book, rows[x.key], label, fmt)
+            continue
         put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total)
 
     # the taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency

@@ -71,6 +71,7 @@ def write_inputs(book: Book, res) -> None:
     ws.set_column(4, 4, 14)
     ws.set_column(5, 5, 60)
     ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
+    ws.write_string(0, 2, t("inputs_legend"), book.fmt("small"))
     for c, k in enumerate(("col_item", "col_value", "", "", "unit", "col_source")):
         if k:
             ws.write_string(1, c, t(k), book.fmt("head"))
@@ -79,6 +80,9 @@ def write_inputs(book: Book, res) -> None:
     ws.freeze_panes(2, 1)
 
     _constants(w, t)
+    from tco.report.workbook_levers import write_levers
+
+    write_levers(book, w)
     fx = s.fx
     w.section(t("sec_general"))
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
@@ -274,8 +278,13 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
         table = book.scaling
         w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect),
               float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
-    w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
-    w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
+    from tco.report.workbook_deps import live
+
+    _, used = live(o.costs)  # a price factor of the other kind of fleet drives nothing: not an input
+    if "o.index" in used:
+        w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
+    if "o.trend" in used:
+        w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
     w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
     tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
     w.add(None, t("col_tax_profile"), tax.profile_id, "", "lbl_text",
@@ -324,8 +333,10 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
             note = t("unverified") + "; " + note
         if hi is None:
             note = t("unbounded") + "; " + note
+        # an open top or an unverified price is no number to edit: a label (the rules do not read it)
         w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if eg_usd else "R$/GB"),
-              "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd_unit" if eg_usd else "in_brl_unit"])
+              "in_num", note, extra=[t("open_top") if hi is None else hi, t("unpriced") if price is None else price],
+              extra_fmts=["in_num", "in_usd_unit" if eg_usd else "in_brl_unit"])
 
 
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
@@ -342,6 +353,7 @@ def write_catalog(book: Book, doc: dict) -> None:
     ws.set_column(1, 8, 16)
     ws.set_column(9, 10, 60)
     ws.write_string(0, 0, t("sh_catalog"), book.fmt("title"))
+    ws.write_string(1, 0, t("cat_reference"), book.fmt("bold_gen"))
     cat = doc["catalog_rows"]
     r = 2
 

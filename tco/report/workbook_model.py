@@ -10,6 +10,7 @@ import numpy as np
 from tco import demand, timeline
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
+from tco.report.workbook_levers import levered
 from tco.report.workbook_book import (
     FIRST_COL,
     Book,
@@ -95,7 +96,8 @@ def write_timeline(book: Book, res) -> None:
             key, unit, fmt, total = SHOWN[rule.key]
             lab, unit = t(key), (t(unit) if unit.startswith("u_") else unit)
         put(rule.key, r, lab, unit,
-            lambda c, p, rule=rule: rule.formula(XlContext(col=c, prev=p, row_of=row_of, name_of=name_of)),
+            lambda c, p, rule=rule: levered(rule.key, rule.formula(XlContext(col=c, prev=p, row_of=row_of,
+                                                                             name_of=name_of))),
             values[rule.key], fmt, total)
 
 
