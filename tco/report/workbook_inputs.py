@@ -50,7 +50,7 @@ class _Writer:
                 ws.write_number(self.r, c, float(v), b.fmt(f))
             if f.startswith("in_") and not isinstance(v, str):
                 b.inputs.append((key_label, abs_cell(self.sheet, self.r, c), 0.0 if v is None else float(v)))
-            if name:  # with extra values, "@" in the name becomes lo, hi, p
+            if name and not isinstance(v, str):  # with extra values, "@" in the name becomes lo, hi, p
                 b.name(name.replace("@", ["lo", "hi", "p"][j]) if extra else name, abs_cell(self.sheet, self.r, c))
         if unit:
             ws.write_string(self.r, 4, unit, b.fmt("small"))
@@ -255,9 +255,6 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
             w.add(p + f"commit_{j}", t("commit_n", j=j), k, "", "in_int")
     w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
     w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
-    table = book.scaling
-    w.add(p + "inf_scaling", t("tr_scaling", ic=inf.gpu.interconnect),
-          float(table.get(inf.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.calibrate.hardware_for, interconnect.csv)
