@@ -662,3 +662,49 @@ def test_a_dead_input_is_found(written, tmp_path):
                     c.value = 5.4
     names, driving = _driving_cells(wb)
     assert not any(c in driving for c in names["in_usdbrl"])
+
+
+def test_constants_are_named_not_literals(written):
+    """The Timeline, the calculation sheets and the Checks use no number inside a formula but 0 and 1: 3600, 10⁹,
+    the 1E-9 tolerance, 6·N·D, 16 B/param… are named cells of the constants block (tco.constants), each with its
+    source. (Left: the 12 of the FX path's t/12, a rule of tco.timeline.fx_rule, and the Sizing sheet's replica
+    candidates, tco.report.workbook_replica.)"""
+    from openpyxl.formula.tokenizer import Tokenizer
+
+    from tco.constants import ALL
+
+    wb = openpyxl.load_workbook(written["seed_70b_h200"])
+    for c in ALL:
+        assert named_values(wb, c.name) == [c.value]
+    sheets = [wb.sheetnames[4]] + [n for n in wb.sheetnames if n.startswith(("Cálculo", "Verificações"))]
+    assert len(sheets) >= 3
+    seen = 0
+    for name in sheets:
+        for row in wb[name].iter_rows():
+            if name == wb.sheetnames[4] and row[0].value == "USD/BRL":
+                continue
+            for c in row:
+                if c.data_type == "f":
+                    literals = {t.value for t in Tokenizer(c.value).items if t.type == "OPERAND" and t.subtype == "NUMBER"}
+                    assert literals <= {"0", "1"}, (name, c.coordinate, c.value)
+                    seen += 1
+    assert seen > 5000
+    sizing = " ".join(c.value for row in wb[wb.sheetnames[3]].iter_rows() for c in row if c.data_type == "f")
+    assert "c_train_flops_per_param_token*" in sizing and "c_adam_bytes_per_param*" in sizing
+
+
+@pytest.mark.parametrize("stem", ["seed_70b_h200", "pretrain_burst"])
+def test_row_n_means_the_same_on_every_option_sheet(runs, written, stem):
+    """Every option's sheet has the same rows (a row an option lacks is there, "n/a", zero): the union of the
+    options' rules, egress tiers to the largest table, the tax block of every method, the lines, TCO at one row."""
+    wb = openpyxl.load_workbook(written[stem])
+    sheets = [wb[n] for n in wb.sheetnames if n.startswith(("Cálculo", "Calc"))]
+    assert len(sheets) == len(runs[stem][3]["options"])
+    labels = [[r[0].value for r in ws.iter_rows(min_row=2, max_col=1)] for ws in sheets]
+    assert all(x == labels[0] for x in labels)
+    tco_cells = [named_cells(wb, f"out_o{i}_tco")[0].coordinate for i in range(1, len(sheets) + 1)]
+    assert len(set(tco_cells)) == 1
+    # a row that does not apply says so and holds zeros: the cloud setup line of a cloud option
+    na = [r for r in sheets[-2].iter_rows(min_row=2) if r[1].value in ("não se aplica", "not applicable")]
+    monthly = [r for r in na if r[4].value is not None]  # (a constant that does not apply has no months)
+    assert monthly and all(c.value == 0 for r in monthly for c in r[4:8])

@@ -83,8 +83,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
     rows: dict[str, int] = {}
     links = ("days", "hours", "fx", "df")
     scalars = [r for r in rules if isinstance(r, Scalar)]
-    constants = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
-    constants += [r.key for r in scalars] + ["uplift"]
+    lay = _layout(book, res)  # the same rows on every option's sheet: a row an option lacks is "n/a"
+    constants = lay["consts"]
+    own_consts = set(_consts_of(o))
     const_row = {k: 4 + j for j, k in enumerate(constants)}
     r = 4 + len(constants) + 1
     rows["t"] = 2
@@ -92,9 +93,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for key in links:
         rows[key] = r
         r += 1
-    body = [x for x in rules if isinstance(x, Rule) and not x.key.startswith("l_")]
-    for x in body:
-        rows[x.key] = r
+    own_body = {x.key: x for x in rules if isinstance(x, Rule) and not x.key.startswith("l_")}
+    for key in lay["body"]:
+        rows[key] = r
         r += 1
     timeline_rows = book.rows
 
@@ -128,9 +129,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
                                   ("fx", "fx", "BRL/USD", "calc_num4"), ("df", "df", "", "calc_num6")):
         put(key, t(label), unit, link(key), res.timeline[key] if key in res.timeline else values[key], fmt)
     _, used_inputs = live(oc)
-    for x in body:
+    for key in lay["body"]:
+        x = own_body.get(key) or lay["ref"][key]
         label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
-        if dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
+        if key not in own_body or dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
             _na_row(ws, book, rows[x.key], label, fmt)
             continue
         put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total)
@@ -138,17 +140,17 @@ def write_calc(book: Book, res, i: int, o) -> None:
     # the taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency
     cur = oc.currency
     r_opt = o.resolved
-    t_rules = [x for x in oc.tax_rules if not x.key.startswith("l_")]
     t_lines = {x.key: x for x in oc.tax_rules if x.key.startswith("l_")}
     fleet_lines = {x.key: x for x in rules if isinstance(x, Rule) and x.key.startswith("l_")}
     gross = [k for k in LINES if "l_" + k in t_lines and k != "taxes"]  # lines whose taxes move to the block
-    r = rows[body[-1].key] + 2
+    r = rows[lay["body"][-1]] + 2
     ws.write_string(r, 0, t("sec_taxes"), book.fmt("h2"))
     prof = r_opt.brl_tax if cur["taxes"] == "BRL" else r_opt.tax
     ws.write_string(r, 2, f"{book.term('taxm', prof.method)} · {prof.profile_id} · {r_opt.regime or '—'}",
                     book.fmt("small"))
     r += 1
-    block = [("g_" + k, fleet_lines["l_" + k]) for k in gross] + [(x.key, x) for x in t_rules]
+    own_block = dict(_block_of(o))
+    block = [(key, own_block.get(key, TAX_NA_RULE)) for key in lay["block"]]
     for key, _ in block:
         rows[key] = r
         r += 1
@@ -159,10 +161,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
     tax_values = oc.tax_rows
     for key, x in block:
         label, unit, fmt = _tax_shown(key, t, book, cur)
-        vals = values["l_" + key[2:]] if key.startswith("g_") else tax_values[key]
         if x.expr is NOT_APPLICABLE or x.expr is TAX_NA:
             _na_row(ws, book, rows[key], label, fmt)
         else:
+            vals = values["l_" + key[2:]] if key.startswith("g_") else tax_values[key]
             put(key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), vals, fmt,
                 "sum" if fmt in ("calc_usd", "calc_brl") else None)
     lf = {k[2:]: x for k, x in fleet_lines.items() if x.expr is not NOT_APPLICABLE and k[2:] not in gross}
@@ -220,6 +222,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
         label, unit, fmt = CONSTANTS[key]
         rr = const_row[key]
         ws.write_string(rr, 0, t(label))
+        if key not in own_consts:
+            ws.write_string(rr, 1, t("na"), book.fmt("small"))
+            continue
         ws.write_string(rr, 1, unit, book.fmt("small"))
         scalar = next((x for x in scalars if x.key == key), None)
         if scalar is not None:
@@ -230,6 +235,51 @@ def write_calc(book: Book, res, i: int, o) -> None:
         else:
             text, value = "=" + book.sizing[(i, key)], oc.inputs[f"c.{key}"]
         ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))  # type: ignore[arg-type]
+
+
+TAX_NA_RULE = Rule("", TAX_NA, "", "does not apply")
+
+
+def _consts_of(o) -> list[str]:
+    """An option's constants (column C): sizing links, the scalars of its rules, the tax uplift."""
+    oc = o.costs
+    out = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
+    return out + [r.key for r in oc.rules if isinstance(r, Scalar)] + ["uplift"]
+
+
+def _block_of(o) -> list[tuple[str, Rule]]:
+    """The rows of an option's tax block: its gross price lines (the fleet rules' lines), then its tax rules."""
+    oc = o.costs
+    t_lines = {x.key for x in oc.tax_rules if x.key.startswith("l_")}
+    fleet = [x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_") and x.key in t_lines
+             and x.key != "l_taxes"]
+    return [("g_" + x.key[2:], x) for x in fleet] + [(x.key, x) for x in oc.tax_rules if not x.key.startswith("l_")]
+
+
+def merged(seqs) -> list[str]:
+    """One order holding every key of each sequence in its own order (a key new to the order goes right after the
+    key before it in its sequence)."""
+    out: list[str] = []
+    for seq in seqs:
+        for j, k in enumerate(seq):
+            if k in out:
+                continue
+            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in out), None)
+            out.insert(out.index(prev) + 1 if prev is not None else 0, k)
+    return out
+
+
+def _layout(book: Book, res) -> dict:
+    """Rows shared by every option's sheet: constants, rules, tax block (each the union over the options, in
+    order), and a rule of each key for its label."""
+    if "calc_layout" not in book.outputs:
+        bodies = [[x.key for x in o.costs.rules if isinstance(x, Rule) and not x.key.startswith("l_")]
+                  for o in res.options]
+        ref = {x.key: x for o in reversed(res.options) for x in o.costs.rules if isinstance(x, Rule)}
+        book.outputs["calc_layout"] = {"consts": merged([_consts_of(o) for o in res.options]), "body": merged(bodies),
+                                       "block": merged([[k for k, _ in _block_of(o)] for o in res.options]),
+                                       "ref": ref}
+    return book.outputs["calc_layout"]
 
 
 def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
