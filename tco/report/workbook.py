@@ -18,9 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tco import __version__
-from tco.costs import LINES
 from tco.report import i18n
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs
+from tco.report.workbook_book import Book, make_formats, num, qs
 from tco.report.workbook_outputs import cumulative_chart, infeasible_text, ranks_among
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,

@@ -190,3 +190,16 @@ def hybrid_brl_invoice(o) -> bool:
     r = o.resolved
     return (o.costs.currency["taxes"] == "USD" and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
             and o.costs.brl_price_credits is not None)
+
+
+def merged(seqs) -> list[str]:
+    """One order holding every key of each sequence in its own order (a key new to the order goes right after the
+    key before it in its sequence)."""
+    out: list[str] = []
+    for seq in seqs:
+        for j, k in enumerate(seq):
+            if k in out:
+                continue
+            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in out), None)
+            out.insert(out.index(prev) + 1 if prev is not None else 0, k)
+    return out

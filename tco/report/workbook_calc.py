@@ -18,7 +18,7 @@ from tco.fleet_rules import NOT_APPLICABLE
 from tco.tax_rules import NOT_APPLICABLE as TAX_NA
 from tco.report.workbook_deps import dead, live
 from tco.report.workbook_levers import price_name
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, row_range, write_row
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, merged, month_col, num, qs, row_range, write_row
 
 SHOWN: dict[str, tuple[str, str, str]] = {
     # rule key → (label key, unit, number format); hourly rows, egress tiers and lines are shown alike
@@ -254,19 +254,6 @@ def _block_of(o) -> list[tuple[str, Rule]]:
     fleet = [x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_") and x.key in t_lines
              and x.key != "l_taxes"]
     return [("g_" + x.key[2:], x) for x in fleet] + [(x.key, x) for x in oc.tax_rules if not x.key.startswith("l_")]
-
-
-def merged(seqs) -> list[str]:
-    """One order holding every key of each sequence in its own order (a key new to the order goes right after the
-    key before it in its sequence)."""
-    out: list[str] = []
-    for seq in seqs:
-        for j, k in enumerate(seq):
-            if k in out:
-                continue
-            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in out), None)
-            out.insert(out.index(prev) + 1 if prev is not None else 0, k)
-    return out
 
 
 def _layout(book: Book, res) -> dict:

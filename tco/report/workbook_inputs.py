@@ -206,7 +206,7 @@ def _constants(w: _Writer, t) -> None:
 
     w.section(t("sec_constants"))
     for c in ALL:
-        w.add(c.name, t(c.name), c.value, c.unit, "cst_gen", t(c.name + "_src"))
+        w.add(c.name, t(c.name), c.value, c.unit, "cst_gen", t("csrc_" + c.name))
 
 
 def _serving_inputs(w, t, res) -> None:

@@ -5,8 +5,7 @@ name (``in_o<i>_<name>``) and its source as a cell comment."""
 from __future__ import annotations
 
 from tco.report import i18n
-from tco.report.workbook_book import Book, abs_cell
-from tco.report.workbook_calc import merged
+from tco.report.workbook_book import Book, abs_cell, merged
 from tco.sizing import peak_tflops
 
 EGRESS_PARTS = ("lo", "hi", "p")
