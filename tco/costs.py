@@ -135,10 +135,12 @@ def tax_plan(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[s
         cur, profile, taxed = "BRL", opt.brl_tax, brl_keys
         netted = brl_keys if profile.method == "local_inclusive" else ()
         hybrid = False
+    assert profile is not None
     periods = len(opt.tax_periods) if profile.method != "none" and profile.reform else 0
     h_rules = None
     if hybrid:
         bt = opt.brl_tax
+        assert bt is not None
         h_rules = (bt.method, len(opt.tax_periods) if bt.reform else 0, brl_keys)
     rules = tax_rules.option_rules(profile.method, periods, tuple(("g_" if k in netted else "l_") + k for k in taxed),
                                    netted, h_rules)

@@ -21,6 +21,7 @@ Methods, buyer regimes and their sources: ``tco.taxes``. Not tax advice.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 
 from tco.expr import AND, IF, MAX, Const, Expr, In, Row, Rule
 
@@ -110,7 +111,7 @@ def credit_flag(tax: str, prefix: str = "") -> Expr:
     return MAX(In(f"o.{prefix}credit"), flag) if tax == "pis_cofins" else flag
 
 
-def _sum(terms: list[Expr]) -> Expr:
+def _sum(terms: Sequence[Expr]) -> Expr:
     out: Expr = NOT_APPLICABLE
     for k, x in enumerate(terms):
         out = x if k == 0 else out + x

@@ -86,9 +86,9 @@ def months_in_force(months: list[str], start: str, until: str | None) -> np.ndar
     return (m >= start) & ((m <= until) if until else True)
 
 
-def reform_inputs(reform: tuple[ReformPeriod, ...]) -> dict[str, float]:
+def reform_inputs(reform: tuple[ReformPeriod, ...]) -> dict[str, object]:
     """The inputs of the reform periods of ``tax_rules.rate_rules`` (dates as serials), period j = 1, 2 …"""
-    out: dict[str, float] = {}
+    out: dict[str, object] = {}
     for j, p in enumerate(reform, start=1):
         out |= {f"rf{j}_from": rules.month_serial(p.start), f"rf{j}_until": rules.month_serial(p.until or rules.OPEN_END),
                 f"rf{j}_pc": p.pis_cofins_share, f"rf{j}_iss": p.iss_share, f"rf{j}_cbs": p.cbs_rate,
@@ -96,9 +96,9 @@ def reform_inputs(reform: tuple[ReformPeriod, ...]) -> dict[str, float]:
     return out
 
 
-def profile_inputs(profile, regime: str | None = None, prefix: str = "") -> dict[str, float]:
+def profile_inputs(profile, regime: str | None = None, prefix: str = "") -> dict[str, object]:
     """A profile's base rates (``o.<prefix><tax>``), its own PIS/COFINS credit flag and the regime's credit flags."""
-    out = {f"o.{prefix}{k}": float(profile.rates.get(k + "_rate", 0.0)) for k in TAXES}
+    out: dict[str, object] = {f"o.{prefix}{k}": float(profile.rates.get(k + "_rate", 0.0)) for k in TAXES}
     out[f"o.{prefix}credit"] = 1.0 if getattr(profile, "pis_cofins_creditable", False) else 0.0
     regime_credits = REGIMES.get(regime or "", ())
     out |= {f"o.cr_{k}": 1.0 if k in regime_credits else 0.0 for k in rules.CREDITABLE}
@@ -112,7 +112,7 @@ def rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...] 
     if profile.method == "none" or not getattr(profile, "reform", True) or not all(months):
         reform = ()
     dates = np.array([rules.month_serial(m) for m in months]) if reform else np.zeros(h)
-    rows = evaluate(rules.rate_rules(TAXES, len(reform)), profile_inputs(profile) | reform_inputs(reform), h,
+    rows = evaluate(tuple(rules.rate_rules(TAXES, len(reform))), profile_inputs(profile) | reform_inputs(reform), h,
                     rows={"date": dates})
     return {k + "_rate": rows["rate_" + k] for k in TAXES}
 
@@ -130,11 +130,11 @@ def rate_rows(r: dict, prefix: str = "rate_") -> dict[str, np.ndarray]:
     return {prefix + k: np.asarray(r[k + "_rate"], dtype=float) + np.zeros_like(irrf) for k in TAXES}
 
 
-def evaluate_block(method: str, rates: dict, base: np.ndarray, flags: dict[str, float]) -> dict[str, np.ndarray]:
+def evaluate_block(method: str, rates: dict, base: np.ndarray, flags: dict) -> dict[str, np.ndarray]:
     """Every row of ``tax_rules.component_rules`` for the taxed amount `base` by month."""
     base = np.asarray(base, dtype=float)
     rows = rate_rows(rates) | {"base": base}
-    return evaluate(rules.component_rules(method, ("base",)), flags, len(base), rows=rows)
+    return evaluate(tuple(rules.component_rules(method, ("base",))), flags, len(base), rows=rows)
 
 
 def factors(method: str, r: dict) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:

@@ -24,8 +24,9 @@ def refs(expr: Expr) -> tuple[set[str], set[str]]:
             rows.add("t")
         elif hasattr(e, "key") and isinstance(getattr(e, "key"), str) and not isinstance(e, (Row, Prev)):
             rows.add(e.key)
-        for f in dataclasses.fields(e) if dataclasses.is_dataclass(e) else ():
-            v = getattr(e, f.name)
+        fields: list[str] = [f.name for f in dataclasses.fields(e)] if dataclasses.is_dataclass(e) else []
+        for name in fields:
+            v = getattr(e, name)
             if isinstance(v, Expr):
                 stack.append(v)
             elif isinstance(v, tuple):

@@ -22,6 +22,7 @@ class _Column:
     def add(self, name: str | None, key_label: str, value, unit: str, fmt: str = "in_num", source: str = "",
             extra: list | None = None, extra_fmts: list | None = None) -> None:
         if extra:  # an egress tier: from, to, price on three rows
+            assert name is not None
             fmts = [fmt] + (extra_fmts or [fmt] * len(extra))
             units = unit.split("; ")
             j = int(name.split("_", 2)[2][2:-2])  # in_o<i>_eg<j>_@
