@@ -578,7 +578,7 @@ def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalcula
     assert_matches_engine(wb, doc)
     # integrity holds after the edit; the edit is flagged; the snapshot of the engine's run no longer matches
     assert named_values(wb, "chk_master") == [True]
-    assert named_values(wb, "chk_inputs_changed") == [True]
+    assert named_values(wb, "chk_inputs_changed")[0] >= 1  # how many inputs differ from their generated copy
     assert named_values(wb, "chk_reconciled") == [False]
     stem = CHANGES[key][0]
     before = runs[stem][3]

@@ -27,8 +27,13 @@ def _paint(book: Book, ws, first: int, last: int, c: int) -> None:
                                               "format": book.wb.add_format(BAD_FILL)})
 
 
-def _integrity(book: Book, i: int, o) -> list[tuple[str, str, float, str, str]]:
-    """(label key, value formula, cached value, number format, test formula on {C}) of one option's checks."""
+def _integrity(book: Book, res, i: int, o) -> list[tuple[str, str, float, str, str, bool]]:
+    """(label key, value formula, cached value, number format, test formula on {C}, cached result) of one option's
+    checks; the cached value and result are the same check evaluated on the engine's numbers."""
+    import numpy as np
+
+    from tco.constants import EPS, TOL_BRL
+
     sheet = book.sheets[f"calc{i}"]
     rows = book.outputs[(i, "rows")]
     h = book.horizon
@@ -36,30 +41,42 @@ def _integrity(book: Book, i: int, o) -> list[tuple[str, str, float, str, str]]:
     def rng(key: str) -> str:
         return row_range(sheet, rows[key], h)
 
-    oc = o.costs
+    oc, v = o.costs, o.costs.rows
     total = rng("total")
-    out = [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", 0.0, "brl", "=ABS({C})<c_tol_brl")]
+    diff = float(sum(o.lines_brl[k].sum() for k in LINES) - o.total_brl.sum())
+    out = [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",
+            abs(diff) < TOL_BRL.value)]
     prices = ",".join(rng("l_" + k) for k in LINES if k != "taxes")
     low = min(float(o.total_brl.min()), min(float(oc.lines[k].min()) for k in LINES if k != "taxes"))
-    out.append(("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl"))
+    out.append(("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value))
     # capacity: the replicas at the peak hour serve the peak load
     const = book.outputs[(i, "const")]
     cap = f"{qs(sheet)}$C${const['cap'] + 1}"
     peak_rps = row_range(book.sheets["timeline"], book.rows["peak_rps"], h)
-    short = f"=SUMPRODUCT(--({rng('peak_replicas')}*{cap}*in_utilization<{peak_rps}-c_eps))"
-    out.append(("chk_capacity", short, 0.0, "int", "={C}=0"))
-    paid, need = ("fleet", "need") if "fleet" in rows else ("inf_paid", "peak")
-    out.append(("chk_fleet", f"=SUMPRODUCT(--({rng(paid)}<{rng(need)}-c_eps))", 0.0, "int", "={C}=0"))
+    util = res.scenario.inference.utilization_target_share
+    short = int(np.count_nonzero(v["peak_replicas"] * o.replica.requests_per_second * util
+                                 < res.timeline["peak_rps"] - EPS.value))
+    out.append(("chk_capacity", f"=SUMPRODUCT(--({rng('peak_replicas')}*{cap}*in_utilization<{peak_rps}-c_eps))",
+                short, "int", "={C}=0", short == 0))
+    paid, need = ("fleet", "need") if "fleet" in v else ("inf_paid", "peak")
+    fewer = int(np.count_nonzero(v[paid] < v[need] - EPS.value))
+    out.append(("chk_fleet", f"=SUMPRODUCT(--({rng(paid)}<{rng(need)}-c_eps))", fewer, "int", "={C}=0", fewer == 0))
     last = f"{qs(sheet)}${month_col(h)}${rows['cum'] + 1}"
-    out.append(("chk_cum", f"={last}-SUM({total})", 0.0, "brl", "=ABS({C})<c_tol_brl"))
+    gap = float(np.cumsum(o.total_brl)[-1] - o.total_brl.sum())
+    out.append(("chk_cum", f"={last}-SUM({total})", gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
     # the tax block: Σ taxes − credits = the taxes line; the taxes moved out of a price = the price before − after
-    taxes = [rng("tx_" + k) for k in ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")]
-    bal = f"=SUM({','.join(taxes)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
-    gross = [k for k in LINES if "g_" + k in rows]
-    if gross and "tax_inside" in rows and oc.currency["taxes"] == "BRL":
+    tv = oc.tax_rows
+    taxes = ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")
+    bal = f"=SUM({','.join(rng('tx_' + k) for k in taxes)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
+    gap = float(sum(tv["tx_" + k].sum() for k in taxes if "tx_" + k in tv) - tv["tx_credits"].sum()
+                - oc.lines["taxes"].sum())
+    gross = [k for k in LINES if "g_" + k in rows and "l_" + k in tv and k != "taxes"]
+    if gross and oc.currency["taxes"] == "BRL":
         moved = ",".join(rng("tx_" + k) for k in ("pis_cofins", "cbs", "ibs"))
         bal += "+ABS(" + "+".join(f"SUM({rng('g_' + k)})-SUM({rng('l_' + k)})" for k in gross) + f"-SUM({moved}))"
-    out.append(("chk_taxes", bal, 0.0, "brl", "=ABS({C})<c_tol_brl"))
+        gap += abs(float(sum(v["l_" + k].sum() - tv["l_" + k].sum() for k in gross)
+                         - sum(tv["tx_" + k].sum() for k in ("pis_cofins", "cbs", "ibs"))))
+    out.append(("chk_taxes", bal, gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
     return out
 
 
@@ -78,20 +95,22 @@ def write_checks(book: Book, res) -> None:
     for c, hd in enumerate((t("col_option"), t("chk_integrity"), t("workbook_value"), "", t("result"))):
         ws.write_string(2, c, hd, book.fmt("head"))
     r = 3
+    all_ok = True
     for i, o in enumerate(res.options, start=1):
-        for key, formula, cached, fmt, test in _integrity(book, i, o):
+        for key, formula, cached, fmt, test, ok in _integrity(book, res, i, o):
             ws.write_string(r, 0, o.name)
             ws.write_string(r, 1, t(key))
             ws.write_formula(r, 2, formula, book.fmt("calc_" + fmt), num(cached))
-            ws.write_formula(r, 4, test.replace("{C}", f"C{r + 1}"), book.fmt("check"), True)
+            ws.write_formula(r, 4, test.replace("{C}", f"C{r + 1}"), book.fmt("check"), ok)
+            all_ok = all_ok and ok
             r += 1
     first, last = 3, r - 1
     _paint(book, ws, first, last, 4)
     r += 1
     ws.write_string(r, 1, t("master_check"), book.fmt("bold_gen"))
-    ws.write_formula(r, 4, f"=AND(E{first + 1}:E{last + 1})", book.fmt("check"), True)
+    ws.write_formula(r, 4, f"=AND(E{first + 1}:E{last + 1})", book.fmt("check"), all_ok)
     _paint(book, ws, r, r, 4)
-    book.outputs["master_ok"] = True
+    book.outputs["master_ok"] = all_ok
     book.outputs["master"] = abs_cell(sheet, r, 4)
     book.name("chk_master", book.outputs["master"])
     r += 1
@@ -161,11 +180,12 @@ def _input_copies(book: Book, ws, r: int, flag_row: int) -> int:
         ws.write_string(r, 1, ref.replace("'", ""), book.fmt("small"))
         ws.write_formula(r, 2, f"=N({ref})", book.fmt("calc_gen"), num(value))
         ws.write_number(r, 3, num(value), book.fmt("eng_gen"))
-        ws.write_formula(r, 4, f"=C{r + 1}<>D{r + 1}", book.fmt("check"), False)
+        ws.write_formula(r, 4, f"=IF(C{r + 1}<>D{r + 1},1,0)", book.fmt("calc_int"), 0)
         r += 1
-    n_changed = f"COUNTIF(E{first + 1}:E{max(r, first + 1)},TRUE)"
+    # how many inputs differ from the generated copy: 0 as generated, ≥ 1 after an edit (a count, not a check)
     ws.write_string(flag_row, 1, t("chk_inputs_changed"), book.fmt("bold_gen"))
-    ws.write_formula(flag_row, 2, f"={n_changed}", book.fmt("calc_int"), 0)
-    ws.write_formula(flag_row, 4, f"={n_changed}>0", book.fmt("check"), False)
+    ws.write_formula(flag_row, 4, f"=SUM(E{first + 1}:E{max(r, first + 1)})", book.fmt("bold_int"), 0)
+    ws.conditional_format(flag_row, 4, flag_row, 4, {"type": "cell", "criteria": ">", "value": 0,
+                                                      "format": book.wb.add_format({"bg_color": "#FFEB9C"})})
     book.name("chk_inputs_changed", abs_cell(book.sheets["checks"], flag_row, 4))
     return r
