@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tco import tax_rules
 from tco import taxes as taxmod
 from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, Notice, is_committed
@@ -67,40 +68,83 @@ def tax_uplift(profile: TaxProfile, regime: str | None = None) -> float:
 
 
 def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]
-                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, np.ndarray | None]:
-    """The taxes line of an option, its components, its currency, the net share of the taxed amount, and the
-    credit netted from a hybrid option's BRL lines (None if none).
+                 ) -> tuple[np.ndarray, dict[str, np.ndarray], str, float, np.ndarray | None, tuple, dict]:
+    """The taxes line of an option, its components, its currency, the net share of the taxed amount, the credit
+    netted from a hybrid option's BRL lines (None if none), and the tax rules with the rows they gave.
 
     An option with a cloud fleet taxes its USD lines with its profile (`opt.tax`). An all-BRL option
     takes its invoice's profile (`opt.brl_tax`): the creditable taxes inside its BRL prices move from
-    the BRL lines (changed in place, to the price net of them) to the taxes line, with their credit."""
+    the BRL lines (changed in place, to the price net of them) to the taxes line, with their credit.
+    The rules are ``tco.tax_rules.option_rules``; the rates by month come from the resolution (``opt.tax_rates``,
+    the same rate rules evaluated on the calendar months)."""
+    plan_ = tax_plan(opt, lines, currency)
     h = len(lines["setup"])
-    cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
-    brl_keys = [k for k in LINES if currency[k] == "BRL" and k != "taxes"]
-    usd_base = sum((lines[k] for k in LINES if currency[k] == "USD" and k != "taxes"), np.zeros(h))
-    brl_base = sum((lines[k] for k in brl_keys), np.zeros(h))
-    usd_rates = opt.tax_rates or taxmod.rates_by_month(opt.tax, [""] * h)
+    profile = opt.brl_tax if plan_.currency == "BRL" else opt.tax
+    rates = (opt.brl_tax_rates if plan_.currency == "BRL" else opt.tax_rates) or taxmod.rates_by_month(profile, [""] * h)
+    given = taxmod.rate_rows(rates) | {"g_" + k: lines[k] for k in plan_.netted + plan_.hybrid_netted}
+    given |= {"l_" + k: lines[k] for k in plan_.taxed if k not in plan_.netted}
+    inputs = taxmod.profile_inputs(profile, opt.regime)
+    block = [r for r in plan_.rules if not r.key.startswith(("rate_", "brate_"))]
+    if plan_.hybrid_netted or plan_.hybrid_share:
+        brates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
+        given |= taxmod.rate_rows(brates, "brate_")
+        inputs |= {k: v for k, v in taxmod.profile_inputs(opt.brl_tax, opt.regime, "b_").items() if k.startswith("o.b_")}
+        block = [r for r in block if not r.key.startswith("brate_")]
+    rows = evaluate(block, inputs, h, rows=given)
     brl_credits = None
-    if cloud or opt.brl_tax is None:
-        base, cur, profile, rates = usd_base, "USD", opt.tax, usd_rates
-        if opt.brl_tax is not None and opt.brl_tax.method != "none" and np.any(brl_base > 0):
-            # a hybrid: its taxes line is in USD, so the credit on its BRL invoice is netted from the BRL lines
-            brl_rates = opt.brl_tax_rates or taxmod.rates_by_month(opt.brl_tax, [""] * h)
-            credit = taxmod.credit_share(opt.brl_tax, brl_rates, opt.regime)
-            brl_credits = credit * brl_base
-            for k in brl_keys:
-                lines[k] = lines[k] * (1.0 - credit)
-    else:
-        base, cur, profile = brl_base, "BRL", opt.brl_tax
-        rates = opt.brl_tax_rates or taxmod.rates_by_month(profile, [""] * h)
-        net = 1.0 - taxmod.inside_share(profile.method, rates)
-        for k in brl_keys:
-            lines[k] = lines[k] * net
-    comp = taxmod.components(base, profile, rates, opt.regime)
-    line = taxmod.total(comp)
-    taxed = float(np.sum(base))
+    if plan_.hybrid_share:
+        brl_base = sum((lines[k] for k in plan_.hybrid_netted), np.zeros(h))
+        brl_credits = rows["brl_credit_share"] * brl_base
+    for k in plan_.netted + plan_.hybrid_netted:
+        lines[k] = rows["l_" + k]
+    comp = {k: rows["tx_" + k] for k in taxmod.TAXES} | {"credits": rows["tx_credits"]}
+    line = rows["l_taxes"]
+    taxed = float(np.sum(rows["tax_base"]))
     share = float(line.sum()) / taxed if taxed > 0 else 0.0
-    return line, comp, cur, share, brl_credits
+    shown = {k: v for k, v in rows.items() if k in {r.key for r in plan_.rules}}
+    return line, comp, plan_.currency, share, brl_credits, plan_.rules, shown
+
+
+@dataclass(frozen=True)
+class TaxPlan:
+    """Which tax rules an option has (``tax_rules.option_rules``) and on which lines."""
+
+    currency: str
+    taxed: tuple[str, ...]
+    """Lines in the taxes' currency that make the taxed amount."""
+    netted: tuple[str, ...]
+    """BRL price lines with their taxes inside, moved out to the block (an all-BRL option)."""
+    hybrid_netted: tuple[str, ...]
+    """A hybrid's BRL lines, net of the credit on their invoice."""
+    hybrid_share: bool
+    rules: tuple
+
+
+def tax_plan(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]) -> TaxPlan:
+    """The tax rules of an option: taxed lines are those of the taxes' currency that are not zero throughout (a line
+    that does not apply adds nothing)."""
+    cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
+    live = [k for k in LINES if k != "taxes" and np.any(lines[k] != 0)]
+    brl_keys = tuple(k for k in live if currency[k] == "BRL")
+    if cloud or opt.brl_tax is None:
+        cur, profile = "USD", opt.tax
+        taxed = tuple(k for k in live if currency[k] == "USD")
+        netted: tuple[str, ...] = ()
+        hybrid = opt.brl_tax is not None and opt.brl_tax.method != "none" and bool(brl_keys)
+    else:
+        cur, profile, taxed = "BRL", opt.brl_tax, brl_keys
+        netted = brl_keys if profile.method == "local_inclusive" else ()
+        hybrid = False
+    assert profile is not None
+    periods = len(opt.tax_periods) if profile.method != "none" and profile.reform else 0
+    h_rules = None
+    if hybrid:
+        bt = opt.brl_tax
+        assert bt is not None
+        h_rules = (bt.method, len(opt.tax_periods) if bt.reform else 0, brl_keys)
+    rules = tax_rules.option_rules(profile.method, periods, tuple(("g_" if k in netted else "l_") + k for k in taxed),
+                                   netted, h_rules)
+    return TaxPlan(cur, taxed, netted, brl_keys if hybrid else (), hybrid, tuple(rules))
 
 
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
@@ -196,6 +240,11 @@ class OptionCosts:
     """Tax component (tco.taxes.COMPONENTS) → monthly amount in currency['taxes']; taxes = Σ taxes − credits."""
     brl_price_credits: np.ndarray | None = None
     """A hybrid option's credit on its BRL invoice, netted from its BRL price lines [BRL/month] (None if none)."""
+    tax_rules: tuple = ()
+    """The option's tax rules (``tax_rules.option_rules``), in order."""
+    tax_rows: dict[str, np.ndarray] = field(default_factory=dict)
+    """Every row the tax rules computed (and the rate rows they read), by key; ``l_<line>`` here is a line after its
+    taxes moved to the block, while `rows` keeps the fleet rules' lines before (``g_<line>`` of the tax rules)."""
 
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
@@ -310,7 +359,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
             if training_start - 1 + rows["months_paid"][0] > h:
                 notices.append(Notice("min_term_past_horizon", params={"term": term}))
     lines = {k: rows[f"l_{k}"].copy() for k in LINES}
-    lines["taxes"], comp, currency["taxes"], uplift, brl_credits = option_taxes(opt, lines, currency)
+    lines["taxes"], comp, currency["taxes"], uplift, brl_credits, t_rules, t_rows = option_taxes(opt, lines, currency)
     if brl_credits is not None and np.any(brl_credits > 0):
         notices.append(Notice("hybrid_brl_credit", params={"amount": float(brl_credits.sum())}))
     brl_only = opt.inference.kind != "cloud" and (opt.training is None or opt.training.kind != "cloud")
@@ -320,7 +369,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     servers_by_hour = np.stack([rows[f"srv_{hr}"] for hr in range(24)], axis=1)
     return OptionCosts(lines, currency, train_paid, inf_paid, rows["server_hours"], tr_hours, replicas_by_hour,
                        servers_by_hour, wall, np.asarray(egress_gb, dtype=float), uplift, n_train, tuple(notices),
-                       rows["stored"], rules, rows, inputs, comp, brl_credits)
+                       rows["stored"], rules, rows, inputs, comp, brl_credits, t_rules, t_rows)
 
 
 class UnverifiedPriceError(ValueError):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tco.constants import BELOW_ONE  # 1e-9: tolerance under a whole replica (named in the workbook)
 from tco.domain import LINES
 from tco.expr import (
     AND,
@@ -40,8 +41,7 @@ from tco.expr import (
 )
 from tco.timeline import HOURS
 
-BELOW_ONE = 1e-9
-"""Tolerance under a whole replica: a load of 2.0000000001 replicas needs 2, not 3 [-]."""
+
 
 
 @dataclass(frozen=True)

@@ -41,10 +41,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tco import tax_rules as rules
+from tco.expr import evaluate
+
 RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "cbs_rate", "ibs_rate", "iof_rate")
 """Rates a tax profile carries (fractions 0–1)."""
 
-TAXES = ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")
+TAXES = rules.TAXES
 """Charged components, in ledger order."""
 
 COMPONENTS = TAXES + ("credits",)
@@ -83,20 +86,35 @@ def months_in_force(months: list[str], start: str, until: str | None) -> np.ndar
     return (m >= start) & ((m <= until) if until else True)
 
 
-def rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...] = ()) -> dict[str, np.ndarray]:
-    """Each rate of `profile` in force in each month [-]: the base rates, replaced in reform periods."""
-    h = len(months)
-    base = {k: float(profile.rates.get(k, 0.0)) for k in RATE_KEYS}
-    out = {k: np.full(h, v) for k, v in base.items()}
-    if profile.method == "none" or not getattr(profile, "reform", True):
-        return out
-    for p in reform:
-        mask = months_in_force(months, p.start, p.until)
-        out["pis_cofins_rate"][mask] = base["pis_cofins_rate"] * p.pis_cofins_share
-        out["iss_rate"][mask] = base["iss_rate"] * p.iss_share
-        out["cbs_rate"][mask] = p.cbs_rate
-        out["ibs_rate"][mask] = p.ibs_rate
+def reform_inputs(reform: tuple[ReformPeriod, ...]) -> dict[str, object]:
+    """The inputs of the reform periods of ``tax_rules.rate_rules`` (dates as serials), period j = 1, 2 …"""
+    out: dict[str, object] = {}
+    for j, p in enumerate(reform, start=1):
+        out |= {f"rf{j}_from": rules.month_serial(p.start), f"rf{j}_until": rules.month_serial(p.until or rules.OPEN_END),
+                f"rf{j}_pc": p.pis_cofins_share, f"rf{j}_iss": p.iss_share, f"rf{j}_cbs": p.cbs_rate,
+                f"rf{j}_ibs": p.ibs_rate}
     return out
+
+
+def profile_inputs(profile, regime: str | None = None, prefix: str = "") -> dict[str, object]:
+    """A profile's base rates (``o.<prefix><tax>``), its own PIS/COFINS credit flag and the regime's credit flags."""
+    out: dict[str, object] = {f"o.{prefix}{k}": float(profile.rates.get(k + "_rate", 0.0)) for k in TAXES}
+    out[f"o.{prefix}credit"] = 1.0 if getattr(profile, "pis_cofins_creditable", False) else 0.0
+    regime_credits = REGIMES.get(regime or "", ())
+    out |= {f"o.cr_{k}": 1.0 if k in regime_credits else 0.0 for k in rules.CREDITABLE}
+    return out
+
+
+def rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...] = ()) -> dict[str, np.ndarray]:
+    """Each rate of `profile` in force in each month [-] (``tax_rules.rate_rules``): the base rates, replaced in
+    reform periods. Months given as '' (unknown) take the base rates."""
+    h = len(months)
+    if profile.method == "none" or not getattr(profile, "reform", True) or not all(months):
+        reform = ()
+    dates = np.array([rules.month_serial(m) for m in months]) if reform else np.zeros(h)
+    rows = evaluate(tuple(rules.rate_rules(TAXES, len(reform))), profile_inputs(profile) | reform_inputs(reform), h,
+                    rows={"date": dates})
+    return {k + "_rate": rows["rate_" + k] for k in TAXES}
 
 
 def periods_used(profile, months: list[str], reform: tuple[ReformPeriod, ...]) -> list[ReformPeriod]:
@@ -106,34 +124,35 @@ def periods_used(profile, months: list[str], reform: tuple[ReformPeriod, ...]) -
     return [p for p in reform if months_in_force(months, p.start, p.until).any()]
 
 
+def rate_rows(r: dict, prefix: str = "rate_") -> dict[str, np.ndarray]:
+    """Rates by month (``rates_by_month``) as the rate rows the block's rules read."""
+    irrf = np.asarray(r["irrf_rate"], dtype=float)
+    return {prefix + k: np.asarray(r[k + "_rate"], dtype=float) + np.zeros_like(irrf) for k in TAXES}
+
+
+def evaluate_block(method: str, rates: dict, base: np.ndarray, flags: dict) -> dict[str, np.ndarray]:
+    """Every row of ``tax_rules.component_rules`` for the taxed amount `base` by month."""
+    base = np.asarray(base, dtype=float)
+    rows = rate_rows(rates) | {"base": base}
+    return evaluate(tuple(rules.component_rules(method, ("base",))), flags, len(base), rows=rows)
+
+
 def factors(method: str, r: dict) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
     """(charged, creditable base): each tax per unit of the taxed amount, as arrays over months [-].
 
     `charged` is what the buyer pays on top of the lines; `creditable` what it paid for each tax,
     on top or inside the price, that a regime may take back as a credit."""
-    z = np.zeros_like(np.asarray(r["irrf_rate"], dtype=float))
-    irrf, cide, iss, pc, cbs, ibs, iof = (np.asarray(r[k], dtype=float) + z for k in RATE_KEYS)
-    charged = {k: z.copy() for k in TAXES}
-    if method == "import_gross_up":
-        v = 1.0 / (1.0 - irrf)
-        charged.update(irrf=v - 1.0, cide=cide * v, iss=iss * v, pis_cofins=pc * v * (1.0 + iss) / (1.0 - pc),
-                       cbs=cbs * v, ibs=ibs * v, iof=iof)
-    elif method == "local_por_dentro":
-        g = 1.0 / (1.0 - pc - iss)
-        charged.update(iss=iss * g, pis_cofins=pc * g, cbs=cbs * g, ibs=ibs * g)
-    elif method == "local_inclusive":
-        charged.update(pis_cofins=pc, cbs=cbs / (1.0 + cbs + ibs), ibs=ibs / (1.0 + cbs + ibs))
-    elif method != "none":
-        raise ValueError(f"unknown tax method {method!r}")
-    return charged, {k: charged[k] for k in ("pis_cofins", "cbs", "ibs")}
+    n = len(np.atleast_1d(np.asarray(r["irrf_rate"], dtype=float)))
+    rows = evaluate_block(method, r, np.ones(n), {f"o.cr_{k}": 0.0 for k in rules.CREDITABLE} | {"o.credit": 0.0})
+    charged = {k: rows["tx_" + k] for k in TAXES}
+    return charged, {k: charged[k] for k in rules.CREDITABLE}
 
 
 def inside_share(method: str, r: dict) -> np.ndarray:
     """Share of a tax-inclusive BRL price moved to the taxes line, by month [-] (0 unless local_inclusive)."""
-    if method != "local_inclusive":
-        return np.zeros_like(np.asarray(r["irrf_rate"], dtype=float))
-    charged, _ = factors(method, r)
-    return charged["pis_cofins"] + charged["cbs"] + charged["ibs"]
+    n = len(np.atleast_1d(np.asarray(r["irrf_rate"], dtype=float)))
+    return evaluate_block(method, r, np.ones(n), {f"o.cr_{k}": 0.0 for k in rules.CREDITABLE} | {"o.credit": 0.0}
+                          )["tax_inside"]
 
 
 def credited(regime: str | None, profile) -> tuple[str, ...]:
@@ -146,18 +165,16 @@ def credited(regime: str | None, profile) -> tuple[str, ...]:
 
 def credit_share(profile, rates: dict[str, np.ndarray], regime: str | None) -> np.ndarray:
     """Credits as a share of the taxed amount, by month [-]."""
-    _, creditable = factors(profile.method, rates)
-    zero = np.zeros_like(np.asarray(rates["irrf_rate"], dtype=float))
-    return sum((creditable[k] for k in credited(regime, profile)), zero)
+    n = len(np.atleast_1d(np.asarray(rates["irrf_rate"], dtype=float)))
+    return components(np.ones(n), profile, rates, regime)["credits"]
 
 
 def components(base: np.ndarray, profile, rates: dict[str, np.ndarray], regime: str | None
                ) -> dict[str, np.ndarray]:
     """Every component of the taxes on `base` (the month's taxed amount), month by month, in its currency."""
-    base = np.asarray(base, dtype=float)
-    charged, creditable = factors(profile.method, rates)
-    out = {k: charged[k] * base for k in TAXES}
-    out["credits"] = sum((creditable[k] * base for k in credited(regime, profile)), np.zeros_like(base))
+    rows = evaluate_block(profile.method, rates, base, profile_inputs(profile, regime))
+    out = {k: rows["tx_" + k] for k in TAXES}
+    out["credits"] = rows["tx_credits"]
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.constants import BYTES_PER_GB, BYTES_PER_KB, DAYS_PER_WEEK, MONTHS_PER_YEAR, S_PER_H
 from tco.demand import profile
 from tco.expr import EXP, IF, INT, LN, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
 
@@ -58,17 +59,17 @@ def fx_rule(model: str, drift_given: bool) -> Rule:
     return Rule("fx", expr, "BRL/USD", fx_rule.__doc__ or "")
 
 
-YEAR = Rule("year", INT((Month() - 1) / 12), "-", "contract year y = ⌊(t − 1)/12⌋ (0 in the first 12 months)")
+YEAR = Rule("year", INT((Month() - 1) / MONTHS_PER_YEAR), "-", "contract year y = ⌊(t − 1)/12⌋ (0 in the first 12 months)")
 K = Rule("k", Month() - In("inf_start") + 1, "-", "inference month k = t − inf_start + 1")
-REQUESTS = Rule("requests", Row("users") * In("rpud") * Row("days") * (In("adpw") / 7), "req",
+REQUESTS = Rule("requests", Row("users") * In("rpud") * Row("days") * (In("adpw") / DAYS_PER_WEEK), "req",
                 "requests = users × requests per user per day × days × active days per week / 7")
 TOKENS = Rule("tokens", Row("requests") * (In("in_tokens") + In("out_tokens")), "tokens",
               "tokens = requests × (input + output tokens per request)")
-EGRESS = Rule("egress", Row("requests") * In("egress_kb") * 1000 / 1e9, "GB",
+EGRESS = Rule("egress", Row("requests") * In("egress_kb") * BYTES_PER_KB / BYTES_PER_GB, "GB",
               "egress = requests × kB per request × 1000 / 10⁹ [GB]")
-DF = Rule("df", (1 + In("discount_rate")) ** (-Month() / 12), "-",
+DF = Rule("df", (1 + In("discount_rate")) ** (-Month() / MONTHS_PER_YEAR), "-",
           "discount factor (1 + r)^(−t/12): cash flows at month end, r effective annual")
-RPS = tuple(Rule(f"rps_{h}", Row("users") * In("rpud") * In(f"share_{h}") / 3600, "req/s",
+RPS = tuple(Rule(f"rps_{h}", Row("users") * In("rpud") * In(f"share_{h}") / S_PER_H, "req/s",
                  f"requests per second at {h:02d}h = users × requests per user per day × share of the hour / 3600")
             for h in HOURS)
 PEAK_RPS = Rule("peak_rps", MAX(*(Row(f"rps_{h}") for h in HOURS)), "req/s",

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tco import timeline
+from tco.constants import ALL as NAMED
 from tco.expr import (
     AND, CHOOSE, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
     Row, Rule, XlContext, evaluate,
@@ -158,6 +159,7 @@ def _excel_row(rule: Rule, month: int, inputs: dict, rows: dict) -> float:
     cells = {f"{names[n]}": float(inputs[n]) for n in names if not isinstance(inputs[n], list)}
     cells |= {f"F{keys[k]}": float(v[month - 1]) for k, v in rows.items()}
     cells |= {f"E{keys[k]}": float(v[month - 2]) if month > 1 else 0.0 for k, v in rows.items()}
+    cells |= {c.name.upper(): c.value for c in NAMED}  # the named constants' cells (tco.constants)
     text = rule.formula(ctx)
     func = formulas.Parser().ast(text)[1].compile()
     args = [cells[name.replace("$", "")] for name in func.inputs]

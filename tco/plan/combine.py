@@ -112,7 +112,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     if n > ctx.spec.max_candidates:
         raise InputError([Problem(file, "plan.max_candidates", f"the search has {n:,} candidate plans, more than "
                                   f"max_candidates ({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
-                                  (lines or {}).get(("plan", "max_candidates")))])
+                                  (lines or {}).get(("plan", "max_candidates")) or (lines or {}).get(("plan",)))])
     flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
                                [float((c.brl + c.usd + c.taxes).sum()) for c in S]])
     flat_npv = np.concatenate([npv.ravel(), [float((c.brl + c.usd + c.taxes) @ ctx.disc) for c in S]])

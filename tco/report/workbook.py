@@ -18,9 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tco import __version__
-from tco.costs import LINES
 from tco.report import i18n
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, make_formats, month_col, num, qs
+from tco.report.workbook_book import Book, make_formats
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True, "in_memory": True}
@@ -89,82 +88,10 @@ def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
 
 
 def _checks(book: Book, res) -> None:
-    sheet = book.sheets["checks"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    h = book.horizon
-    ws.set_column(0, 0, 40)
-    ws.set_column(1, 1, 54)
-    ws.set_column(2, 3, 18)
-    ws.set_column(4, 4, 16)
-    ws.write_string(0, 0, t("sh_checks"), book.fmt("title"))
-    ws.merge_range(1, 0, 1, 4, t("chk_note"), book.fmt("small_wrap"))
-    ws.set_row(1, 26)
-    for c, hd in enumerate((t("col_option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"))):
-        ws.write_string(2, c, hd, book.fmt("head"))
-    n = len(res.options)
-    # engine monthly totals, stored as values, at the bottom
-    eng_r0 = 4 + 6 * n + 4
-    ws.write_string(eng_r0 - 1, 0, t("engine_monthly"), book.fmt("h2"))
-    for m in range(h):
-        ws.write_formula(eng_r0 - 1, FIRST_COL + m, f"={qs(book.sheets['timeline'])}{month_col(m + 1)}{book.rows['date'] + 1}",
-                         book.fmt("head_date"), _serial(res.months[m]))
-    r = 3
-    all_ok = True
-    for i, o in enumerate(res.options, start=1):
-        er = eng_r0 + i - 1
-        ws.write_string(er, 0, o.name)
-        for m in range(h):
-            ws.write_number(er, FIRST_COL + m, float(o.total_brl[m]), book.fmt("eng_brl"))
-        eng_row = f"${month_col(1)}${er + 1}:${month_col(h)}${er + 1}"
-        tot = book.outputs[(i, "total")]
-        lines_neg = float(min(o.costs.lines[k].min() for k in LINES))
-        lines_sum = float(sum(o.lines_brl[k].sum() for k in LINES))
-        checks = [
-            ("chk_tco", "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl",
-             lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
-            ("chk_npv", "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl",
-             lambda rr: f"=ABS(C{rr}-D{rr})<0.01"),
-            ("chk_monthly", f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<0.01))", h, "int",
-             lambda rr: f"=C{rr}=D{rr}"),
-            ("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})", lines_sum, "brl",
-             lambda rr, tot=tot: f"=ABS(C{rr}-SUM({tot}))<0.01"),
-            ("chk_neg", f"=MIN({book.outputs[(i, 'lines')]})", lines_neg, "num", lambda rr: f"=C{rr}>=-0.000001"),
-            ("chk_cap", "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
-             lambda rr: f"=ABS(C{rr}/D{rr}-1)<0.000001"),
-        ]
-        for key, f, engine_v, fmt, test in checks:
-            ws.write_string(r, 0, o.name)
-            ws.write_string(r, 1, t(key))
-            ws.write_formula(r, 2, f, book.fmt("calc_" + fmt), num(engine_v if fmt != "num" else lines_neg))
-            if key == "chk_monthly":
-                ws.write_number(r, 3, h, book.fmt("eng_int"))
-            elif key == "chk_sum":
-                ws.write_formula(r, 3, f"=SUM({tot})", book.fmt("calc_brl"), num(o.total_brl.sum()))
-            elif key == "chk_neg":
-                ws.write_number(r, 3, 0, book.fmt("eng_num"))
-            else:
-                ws.write_number(r, 3, num(engine_v), book.fmt("eng_" + fmt))
-            # cached result = the check evaluated on the cached values (C and D hold the engine's numbers, so only
-            # the sign check can fail here); readers that do not recalculate see the truth, not a hard-coded TRUE
-            ok = bool(lines_neg >= -0.000001) if key == "chk_neg" else True
-            all_ok = all_ok and ok
-            ws.write_formula(r, 4, test(r + 1), book.fmt("check"), ok)
-            r += 1
-    first, last = 4, r
-    ws.conditional_format(first - 1, 4, last - 1, 4, {"type": "cell", "criteria": "==", "value": "TRUE",
-                                                      "format": book.wb.add_format({"bg_color": "#C6EFCE"})})
-    ws.conditional_format(first - 1, 4, last - 1, 4, {"type": "cell", "criteria": "==", "value": "FALSE",
-                                                      "format": book.wb.add_format({"bg_color": "#FFC7CE"})})
-    r += 1
-    ws.write_string(r, 1, t("master_check"), book.fmt("bold_gen"))
-    ws.write_formula(r, 4, f"=AND(E{first}:E{last})", book.fmt("check"), all_ok)
-    book.outputs["master_ok"] = all_ok
-    book.outputs["master"] = abs_cell(sheet, r, 4)
-    ws.set_column(FIRST_COL + 1, FIRST_COL + h - 1, 15)
-    ws.print_area(0, 0, r, 4)
-    book.name("chk_master", book.outputs["master"])
-    ws.freeze_panes(3, 0)
+    """The Checks sheet: integrity (the master check) and reconciliation with the engine (tco.report.workbook_checks)."""
+    from tco.report.workbook_checks import write_checks
+
+    write_checks(book, res)
 
 
 def summary_order(res, doc: dict) -> list[int]:

@@ -56,6 +56,8 @@ class Book:
     """(option index, key) → absolute reference of a Sizing cell."""
     outputs: dict = field(default_factory=dict)
     """(option index, key) → absolute reference of an option's result (tco, npv, total row…)."""
+    inputs: list = field(default_factory=list)
+    """(label, absolute cell, generated value) of every input cell, for the "inputs changed" check."""
     scaling: dict = field(default_factory=dict)
     """Scaling efficiency by interconnect used by the engine (res.defaults)."""
 
@@ -89,10 +91,12 @@ def make_formats(wb) -> dict:
     for style, props in {"calc": {}, "in": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1,
                                             "border_color": "#BFBFBF"},
                          "eng": {"bg_color": "#EDEDED", "italic": True},
+                         "cst": {"bg_color": "#DDEBF7"},
                          "bold": {"bold": True}}.items():
         for k, nf in NUMBER_FORMATS.items():
             out[f"{style}_{k}"] = wb.add_format({**props, "num_format": nf})
     out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"})
+    out["lbl_text"] = wb.add_format({"font_color": "#404040", "bg_color": "#F2F2F2", "italic": True})
     out["text"] = wb.add_format({})
     out["wrap"] = wb.add_format({"text_wrap": True, "valign": "top"})
     out["small"] = wb.add_format({"font_size": 8, "font_color": "#595959"})
@@ -186,3 +190,16 @@ def hybrid_brl_invoice(o) -> bool:
     r = o.resolved
     return (o.costs.currency["taxes"] == "USD" and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
             and o.costs.brl_price_credits is not None)
+
+
+def merged(seqs) -> list[str]:
+    """One order holding every key of each sequence in its own order (a key new to the order goes right after the
+    key before it in its sequence)."""
+    out: list[str] = []
+    for seq in seqs:
+        for j, k in enumerate(seq):
+            if k in out:
+                continue
+            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in out), None)
+            out.insert(out.index(prev) + 1 if prev is not None else 0, k)
+    return out

@@ -15,8 +15,10 @@ import numpy as np
 from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
-from tco.report.workbook_book import (FIRST_COL, Book, abs_cell, col, hybrid_brl_invoice, month_col, num, qs, row_range,
-                                     write_row)
+from tco.tax_rules import NOT_APPLICABLE as TAX_NA
+from tco.report.workbook_deps import dead, live
+from tco.report.workbook_levers import price_name
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, merged, month_col, num, qs, row_range, write_row
 
 SHOWN: dict[str, tuple[str, str, str]] = {
     # rule key → (label key, unit, number format); hourly rows, egress tiers and lines are shown alike
@@ -81,17 +83,19 @@ def write_calc(book: Book, res, i: int, o) -> None:
     rows: dict[str, int] = {}
     links = ("days", "hours", "fx", "df")
     scalars = [r for r in rules if isinstance(r, Scalar)]
-    constants = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
-    constants += [r.key for r in scalars] + ["uplift"]
+    lay = _layout(book, res)  # the same rows on every option's sheet: a row an option lacks is "n/a"
+    constants = lay["consts"]
+    own_consts = set(_consts_of(o))
     const_row = {k: 4 + j for j, k in enumerate(constants)}
     r = 4 + len(constants) + 1
     rows["t"] = 2
+    rows["date"] = 1
     for key in links:
         rows[key] = r
         r += 1
-    body = [x for x in rules if isinstance(x, Rule) and not x.key.startswith("l_")]
-    for x in body:
-        rows[x.key] = r
+    own_body = {x.key: x for x in rules if isinstance(x, Rule) and not x.key.startswith("l_")}
+    for key in lay["body"]:
+        rows[key] = r
         r += 1
     timeline_rows = book.rows
 
@@ -102,7 +106,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
 
     def name_of(name: str) -> str:
         if name.startswith("o."):
-            return prefix + name[2:]
+            return price_name(name[2:], prefix + name[2:], o.resolved)
         if name.startswith("c."):
             return f"$C${const_row[name[2:]] + 1}"
         return "tl_h" if name == "horizon" else f"in_{name}"
@@ -124,43 +128,54 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for key, label, unit, fmt in (("days", "days", "d", "calc_int"), ("hours", "hours_month", "h", "calc_int"),
                                   ("fx", "fx", "BRL/USD", "calc_num4"), ("df", "df", "", "calc_num6")):
         put(key, t(label), unit, link(key), res.timeline[key] if key in res.timeline else values[key], fmt)
-    for x in body:
+    _, used_inputs = live(oc)
+    for key in lay["body"]:
+        x = own_body.get(key) or lay["ref"][key]
         label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
+        if key not in own_body or dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
+            _na_row(ws, book, rows[x.key], label, fmt)
+            continue
         put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total)
 
-    # the taxes, tax by tax and month by month (tco.taxes), then the six lines in the offer's currency
-    lf = {x.key[2:]: (lambda c, p, x=x: x.formula(ctx(c, p))) for x in rules
-          if isinstance(x, Rule) and x.key.startswith("l_") and x.expr is not NOT_APPLICABLE}
-    r = rows[body[-1].key] + 2
+    # the taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency
     cur = oc.currency
     r_opt = o.resolved
+    t_lines = {x.key: x for x in oc.tax_rules if x.key.startswith("l_")}
+    fleet_lines = {x.key: x for x in rules if isinstance(x, Rule) and x.key.startswith("l_")}
+    gross = [k for k in LINES if "l_" + k in t_lines and k != "taxes"]  # lines whose taxes move to the block
+    r = rows[lay["body"][-1]] + 2
     ws.write_string(r, 0, t("sec_taxes"), book.fmt("h2"))
     prof = r_opt.brl_tax if cur["taxes"] == "BRL" else r_opt.tax
-    ws.write_string(r, 2, f"{prof.profile_id} · {r_opt.regime or '—'}", book.fmt("small"))
-    at = [r + 1]
-
-    def put_next(key, label, unit, formula, vals, fmt, total=None):
-        rows[key] = at[0]
-        write_row(ws, book, at[0], label, unit, formula, vals, fmt, total)
-        at[0] += 1
-        return vals
-
-    _tax_block(book, res, o, i, at[0], rows, lf, put_next, lambda key: (lambda c: f"{c}{rows[key] + 1}"))
-    r = rows["tx_credits"] + 1
+    ws.write_string(r, 2, f"{book.term('taxm', prof.method)} · {prof.profile_id} · {r_opt.regime or '—'}",
+                    book.fmt("small"))
+    r += 1
+    own_block = dict(_block_of(o))
+    block = [(key, own_block.get(key, TAX_NA_RULE)) for key in lay["block"]]
+    for key, _ in block:
+        rows[key] = r
+        r += 1
+    r += 1
     ws.write_string(r, 0, t("sec_lines"), book.fmt("h2"))
+    for j, k in enumerate(LINES):
+        rows["l_" + k] = r + 1 + j
+    tax_values = oc.tax_rows
+    for key, x in block:
+        label, unit, fmt = _tax_shown(key, t, book, cur)
+        if x.expr is NOT_APPLICABLE or x.expr is TAX_NA:
+            _na_row(ws, book, rows[key], label, fmt)
+        else:
+            vals = values["l_" + key[2:]] if key.startswith("g_") else tax_values[key]
+            put(key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), vals, fmt,
+                "sum" if fmt in ("calc_usd", "calc_brl") else None)
+    lf = {k[2:]: x for k, x in fleet_lines.items() if x.expr is not NOT_APPLICABLE and k[2:] not in gross}
+    lf |= {k[2:]: x for k, x in t_lines.items() if x.expr is not TAX_NA}
     for k in LINES:
         label = t("line_" + k)
         fmt = "calc_usd" if cur[k] == "USD" else "calc_brl"
-        rr = rows.setdefault("l_" + k, r + 1 + LINES.index(k))
         if k not in lf:  # a line this option does not have: zeros, as values
-            ws.write_string(rr, 0, label)
-            ws.write_string(rr, 1, t("na"), book.fmt("small"))
-            for m in range(h):
-                ws.write_number(rr, FIRST_COL + m, 0.0, book.fmt(fmt))
-            ws.write_formula(rr, 2, f"=SUM({month_col(1)}{rr + 1}:{month_col(h)}{rr + 1})",
-                             book.fmt(fmt.replace("calc", "bold")), 0.0)
+            _na_row(ws, book, rows["l_" + k], label, fmt)
         else:
-            put("l_" + k, label, cur[k], lf[k], oc.lines[k], fmt, "sum")
+            put("l_" + k, label, cur[k], lambda c, p, x=lf[k]: x.formula(ctx(c, p)), oc.lines[k], fmt, "sum")
     r = rows["l_" + LINES[-1]] + 2
     for k in LINES:
         rows["b_" + k] = r
@@ -197,6 +212,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     book.outputs[(i, "lines")] = (f"{qs(sheet)}${month_col(1)}${rows['l_' + LINES[0]] + 1}:"
                                   f"${month_col(h)}${rows['l_' + LINES[-1]] + 1}")
     book.outputs[(i, "rows")] = rows
+    book.outputs[(i, "const")] = const_row
     book.name(f"out_o{i}_tco", book.outputs[(i, "tco")])
     book.name(f"out_o{i}_npv", book.outputs[(i, "npv")])
     book.name(f"out_o{i}_total", tot)
@@ -206,6 +222,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
         label, unit, fmt = CONSTANTS[key]
         rr = const_row[key]
         ws.write_string(rr, 0, t(label))
+        if key not in own_consts:
+            ws.write_string(rr, 1, t("na"), book.fmt("small"))
+            continue
         ws.write_string(rr, 1, unit, book.fmt("small"))
         scalar = next((x for x in scalars if x.key == key), None)
         if scalar is not None:
@@ -218,162 +237,71 @@ def write_calc(book: Book, res, i: int, o) -> None:
         ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))  # type: ignore[arg-type]
 
 
-def _tax_block(book: Book, res, o, i: int, r: int, rows: dict, lf: dict, put, ref) -> None:
-    """Rows of the option's taxes (tco.taxes), from row r on: rates in force each month, the taxed amount, one
-    row per tax, the credits; sets the formula of the taxes line.
-
-    The rates read the option's inputs (in_o{i}_irrf …) and, in the reform's months, the reform inputs
-    (in_rf{j}_…). An all-BRL option's price lines become the price net of the taxes moved to this block."""
-    from tco.report.workbook_book import reform_periods
-
-    t = book.t
-    p = f"in_o{i}_"
-    r_opt, oc = o.resolved, o.costs
-    cur = oc.currency
-    brl_taxed = cur["taxes"] == "BRL"
-    prof = r_opt.brl_tax if brl_taxed else r_opt.tax
-    method = prof.method
-    taxed = [k for k in LINES if k != "taxes" and cur[k] == cur["taxes"] and k in lf]
-    periods = reform_periods(res) if (method != "none" and prof.reform) else []
-    rates = (r_opt.brl_tax_rates if brl_taxed else r_opt.tax_rates) or {}
-    comps = {"import_gross_up": ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof"),
-             "local_por_dentro": ("iss", "pis_cofins", "cbs", "ibs"),
-             "local_inclusive": ("pis_cofins", "cbs", "ibs"), "none": ()}[method]
-    used_rates = sorted({"irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof"} & set(
-        comps + (("irrf",) if method == "import_gross_up" else ()) + (("iss",) if method == "local_por_dentro" else ())),
-        key=("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof").index)
-    gross = [k for k in taxed] if method == "local_inclusive" else []
-    hybrid = hybrid_brl_invoice(o)
-    h_keys = [k for k in LINES if k != "taxes" and cur[k] == "BRL" and k in lf] if hybrid else []
-    # rows the block will take, so that the lines that follow it are known in advance
-    n = len(gross) + len(used_rates) + (1 if method == "local_inclusive" else 0) + 1 + len(comps) + 1
-    n += (len(h_keys) + 4) if hybrid else 0
-    for j, k in enumerate(LINES):
-        rows["l_" + k] = r + n + 1 + j  # after the block and the lines' heading
-    fmt = "calc_brl" if brl_taxed else "calc_usd"
-    inside = oc.lines["taxes"] * 0.0
-    if method == "local_inclusive":
-        from tco.taxes import inside_share
-
-        inside = inside_share(method, rates)
-    for k in gross:  # the BRL price with its taxes inside; the line keeps it net of them
-        f0 = lf[k]
-        put("g_" + k, t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], f0, oc.lines[k] / (1.0 - inside), fmt)
-        lf[k] = lambda c, pp, k=k: f"={ref('g_' + k)(c)}*(1-{ref('tax_inside')(c)})"
-    if hybrid:  # a hybrid's BRL invoice: its credit is netted from its BRL lines (the taxes line is in USD)
-        bp, bt = p + "b_", r_opt.brl_tax
-        brates = r_opt.brl_tax_rates or {}
-        from tco.taxes import credit_share
-
-        share = credit_share(bt, brates, r_opt.regime) if brates else inside * 0
-        for k in h_keys:
-            f0 = lf[k]
-            put("g_" + k, t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], f0, oc.lines[k] / (1.0 - share),
-                "calc_brl")
-            lf[k] = lambda c, pp, k=k: f"={ref('g_' + k)(c)}*(1-{ref('brl_credit_share')(c)})"
-        BR = {}
-        for k in ("pis_cofins", "cbs", "ibs"):
-            put("brate_" + k, t("rate_of", tax=book.term("col", k + "_rate")) + " — " + t("brl_invoice"), "",
-                _rate_formula(k, bp, reform_periods(res) if bt.reform else []), brates.get(k + "_rate", inside * 0),
-                "calc_pct")
-            BR[k] = ref("brate_" + k)
-        put("brl_credit_share", t("brl_credit_share"), "", lambda c, pp: (
-            f"={_credit_flag('pis_cofins', p).replace(p + 'credit', bp + 'credit')}*{BR['pis_cofins'](c)}"
-            f"+({p}cr_cbs*{BR['cbs'](c)}+{p}cr_ibs*{BR['ibs'](c)})/(1+{BR['cbs'](c)}+{BR['ibs'](c)})"),
-            share, "calc_pct")
-    R = {}
-    for k in used_rates:
-        key = k + "_rate"
-        put("rate_" + k, t("rate_of", tax=book.term("col", k + "_rate")), "", _rate_formula(k, p, periods),
-            rates.get(key, inside * 0), "calc_pct")
-        R[k] = ref("rate_" + k)
-    if method == "local_inclusive":
-        put("tax_inside", t("tax_inside"), "", lambda c, pp: (
-            f"={R['pis_cofins'](c)}+({R['cbs'](c)}+{R['ibs'](c)})/(1+{R['cbs'](c)}+{R['ibs'](c)})"), inside, "calc_pct")
-    src = ("g_" if gross else "l_")
-    base_vals = sum((oc.lines[k] / (1.0 - inside) if gross else oc.lines[k] for k in taxed), inside * 0)
-    put("tax_base", t("tax_base"), cur["taxes"], (lambda c, pp: "=" + "+".join(ref(src + k)(c) for k in taxed))
-        if taxed else (lambda c, pp: "=0"), base_vals, fmt, "sum")
-    b = ref("tax_base")
-    comp = oc.tax_components or {}
-    for k in comps:
-        put("tx_" + k, book.term("col", k + "_rate"), cur["taxes"], _component_formula(method, k, R, b),
-            comp.get(k, inside * 0), fmt, "sum")
-    cr = [f"{_credit_flag(k, p)}*{{tx_{k}}}" for k in ("pis_cofins", "cbs", "ibs") if k in comps]
-    put("tx_credits", t("credits"), cur["taxes"], (lambda c, pp: "=" + "+".join(
-        x.replace("{tx_" + k + "}", ref("tx_" + k)(c)) for x, k in zip(cr, [k for k in ("pis_cofins", "cbs", "ibs")
-                                                                          if k in comps]))) if cr
-        else (lambda c, pp: "=0"), comp.get("credits", inside * 0), fmt, "sum")
-    if comps:
-        lf["taxes"] = lambda c, pp: "=" + "+".join(ref("tx_" + k)(c) for k in comps) + f"-{ref('tx_credits')(c)}"
-    else:
-        lf["taxes"] = lambda c, pp: f"=0*{b(c)}"
+TAX_NA_RULE = Rule("", TAX_NA, "", "does not apply")
 
 
+def _consts_of(o) -> list[str]:
+    """An option's constants (column C): sizing links, the scalars of its rules, the tax uplift."""
+    oc = o.costs
+    out = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
+    return out + [r.key for r in oc.rules if isinstance(r, Scalar)] + ["uplift"]
 
 
-def _credit_flag(k: str, p: str) -> str:
-    """Whether the buyer credits tax k (1/0): its regime, or the profile's own PIS/COFINS flag."""
-    return f"MAX({p}credit,{p}cr_pis_cofins)" if k == "pis_cofins" else f"{p}cr_{k}"
+def _block_of(o) -> list[tuple[str, Rule]]:
+    """The rows of an option's tax block: its gross price lines (the fleet rules' lines), then its tax rules."""
+    oc = o.costs
+    t_lines = {x.key for x in oc.tax_rules if x.key.startswith("l_")}
+    fleet = [x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_") and x.key in t_lines
+             and x.key != "l_taxes"]
+    return [("g_" + x.key[2:], x) for x in fleet] + [(x.key, x) for x in oc.tax_rules if not x.key.startswith("l_")]
 
 
-def _rate_formula(k: str, p: str, periods: list) -> object:
-    """A month's rate of tax k: the option's input, replaced (CBS, IBS) or scaled (PIS/COFINS, ISS) in the reform's
-    periods (in_rf{j}_…), as tco.taxes.rates_by_month does."""
-    field = {"pis_cofins": "pc", "iss": "iss", "cbs": "cbs", "ibs": "ibs"}.get(k)
-
-    def f(c, pp):
-        if field is None or not periods:
-            return f"={p}{k}"
-        expr = "1" if k in ("pis_cofins", "iss") else f"{p}{k}"
-        for j in reversed(range(1, len(periods) + 1)):
-            cond = f"AND({c}$2>=in_rf{j}_from,{c}$2<=in_rf{j}_until)"
-            expr = f"IF({cond},in_rf{j}_{field},{expr})"
-        return f"={p}{k}*{expr}" if k in ("pis_cofins", "iss") else f"={expr}"
-    return f
+def _layout(book: Book, res) -> dict:
+    """Rows shared by every option's sheet: constants, rules, tax block (each the union over the options, in
+    order), and a rule of each key for its label."""
+    if "calc_layout" not in book.outputs:
+        bodies = [[x.key for x in o.costs.rules if isinstance(x, Rule) and not x.key.startswith("l_")]
+                  for o in res.options]
+        ref = {x.key: x for o in reversed(res.options) for x in o.costs.rules if isinstance(x, Rule)}
+        book.outputs["calc_layout"] = {"consts": merged([_consts_of(o) for o in res.options]), "body": merged(bodies),
+                                       "block": merged([[k for k, _ in _block_of(o)] for o in res.options]),
+                                       "ref": ref}
+    return book.outputs["calc_layout"]
 
 
-def _component_formula(method: str, k: str, R: dict, b) -> object:
-    """Tax k on the taxed amount, as tco.taxes.factors computes it."""
-    def f(c, pp):
-        r = {x: fn(c) for x, fn in R.items()}
-        if method == "import_gross_up":
-            v = f"(1/(1-{r['irrf']}))"
-            expr = {"irrf": f"({v}-1)", "cide": f"{r['cide']}*{v}", "iss": f"{r['iss']}*{v}",
-                    "pis_cofins": f"{r['pis_cofins']}*{v}*(1+{r['iss']})/(1-{r['pis_cofins']})",
-                    "cbs": f"{r['cbs']}*{v}", "ibs": f"{r['ibs']}*{v}", "iof": r["iof"]}[k]
-        elif method == "local_por_dentro":
-            expr = f"{r[k]}/(1-{r['pis_cofins']}-{r['iss']})"
-        else:  # local_inclusive
-            expr = r[k] if k == "pis_cofins" else f"{r[k]}/(1+{r['cbs']}+{r['ibs']})"
-        return f"={expr}*{b(c)}"
-    return f
+def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
+    """(label, unit, format) of a row of the tax block."""
+    money = "calc_usd" if cur["taxes"] == "USD" else "calc_brl"
+    if key.startswith("g_"):
+        k = key[2:]
+        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], "calc_usd" if cur[k] == "USD" else "calc_brl"
+    if key.startswith(("rate_", "brate_")):
+        tax = key.split("_", 1)[1]
+        label = t("rate_of", tax=book.term("col", tax + "_rate"))
+        return (label + " — " + t("brl_invoice") if key.startswith("b") else label), "", "calc_pct"
+    if key.startswith("tx_"):
+        k = key[3:]
+        return (t("credits") if k == "credits" else book.term("col", k + "_rate")), cur["taxes"], money
+    if key == "gross_up":
+        return t("tax_gross_up"), "", "calc_num6"
+    if key in ("tax_inside", "brl_credit_share"):
+        return t(key), "", "calc_pct"
+    return t(key), cur["taxes"], money  # tax_base
+
+
+def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:
+    """A row that does not apply to this option: its label, "n/a", zeros as values (the same row on every sheet)."""
+    h = book.horizon
+    ws.write_string(r, 0, label)
+    ws.write_string(r, 1, book.t("na"), book.fmt("small"))
+    for m in range(h):
+        ws.write_number(r, FIRST_COL + m, 0.0, book.fmt(fmt))
+    if fmt in ("calc_usd", "calc_brl"):
+        ws.write_formula(r, 2, f"=SUM({month_col(1)}{r + 1}:{month_col(h)}{r + 1})", book.fmt(fmt.replace("calc", "bold")),
+                         0.0)
 
 
 def _date(month: str) -> float:
     from tco.report.workbook_inputs import excel_date
 
     return excel_date(month)
-
-
-
-def _committed_rows(put, ref, t, p: str, r_opt, oc, peak, hours, hour_rows, inf_start: int) -> None:
-    """Rows of a committed baseline (costs.committed_baseline_hours): the committed instances of each month
-    (one input per term from the first serving month, the last holding), the hours above them, servers paid."""
-    from tco.costs import committed_baseline_hours, committed_schedule
-
-    first_h, last_h = hour_rows
-    n = len(r_opt.committed)
-    terms = ",".join(f"{p}commit_{j}" for j in range(1, n + 1))
-    sched = committed_schedule(r_opt.committed, r_opt.commit_term_months, inf_start, len(hours))
-    c_hours, b_hours = committed_baseline_hours(oc.servers_by_hour, hours / 24.0, sched)
-    put("committed", t("committed"), "", lambda c, pp: (
-        f"=IF({c}$3<in_inf_start,0,CHOOSE(MIN(INT(({c}$3-in_inf_start)/{p}commit_term)+1,{n}),{terms}))"),
-        sched, "calc_int")
-    put("burst_hours", t("burst_hours"), "h", lambda c, pp: (
-        f"=SUMPRODUCT(({c}{first_h}:{c}{last_h}>{ref('committed')(c)})*({c}{first_h}:{c}{last_h}"
-        f"-{ref('committed')(c)}))*{ref('days')(c)}"), b_hours, "calc_num")
-    put("inf_paid", t("inf_paid"), "", lambda c, pp: f"=MAX({ref('committed')(c)},{ref('peak')(c)})",
-        np.maximum(sched, peak), "calc_int")
-    put("inf_hours", t("inf_hours"), "h", lambda c, pp: (
-        f"={ref('committed')(c)}*{ref('hours')(c)}+{ref('burst_hours')(c)}"), c_hours + b_hours, "calc_num")

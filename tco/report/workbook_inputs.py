@@ -6,8 +6,6 @@ from __future__ import annotations
 import datetime as dt
 
 from tco import demand
-from tco.sizing import peak_tflops
-from tco.report import i18n
 from tco.report.workbook_book import Book, abs_cell, reform_periods
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
@@ -45,10 +43,12 @@ class _Writer:
             if v is None:
                 ws.write_blank(self.r, c, None, b.fmt(f))
             elif isinstance(v, str):
-                ws.write_string(self.r, c, v, b.fmt("in_text"))
+                ws.write_string(self.r, c, v, b.fmt("lbl_text"))  # a label of how the file was generated, not an input
             else:
                 ws.write_number(self.r, c, float(v), b.fmt(f))
-            if name:  # with extra values, "@" in the name becomes lo, hi, p
+            if f.startswith("in_") and not isinstance(v, str):
+                b.inputs.append((key_label, abs_cell(self.sheet, self.r, c), 0.0 if v is None else float(v)))
+            if name and not isinstance(v, str):  # with extra values, "@" in the name becomes lo, hi, p
                 b.name(name.replace("@", ["lo", "hi", "p"][j]) if extra else name, abs_cell(self.sheet, self.r, c))
         if unit:
             ws.write_string(self.r, 4, unit, b.fmt("small"))
@@ -69,6 +69,7 @@ def write_inputs(book: Book, res) -> None:
     ws.set_column(4, 4, 14)
     ws.set_column(5, 5, 60)
     ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
+    ws.write_string(0, 2, t("inputs_legend"), book.fmt("small"))
     for c, k in enumerate(("col_item", "col_value", "", "", "unit", "col_source")):
         if k:
             ws.write_string(1, c, t(k), book.fmt("head"))
@@ -76,6 +77,10 @@ def write_inputs(book: Book, res) -> None:
     w.r = 2
     ws.freeze_panes(2, 1)
 
+    _constants(w, t)
+    from tco.report.workbook_levers import write_levers
+
+    write_levers(book, w)
     fx = s.fx
     w.section(t("sec_general"))
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
@@ -189,9 +194,19 @@ def write_inputs(book: Book, res) -> None:
             w.add(f"in_rf{j}_cbs", t("rf_cbs", j=j), per.cbs_rate, "", "in_pct")
             w.add(f"in_rf{j}_ibs", t("rf_ibs", j=j), per.ibs_rate, "", "in_pct")
 
-    for i, o in enumerate(res.options, start=1):
-        _option_inputs(book, w, i, o, s)
-    ws.print_area(0, 0, w.r, 5)
+    from tco.report.workbook_option_inputs import write_option_inputs
+
+    write_option_inputs(book, w, res)
+    ws.print_area(0, 0, w.r, 1 + len(res.options))
+
+
+def _constants(w: _Writer, t) -> None:
+    """The named constants (tco.constants), each with its unit and source: fixed, not inputs."""
+    from tco.constants import ALL
+
+    w.section(t("sec_constants"))
+    for c in ALL:
+        w.add(c.name, t(c.name), c.value, c.unit, "cst_gen", t("csrc_" + c.name))
 
 
 def _serving_inputs(w, t, res) -> None:
@@ -210,103 +225,6 @@ def _serving_inputs(w, t, res) -> None:
 
 
 
-def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
-    t = book.t
-    r = o.resolved
-    inf, tr = r.inference, r.training
-    p = f"in_o{i}_"
-    w.r += 1
-    w.ws.write_string(w.r, 0, t("sec_option", i=i), book.fmt("h1"))
-    w.ws.write_string(w.r, 1, o.name, book.fmt("h1"))  # scenario text: always a string
-    for c in range(2, 6):
-        w.ws.write_blank(w.r, c, None, book.fmt("h1"))
-    w.r += 1
-    per_month = t("per_month")
-    w.add(None, t("col_fleet"), f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
-          f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
-    w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
-    unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
-    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == "USD" else "in_brl",
-          f"{inf.price_source} ({inf.price_as_of})")
-    if inf.kind == "dedicated":
-        w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
-    if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
-        w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
-              f"{r.burst.pricing}: {r.burst.price_source} ({r.burst.price_as_of})")
-        w.add(p + "commit_term", t("commit_term"), r.commit_term_months, t("months"),
-              "in_int")
-        for j, k in enumerate(r.committed, 1):
-            w.add(p + f"commit_{j}", t("commit_n", j=j), k, "", "in_int")
-    w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
-    w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
-    table = book.scaling
-    w.add(p + "inf_scaling", t("tr_scaling", ic=inf.gpu.interconnect),
-          float(table.get(inf.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
-    w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
-    w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
-    hw = o.replica_candidates[0]  # the link and network the engine used (tco.calibrate.hardware_for, interconnect.csv)
-    w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
-    w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
-    if tr is not None:
-        w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
-        if r.fleet == "separate":
-            unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
-            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd_unit" if tr.currency == "USD" else "in_brl",
-                  f"{tr.price_source} ({tr.price_as_of})")
-            if tr.kind == "dedicated":
-                w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
-                w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
-        w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
-        w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
-        w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
-        table = book.scaling
-        w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect),
-              float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
-    w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
-    w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
-    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
-    tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
-    w.add(None, t("col_tax_profile"), tax.profile_id, "",
-          source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
-    if r.billing is not None:
-        w.add(None, t("br_billing"), r.billing.mode, "", source=f"{r.billing.status}: {r.billing.source}")
-    for k, key in (("irrf", "irrf_rate"), ("cide", "cide_rate"), ("iss", "iss_rate"), ("pis_cofins", "pis_cofins_rate"),
-                   ("cbs", "cbs_rate"), ("ibs", "ibs_rate"), ("iof", "iof_rate")):
-        w.add(p + k, book.term("col", key), tax.rates.get(key, 0.0), "", "in_pct",
-              f"{tax.source} ({tax.as_of})" if k == "irrf" else "")
-    w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
-    w.flag()
-    from tco.report.workbook_book import hybrid_brl_invoice
-
-    if hybrid_brl_invoice(o):  # the BRL invoice of a hybrid: its own profile, for its credits
-        bt = r.brl_tax
-        w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "",
-              source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
-        for k in ("pis_cofins", "cbs", "ibs"):
-            w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"), bt.rates.get(k + "_rate", 0.0), "", "in_pct",
-                  f"{bt.source} ({bt.as_of})" if k == "pis_cofins" else "")
-        w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
-              "in_int")
-        w.flag()
-    w.add(None, t("tax_regime"), r.regime or "—", "")
-    from tco.taxes import REGIMES
-
-    credited = REGIMES.get(r.regime or "", ())
-    for k in ("pis_cofins", "cbs", "ibs"):
-        w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
-        w.flag()
-    eg = r.egress
-    eg_usd = o.costs.currency["egress"] == "USD"
-    for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
-        note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
-        if price is None:
-            note = t("unverified") + "; " + note
-        if hi is None:
-            note = t("unbounded") + "; " + note
-        w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if eg_usd else "R$/GB"),
-              "in_num", note, extra=[hi, price], extra_fmts=["in_num", "in_usd_unit" if eg_usd else "in_brl_unit"])
-
-
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
               "pis_cofins_creditable": "yesno"}
 """Catalog columns whose values are engine ids shown through the shared catalog (i18n.term) (column → label prefix)."""
@@ -321,6 +239,7 @@ def write_catalog(book: Book, doc: dict) -> None:
     ws.set_column(1, 8, 16)
     ws.set_column(9, 10, 60)
     ws.write_string(0, 0, t("sh_catalog"), book.fmt("title"))
+    ws.write_string(1, 0, t("cat_reference"), book.fmt("bold_gen"))
     cat = doc["catalog_rows"]
     r = 2
 

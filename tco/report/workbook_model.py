@@ -10,6 +10,7 @@ import numpy as np
 from tco import demand, timeline
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
+from tco.report.workbook_levers import levered
 from tco.report.workbook_book import (
     FIRST_COL,
     Book,
@@ -66,7 +67,7 @@ def write_timeline(book: Book, res) -> None:
     dates = [_serial(m) for m in res.months]
     put("date", 3, t("month"), "", lambda c, p: f"=EDATE(in_start_date,{c}3-1)", dates, "calc_date")
     put("days", 4, t("days"), "d", lambda c, p: f"=DAY(EOMONTH({c}4,0))", res.days, "calc_int")
-    put("hours", 5, t("hours_month"), "h", lambda c, p: f"={c}5*24", res.days * 24.0, "calc_int")
+    put("hours", 5, t("hours_month"), "h", lambda c, p: f"={c}5*c_h_per_day", res.days * 24.0, "calc_int")
 
     values = res.timeline
     layout = {}
@@ -95,7 +96,8 @@ def write_timeline(book: Book, res) -> None:
             key, unit, fmt, total = SHOWN[rule.key]
             lab, unit = t(key), (t(unit) if unit.startswith("u_") else unit)
         put(rule.key, r, lab, unit,
-            lambda c, p, rule=rule: rule.formula(XlContext(col=c, prev=p, row_of=row_of, name_of=name_of)),
+            lambda c, p, rule=rule: levered(rule.key, rule.formula(XlContext(col=c, prev=p, row_of=row_of,
+                                                                             name_of=name_of))),
             values[rule.key], fmt, total)
 
 
@@ -192,13 +194,14 @@ def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str
     table = res.defaults.get("scaling_efficiency", {})
     multi = float(table.get(tf.gpu.interconnect, table.get("pcie", 0.5)))
     if tr.method == "lora":
-        fm = "=(2*in_params_b*1000000000+16*in_lora_share*in_params_b*1000000000)*(1+in_act_share)"
+        fm = ("=(c_frozen_bytes_per_param*in_params_b*c_per_billion+c_adam_bytes_per_param*in_lora_share*in_params_b"
+              "*c_per_billion)*(1+in_act_share)")
     else:
-        fm = "=16*in_params_b*1000000000*(1+in_act_share)"
+        fm = "=c_adam_bytes_per_param*in_params_b*c_per_billion*(1+in_act_share)"
     min_servers = -(-ts.min_gpus // gps)
     if tr.servers is None:
         wanted = float(np.ceil(ts.gpu_hours / (multi * gps * tr.target_days * 24.0))) if ts.gpu_hours > 0 else 1.0
-        fw = (f"=IF({ref['gpu_hours'](c)}>0,ROUNDUP({ref['gpu_hours'](c)}/({p}tr_scaling*{p}tr_gps*in_target_days*24),0),1)")
+        fw = (f"=IF({ref['gpu_hours'](c)}>0,ROUNDUP({ref['gpu_hours'](c)}/({p}tr_scaling*{p}tr_gps*in_target_days*c_h_per_day),0),1)")
         fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)},1)"
     else:
         wanted, fw = float(tr.servers), "=in_train_servers"  # never below the memory minimum
@@ -206,10 +209,11 @@ def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str
     if tr.gpu_hours is not None:
         fh = "=in_gpu_hours"
     else:
-        fh = f"=6*(in_active_params_b*1000000000)*in_train_tokens*in_epochs/({p}tr_tflops*1000000000000*in_mfu*3600)"
+        fh = (f"=c_train_flops_per_param_token*(in_active_params_b*c_per_billion)*in_train_tokens*in_epochs/"
+              f"({p}tr_tflops*c_flop_per_tflop*in_mfu*c_s_per_h)")
     cells = [
         ("tr_mem_b", fm, ts.memory_gb * 1e9, "calc_sci"),
-        ("tr_min_gpus", f"=MAX(1,ROUNDUP({ref['tr_mem_b'](c)}/({p}tr_mem*1000000000*in_mem_usable),0))", ts.min_gpus,
+        ("tr_min_gpus", f"=MAX(1,ROUNDUP({ref['tr_mem_b'](c)}/({p}tr_mem*c_bytes_per_gb*in_mem_usable),0))", ts.min_gpus,
          "calc_int"),
         ("tr_min_servers", f"=ROUNDUP({ref['tr_min_gpus'](c)}/{p}tr_gps,0)", min_servers, "calc_int"),
         ("gpu_hours", fh, ts.gpu_hours, "calc_num"),

@@ -1,0 +1,48 @@
+"""Named constants of the model, each with its unit and source: the engine's rules use them as numbers, the
+workbook writes them once in a constants block and refers to them by name (``c_s_per_h``), never as a literal
+inside a formula.
+
+>>> S_PER_H.value, S_PER_H.xl(None)
+(3600.0, 'c_s_per_h')
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tco.expr import Const
+
+
+@dataclass(frozen=True, eq=False)
+class Named(Const):
+    """A constant with a name: numpy reads its value, the workbook its defined name."""
+
+    name: str = ""
+    unit: str = ""
+    source: str = ""
+
+    def xl(self, ctx) -> str:
+        return self.name
+
+
+S_PER_H = Named(3600.0, "c_s_per_h", "s/h", "definition (SI)")
+H_PER_DAY = Named(24.0, "c_h_per_day", "h/d", "definition")
+DAYS_PER_WEEK = Named(7.0, "c_days_per_week", "d/week", "definition")
+MONTHS_PER_YEAR = Named(12.0, "c_months_per_year", "months/year", "definition")
+BYTES_PER_KB = Named(1000.0, "c_bytes_per_kb", "B/kB", "SI prefix kilo = 10³ (as providers bill traffic)")
+BYTES_PER_GB = Named(1e9, "c_bytes_per_gb", "B/GB", "SI prefix giga = 10⁹ (as providers bill traffic and memory)")
+PER_BILLION = Named(1e9, "c_per_billion", "1/10⁹", "parameters are given in billions (10⁹)")
+FLOPS_PER_TFLOPS = Named(1e12, "c_flop_per_tflop", "FLOP/TFLOP", "SI prefix tera = 10¹²")
+TRAIN_FLOPS = Named(6.0, "c_train_flops_per_param_token", "FLOP/(param·token)",
+                    "training compute C ≈ 6·N·D (Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1)")
+ADAM_BYTES = Named(16.0, "c_adam_bytes_per_param", "B/param",
+                   "mixed-precision Adam: 2 + 2 + 12 = 16 B per parameter (Rajbhandari et al. 2020, ZeRO, §3.1)")
+FROZEN_BYTES = Named(2.0, "c_frozen_bytes_per_param", "B/param", "frozen LoRA base weights in bf16: 2 B per parameter")
+BELOW_ONE = Named(1e-9, "c_below_one", "replicas",
+                  "tolerance under a whole replica: a load of 2.000000001 replicas needs 2, not 3 (tco.fleet_rules)")
+TOL_BRL = Named(0.01, "c_tol_brl", "R$", "tolerance of the checks on amounts: one centavo")
+EPS = Named(1e-6, "c_eps", "-", "tolerance of the checks on counts, rates and capacities")
+
+ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
+       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS)
+"""Every named constant, in the order the workbook lists them."""

@@ -1,0 +1,73 @@
+"""What a rule reads: the rows and inputs its expression refers to, and which rules and option inputs the cost lines
+depend on (so the workbook writes a row that drives nothing as "n/a", and no input that drives nothing)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tco.expr import Expr, In, Month, Pick, Prev, Row
+
+
+def refs(expr: Expr) -> tuple[set[str], set[str]]:
+    """(row keys, input names) an expression reads (``Fill``/``Ratchet``/``CountPositive`` read their own or a named
+    row; ``Month`` reads ``t``)."""
+    rows: set[str] = set()
+    names: set[str] = set()
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (In, Pick)):
+            names.add(e.name)
+        if isinstance(e, (Row, Prev)):
+            rows.add(e.key)
+        elif isinstance(e, Month):
+            rows.add("t")
+        elif hasattr(e, "key") and isinstance(getattr(e, "key"), str) and not isinstance(e, (Row, Prev)):
+            rows.add(e.key)
+        fields: list[str] = [f.name for f in dataclasses.fields(e)] if dataclasses.is_dataclass(e) else []
+        for name in fields:
+            v = getattr(e, name)
+            if isinstance(v, Expr):
+                stack.append(v)
+            elif isinstance(v, tuple):
+                stack += [x for x in v if isinstance(x, Expr)]
+    return rows, names
+
+
+def used(rules, roots: set[str]) -> tuple[set[str], set[str]]:
+    """(rule keys, input names) the rows `roots` depend on, through the rules given (a Scalar ``k`` is read as the
+    input ``c.k``)."""
+    by_key = {r.key: r for r in rules}
+    keys: set[str] = set()
+    names: set[str] = set()
+    todo = [k for k in roots if k in by_key]
+    while todo:
+        k = todo.pop()
+        if k in keys:
+            continue
+        keys.add(k)
+        rows, ins = refs(by_key[k].expr)
+        names |= ins
+        todo += [x for x in rows if x in by_key and x not in keys]
+        todo += [n[2:] for n in ins if n.startswith("c.") and n[2:] in by_key and n[2:] not in keys]
+    return keys, names
+
+
+SHOWN_ROWS = {"peak_replicas", "fleet", "need", "inf_paid", "peak", "server_hours", "stored"}
+"""Rows the checks and the reader use beyond the cost lines."""
+
+
+def live(oc) -> tuple[set[str], set[str]]:
+    """(rule keys, input names) an option's cost lines, tax block and checks depend on; the fleet rule of a line
+    whose taxes move to the tax block is its gross row ``g_<line>``."""
+    gross = {r.key[2:] for r in oc.tax_rules if r.key.startswith("l_")} - {"taxes"}
+    fleet = [dataclasses.replace(r, key="g_" + r.key[2:]) if r.key.startswith("l_") and r.key[2:] in gross else r
+             for r in oc.rules]
+    rules = fleet + list(oc.tax_rules)
+    roots = {r.key for r in rules if r.key.startswith("l_")} | {r.key for r in oc.tax_rules} | SHOWN_ROWS
+    return used(rules, roots)
+
+
+def dead(rule, names: set[str]) -> bool:
+    """A row that reads an option input nothing else uses (a price factor of the other kind of fleet)."""
+    return any(n.startswith("o.") and n not in names for n in refs(rule.expr)[1])
