@@ -9,6 +9,7 @@ row total, D an empty spacer, month 1 in column E, month H in column E + H − 1
 from __future__ import annotations
 
 import functools
+from typing import Any
 import math
 from dataclasses import dataclass, field
 
@@ -45,7 +46,7 @@ class Book:
     """What the sheet writers share: the XlsxWriter workbook, its formats, the locale and where
     things were put (sheet names, defined names, rows of the timeline)."""
 
-    wb: object
+    wb: Any  # an xlsxwriter.Workbook (untyped library)
     locale: str
     horizon: int
     sheets: dict[str, str] = field(default_factory=dict)
@@ -87,12 +88,11 @@ NUMBER_FORMATS = {
 def make_formats(wb) -> dict:
     """Formats: plain calculation, input (blue on yellow, FAST convention), engine value (grey),
     headers; each crossed with the number formats above."""
-    out = {}
-    for style, props in {"calc": {}, "in": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1,
-                                            "border_color": "#BFBFBF"},
-                         "eng": {"bg_color": "#EDEDED", "italic": True},
-                         "cst": {"bg_color": "#DDEBF7"},
-                         "bold": {"bold": True}}.items():
+    out: dict[str, Any] = {}
+    styles: dict[str, dict[str, Any]] = {
+        "calc": {}, "in": {"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"},
+        "eng": {"bg_color": "#EDEDED", "italic": True}, "cst": {"bg_color": "#DDEBF7"}, "bold": {"bold": True}}
+    for style, props in styles.items():
         for k, nf in NUMBER_FORMATS.items():
             out[f"{style}_{k}"] = wb.add_format({**props, "num_format": nf})
     out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"})
@@ -159,7 +159,7 @@ def formula_writer(ws, sample: str):
     text = sample.removeprefix("=")
     plain = (table is not None and cell is not None and dynamic is not None and not getattr(ws, "constant_memory", 0)
              and not sample.startswith("{") and not dynamic.search(sample) and ws._prepare_formula(sample) == text)
-    if not plain:
+    if not plain or table is None or cell is None:
         return ws.write_formula
 
     def put(row: int, column: int, formula: str, cell_format, value) -> None:

@@ -234,7 +234,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
             text, value = f"=IF(SUM({base_sum})>0,SUM({tax_sum})/SUM({base_sum}),0)", oc.tax_uplift
         else:
             text, value = "=" + book.sizing[(i, key)], oc.inputs[f"c.{key}"]
-        ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))  # type: ignore[arg-type]
+        ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))
 
 
 TAX_NA_RULE = Rule("", TAX_NA, "", "does not apply")

@@ -134,8 +134,8 @@ def write_inputs(book: Book, res) -> None:
     if g.model == "list":
         w.section(t("sec_users_list"))
         first = w.r
-        for k, u in enumerate(g.users, start=1):
-            w.add(None, f"k = {k}", u, users_u, "in_int")
+        for month_k, n_users in enumerate(g.users, start=1):
+            w.add(None, f"k = {month_k}", n_users, users_u, "in_int")
         book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
 
     w.section(t("sec_profile"))

@@ -125,7 +125,8 @@ def write_sizing(book: Book, res) -> None:
     ws.write_string(1, 1, t("unit"), book.fmt("head"))
     ws.freeze_panes(2, 2)
     eng = t("engine_result")
-    rows = [("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
+    rows: list[tuple[str, str, str, str | None]] = [
+        ("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
     rows += [(k, t(k), u, None) for k, u in replica.ROWS]
     rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
