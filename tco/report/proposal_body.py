@@ -80,6 +80,7 @@ def bridge(v, ours, other, loc: str) -> dict:
         [t("pv_b_list", loc)] + [p[0] for p in prices],
         [t("pv_b_fx", loc, rate=unit_price(v.usdbrl, loc))] + [p[1] for p in prices],
         [t("pv_b_taxes", loc)] + [p[2] + (f" (+{fmt.percent(o.tax_uplift_share, loc)})" if o.tax_currency == "USD"
+                                          and o.inference.currency == "USD"  # the serving price's own uplift
                                           and o.tax_uplift_share else "") for p, o in zip(prices, cols)],
         [t("pv_b_fleet", loc)] + [t("pv_b_fleet_value", loc, servers=fmt.number(o.peak_servers, loc),
                                     gpus=fmt.number(o.inference.gpus_per_server, loc)) for o in cols],
