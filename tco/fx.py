@@ -1,10 +1,11 @@
-"""USD/BRL paths: the deterministic path of the base case and Monte Carlo paths for risk.
+"""USD/BRL paths: the deterministic base path of the costs and Monte Carlo paths for risk.
 
-Deterministic: 'fixed' keeps the spot rate; 'parity' is the covered-interest-parity forward
-F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12) (brazil_fx_tax.md §2.4). For 'gbm' and 'bootstrap' the
-deterministic base case is the median-free expectation of the model: the drift path for gbm,
-the spot for bootstrap (its sampled returns carry the history's own drift).
-Costs of month t are converted at the month-t rate (t = 1..H).
+The base path (``fx.base_path``) is one of four, declared once as the rule ``tco.timeline.fx_rule``:
+'focus' (the Banco Central Focus survey median: year-end figures, each the expected average of December,
+interpolated month by month from the spot; the default), 'spot' (flat), 'forward' (covered interest parity
+F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12), brazil_fx_tax.md §2.4: the cost of hedging, not a forecast) and 'list'
+(the user's monthly values). A gbm drift, when given, multiplies the base path by e^(μ·t/12). The Monte
+Carlo (tco.risk) centres its paths on the base path. Costs of month t are converted at the month-t rate.
 """
 
 from __future__ import annotations
@@ -22,21 +23,133 @@ def parity_drift(brl_rate: float, usd_rate: float) -> float:
     return float(np.log((1.0 + brl_rate) / (1.0 + usd_rate)))
 
 
-def deterministic_path(fx, horizon: int) -> np.ndarray:
+BASE_LABELS = {"focus": "Banco Central Focus survey median", "spot": "spot, flat",
+               "forward": "covered-interest-parity forward (cost of hedging, not a forecast)",
+               "list": "monthly list given in the scenario"}
+"""The base paths by name, as the JSON's ``fx.base_path_label`` states them."""
+FOCUS_FILE = "usdbrl_focus.csv"
+
+
+def base_path(fx) -> str:
+    """The base path in use: the one given, else 'forward' for model 'parity' (its former name), else 'focus'."""
+    if fx.model == "parity":
+        return "forward"
+    return fx.base_path or "focus"
+
+
+def check_base_path(fx) -> None:
+    """The FX section's cross-key rules (ValueError: the scenario loader names file, line and key)."""
+    base = base_path(fx)
+    if fx.model == "parity" and fx.base_path not in (None, "forward"):
+        raise ValueError(f"model 'parity' is the forward base path; it cannot be combined with base_path "
+                         f"{fx.base_path!r} (write base_path = {fx.base_path!r} with model 'fixed', 'gbm' or 'bootstrap')")
+    if base == "list" and not fx.path:
+        raise ValueError("base_path 'list' needs `path`, the monthly USD/BRL values (e.g. path = [5.40, 5.45, 5.50])")
+    if base != "list" and fx.path is not None:
+        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is {base!r})")
+    if fx.focus_edition is not None:
+        if base != "focus":
+            raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is {base!r})")
+        editions = sorted(focus_table())
+        if fx.focus_edition not in editions:
+            raise ValueError(f"focus_edition {fx.focus_edition!r} is not in tco/catalog/data/{FOCUS_FILE}; "
+                             f"editions: {', '.join(editions)}")
+    if fx.drift is not None and fx.model != "gbm":
+        raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
+
+
+def focus_table() -> dict[str, dict]:
+    """The shipped Focus file by edition: {'YYYY-MM': {'rates': {year: BRL/USD}, 'as_of': date, 'source': text,
+    'status': the weakest row status}}."""
+    import csv
+
+    from tco.catalog import DATA_DIR
+
+    out: dict[str, dict] = {}
+    with open(DATA_DIR / FOCUS_FILE, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            e = out.setdefault(row["edition"], {"rates": {}, "as_of": row["as_of"], "sources": [], "status": "listed"})
+            e["rates"][int(row["year_end"])] = float(row["usdbrl"])
+            e["as_of"] = max(e["as_of"], row["as_of"])
+            if row["source"] not in e["sources"]:
+                e["sources"].append(row["source"])
+            if row["status"] != "listed":
+                e["status"] = row["status"]
+    return out
+
+
+def month_index(month: str) -> int:
+    """'YYYY-MM' as a month count (year·12 + month − 1)."""
+    return int(month[:4]) * 12 + int(month[5:7]) - 1
+
+
+def focus_monthly(rates: dict[int, float], spot: float, start: str, horizon: int) -> np.ndarray:
+    """USD/BRL for months t = 1..H on the Focus path [BRL/USD]. Each year-end figure is the survey's median
+    of December's average rate, so it sits on December of its year; month 0 (the month before ``start``)
+    is the spot. Months between two points are interpolated linearly; after the last point the last
+    figure holds. Year-ends at or before month 0 are not used (the spot is newer)."""
+    m0 = month_index(start) - 1
+    xs = [float(m0)] + [float(y * 12 + 11) for y in sorted(rates) if y * 12 + 11 > m0]
+    ys = [spot] + [rates[y] for y in sorted(rates) if y * 12 + 11 > m0]
+    months = m0 + np.arange(1, horizon + 1, dtype=float)
+    return np.interp(months, xs, ys)
+
+
+def focus_edition(fx) -> str:
+    return fx.focus_edition or max(focus_table())
+
+
+def list_values(fx, start: str, horizon: int) -> list[float] | None:
+    """The monthly values the base-path rule reads as its list input ``fx_list`` (focus and list), else None."""
+    base = base_path(fx)
+    if base == "list":
+        return [float(v) for v in fx.path]
+    if base == "focus":
+        rates = focus_table()[focus_edition(fx)]["rates"]
+        return [float(v) for v in focus_monthly(rates, fx.usdbrl, start, horizon)]
+    return None
+
+
+def describe_base(fx, start: str, horizon: int) -> dict:
+    """What the outputs say about the base path: its name, label and source (the Focus edition, its date and
+    status; how far its last year-end reaches)."""
+    base = base_path(fx)
+    out: dict[str, object] = {"base_path": base, "base_path_label": BASE_LABELS[base]}
+    if base == "focus":
+        ed = focus_edition(fx)
+        e = focus_table()[ed]
+        last = max(e["rates"])
+        out |= {"focus_edition": ed, "focus_as_of": e["as_of"], "focus_status": e["status"],
+                "focus_year_ends": {str(y): v for y, v in sorted(e["rates"].items())},
+                "base_path_source": f"tco/catalog/data/{FOCUS_FILE}, edition {ed} (as of {e['as_of']}): "
+                                    + "; ".join(e["sources"]),
+                "focus_held_from": f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None}
+    elif base == "forward":
+        out["base_path_source"] = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
+                                   "fx.brl_rate and fx.usd_rate (brazil_fx_tax.md §2.4)")
+    elif base == "list":
+        out["base_path_source"] = f"fx.path ({len(fx.path)} monthly values; the last holds)"
+    else:
+        out["base_path_source"] = "fx.usdbrl"
+    return out
+
+
+def deterministic_path(fx, horizon: int, start: str | None = None) -> np.ndarray:
     """USD/BRL for months 1..H [BRL/USD] of the base case: the rule ``tco.timeline.fx_rule``."""
     from tco.timeline import fx_path
 
-    return fx_path(fx, horizon)
+    return fx_path(fx, horizon, start)
 
 
-def base_annual_change(fx) -> float:
-    """Yearly change of the deterministic path [fraction/yr]: 0 (fixed, bootstrap), (1 + i_BRL)/(1 + i_USD) − 1
-    (parity), e^μ − 1 (gbm)."""
-    if fx.model in ("fixed", "bootstrap"):
-        return 0.0
-    if fx.model == "parity":
+def base_annual_change(fx, path: np.ndarray | None = None) -> float:
+    """Yearly change of the base path [fraction/yr]: (S_H/S_1)^(12/(H − 1)) − 1 over the path given (0 for one
+    month); without a path, that of the spot and forward rules: 0 or (1 + i_BRL)/(1 + i_USD) − 1."""
+    if path is not None:
+        p = np.asarray(path, dtype=float)
+        return float((p[-1] / p[0]) ** (12.0 / (len(p) - 1)) - 1.0) if len(p) > 1 else 0.0
+    if base_path(fx) == "forward":
         return (1.0 + fx.brl_rate) / (1.0 + fx.usd_rate) - 1.0
-    return float(np.expm1(fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)))
+    return 0.0
 
 
 def history_source(fx) -> str:

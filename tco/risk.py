@@ -8,10 +8,11 @@ ledger, taxes included). On a rate path S_p,m the option costs b_m + u_m·S_p,m 
 which is one matrix product per chunk of paths: no Python loop over paths. Paths are drawn in
 chunks of CHUNK (fixed, so results do not depend on the machine) from one seeded generator.
 
-GBM: ln S_m = ln S_0 + (μ − σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = S_0·e^(μ·m/12),
-the deterministic path. Antithetic pairs (Z, −Z) halve the draws.
-Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, drawn
-with replacement and chained (moving-block bootstrap, Künsch 1989).
+Both centre on the base path B_m (tco.fx; its gbm drift included).
+GBM: ln S_m = ln B_m − (σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = B_m, the deterministic path
+(B_m = S_0·e^(μ·m/12) for a drift alone). Antithetic pairs (Z, −Z) halve the draws.
+Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, demeaned (the base
+path carries the trend), drawn with replacement and chained onto B_m (moving-block bootstrap, Künsch 1989).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ def drift(fx) -> float:
 
 
 def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: float, sigma: float,
-              antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+              antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None,
+              log_base: np.ndarray | None = None) -> np.ndarray:
     """n GBM paths of monthly USD/BRL, shape (n, H).
 
     With antithetic pairs the second half of the paths mirrors the first: ln S = drift ∓ σ√Δt·ΣZ,
@@ -44,7 +46,8 @@ def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: flo
     (the numbers are the same; a fresh 50,000 × 120 array costs its page faults on every chunk).
     """
     dt = 1.0 / 12.0
-    drift_path = np.log(s0) + (mu - 0.5 * sigma * sigma) * dt * np.arange(1, horizon + 1)
+    m = np.arange(1, horizon + 1)
+    drift_path = ((np.log(s0) + mu * dt * m) if log_base is None else log_base[:horizon]) - 0.5 * sigma * sigma * dt * m
     half = (n + 1) // 2 if antithetic else n
     if buffers is None:
         w = rng.standard_normal((half, horizon))
@@ -60,9 +63,10 @@ def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: flo
     return np.exp(out, out=out)
 
 
-def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, log_returns: np.ndarray,
+def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float | np.ndarray, log_returns: np.ndarray,
                     block: int) -> np.ndarray:
-    """n block-bootstrap paths, shape (n, H); every monthly return is one of the history's."""
+    """n block-bootstrap paths, shape (n, H), chained onto s0 (a rate, or the base path month by month); every
+    monthly return is one of ``log_returns``."""
     nblocks = -(-horizon // block)
     starts = rng.integers(0, len(log_returns) - block + 1, size=(n, nblocks))
     idx = (starts[:, :, None] + np.arange(block)).reshape(n, nblocks * block)[:, :horizon]
@@ -71,7 +75,7 @@ def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, l
 
 def describe(s) -> dict:
     fx = s.fx
-    out = {"volatility": fx.volatility, "drift": drift(fx) if fx.model == "gbm" else None,
+    out = {"volatility": fx.volatility, "drift": fx.drift if fx.model == "gbm" else None, "centred_on": "base path",
            "antithetic": fx.model == "gbm", "chunk_paths": CHUNK}
     if fx.model == "bootstrap":
         from tco.fx import history_label
@@ -93,6 +97,9 @@ def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
 
         _, rates = load_history(fx, h)
         returns = np.diff(np.log(rates))
+        returns = returns - returns.mean()  # the base path carries the trend
+    base = np.asarray(res.fx_path, dtype=float)
+    log_base = np.log(base)
     buffers = None
     if reuse and fx.model == "gbm":
         size = min(CHUNK, n)
@@ -101,9 +108,9 @@ def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
     while done < n:
         m = min(CHUNK, n - done)
         if fx.model == "gbm":
-            yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility, buffers=buffers)
+            yield gbm_paths(rng, m, h, fx.usdbrl, 0.0, fx.volatility, buffers=buffers, log_base=log_base)
         else:
-            yield bootstrap_paths(rng, m, h, fx.usdbrl, returns, fx.block_months)
+            yield bootstrap_paths(rng, m, h, base, returns, fx.block_months)
         done += m
         if progress is not None:
             progress(done, n)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco.demand import profile
-from tco.expr import EXP, IF, INT, LN, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
+from tco.expr import EXP, IF, INT, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
 
 HOURS = range(24)
 
@@ -43,19 +43,30 @@ def users_rule(model: str, capped: bool) -> Rule:
     return Rule("users", IF(k < 1, 0, body), "users", users_rule.__doc__ or "")
 
 
-def fx_rule(model: str, drift_given: bool) -> Rule:
-    """USD/BRL of month t on the base path [BRL/USD]: fixed and bootstrap keep the spot S; parity is the
-    covered-interest-parity forward S·((1 + i_BRL)/(1 + i_USD))^(t/12); gbm is its expectation
-    S·e^(μ·t/12), μ given or ln((1 + i_BRL)/(1 + i_USD))."""
+def fx_rule(base: str, drift_given: bool) -> Rule:
+    """USD/BRL of month t on the base path [BRL/USD] (tco.fx): spot keeps S; forward is the covered-interest-parity
+    forward S·((1 + i_BRL)/(1 + i_USD))^(t/12), the cost of hedging; focus (the Banco Central survey median,
+    interpolated monthly from S) and list read the t-th monthly value, the last one holding; a gbm drift μ
+    multiplies the path by e^(μ·t/12)."""
     s = In("usdbrl")
-    if model == "parity":
+    if base == "forward":
         expr = s * ((1 + In("brl_rate")) / (1 + In("usd_rate"))) ** (Month() / 12)
-    elif model == "gbm":
-        mu = In("fx_drift") if drift_given else LN((1 + In("brl_rate")) / (1 + In("usd_rate")))
-        expr = s * EXP(mu * Month() / 12)
-    else:
+    elif base in ("focus", "list"):
+        expr = Pick("fx_list", Month())
+    elif base == "spot":
         expr = s
+    else:
+        raise ValueError(f"unknown FX base path {base!r}")
+    if drift_given:
+        expr = expr * EXP(In("fx_drift") * Month() / 12)
     return Rule("fx", expr, "BRL/USD", fx_rule.__doc__ or "")
+
+
+def fx_rule_of(fx) -> Rule:
+    """The base-path rule of an ``[fx]`` section."""
+    from tco.fx import base_path
+
+    return fx_rule(base_path(fx), fx.model == "gbm" and fx.drift is not None)
 
 
 YEAR = Rule("year", INT((Month() - 1) / 12), "-", "contract year y = ⌊(t − 1)/12⌋ (0 in the first 12 months)")
@@ -79,7 +90,7 @@ def rules(s) -> tuple[Rule, ...]:
     """The timeline of scenario ``s``, in the order the rows are computed and shown."""
     g = s.inference.users
     return (YEAR, K, users_rule(g.model, getattr(g, "max_users", None) is not None), REQUESTS, TOKENS, EGRESS,
-            fx_rule(s.fx.model, s.fx.drift is not None), DF, *RPS, PEAK_RPS)
+            fx_rule_of(s.fx), DF, *RPS, PEAK_RPS)
 
 
 def inputs(s) -> dict[str, object]:
@@ -91,6 +102,7 @@ def inputs(s) -> dict[str, object]:
         "in_tokens": inf.input_tokens_per_request, "out_tokens": inf.output_tokens_per_request,
         "egress_kb": inf.egress_kb_per_request, "usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate,
         "fx_drift": fx.drift, "discount_rate": s.scenario.discount_rate,
+        "fx_list": fx_list(fx, s.scenario.start, s.scenario.horizon_months),
     } | growth_inputs(g)
     shares = profile(inf.daily_profile)
     out |= {f"share_{h}": float(shares[h]) for h in HOURS}
@@ -150,10 +162,21 @@ def egress_gb(requests: np.ndarray, kb_per_request: float) -> np.ndarray:
                     rows={"requests": np.asarray(requests, dtype=float)})["egress"]
 
 
-def fx_path(fx, horizon: int) -> np.ndarray:
-    """USD/BRL for months 1..H of the base case [BRL/USD] (``fx_rule``)."""
-    inp = {"usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate, "fx_drift": fx.drift}
-    return evaluate((fx_rule(fx.model, fx.drift is not None),), inp, horizon)["fx"]
+def fx_list(fx, start: str | None, horizon: int) -> list[float] | None:
+    """The base-path rule's list input (focus, list); focus needs the scenario's start month."""
+    from tco.fx import base_path, list_values
+
+    if base_path(fx) == "focus" and start is None:
+        raise ValueError("the Focus base path needs the scenario's start month")
+    return list_values(fx, start or "", horizon)
+
+
+def fx_path(fx, horizon: int, start: str | None = None) -> np.ndarray:
+    """USD/BRL for months 1..H of the base case [BRL/USD] (``fx_rule``); ``start`` ('YYYY-MM') places the Focus
+    survey's year-ends."""
+    inp = {"usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate, "fx_drift": fx.drift,
+           "fx_list": fx_list(fx, start, horizon)}
+    return evaluate((fx_rule_of(fx),), inp, horizon)["fx"]
 
 
 def discount_factors(horizon: int, annual_rate: float) -> np.ndarray:

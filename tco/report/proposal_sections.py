@@ -40,11 +40,13 @@ def _label_or(key: str, loc: str, fallback: str) -> str:
 
 def _fx_model_text(doc: dict, loc: str) -> str:
     fx = doc["fx"]
+    base = fx.get("base_path")
+    around = f"; {t('term_fx_base', loc, path=_label_or(f'fxb_{base}', loc, base))}" if base else ""
     if fx["model"] == "gbm":
-        return t("fx_model_gbm", loc, vol=fmt.percent_short(fx.get("volatility"), loc))
+        return t("fx_model_gbm", loc, vol=fmt.percent_short(fx.get("volatility"), loc)) + around
     if fx["model"] == "bootstrap":
-        return t("fx_model_bootstrap", loc, block=fx.get("block_months", "—"))
-    return _label_or(f"fxm_{fx['model']}", loc, fx["model"])
+        return t("fx_model_bootstrap", loc, block=fx.get("block_months", "—")) + around
+    return _label_or(f"fxb_{base}", loc, base) if base else _label_or(f"fxm_{fx['model']}", loc, fx["model"])
 
 
 def _money_unit(loc):
@@ -107,7 +109,7 @@ def _summary(ctx: dict, ranked: list, doc: dict, loc: str, has_usd: bool) -> dic
         fx_range = (f"{t('fx_range_label', loc)} — {best_cloud['name']}",
                     f"{fmt.money(best_cloud['tco_brl']['p5'], loc, False)} – "
                     f"{fmt.money(best_cloud['tco_brl']['p95'], loc, False)}")
-    elif fx["model"] == "fixed":
+    elif fx["model"] == "fixed" and fx.get("base_path", "spot") == "spot":
         sentences.append(t("s_fx_fixed", loc, rate=fmt.money(fx["usdbrl"], loc)))
     else:
         sentences.append(t("s_fx_path", loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc)))
@@ -245,7 +247,7 @@ def _fx(res, doc: dict, ranked: list, loc: str, palette, has_usd: bool, prob: di
         out["paragraphs"].append(t("fx_only_brl", loc))
         return out
     if fx["model"] not in MONTE_CARLO:
-        key = "s_fx_fixed" if fx["model"] == "fixed" else "s_fx_path"
+        key = "s_fx_fixed" if fx["model"] == "fixed" and fx.get("base_path", "spot") == "spot" else "s_fx_path"
         out["paragraphs"].append(t(key, loc, rate=fmt.money(fx["usdbrl"], loc), model=_fx_model_text(doc, loc)))
         if not (doc.get("breakevens") or {}).get("usdbrl"):
             out["notes"].append(t("fx_breakeven_missing", loc))

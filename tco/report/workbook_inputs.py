@@ -7,6 +7,7 @@ import datetime as dt
 
 from tco import demand
 from tco.sizing import peak_tflops
+from tco.timeline import fx_list
 from tco.report import i18n
 from tco.report.workbook_book import Book, abs_cell, reform_periods
 
@@ -82,7 +83,9 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, t("u_per_year"), "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
-    if fx.model in ("parity", "gbm"):
+    base = res.fx_info.get("base_path", "spot")
+    w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num", res.fx_info.get("base_path_source", ""))
+    if base == "forward":
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == "gbm" and fx.drift is not None:
@@ -132,6 +135,13 @@ def write_inputs(book: Book, res) -> None:
         for k, u in enumerate(g.users, start=1):
             w.add(None, f"k = {k}", u, users_u, "in_int")
         book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+    fx_values = fx_list(fx, s.scenario.start, s.scenario.horizon_months)
+    if fx_values is not None:  # the Focus or user path the Timeline's fx row reads month by month
+        w.section(t("sec_fx_list", path=book.term("fxb", base)))
+        first = w.r
+        for k, v in enumerate(fx_values, start=1):
+            w.add(None, f"t = {k}", v, "BRL/USD", "in_num4")
+        book.name("in_fx_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
 
     w.section(t("sec_profile"))
     raw = inf.daily_profile if not isinstance(inf.daily_profile, str) else demand.profile(inf.daily_profile)
