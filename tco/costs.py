@@ -149,6 +149,24 @@ def committed_baseline_cost(servers_by_hour: np.ndarray, days: np.ndarray, commi
     return (c_hours * price + b_hours * burst_price) * trend, c_hours + b_hours
 
 
+def hourly_part(price: float, upfront: float, term_months: int) -> float:
+    """Hourly part of a commitment paid partly upfront [USD/h]: effective price − upfront / (term × 730 h)
+    (the ``hourly_part`` rule); the price itself when nothing is paid upfront."""
+    if not upfront or not term_months:
+        return price
+    return max(price - upfront / (term_months * 730.0), 0.0)
+
+
+def term_starts(committed: np.ndarray, term_months: int, first_month: int) -> np.ndarray:
+    """Instances starting a commitment term each month (the ``upfronts`` rule of a committed baseline): the
+    committed level in the first month of each term counted from `first_month`, else 0. ``committed`` may carry
+    leading axes (…, H)."""
+    k = np.asarray(committed, dtype=float)
+    t = np.arange(1, k.shape[-1] + 1)
+    first = (t >= first_month) & ((t - first_month) % term_months == 0)
+    return k * first
+
+
 def ratchet(servers: np.ndarray) -> np.ndarray:
     """A fleet that is never released once rented (the ``Ratchet`` of dedicated and reserved fleets)."""
     servers = np.asarray(servers, dtype=float)
@@ -224,7 +242,8 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
         commit_terms=len(opt.committed) if inf.kind == "cloud" and getattr(opt, "committed", None) else 0,
-        tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers))
+        tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
+        upfront_term=inf.upfront_term_months if inf.kind == "cloud" and inf.upfront_usd > 0 else 0)
 
 
 def _currency(opt: ResolvedOption) -> dict[str, str]:
@@ -249,6 +268,8 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
         "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month,
     }
+    if inf.kind == "cloud" and inf.upfront_usd > 0:
+        out |= {"o.upfront": inf.upfront_usd, "o.up_term": float(inf.upfront_term_months)}
     if getattr(opt, "committed", None):
         out |= {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
         out |= {f"o.commit_{j}": float(k) for j, k in enumerate(opt.committed, start=1)}

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from tco.domain import LINES
 from tco.expr import (
     AND,
@@ -28,6 +30,7 @@ from tco.expr import (
     SUM,
     Const,
     CountPositive,
+    Env,
     Expr,
     Fill,
     In,
@@ -37,6 +40,7 @@ from tco.expr import (
     Row,
     Rule,
     Scalar,
+    XlContext,
 )
 from tco.timeline import HOURS
 
@@ -61,6 +65,8 @@ class Shape:
     tiers: tuple[tuple[bool, bool], ...]
     """Egress tiers in order: (bounded above, priced). An unpriced tier adds nothing; the engine refuses
     a workload that reaches it."""
+    upfront_term: int = 0
+    """Term [months] of a serving commitment paid partly or wholly upfront (the upfront rules); 0 = none."""
 
     @property
     def training(self) -> bool:
@@ -72,6 +78,67 @@ def replicas(rps: Expr) -> Expr:
     plus one when N+1 redundancy is on; 0 without load."""
     need = MAX(ROUNDUP(rps / (In("c.cap") * In("utilization")) - BELOW_ONE, 0), 1)
     return IF(rps > 0, need + In("n1"), 0)
+
+
+@dataclass(frozen=True, eq=False)
+class Renewals(Expr):
+    """Instances whose commitment term starts this month: those added this month (``x``) plus those whose term
+    started ``n`` months before (each renews for another term while the fleet keeps it): r_t = x_t + r_{t−n}.
+    Only valid as the whole expression of its rule ``key``. Workbook: ``x + <own cell n months back>`` (x alone
+    in the first n months); numpy: Σ_{j≥0} x_{t−j·n}."""
+
+    key: str
+    x: Expr
+    n: int
+
+    def np(self, env: Env) -> np.ndarray:
+        x = np.broadcast_to(np.asarray(self.x.np(env), dtype=float), (env.horizon,))
+        out = x.copy()
+        for t in range(self.n, env.horizon):
+            out[t] += out[t - self.n]
+        return out
+
+    def xl(self, ctx: XlContext) -> str:
+        from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name
+
+        here = xl_cell_to_rowcol(ctx.col.replace("$", "") + "1")[1]
+        first = xl_cell_to_rowcol(ctx.first.replace("$", "") + "1")[1] + 1
+        x = self.x.xl(ctx)
+        if here - self.n < first:
+            return x
+        return f"{x}+{ctx.cell(self.key, xl_col_to_name(here - self.n))}"
+
+
+def _upfront_rules(shape: Shape, paid: str) -> list[Rule | Scalar]:
+    """A commitment paid partly or wholly upfront: the upfront per instance in the month each term starts,
+    the hourly part left every hour. ``paid`` is the row of instances paid (a fleet that never shrinks)."""
+    if not shape.upfront_term:
+        return []
+    out: list[Rule | Scalar] = [
+        Scalar("hourly_part", MAX(In("o.inf_price") - In("o.upfront") / (In("o.up_term") * 730), 0), "USD/h",
+               "hourly part of the commitment: effective price − upfront / (term × 730 h)")]
+    if shape.commit_terms:
+        t, start = Month(), In("inf_start")
+        k = (t - start) / In("o.up_term")
+        out.append(Rule("upfronts", IF(AND(t >= start, k.eq(INT(k))), Row("commit"), 0), "instances",
+                        "instances whose term starts this month: the term's committed level, in the first month of "
+                        "each term"))
+    else:
+        out += [Rule("new_inst", MAX(Row(paid) - Prev(paid), 0), "instances", "instances added this month"),
+                Rule("upfronts", Renewals("upfronts", Row("new_inst"), shape.upfront_term), "instances",
+                     f"instances whose term starts this month: those added, and those that started a term "
+                     f"{shape.upfront_term} months before (renewed)")]
+    return out
+
+
+def _hourly_price(shape: Shape) -> Expr:
+    """The hourly price of the serving commitment: its hourly part when an upfront is paid apart."""
+    return In("c.hourly_part") if shape.upfront_term else In("o.inf_price")
+
+
+def _upfront_cost(shape: Shape) -> Expr:
+    """The upfronts paid this month [USD]: instances starting a term × upfront per instance."""
+    return Row("upfronts") * In("o.upfront")
 
 
 def factor(rate: str) -> Expr:
@@ -106,7 +173,7 @@ def _training_rules(shape: Shape) -> list[Rule | Scalar]:
 def _shared_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
     """One fleet sized for training and the peak of serving, never released."""
     need = Row("train_servers") + Row("peak") if shape.training else Row("peak")
-    unit = (In("o.inf_price") * Row("hours") * Row("trend") if shape.inference_cloud
+    unit = (_hourly_price(shape) * Row("hours") * Row("trend") if shape.inference_cloud
             else In("o.inf_price") * Row("index"))
     fleet = Row("fleet")
     out: list[Rule | Scalar] = [
@@ -123,6 +190,9 @@ def _shared_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
         lines["inference_compute"] = fleet * Row("unit")
     if not shape.inference_cloud:
         lines["setup"] = MAX(fleet - Prev("fleet"), 0) * In("o.setup")
+    if shape.upfront_term:  # the upfronts of the shared fleet's commitments, with the serving line
+        out[2:2] = _upfront_rules(shape, "fleet")
+        lines["inference_compute"] = lines["inference_compute"] + _upfront_cost(shape) * Row("trend")
     out.append(Rule("server_hours", fleet * Row("hours"), "h", "server-hours paid"))
     return out, lines
 
@@ -155,6 +225,7 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         hours.append("tr_hours")
     if shape.inference_cloud and shape.commit_terms:
         out += _committed_rules(shape.commit_terms)
+        out += _upfront_rules(shape, "commit")
     elif shape.inference_cloud and shape.autoscale:
         out += [Rule("inf_paid", Row("peak"), "servers", "serving instances at the peak hour"),
                 Rule("inf_hours", SUM(*(Row(f"srv_{h}") for h in HOURS)) * Row("days"), "h",
@@ -164,11 +235,15 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         paid = Ratchet("inf_paid", Row("peak")) if ratchet else Row("peak")
         out += [Rule("inf_paid", paid, "servers", "serving servers paid (never fewer for reserved and dedicated)"),
                 Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid")]
+        if shape.inference_cloud:
+            out += _upfront_rules(shape, "inf_paid")
+    upfront = _upfront_cost(shape) if shape.upfront_term and shape.inference_cloud else None
     if shape.inference_cloud and shape.commit_terms:
-        lines["inference_compute"] = ((Row("commit") * Row("hours") * In("o.inf_price")
-                                       + Row("burst_hours") * In("o.burst_price")) * Row("trend"))
+        hourly = Row("commit") * Row("hours") * _hourly_price(shape) + Row("burst_hours") * In("o.burst_price")
+        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
     elif shape.inference_cloud:
-        lines["inference_compute"] = Row("inf_hours") * In("o.inf_price") * Row("trend")
+        hourly = Row("inf_hours") * _hourly_price(shape)
+        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
     else:
         lines["inference_compute"] = Row("inf_paid") * In("o.inf_price") * Row("index")
         out.append(Rule("inf_setup", MAX(Row("inf_paid") - Prev("inf_paid"), 0) * In("o.setup"), "BRL",

@@ -83,31 +83,42 @@ def month_index(month: str) -> int:
     return int(month[:4]) * 12 + int(month[5:7]) - 1
 
 
-def focus_monthly(rates: dict[int, float], spot: float, start: str, horizon: int) -> np.ndarray:
-    """USD/BRL for months t = 1..H on the Focus path [BRL/USD]. Each year-end figure is the survey's median
-    of December's average rate, so it sits on December of its year; month 0 (the month before ``start``)
-    is the spot. Months between two points are interpolated linearly; after the last point the last
-    figure holds. Year-ends at or before month 0 are not used (the spot is newer)."""
+def focus_weights(rates: dict[int, float], start: str, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Focus path as S·w_t + b_t for months t = 1..H: w_t the weight of the spot S, b_t the survey's part
+    [BRL/USD]. Each year-end figure is the survey's median of December's average rate, so it sits on December
+    of its year; month 0 (the month before ``start``) is the spot. Months between two points are interpolated
+    linearly, after the last point the last figure holds; year-ends at or before month 0 are not used (the spot
+    is newer). Interpolation is linear in the points, so w = interp(1, 0, 0, …) and b = interp(0, F₁, F₂, …)."""
     m0 = month_index(start) - 1
-    xs = [float(m0)] + [float(y * 12 + 11) for y in sorted(rates) if y * 12 + 11 > m0]
-    ys = [spot] + [rates[y] for y in sorted(rates) if y * 12 + 11 > m0]
+    years = [y for y in sorted(rates) if y * 12 + 11 > m0]
+    xs = [float(m0)] + [float(y * 12 + 11) for y in years]
     months = m0 + np.arange(1, horizon + 1, dtype=float)
-    return np.interp(months, xs, ys)
+    w = np.interp(months, xs, [1.0] + [0.0] * len(years))
+    b = np.interp(months, xs, [0.0] + [rates[y] for y in years])
+    return w, b
+
+
+def focus_monthly(rates: dict[int, float], spot: float, start: str, horizon: int) -> np.ndarray:
+    """USD/BRL for months t = 1..H on the Focus path [BRL/USD]: S·w_t + b_t (``focus_weights``)."""
+    w, b = focus_weights(rates, start, horizon)
+    return spot * w + b
 
 
 def focus_edition(fx) -> str:
     return fx.focus_edition or max(focus_table())
 
 
-def list_values(fx, start: str, horizon: int) -> list[float] | None:
-    """The monthly values the base-path rule reads as its list input ``fx_list`` (focus and list), else None."""
+def list_inputs(fx, start: str, horizon: int) -> dict[str, list[float] | None]:
+    """The list inputs of the base-path rule: ``fx_list`` (list: the user's values), ``fx_w`` and ``fx_b``
+    (focus: the spot's weight and the survey's part of each month); None where the path reads none."""
     base = base_path(fx)
+    out: dict[str, list[float] | None] = {"fx_list": None, "fx_w": None, "fx_b": None}
     if base == "list":
-        return [float(v) for v in fx.path]
-    if base == "focus":
-        rates = focus_table()[focus_edition(fx)]["rates"]
-        return [float(v) for v in focus_monthly(rates, fx.usdbrl, start, horizon)]
-    return None
+        out["fx_list"] = [float(v) for v in fx.path]
+    elif base == "focus":
+        w, b = focus_weights(focus_table()[focus_edition(fx)]["rates"], start, horizon)
+        out |= {"fx_w": [float(v) for v in w], "fx_b": [float(v) for v in b]}
+    return out
 
 
 def describe_base(fx, start: str, horizon: int) -> dict:

@@ -45,13 +45,16 @@ def users_rule(model: str, capped: bool) -> Rule:
 
 def fx_rule(base: str, drift_given: bool) -> Rule:
     """USD/BRL of month t on the base path [BRL/USD] (tco.fx): spot keeps S; forward is the covered-interest-parity
-    forward S·((1 + i_BRL)/(1 + i_USD))^(t/12), the cost of hedging; focus (the Banco Central survey median,
-    interpolated monthly from S) and list read the t-th monthly value, the last one holding; a gbm drift μ
-    multiplies the path by e^(μ·t/12)."""
+    forward S·((1 + i_BRL)/(1 + i_USD))^(t/12), the cost of hedging; focus is the Banco Central survey median
+    interpolated monthly from S, S·w_t + b_t (w_t the spot's weight, b_t the survey's part: tco.fx.focus_weights);
+    list reads the t-th value given; the last value of a list holds; a gbm drift μ multiplies the path by
+    e^(μ·t/12)."""
     s = In("usdbrl")
     if base == "forward":
         expr = s * ((1 + In("brl_rate")) / (1 + In("usd_rate"))) ** (Month() / 12)
-    elif base in ("focus", "list"):
+    elif base == "focus":
+        expr = s * Pick("fx_w", Month()) + Pick("fx_b", Month())
+    elif base == "list":
         expr = Pick("fx_list", Month())
     elif base == "spot":
         expr = s
@@ -102,8 +105,7 @@ def inputs(s) -> dict[str, object]:
         "in_tokens": inf.input_tokens_per_request, "out_tokens": inf.output_tokens_per_request,
         "egress_kb": inf.egress_kb_per_request, "usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate,
         "fx_drift": fx.drift, "discount_rate": s.scenario.discount_rate,
-        "fx_list": fx_list(fx, s.scenario.start, s.scenario.horizon_months),
-    } | growth_inputs(g)
+    } | growth_inputs(g) | fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
     shares = profile(inf.daily_profile)
     out |= {f"share_{h}": float(shares[h]) for h in HOURS}
     return out
@@ -162,20 +164,20 @@ def egress_gb(requests: np.ndarray, kb_per_request: float) -> np.ndarray:
                     rows={"requests": np.asarray(requests, dtype=float)})["egress"]
 
 
-def fx_list(fx, start: str | None, horizon: int) -> list[float] | None:
-    """The base-path rule's list input (focus, list); focus needs the scenario's start month."""
-    from tco.fx import base_path, list_values
+def fx_lists(fx, start: str | None, horizon: int) -> dict[str, list[float] | None]:
+    """The base-path rule's list inputs (tco.fx.list_inputs); focus needs the scenario's start month."""
+    from tco.fx import base_path, list_inputs
 
     if base_path(fx) == "focus" and start is None:
         raise ValueError("the Focus base path needs the scenario's start month")
-    return list_values(fx, start or "", horizon)
+    return list_inputs(fx, start or "", horizon)
 
 
 def fx_path(fx, horizon: int, start: str | None = None) -> np.ndarray:
     """USD/BRL for months 1..H of the base case [BRL/USD] (``fx_rule``); ``start`` ('YYYY-MM') places the Focus
     survey's year-ends."""
-    inp = {"usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate, "fx_drift": fx.drift,
-           "fx_list": fx_list(fx, start, horizon)}
+    inp = {"usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate, "fx_drift": fx.drift}
+    inp |= fx_lists(fx, start, horizon)
     return evaluate((fx_rule_of(fx),), inp, horizon)["fx"]
 
 

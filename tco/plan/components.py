@@ -158,7 +158,7 @@ def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
 def zero_cloud(f: Fleet) -> Fleet:
     """A free cloud fleet on the same hardware: costs nothing, so a component carries only the other fleet."""
     return replace(f, kind="cloud", currency="USD", price=0.0, pricing="on_demand", setup_fee_brl=0.0,
-                   min_term_months=0)
+                   min_term_months=0, upfront_usd=0.0, upfront_term_months=0)
 
 
 def skip(ctx: Ctx, f: Fleet, role: str, reason: str) -> None:

@@ -7,7 +7,7 @@ import datetime as dt
 
 from tco import demand
 from tco.sizing import peak_tflops
-from tco.timeline import fx_list
+from tco.timeline import fx_lists
 from tco.report import i18n
 from tco.report.workbook_book import Book, abs_cell, reform_periods
 
@@ -135,13 +135,21 @@ def write_inputs(book: Book, res) -> None:
         for k, u in enumerate(g.users, start=1):
             w.add(None, f"k = {k}", u, users_u, "in_int")
         book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
-    fx_values = fx_list(fx, s.scenario.start, s.scenario.horizon_months)
-    if fx_values is not None:  # the Focus or user path the Timeline's fx row reads month by month
+    lists = fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
+    if lists["fx_list"] is not None or lists["fx_w"] is not None:  # the path the Timeline's fx row reads
         w.section(t("sec_fx_list", path=book.term("fxb", base)))
         first = w.r
-        for k, v in enumerate(fx_values, start=1):
-            w.add(None, f"t = {k}", v, "BRL/USD", "in_num4")
-        book.name("in_fx_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+        if lists["fx_list"] is not None:
+            for k, v in enumerate(lists["fx_list"], start=1):
+                w.add(None, f"t = {k}", v, "BRL/USD", "in_num4")
+        else:  # Focus: fx_t = spot × w_t + b_t (the spot's weight in B, the survey's part in C)
+            for k, (v, b) in enumerate(zip(lists["fx_w"], lists["fx_b"]), start=1):
+                w.add(None, f"t = {k}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if k == 1 else "", [b],
+                      ["in_num4"])
+        last = w.r - 1
+        names = (("in_fx_list", 1),) if lists["fx_list"] is not None else (("in_fx_w", 1), ("in_fx_b", 2))
+        for name, c in names:
+            book.name(name, f"{abs_cell(sheet, first, c)}:{abs_cell(sheet, last, c).split('!')[1]}")
 
     w.section(t("sec_profile"))
     raw = inf.daily_profile if not isinstance(inf.daily_profile, str) else demand.profile(inf.daily_profile)
@@ -240,6 +248,9 @@ def _option_inputs(book: Book, w: _Writer, i: int, o, s) -> None:
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    if inf.kind == "cloud" and inf.upfront_usd > 0:  # paid as each term starts; inf_price is the effective rate
+        w.add(p + "upfront", t("upfront"), inf.upfront_usd, "US$", "in_usd_unit", f"{inf.price_source} ({inf.price_as_of})")
+        w.add(p + "up_term", t("up_term"), inf.upfront_term_months, t("months"), "in_int")
     if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
         w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
               f"{r.burst.pricing}: {r.burst.price_source} ({r.burst.price_as_of})")
