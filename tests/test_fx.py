@@ -15,7 +15,6 @@ from tco import risk
 from tco.catalog import DATA_DIR, load_catalog
 from tco.cli import main
 from tco.engine import run_scenario
-from tco.errors import InputError
 from tco.scenario import load_text
 
 ROOT = Path(__file__).resolve().parents[1]
