@@ -363,7 +363,7 @@ class FX(Frozen):
 
     @model_validator(mode="after")
     def _base_path(self):
-        from tco.fx import check_base_path
+        from tco.fx_paths import check_base_path
 
         check_base_path(self)
         return self
@@ -428,6 +428,11 @@ def plausibility(s: Scenario) -> list:
         out.append(Notice("users_runaway", None, {"rate": g.monthly_growth_rate, "months": h}))
     if g.model == "list" and len(g.users) > h:
         out.append(Notice("users_list_too_long", None, {"values": len(g.users), "months": h}))
+    from tco.fx_paths import describe_base
+
+    base = describe_base(s.fx, s.scenario.start, h)
+    if base.get("focus_held_from"):
+        out.append(Notice("fx_focus_held", None, {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]}))
     for o in s.options:
         if o.fleet == "shared" and o.autoscale and "autoscale" in o.model_fields_set:
             out.append(Notice("autoscale_ignored_shared", o.name))

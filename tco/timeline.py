@@ -67,7 +67,7 @@ def fx_rule(base: str, drift_given: bool) -> Rule:
 
 def fx_rule_of(fx) -> Rule:
     """The base-path rule of an ``[fx]`` section."""
-    from tco.fx import base_path
+    from tco.fx_paths import base_path
 
     return fx_rule(base_path(fx), fx.model == "gbm" and fx.drift is not None)
 
@@ -166,7 +166,7 @@ def egress_gb(requests: np.ndarray, kb_per_request: float) -> np.ndarray:
 
 def fx_lists(fx, start: str | None, horizon: int) -> dict[str, list[float] | None]:
     """The base-path rule's list inputs (tco.fx.list_inputs); focus needs the scenario's start month."""
-    from tco.fx import base_path, list_inputs
+    from tco.fx_paths import base_path, list_inputs
 
     if base_path(fx) == "focus" and start is None:
         raise ValueError("the Focus base path needs the scenario's start month")

@@ -145,3 +145,16 @@ def test_outputs_name_the_base_path(tmp_path, capsys):
     assert "brl_rate" in doc["fx"]["base_path_source"]
     # forward: (1.1375/1.0363) − 1 a year, as the JSON states
     assert doc["fx"]["base_path_annual_change_rate"] == pytest.approx(1.1375 / 1.0363 - 1, rel=1e-9)
+
+
+def test_a_horizon_past_the_surveys_last_year_end_says_the_last_median_holds():
+    # the seed from 2027-01 for 60 months runs to 2031-12; the latest edition stops at December 2029
+    text = seed_with("usdbrl = 5.4").replace("horizon_months = 36", "horizon_months = 60", 1)
+    assert "horizon_months = 60" in text
+    s = load_text(text, "s.toml")
+    from tco.scenario import plausibility
+
+    held = [n for n in plausibility(s) if n.code == "fx_focus_held"]
+    assert held and held[0].params == {"edition": max(fxmod.focus_table()), "year": "2029"}
+    path = fxmod.deterministic_path(s.fx, 60, s.scenario.start)
+    assert np.allclose(path[35:], path[35])  # December 2029 (t = 36) onwards: the last median

@@ -136,18 +136,19 @@ def write_inputs(book: Book, res) -> None:
             w.add(None, f"k = {k}", u, users_u, "in_int")
         book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
     lists = fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
-    if lists["fx_list"] is not None or lists["fx_w"] is not None:  # the path the Timeline's fx row reads
+    given, weights, parts = lists["fx_list"], lists["fx_w"], lists["fx_b"]
+    if given is not None or (weights is not None and parts is not None):  # the path the Timeline's fx row reads
         w.section(t("sec_fx_list", path=book.term("fxb", base)))
         first = w.r
-        if lists["fx_list"] is not None:
-            for k, v in enumerate(lists["fx_list"], start=1):
-                w.add(None, f"t = {k}", v, "BRL/USD", "in_num4")
+        if given is not None:
+            for m, v in enumerate(given, start=1):
+                w.add(None, f"t = {m}", v, "BRL/USD", "in_num4")
         else:  # Focus: fx_t = spot × w_t + b_t (the spot's weight in B, the survey's part in C)
-            for k, (v, b) in enumerate(zip(lists["fx_w"], lists["fx_b"]), start=1):
-                w.add(None, f"t = {k}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if k == 1 else "", [b],
+            for m, (v, b) in enumerate(zip(weights or [], parts or []), start=1):
+                w.add(None, f"t = {m}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if m == 1 else "", [b],
                       ["in_num4"])
         last = w.r - 1
-        names = (("in_fx_list", 1),) if lists["fx_list"] is not None else (("in_fx_w", 1), ("in_fx_b", 2))
+        names = (("in_fx_list", 1),) if given is not None else (("in_fx_w", 1), ("in_fx_b", 2))
         for name, c in names:
             book.name(name, f"{abs_cell(sheet, first, c)}:{abs_cell(sheet, last, c).split('!')[1]}")
 
