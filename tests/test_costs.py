@@ -478,3 +478,27 @@ def test_committed_baseline_with_upfront_pays_each_terms_level_at_its_start():
     expected = commit * 24 * days * 2.0 + starts * 8760.0   # no burst: the load never exceeds the baseline
     np.testing.assert_allclose(oc.lines["inference_compute"], expected)
     assert oc.lines["inference_compute"][1] == pytest.approx(2 * 24 * 28 * 2.0 + 2 * 8760.0)   # Feb 2027
+
+
+def test_the_plan_search_costs_an_upfront_baseline_as_the_engine_does():
+    # tco.plan.costing._ladder: committed_baseline_cost at the hourly part + term_starts × upfront × trend
+    from dataclasses import replace
+
+    from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts
+
+    inf = upfront_fleet(3.0, 730.0 * 12, 12, "ri_1yr_standard_all_upfront_effective")
+    burst = fleet("cloud/serve", "cloud", 5.0, pricing="on_demand")
+    opt = replace(option(inf, None, trend=-0.1), committed=(1, 2), burst=burst, commit_term_months=12)
+    days = demand.days_in_months("2027-01", 26)
+    load = [0.0] + [0.4] * 12 + [1.2] * 13  # 1 server needed, then 2 from month 14
+    oc = option_costs(opt, training=None, replica=REPLICA, rps=flat_rps(load), days=days, egress_gb=np.zeros(26),
+                      storage_gb=0.0, training_start=1, inference_start=2, utilization=0.5, redundancy="none")
+    sched = committed_schedule((1, 2), 12, 2, 26)
+    trend = yearly_factor(np.arange(1, 27), -0.1)
+    hourly = hourly_part(3.0, 8760.0, 12)
+    assert hourly == pytest.approx(3.0 - 8760.0 / (12 * 730))  # 2.0
+    cost, _ = committed_baseline_cost(oc.servers_by_hour, days, sched, hourly, 5.0, trend)
+    cost = cost + term_starts(sched, 12, 2) * 8760.0 * trend
+    np.testing.assert_allclose(cost, oc.lines["inference_compute"])
+    # by hand: terms start in months 2 (1 instance), 14 (2) and 26 (2, the last level holding)
+    np.testing.assert_array_equal(np.nonzero(term_starts(sched, 12, 2))[0] + 1, [2, 14, 26])
