@@ -140,7 +140,7 @@ CHANGES = {
 def _no_training_list_parity(d):
     d["training"] = {"method": "none"}
     d["inference"].update(users={"model": "list", "users": [100, 300, 500]}, daily_profile="flat", redundancy="none")
-    d["fx"]["model"] = "parity"
+    d["fx"].update(model="parity", base_path=None)  # "parity": the former name of the forward base path
     for o in d["options"]:
         o["training_offer"] = None
     d["options"][2].update(autoscale=False, pricing="on_demand")
