@@ -22,12 +22,14 @@ from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, Notice, is_committed
 from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
 from tco.fleet_rules import Shape, egress_rules, factor, plan, replicas
+from tco.upfront_rules import hourly_part, term_starts
 from tco.sizing import ReplicaSize, TrainingSize
 
 if TYPE_CHECKING:
     from tco.resolve import ResolvedOption
 
-__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "is_committed", "option_costs", "tax_uplift"]
+__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "hourly_part", "is_committed", "option_costs", "tax_uplift",
+           "term_starts"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -147,24 +149,6 @@ def committed_baseline_cost(servers_by_hour: np.ndarray, days: np.ndarray, commi
     (committed hours × committed price + burst hours × burst price) × price trend."""
     c_hours, b_hours = committed_baseline_hours(servers_by_hour, days, committed)
     return (c_hours * price + b_hours * burst_price) * trend, c_hours + b_hours
-
-
-def hourly_part(price: float, upfront: float, term_months: int) -> float:
-    """Hourly part of a commitment paid partly upfront [USD/h]: effective price − upfront / (term × 730 h)
-    (the ``hourly_part`` rule); the price itself when nothing is paid upfront."""
-    if not upfront or not term_months:
-        return price
-    return max(price - upfront / (term_months * 730.0), 0.0)
-
-
-def term_starts(committed: np.ndarray, term_months: int, first_month: int) -> np.ndarray:
-    """Instances starting a commitment term each month (the ``upfronts`` rule of a committed baseline): the
-    committed level in the first month of each term counted from `first_month`, else 0. ``committed`` may carry
-    leading axes (…, H)."""
-    k = np.asarray(committed, dtype=float)
-    t = np.arange(1, k.shape[-1] + 1)
-    first = (t >= first_month) & ((t - first_month) % term_months == 0)
-    return k * first
 
 
 def ratchet(servers: np.ndarray) -> np.ndarray:

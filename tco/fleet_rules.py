@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 
 from tco.domain import LINES
 from tco.expr import (
@@ -30,7 +29,6 @@ from tco.expr import (
     SUM,
     Const,
     CountPositive,
-    Env,
     Expr,
     Fill,
     In,
@@ -40,9 +38,11 @@ from tco.expr import (
     Row,
     Rule,
     Scalar,
-    XlContext,
 )
 from tco.timeline import HOURS
+from tco.upfront_rules import hourly_price as _hourly_price
+from tco.upfront_rules import upfront_cost as _upfront_cost
+from tco.upfront_rules import upfront_rules as _upfront_rules
 
 BELOW_ONE = 1e-9
 """Tolerance under a whole replica: a load of 2.0000000001 replicas needs 2, not 3 [-]."""
@@ -78,67 +78,6 @@ def replicas(rps: Expr) -> Expr:
     plus one when N+1 redundancy is on; 0 without load."""
     need = MAX(ROUNDUP(rps / (In("c.cap") * In("utilization")) - BELOW_ONE, 0), 1)
     return IF(rps > 0, need + In("n1"), 0)
-
-
-@dataclass(frozen=True, eq=False)
-class Renewals(Expr):
-    """Instances whose commitment term starts this month: those added this month (``x``) plus those whose term
-    started ``n`` months before (each renews for another term while the fleet keeps it): r_t = x_t + r_{t−n}.
-    Only valid as the whole expression of its rule ``key``. Workbook: ``x + <own cell n months back>`` (x alone
-    in the first n months); numpy: Σ_{j≥0} x_{t−j·n}."""
-
-    key: str
-    x: Expr
-    n: int
-
-    def np(self, env: Env) -> np.ndarray:
-        x = np.broadcast_to(np.asarray(self.x.np(env), dtype=float), (env.horizon,))
-        out = x.copy()
-        for t in range(self.n, env.horizon):
-            out[t] += out[t - self.n]
-        return out
-
-    def xl(self, ctx: XlContext) -> str:
-        from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name  # type: ignore[import-untyped]
-
-        here = xl_cell_to_rowcol(ctx.col.replace("$", "") + "1")[1]
-        first = xl_cell_to_rowcol(ctx.first.replace("$", "") + "1")[1] + 1
-        x = self.x.xl(ctx)
-        if here - self.n < first:
-            return x
-        return f"{x}+{ctx.cell(self.key, xl_col_to_name(here - self.n))}"
-
-
-def _upfront_rules(shape: Shape, paid: str) -> list[Rule | Scalar]:
-    """A commitment paid partly or wholly upfront: the upfront per instance in the month each term starts,
-    the hourly part left every hour. ``paid`` is the row of instances paid (a fleet that never shrinks)."""
-    if not shape.upfront_term:
-        return []
-    out: list[Rule | Scalar] = [
-        Scalar("hourly_part", MAX(In("o.inf_price") - In("o.upfront") / (In("o.up_term") * 730), 0), "USD/h",
-               "hourly part of the commitment: effective price − upfront / (term × 730 h)")]
-    if shape.commit_terms:
-        t, start = Month(), In("inf_start")
-        k = (t - start) / In("o.up_term")
-        out.append(Rule("upfronts", IF(AND(t >= start, k.eq(INT(k))), Row("commit"), 0), "instances",
-                        "instances whose term starts this month: the term's committed level, in the first month of "
-                        "each term"))
-    else:
-        out += [Rule("new_inst", MAX(Row(paid) - Prev(paid), 0), "instances", "instances added this month"),
-                Rule("upfronts", Renewals("upfronts", Row("new_inst"), shape.upfront_term), "instances",
-                     f"instances whose term starts this month: those added, and those that started a term "
-                     f"{shape.upfront_term} months before (renewed)")]
-    return out
-
-
-def _hourly_price(shape: Shape) -> Expr:
-    """The hourly price of the serving commitment: its hourly part when an upfront is paid apart."""
-    return In("c.hourly_part") if shape.upfront_term else In("o.inf_price")
-
-
-def _upfront_cost(shape: Shape) -> Expr:
-    """The upfronts paid this month [USD]: instances starting a term × upfront per instance."""
-    return Row("upfronts") * In("o.upfront")
 
 
 def factor(rate: str) -> Expr:
