@@ -73,7 +73,9 @@ def _leaders(res: Results):
 
 
 def fx_breakevens(res: Results) -> list[dict]:
-    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one."""
+    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
+    whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
+    factor)."""
     ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
     if not ded:
         return []
@@ -198,7 +200,14 @@ SENSITIVITY = (
 def _variant(res: Results, key: str, v: float):
     s, cat = res.scenario, res.catalog
     if key == "usdbrl":
-        return s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": s.fx.usdbrl * v})}), cat
+        from tco.fx import base_path
+        from tco.timeline import fx_path
+
+        upd: dict = {"usdbrl": s.fx.usdbrl * v}
+        if base_path(s.fx) in ("focus", "list"):  # the survey's (or the user's) path moves as a whole, like the spot
+            flat = fx_path(s.fx.model_copy(update={"drift": None}), len(res.months), s.scenario.start)
+            upd |= {"base_path": "list", "path": [float(x) * v for x in flat], "focus_edition": None}
+        return s.model_copy(update={"fx": s.fx.model_copy(update=upd)}), cat
     if key == "volatility":
         return s.model_copy(update={"fx": s.fx.model_copy(update={"volatility": v, "model": "gbm"})}), cat
     if key == "users":

@@ -23,12 +23,14 @@ from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, Notice, is_committed
 from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
 from tco.fleet_rules import Shape, egress_rules, factor, plan, replicas
+from tco.upfront_rules import hourly_part, term_starts
 from tco.sizing import ReplicaSize, TrainingSize
 
 if TYPE_CHECKING:
     from tco.resolve import ResolvedOption
 
-__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "is_committed", "option_costs", "tax_uplift"]
+__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "hourly_part", "is_committed", "option_costs", "tax_uplift",
+           "term_starts"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -273,7 +275,8 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
         commit_terms=len(opt.committed) if inf.kind == "cloud" and getattr(opt, "committed", None) else 0,
-        tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers))
+        tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
+        upfront_term=inf.upfront_term_months if inf.kind == "cloud" and inf.upfront_usd > 0 else 0)
 
 
 def _currency(opt: ResolvedOption) -> dict[str, str]:
@@ -298,6 +301,8 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
         "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month,
     }
+    if inf.kind == "cloud" and inf.upfront_usd > 0:
+        out |= {"o.upfront": inf.upfront_usd, "o.up_term": float(inf.upfront_term_months)}
     if getattr(opt, "committed", None):
         out |= {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
         out |= {f"o.commit_{j}": float(k) for j, k in enumerate(opt.committed, start=1)}

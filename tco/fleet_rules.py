@@ -40,8 +40,9 @@ from tco.expr import (
     Scalar,
 )
 from tco.timeline import HOURS
-
-
+from tco.upfront_rules import hourly_price as _hourly_price
+from tco.upfront_rules import upfront_cost as _upfront_cost
+from tco.upfront_rules import upfront_rules as _upfront_rules
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,8 @@ class Shape:
     tiers: tuple[tuple[bool, bool], ...]
     """Egress tiers in order: (bounded above, priced). An unpriced tier adds nothing; the engine refuses
     a workload that reaches it."""
+    upfront_term: int = 0
+    """Term [months] of a serving commitment paid partly or wholly upfront (the upfront rules); 0 = none."""
 
     @property
     def training(self) -> bool:
@@ -106,7 +109,7 @@ def _training_rules(shape: Shape) -> list[Rule | Scalar]:
 def _shared_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
     """One fleet sized for training and the peak of serving, never released."""
     need = Row("train_servers") + Row("peak") if shape.training else Row("peak")
-    unit = (In("o.inf_price") * Row("hours") * Row("trend") if shape.inference_cloud
+    unit = (_hourly_price(shape) * Row("hours") * Row("trend") if shape.inference_cloud
             else In("o.inf_price") * Row("index"))
     fleet = Row("fleet")
     out: list[Rule | Scalar] = [
@@ -123,6 +126,9 @@ def _shared_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
         lines["inference_compute"] = fleet * Row("unit")
     if not shape.inference_cloud:
         lines["setup"] = MAX(fleet - Prev("fleet"), 0) * In("o.setup")
+    if shape.upfront_term:  # the upfronts of the shared fleet's commitments, with the serving line
+        out[2:2] = _upfront_rules(shape, "fleet")
+        lines["inference_compute"] = lines["inference_compute"] + _upfront_cost(shape) * Row("trend")
     out.append(Rule("server_hours", fleet * Row("hours"), "h", "server-hours paid"))
     return out, lines
 
@@ -155,6 +161,7 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         hours.append("tr_hours")
     if shape.inference_cloud and shape.commit_terms:
         out += _committed_rules(shape.commit_terms)
+        out += _upfront_rules(shape, "commit")
     elif shape.inference_cloud and shape.autoscale:
         out += [Rule("inf_paid", Row("peak"), "servers", "serving instances at the peak hour"),
                 Rule("inf_hours", SUM(*(Row(f"srv_{h}") for h in HOURS)) * Row("days"), "h",
@@ -164,11 +171,15 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
         paid = Ratchet("inf_paid", Row("peak")) if ratchet else Row("peak")
         out += [Rule("inf_paid", paid, "servers", "serving servers paid (never fewer for reserved and dedicated)"),
                 Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid")]
+        if shape.inference_cloud:
+            out += _upfront_rules(shape, "inf_paid")
+    upfront = _upfront_cost(shape) if shape.upfront_term and shape.inference_cloud else None
     if shape.inference_cloud and shape.commit_terms:
-        lines["inference_compute"] = ((Row("commit") * Row("hours") * In("o.inf_price")
-                                       + Row("burst_hours") * In("o.burst_price")) * Row("trend"))
+        hourly = Row("commit") * Row("hours") * _hourly_price(shape) + Row("burst_hours") * In("o.burst_price")
+        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
     elif shape.inference_cloud:
-        lines["inference_compute"] = Row("inf_hours") * In("o.inf_price") * Row("trend")
+        hourly = Row("inf_hours") * _hourly_price(shape)
+        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
     else:
         lines["inference_compute"] = Row("inf_paid") * In("o.inf_price") * Row("index")
         out.append(Rule("inf_setup", MAX(Row("inf_paid") - Prev("inf_paid"), 0) * In("o.setup"), "BRL",

@@ -1,10 +1,11 @@
-"""USD/BRL paths: the deterministic path of the base case and Monte Carlo paths for risk.
+"""USD/BRL paths: the deterministic base path of the costs and Monte Carlo paths for risk.
 
-Deterministic: 'fixed' keeps the spot rate; 'parity' is the covered-interest-parity forward
-F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12) (brazil_fx_tax.md §2.4). For 'gbm' and 'bootstrap' the
-deterministic base case is the median-free expectation of the model: the drift path for gbm,
-the spot for bootstrap (its sampled returns carry the history's own drift).
-Costs of month t are converted at the month-t rate (t = 1..H).
+The base path (``fx.base_path``) is one of four, declared once as the rule ``tco.timeline.fx_rule``:
+'focus' (the Banco Central Focus survey median: year-end figures, each the expected average of December,
+interpolated month by month from the spot; the default), 'spot' (flat), 'forward' (covered interest parity
+F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12), brazil_fx_tax.md §2.4: the cost of hedging, not a forecast) and 'list'
+(the user's monthly values). A gbm drift, when given, multiplies the base path by e^(μ·t/12). The Monte
+Carlo (tco.risk) centres its paths on the base path. Costs of month t are converted at the month-t rate.
 """
 
 from __future__ import annotations
@@ -12,6 +13,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+
+from tco.fx_paths import (  # noqa: F401  re-exported: the base paths live in tco.fx_paths
+    BASE_LABELS,
+    FOCUS_FILE,
+    base_path,
+    check_base_path,
+    focus_table,
+    month_index,
+    focus_weights,
+    focus_monthly,
+    focus_edition,
+    list_inputs,
+    describe_base,
+)
 
 MAX_HISTORY_BYTES = 5_000_000
 """A monthly history since 1900 is about 20 kB."""
@@ -22,21 +37,22 @@ def parity_drift(brl_rate: float, usd_rate: float) -> float:
     return float(np.log((1.0 + brl_rate) / (1.0 + usd_rate)))
 
 
-def deterministic_path(fx, horizon: int) -> np.ndarray:
+def deterministic_path(fx, horizon: int, start: str | None = None) -> np.ndarray:
     """USD/BRL for months 1..H [BRL/USD] of the base case: the rule ``tco.timeline.fx_rule``."""
     from tco.timeline import fx_path
 
-    return fx_path(fx, horizon)
+    return fx_path(fx, horizon, start)
 
 
-def base_annual_change(fx) -> float:
-    """Yearly change of the deterministic path [fraction/yr]: 0 (fixed, bootstrap), (1 + i_BRL)/(1 + i_USD) − 1
-    (parity), e^μ − 1 (gbm)."""
-    if fx.model in ("fixed", "bootstrap"):
-        return 0.0
-    if fx.model == "parity":
+def base_annual_change(fx, path: np.ndarray | None = None) -> float:
+    """Yearly change of the base path [fraction/yr]: (S_H/S_1)^(12/(H − 1)) − 1 over the path given (0 for one
+    month); without a path, that of the spot and forward rules: 0 or (1 + i_BRL)/(1 + i_USD) − 1."""
+    if path is not None:
+        p = np.asarray(path, dtype=float)
+        return float((p[-1] / p[0]) ** (12.0 / (len(p) - 1)) - 1.0) if len(p) > 1 else 0.0
+    if base_path(fx) == "forward":
         return (1.0 + fx.brl_rate) / (1.0 + fx.usd_rate) - 1.0
-    return float(np.expm1(fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)))
+    return 0.0
 
 
 def history_source(fx) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, Gpu
-from tco.domain import Currency, FleetKind
+from tco.domain import Currency, FleetKind, commitment_term_months
 from tco.errors import Problem, closest
 
 REFUSED = ("not_offered", "anomalous")
@@ -35,6 +35,10 @@ class Fleet:
     price_status: str
     provider: str
     region: str
+    upfront_usd: float = 0.0
+    """Paid per instance in the first month of each commitment term [USD] (all/partial upfront); `price` is then
+    the effective rate, upfront spread over the term's hours (fleet_rules: the upfront rules)."""
+    upfront_term_months: int = 0
 
 
 def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
@@ -100,8 +104,11 @@ def fleet_of(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_overri
             return None
         else:
             price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
+        up = p.upfront_usd if usd_override is None and p is not None and p.upfront_usd else 0.0
+        up_term = (p.term_months or commitment_term_months(pricing) or 0) if up and p is not None else 0
         return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0,
-                     src, asof, status, offer.provider, offer.region)
+                     src, asof, status, offer.provider, offer.region,
+                     up if up_term else 0.0, up_term)
     assert isinstance(offer, DedicatedOffer)
     if brl_override is None and offer.status in REFUSED:
         problems.append(Problem(file, where, f"offer {offer_id!r} is marked {offer.status!r} in the catalog; choose "

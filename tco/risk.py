@@ -10,10 +10,11 @@ chunks of CHUNK (fixed, so results do not depend on the machine) from one seeded
 GBM paths are never written out: S_p,m = S_0·e^(d_m)·E_p,m with random factors E (`gbm_factors`), so the
 products run on E with weights u_m·S_0·e^(d_m), a block of factors at a time (see `_gbm_group`).
 
-GBM: ln S_m = ln S_0 + (μ − σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = S_0·e^(μ·m/12),
-the deterministic path. Antithetic pairs (Z, −Z) halve the draws.
-Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, drawn
-with replacement and chained (moving-block bootstrap, Künsch 1989).
+Both centre on the base path B_m (tco.fx; its gbm drift included).
+GBM: ln S_m = ln B_m − (σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = B_m, the deterministic path
+(B_m = S_0·e^(μ·m/12) for a drift alone). Antithetic pairs (Z, −Z) halve the draws.
+Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, demeaned (the base
+path carries the trend), drawn with replacement and chained onto B_m (moving-block bootstrap, Künsch 1989).
 """
 
 from __future__ import annotations
@@ -51,20 +52,25 @@ def gbm_factors(rng: np.random.Generator, n: int, horizon: int, sigma: float,
     return np.exp(w, out=w)
 
 
-def gbm_trend(horizon: int, s0: float, mu: float, sigma: float) -> np.ndarray:
-    """S_0·e^(d_m), m = 1…H: the part of every GBM path that is not random."""
-    return s0 * np.exp((mu - 0.5 * sigma * sigma) / 12.0 * np.arange(1, horizon + 1))
+def gbm_trend(horizon: int, s0: float, mu: float, sigma: float, log_base: np.ndarray | None = None) -> np.ndarray:
+    """The part of every GBM path that is not random: B_m·e^(−σ²·m/24), m = 1…H, on the base path B (its log
+    given), or S_0·e^((μ − σ²/2)·m/12) on a drift alone."""
+    m = np.arange(1, horizon + 1)
+    if log_base is not None:
+        return np.exp(log_base[:horizon] - 0.5 * sigma * sigma / 12.0 * m)
+    return s0 * np.exp((mu - 0.5 * sigma * sigma) / 12.0 * m)
 
 
 def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: float, sigma: float,
-              antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+              antithetic: bool = True, buffers: tuple[np.ndarray, np.ndarray] | None = None,
+              log_base: np.ndarray | None = None) -> np.ndarray:
     """n GBM paths of monthly USD/BRL, shape (n, H).
 
     With antithetic pairs the second half of the paths mirrors the first: S = S_0·e^d·E and S_0·e^d/E
     (`gbm_factors`). `buffers` = (paths, variates) arrays of at least (n, H) and (⌈n/2⌉, H) to fill instead
     of allocating (the numbers are the same; a fresh 50,000 × 120 array costs its page faults on every chunk).
     """
-    trend = gbm_trend(horizon, s0, mu, sigma)
+    trend = gbm_trend(horizon, s0, mu, sigma, log_base)
     out = np.empty((n, horizon)) if buffers is None else buffers[0][:n, :horizon]
     if not antithetic:
         w = rng.standard_normal((n, horizon))
@@ -79,9 +85,10 @@ def gbm_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, mu: flo
     return out
 
 
-def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, log_returns: np.ndarray,
+def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float | np.ndarray, log_returns: np.ndarray,
                     block: int) -> np.ndarray:
-    """n block-bootstrap paths, shape (n, H); every monthly return is one of the history's."""
+    """n block-bootstrap paths, shape (n, H), chained onto s0 (a rate, or the base path month by month); every
+    monthly return is one of ``log_returns``."""
     nblocks = -(-horizon // block)
     starts = rng.integers(0, len(log_returns) - block + 1, size=(n, nblocks))
     idx = (starts[:, :, None] + np.arange(block)).reshape(n, nblocks * block)[:, :horizon]
@@ -90,7 +97,7 @@ def bootstrap_paths(rng: np.random.Generator, n: int, horizon: int, s0: float, l
 
 def describe(s) -> dict:
     fx = s.fx
-    out = {"volatility": fx.volatility, "drift": drift(fx) if fx.model == "gbm" else None,
+    out = {"volatility": fx.volatility, "drift": fx.drift if fx.model == "gbm" else None, "centred_on": "base path",
            "antithetic": fx.model == "gbm", "chunk_paths": CHUNK}
     if fx.model == "bootstrap":
         from tco.fx import history_label
@@ -112,6 +119,9 @@ def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
 
         _, rates = load_history(fx, h)
         returns = np.diff(np.log(rates))
+        returns = returns - returns.mean()  # the base path carries the trend
+    base = np.asarray(res.fx_path, dtype=float)
+    log_base = np.log(base)
     buffers = None
     if reuse and fx.model == "gbm":
         size = min(CHUNK, n)
@@ -120,10 +130,10 @@ def rate_paths(res, n: int, seed: int, progress=None, reuse: bool = False):
     while done < n:
         m = min(CHUNK, n - done)
         if fx.model == "gbm":
-            yield gbm_paths(rng, m, h, fx.usdbrl, drift(fx), fx.volatility, buffers=buffers)
+            yield gbm_paths(rng, m, h, fx.usdbrl, 0.0, fx.volatility, buffers=buffers, log_base=log_base)
         else:
             assert returns is not None  # bootstrap: the history was read above
-            yield bootstrap_paths(rng, m, h, fx.usdbrl, returns, fx.block_months)
+            yield bootstrap_paths(rng, m, h, base, returns, fx.block_months)
         done += m
         if progress is not None:
             progress(done, n)
@@ -270,7 +280,7 @@ def _gbm_group(res, weights, live, brl_tco, brl_npv, tco, npv, paths: int, seed:
     the fan's rates are those `gbm_paths` gives."""
     fx = res.scenario.fx
     h = len(res.months)
-    trend = gbm_trend(h, fx.usdbrl, drift(fx), fx.volatility)
+    trend = gbm_trend(h, fx.usdbrl, 0.0, fx.volatility, np.log(np.asarray(res.fx_path, dtype=float)))
     wt = np.ascontiguousarray(weights * trend)
     rng = np.random.default_rng(seed)
     buffer = np.empty((min(BLOCK, (min(CHUNK, paths) + 1) // 2), h))

@@ -329,11 +329,24 @@ class Option(Frozen):
     """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
 
 
+FxRate = Annotated[float, Field(ge=0.01, le=1000.0)]
+
+
 class FX(Frozen):
-    usdbrl: float = Field(ge=0.01, le=1000.0)
+    usdbrl: FxRate
     """Spot USD/BRL at the start [BRL per USD]."""
     model: Literal["fixed", "parity", "gbm", "bootstrap"] = "fixed"
-    """'fixed' (spot all horizon), 'parity' (forward from interest-rate parity), 'gbm' or 'bootstrap' (Monte Carlo)."""
+    """'fixed' (no Monte Carlo: the base path only), 'parity' (the former name of base_path = 'forward', no Monte
+    Carlo), 'gbm' or 'bootstrap' (Monte Carlo around the base path)."""
+    base_path: Literal["focus", "spot", "forward", "list"] | None = None
+    """The deterministic USD/BRL path the costs are converted at: 'focus' (the Banco Central Focus survey median of
+    the shipped edition, year-end figures interpolated month by month from the spot; the default), 'spot' (flat at
+    usdbrl), 'forward' (covered interest parity from brl_rate and usd_rate: the cost of hedging, not a forecast) or
+    'list' (the monthly values of `path`). Default 'focus' ('forward' with model = 'parity')."""
+    path: list[FxRate] | None = Field(None, min_length=1, max_length=600)
+    """Monthly USD/BRL for base_path = 'list', month 1 first; the last value holds [BRL per USD]."""
+    focus_edition: str | None = Field(None, pattern=r"^\d{4}-(0[1-9]|1[0-2])$")
+    """Focus edition ('YYYY-MM') in tco/catalog/data/usdbrl_focus.csv for base_path = 'focus'; default the latest."""
     brl_rate: Share = 0.1375
     """Annual BRL interest rate for parity drift (Selic ≈ 13.75 % in Sep 2026, BCB SGS 4189)."""
     usd_rate: Share = 0.0363
@@ -341,7 +354,8 @@ class FX(Frozen):
     volatility: Share = 0.0
     """Annual volatility of log USD/BRL for 'gbm' (fraction: 0.13 = 13 %)."""
     drift: Annotated[float, Field(ge=-1.0, le=1.0)] | None = None
-    """Annual log drift for 'gbm'; default from interest-rate parity."""
+    """Annual log drift of the 'gbm' paths on top of the base path (E[S_t] = base_t·e^(drift·t/12)); default none:
+    the paths centre on the base path."""
     paths: int = Field(10_000, ge=1, le=10_000_000)
     """Monte Carlo paths."""
     seed: int = Field(20261130, ge=0, le=2**63 - 1)
@@ -350,6 +364,13 @@ class FX(Frozen):
     """Monthly USD/BRL CSV (columns month,usdbrl) for 'bootstrap'; default the shipped BCB series."""
     block_months: int = Field(6, ge=1, le=60)
     """Block length of the bootstrap [months]."""
+
+    @model_validator(mode="after")
+    def _base_path(self):
+        from tco.fx_paths import check_base_path
+
+        check_base_path(self)
+        return self
 
 
 class Plan(Frozen):
@@ -413,6 +434,11 @@ def plausibility(s: Scenario) -> list:
         out.append(Notice("users_runaway", None, {"rate": g.monthly_growth_rate, "months": h}))
     if g.model == "list" and len(g.users) > h:
         out.append(Notice("users_list_too_long", None, {"values": len(g.users), "months": h}))
+    from tco.fx_paths import describe_base
+
+    base = describe_base(s.fx, s.scenario.start, h)
+    if base.get("focus_held_from"):
+        out.append(Notice("fx_focus_held", None, {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]}))
     for o in s.options:
         if o.fleet == "shared" and o.autoscale and "autoscale" in o.model_fields_set:
             out.append(Notice("autoscale_ignored_shared", o.name))

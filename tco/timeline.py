@@ -12,7 +12,7 @@ import numpy as np
 
 from tco.constants import BYTES_PER_GB, BYTES_PER_KB, DAYS_PER_WEEK, MONTHS_PER_YEAR, S_PER_H
 from tco.demand import profile
-from tco.expr import EXP, IF, INT, LN, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
+from tco.expr import EXP, IF, INT, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
 
 HOURS = range(24)
 
@@ -44,19 +44,33 @@ def users_rule(model: str, capped: bool) -> Rule:
     return Rule("users", IF(k < 1, 0, body), "users", users_rule.__doc__ or "")
 
 
-def fx_rule(model: str, drift_given: bool) -> Rule:
-    """USD/BRL of month t on the base path [BRL/USD]: fixed and bootstrap keep the spot S; parity is the
-    covered-interest-parity forward S·((1 + i_BRL)/(1 + i_USD))^(t/12); gbm is its expectation
-    S·e^(μ·t/12), μ given or ln((1 + i_BRL)/(1 + i_USD))."""
+def fx_rule(base: str, drift_given: bool) -> Rule:
+    """USD/BRL of month t on the base path [BRL/USD] (tco.fx): spot keeps S; forward is the covered-interest-parity
+    forward S·((1 + i_BRL)/(1 + i_USD))^(t/12), the cost of hedging; focus is the Banco Central survey median
+    interpolated monthly from S, S·w_t + b_t (w_t the spot's weight, b_t the survey's part: tco.fx.focus_weights);
+    list reads the t-th value given; the last value of a list holds; a gbm drift μ multiplies the path by
+    e^(μ·t/12)."""
     s = In("usdbrl")
-    if model == "parity":
-        expr = s * ((1 + In("brl_rate")) / (1 + In("usd_rate"))) ** (Month() / 12)
-    elif model == "gbm":
-        mu = In("fx_drift") if drift_given else LN((1 + In("brl_rate")) / (1 + In("usd_rate")))
-        expr = s * EXP(mu * Month() / 12)
-    else:
+    if base == "forward":
+        expr = s * ((1 + In("brl_rate")) / (1 + In("usd_rate"))) ** (Month() / MONTHS_PER_YEAR)
+    elif base == "focus":
+        expr = s * Pick("fx_w", Month()) + Pick("fx_b", Month())
+    elif base == "list":
+        expr = Pick("fx_list", Month())
+    elif base == "spot":
         expr = s
+    else:
+        raise ValueError(f"unknown FX base path {base!r}")
+    if drift_given:
+        expr = expr * EXP(In("fx_drift") * Month() / MONTHS_PER_YEAR)
     return Rule("fx", expr, "BRL/USD", fx_rule.__doc__ or "")
+
+
+def fx_rule_of(fx) -> Rule:
+    """The base-path rule of an ``[fx]`` section."""
+    from tco.fx_paths import base_path
+
+    return fx_rule(base_path(fx), fx.model == "gbm" and fx.drift is not None)
 
 
 YEAR = Rule("year", INT((Month() - 1) / MONTHS_PER_YEAR), "-", "contract year y = ⌊(t − 1)/12⌋ (0 in the first 12 months)")
@@ -80,7 +94,7 @@ def rules(s) -> tuple[Rule, ...]:
     """The timeline of scenario ``s``, in the order the rows are computed and shown."""
     g = s.inference.users
     return (YEAR, K, users_rule(g.model, getattr(g, "max_users", None) is not None), REQUESTS, TOKENS, EGRESS,
-            fx_rule(s.fx.model, s.fx.drift is not None), DF, *RPS, PEAK_RPS)
+            fx_rule_of(s.fx), DF, *RPS, PEAK_RPS)
 
 
 def inputs(s) -> dict[str, object]:
@@ -92,7 +106,7 @@ def inputs(s) -> dict[str, object]:
         "in_tokens": inf.input_tokens_per_request, "out_tokens": inf.output_tokens_per_request,
         "egress_kb": inf.egress_kb_per_request, "usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate,
         "fx_drift": fx.drift, "discount_rate": s.scenario.discount_rate,
-    } | growth_inputs(g)
+    } | growth_inputs(g) | fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
     shares = profile(inf.daily_profile)
     out |= {f"share_{h}": float(shares[h]) for h in HOURS}
     return out
@@ -151,10 +165,21 @@ def egress_gb(requests: np.ndarray, kb_per_request: float) -> np.ndarray:
                     rows={"requests": np.asarray(requests, dtype=float)})["egress"]
 
 
-def fx_path(fx, horizon: int) -> np.ndarray:
-    """USD/BRL for months 1..H of the base case [BRL/USD] (``fx_rule``)."""
+def fx_lists(fx, start: str | None, horizon: int) -> dict[str, list[float] | None]:
+    """The base-path rule's list inputs (tco.fx.list_inputs); focus needs the scenario's start month."""
+    from tco.fx_paths import base_path, list_inputs
+
+    if base_path(fx) == "focus" and start is None:
+        raise ValueError("the Focus base path needs the scenario's start month")
+    return list_inputs(fx, start or "", horizon)
+
+
+def fx_path(fx, horizon: int, start: str | None = None) -> np.ndarray:
+    """USD/BRL for months 1..H of the base case [BRL/USD] (``fx_rule``); ``start`` ('YYYY-MM') places the Focus
+    survey's year-ends."""
     inp = {"usdbrl": fx.usdbrl, "brl_rate": fx.brl_rate, "usd_rate": fx.usd_rate, "fx_drift": fx.drift}
-    return evaluate((fx_rule(fx.model, fx.drift is not None),), inp, horizon)["fx"]
+    inp |= fx_lists(fx, start, horizon)
+    return evaluate((fx_rule_of(fx),), inp, horizon)["fx"]
 
 
 def discount_factors(horizon: int, annual_rate: float) -> np.ndarray:

@@ -26,8 +26,10 @@ def test_fx_breakeven_rates_plug_back_to_equal_costs(seed):
     s, cat, res = seed
     rows = analysis.fx_breakevens(res)
     assert rows and all(r["usdbrl"] for r in rows)
-    for r in rows:
-        s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": r["usdbrl"]})})
+    for r in rows:  # the whole base path scaled (the seed's Focus path as a list × the factor)
+        k = r["usdbrl"] / s.fx.usdbrl
+        s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": r["usdbrl"], "base_path": "list",
+                                                                 "path": [float(x) * k for x in res.fx_path]})})
         t = {o.name: o.tco.deterministic for o in run_scenario(s2, cat, simulate=False).options}
         assert abs(t[r["option"]] - t[r["versus"]]) < 1.0  # within R$ 1
 
@@ -87,11 +89,15 @@ def test_egress_heavy_workload_moves_the_verdict(seed):
 
 def test_tornado_rows_cover_the_inputs_and_move_the_difference(seed):
     _, _, res = seed
-    t = analysis.tornado(res, paths=500, pair=analysis.kind_pair(res))
+    pair = analysis.kind_pair(res)
+    t = analysis.tornado(res, paths=500, pair=pair)
     keys = {r["input"] for r in t["rows"]}
     assert keys == {k for k, *_ in analysis.SENSITIVITY}
     fx = next(r for r in t["rows"] if r["input"] == "usdbrl")
-    assert fx["low_diff_brl"] < t["base_diff_brl"] < fx["high_diff_brl"]
+    # a dearer dollar widens the gap when dedicated leads, narrows it when a cloud option leads (the seed on the
+    # Focus path: the 3-year Savings Plan)
+    sign = 1.0 if pair[0].kind == "dedicated" else -1.0
+    assert sign * fx["low_diff_brl"] < sign * t["base_diff_brl"] < sign * fx["high_diff_brl"]
     swings = [r["swing_brl"] for r in t["rows"]]
     assert swings == sorted(swings, reverse=True)
 

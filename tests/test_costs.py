@@ -412,3 +412,93 @@ inference_offer = "br-dedicated/sp/l4-1x"
         run_scenario(load_text(text), cat)
     msg = str(exc.value)
     assert "training_pricing" in msg and "on_demand" in msg
+
+
+# ---------------------------------------------------------------------------------------------
+# Commitments paid upfront: the upfront in the month each term starts, the hourly part every hour
+
+
+def upfront_fleet(price, upfront, term, pricing):
+    from dataclasses import replace
+
+    return replace(fleet("cloud/serve", "cloud", price, pricing=pricing), upfront_usd=upfront,
+                   upfront_term_months=term)
+
+
+def test_all_upfront_reserved_fleet_pays_each_instance_upfront_in_its_first_month():
+    # effective 2.0 US$/h of which 8,760 US$ upfront per instance for 12 months: hourly part 2 − 8,760/(12·730) = 1.0
+    inf = upfront_fleet(2.0, 8760.0, 12, "ri_1yr_standard_all_upfront_effective")
+    days = demand.days_in_months("2027-01", 14)
+    load = [0.4, 1.2, 0.4] + [0.4] * 11  # peaks 1, 2, 1, … → paid 1, 2, 2, … (a new instance in month 2)
+    oc = option_costs(option(inf, None), training=None, replica=REPLICA, rps=flat_rps(load), days=days,
+                      egress_gb=np.zeros(14), storage_gb=0.0, training_start=1, inference_start=1, utilization=0.5,
+                      redundancy="none")
+    hourly = 2.0 - 8760.0 / (12 * 730)
+    assert hourly == pytest.approx(1.0)
+    paid = np.array([1] + [2] * 13, dtype=float)
+    # upfronts: instance 1 in month 1 and again in month 13 (its second term); instance 2 in month 2 and month 14
+    starts = np.array([1, 1] + [0] * 10 + [1, 1], dtype=float)
+    expected = paid * 24 * days * hourly + starts * 8760.0
+    np.testing.assert_allclose(oc.lines["inference_compute"], expected)
+    assert oc.lines["inference_compute"][0] == pytest.approx(1 * 24 * 31 * 1.0 + 8760.0)   # 9,504
+    assert oc.lines["inference_compute"][2] == pytest.approx(2 * 24 * 31 * 1.0)            # March: hourly only
+    np.testing.assert_array_equal(oc.rows["upfronts"], starts)
+
+
+def test_upfront_costs_the_same_over_a_term_and_npv_penalises_paying_early():
+    # one instance for 12 months: all upfront (upfront 8,760 + hourly part 1.0) against the same effective 2.0
+    # spread; over the term the two differ only by the hours (730 h a month in the price, 24·days in the months)
+    days = demand.days_in_months("2027-01", 12)
+    kw = dict(training=None, replica=REPLICA, rps=flat_rps([0.4] * 12), days=days, egress_gb=np.zeros(12),
+              storage_gb=0.0, training_start=1, inference_start=1, utilization=0.5, redundancy="none")
+    up = option_costs(option(upfront_fleet(2.0, 8760.0, 12, "ri_1yr_standard_all_upfront_effective")), **kw)
+    spread = option_costs(option(fleet("cloud/serve", "cloud", 2.0, pricing="reserved_1yr")), **kw)
+    hours = 24 * days.sum()                                        # 8,760 h in 2027
+    assert up.lines["inference_compute"].sum() == pytest.approx(8760.0 + hours * 1.0)
+    assert spread.lines["inference_compute"].sum() == pytest.approx(hours * 2.0)
+    # at 12 % a year the upfront, paid in month 1, weighs more than the same money spread over the year
+    df = (1.12) ** (-np.arange(1, 13) / 12)
+    assert up.lines["inference_compute"] @ df > spread.lines["inference_compute"] @ df
+
+
+def test_committed_baseline_with_upfront_pays_each_terms_level_at_its_start():
+    from dataclasses import replace
+
+    # serving from month 2; 12-month terms: term 1 = months 2–13 (2 instances), term 2 = months 14–15 (1 instance)
+    inf = upfront_fleet(3.0, 730.0 * 12, 12, "ri_1yr_standard_all_upfront_effective")  # hourly part 3 − 1 = 2.0
+    burst = fleet("cloud/serve", "cloud", 5.0, pricing="on_demand")
+    opt = replace(option(inf, None), committed=(2, 1), burst=burst, commit_term_months=12)
+    days = demand.days_in_months("2027-01", 15)
+    load = [0.0] + [0.4] * 14  # one server needed every hour from month 2
+    oc = option_costs(opt, training=None, replica=REPLICA, rps=flat_rps(load), days=days, egress_gb=np.zeros(15),
+                      storage_gb=0.0, training_start=1, inference_start=2, utilization=0.5, redundancy="none")
+    commit = np.array([0] + [2] * 12 + [1] * 2, dtype=float)
+    starts = np.zeros(15)
+    starts[1], starts[13] = 2, 1          # month 2: the first term's 2 instances; month 14: the second term's 1
+    expected = commit * 24 * days * 2.0 + starts * 8760.0   # no burst: the load never exceeds the baseline
+    np.testing.assert_allclose(oc.lines["inference_compute"], expected)
+    assert oc.lines["inference_compute"][1] == pytest.approx(2 * 24 * 28 * 2.0 + 2 * 8760.0)   # Feb 2027
+
+
+def test_the_plan_search_costs_an_upfront_baseline_as_the_engine_does():
+    # tco.plan.costing._ladder: committed_baseline_cost at the hourly part + term_starts × upfront × trend
+    from dataclasses import replace
+
+    from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts
+
+    inf = upfront_fleet(3.0, 730.0 * 12, 12, "ri_1yr_standard_all_upfront_effective")
+    burst = fleet("cloud/serve", "cloud", 5.0, pricing="on_demand")
+    opt = replace(option(inf, None, trend=-0.1), committed=(1, 2), burst=burst, commit_term_months=12)
+    days = demand.days_in_months("2027-01", 26)
+    load = [0.0] + [0.4] * 12 + [1.2] * 13  # 1 server needed, then 2 from month 14
+    oc = option_costs(opt, training=None, replica=REPLICA, rps=flat_rps(load), days=days, egress_gb=np.zeros(26),
+                      storage_gb=0.0, training_start=1, inference_start=2, utilization=0.5, redundancy="none")
+    sched = committed_schedule((1, 2), 12, 2, 26)
+    trend = yearly_factor(np.arange(1, 27), -0.1)
+    hourly = hourly_part(3.0, 8760.0, 12)
+    assert hourly == pytest.approx(3.0 - 8760.0 / (12 * 730))  # 2.0
+    cost, _ = committed_baseline_cost(oc.servers_by_hour, days, sched, hourly, 5.0, trend)
+    cost = cost + term_starts(sched, 12, 2) * 8760.0 * trend
+    np.testing.assert_allclose(cost, oc.lines["inference_compute"])
+    # by hand: terms start in months 2 (1 instance), 14 (2) and 26 (2, the last level holding)
+    np.testing.assert_array_equal(np.nonzero(term_starts(sched, 12, 2))[0] + 1, [2, 14, 26])

@@ -42,7 +42,13 @@ def test_gbm_log_rate_at_month_12_matches_theory():
 
 
 def test_gbm_mean_rate_is_the_deterministic_path():
+    # centred on the base path (the Focus survey by default): E[S_m] = B_m
     s = scenario_with(model="gbm", volatility=0.13)
+    det = deterministic_path(s.fx, 36, s.scenario.start)
+    paths = risk.gbm_paths(np.random.default_rng(5), 100_000, 36, s.fx.usdbrl, 0.0, 0.13, log_base=np.log(det))
+    assert np.allclose(paths.mean(axis=0), det, rtol=0.01)
+    # the forward base path is the old parity drift S·e^(μ·m/12)
+    s = scenario_with(model="gbm", volatility=0.13, base_path="forward")
     rng = np.random.default_rng(5)
     paths = risk.gbm_paths(rng, 100_000, 36, s.fx.usdbrl, risk.drift(s.fx), 0.13)
     det = deterministic_path(s.fx, 36)

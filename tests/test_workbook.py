@@ -182,7 +182,7 @@ REGIME_FLAG = re.compile(r"in_o\d+_cr_\w+")
 def _no_training_list_parity(d):
     d["training"] = {"method": "none"}
     d["inference"].update(users={"model": "list", "users": [100, 300, 500]}, daily_profile="flat", redundancy="none")
-    d["fx"]["model"] = "parity"
+    d["fx"].update(model="parity", base_path=None)  # "parity": the former name of the forward base path
     for o in d["options"]:
         o["training_offer"] = None
     d["options"][2].update(autoscale=False, pricing="on_demand")
@@ -231,6 +231,22 @@ def _committed_baseline(d):
                            burst_pricing="on_demand", autoscale=False)
 
 
+def _upfront_and_fx_list(d):
+    # all-upfront commitments (the upfront in the month each term starts): a committed baseline on p5 us-east-1,
+    # a reserved serving fleet in São Paulo, a shared A100 fleet on 1-year terms renewed twice in 40 months;
+    # the FX base path a monthly list
+    d["scenario"]["horizon_months"] = 40
+    d["fx"].update(base_path="list", path=[5.3, 5.5, 5.6])
+    d["options"][3].update(training_offer="aws/us-east-1/p5.48xlarge", inference_offer="aws/us-east-1/p5.48xlarge",
+                           pricing="ri_3yr_standard_all_upfront_effective", committed_instances=[1],
+                           burst_pricing="on_demand")
+    d["options"][4].update(pricing="ri_3yr_standard_all_upfront_effective", training_pricing="on_demand",
+                           fleet="separate")
+    d["options"][5].update(training_offer="aws/us-east-1/p4de.24xlarge", inference_offer="aws/us-east-1/p4de.24xlarge",
+                           pricing="ri_1yr_standard_all_upfront_effective", fleet="shared", autoscale=False,
+                           storage_usd_per_gb_month=None)
+
+
 def _deepseek_moe_two_servers_ttft(d):
     d["model"].update(id="deepseek-v3", kv_precision="bf16")
     d["training"] = {"method": "none"}
@@ -251,6 +267,7 @@ VARIANTS = {
     # MoE expert touch, expert parallel over two H100 servers (p5), a time-to-first-token target
     "deepseek_moe_two_servers_ttft": ("seed_70b_h200", _deepseek_moe_two_servers_ttft),
     "committed_baseline": ("seed_70b_h200", _committed_baseline),
+    "upfront_and_fx_list": ("seed_70b_h200", _upfront_and_fx_list),
 }
 
 

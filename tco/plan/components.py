@@ -59,7 +59,7 @@ def context(s: Scenario, cat: Catalog, file: str = "<scenario>") -> Ctx:
     _, _, _, rps, egress = workload(s, days)
     eff = sizing.serving_calibration(s, cat, file, None)
     return Ctx(s, cat, s.plan or Plan(), model, defaults_for(cat), eff, days, rps, egress,
-               fxmod.deterministic_path(s.fx, h), finance.discount_factors(h, s.scenario.discount_rate))
+               fxmod.deterministic_path(s.fx, h, s.scenario.start), finance.discount_factors(h, s.scenario.discount_rate))
 
 
 @dataclass(frozen=True)
@@ -155,7 +155,7 @@ def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
 def zero_cloud(f: Fleet) -> Fleet:
     """A free cloud fleet on the same hardware: costs nothing, so a component carries only the other fleet."""
     return replace(f, kind=FleetKind.CLOUD, currency=Currency.USD, price=0.0, pricing=ON_DEMAND, setup_fee_brl=0.0,
-                   min_term_months=0)
+                   min_term_months=0, upfront_usd=0.0, upfront_term_months=0)
 
 
 def skip(ctx: Ctx, f: Fleet, role: str, reason: str) -> None:

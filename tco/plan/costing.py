@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco.costs import committed_baseline_cost, committed_schedule, yearly_factor
+from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts, yearly_factor
 from tco.domain import CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
 from tco.engine import option_costs_for
 from tco.plan.components import (
@@ -128,8 +128,13 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     trend = yearly_factor(months, r.price_trend_rate)
     levels = np.arange(int(by_hour.max(initial=0)) + 1, dtype=float)
     sched = levels[:, None] * (months >= first)[None, :]
-    cost, _ = committed_baseline_cost(by_hour, ctx.days, sched, f.price, burst.price, trend)
-    cost_fx = cost * ctx.fx  # levels × months [BRL before taxes]
+    price = hourly_part(f.price, f.upfront_usd, f.upfront_term_months)  # an upfront is paid as each term starts
+
+    def cost_of(schedule):
+        c, _ = committed_baseline_cost(by_hour, ctx.days, schedule, price, burst.price, trend)
+        return c + term_starts(schedule, term, first) * f.upfront_usd * trend if f.upfront_usd else c
+
+    cost_fx = cost_of(sched) * ctx.fx  # levels × months [BRL before taxes]
     best, combos = [], 1
     for start in range(first - 1, h, term):
         block = slice(start, min(start + term, h))
@@ -137,11 +142,12 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
         best.append(int(np.argmin(cost_fx[:top + 1, block].sum(axis=1))))
         combos *= top + 1
     committed = tuple(best)
-    line, _ = committed_baseline_cost(by_hour, ctx.days, committed_schedule(committed, term, first, h), f.price,
-                                      burst.price, trend)
+    line = cost_of(committed_schedule(committed, term, first, h))
     by_line = gross(oc) | {"inference_compute": line}
     over = (first - 1 + len(best) * term) - h
-    notes = (f"the last {term}-month term runs {over} month(s) past the horizon; those months are not costed",) \
+    past = ("its upfront is paid in full, its hours past the horizon are not costed" if f.upfront_usd
+            else "those months are not costed")
+    notes = (f"the last {term}-month term runs {over} month(s) past the horizon; {past}",) \
         if over > 0 and best[-1] > 0 else ()
     return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,

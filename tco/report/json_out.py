@@ -188,7 +188,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "defaults_used": res.defaults,
             "training": s.training.model_dump(),
             "inference": s.inference.model_dump(),
-            "fx": s.fx.model_dump(),
+            "fx": s.fx.model_dump() | {"base_path": res.fx_info.get("base_path")},
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
                             "costs": "positive amounts", "hours_per_month_for_unit_prices": 730},
         },

@@ -39,6 +39,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "spot_interruptible": {},
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},
+    "fx_focus_held": {"edition": "text", "year": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

@@ -58,7 +58,7 @@ def fx(v, palette, loc: str) -> dict:
         out["paragraphs"].append(t("pv_a_fx_fixed", loc, model=model, rate=unit_price(v.usdbrl, loc)))
     if len(v.fx_path) > 1 and abs(v.fx_path[-1] - v.fx_path[0]) > 0.005:
         out["paragraphs"].append(t("pv_a_fx_path", loc, first=unit_price(v.fx_path[0], loc),
-                                   last=unit_price(v.fx_path[-1], loc)))
+                                   last=unit_price(v.fx_path[-1], loc), path=t(f"fxb_{v.fx_base}", loc)))
     for row in (v.meta.get("breakevens") or {}).get("usdbrl") or []:
         if other is not None and {row.get("option"), row.get("versus")} == {rec.name, other.name} and row.get("usdbrl"):
             out["paragraphs"].append(t("pv_a_breakeven", loc, other=other.label, rec=rec.label,

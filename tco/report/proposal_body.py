@@ -128,7 +128,8 @@ def _yearly(v, ours, loc: str) -> dict:
     rows.append([t("pv_total", loc)] + [money(o.tco_brl, loc) for o in cols])
     return {"table": table([t("pv_y_year", loc)] + [o.label for o in cols], rows, num=tuple(range(1, len(cols) + 1)),
                            highlight=(len(rows) - 1,), name=0),
-            "note": t("pv_y_note", loc, first=unit_price(v.fx_path[0], loc), last=unit_price(v.fx_path[-1], loc))
+            "note": t("pv_y_note", loc, first=unit_price(v.fx_path[0], loc), last=unit_price(v.fx_path[-1], loc),
+                      path=t(f"fxb_{v.fx_base}", loc))
             if cloud is not None and v.fx_path else None}
 
 

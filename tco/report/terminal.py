@@ -44,6 +44,7 @@ def summary(res, written) -> None:
 
     fx = (f"USD/BRL {rate(path[0])}" if abs(path[-1] - path[0]) < 5e-3
           else t("term_fx_path", loc, first=rate(path[0]), last=rate(path[-1])))
+    fx += ", " + t("term_fx_base", loc, path=term("fxb", res.fx_info.get("base_path"), loc))
     table = Table(title=t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
                           start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4),
                           fx=fx, model=term("fxm", res.fx_info.get("model"), loc)))

@@ -121,6 +121,8 @@ class View:
     discount_rate: float
     usdbrl: float
     fx_model: str
+    fx_base: str
+    """The base path the costs are converted at (tco.fx_paths: focus, spot, forward, list)."""
     fx_paths: int | None
     fx_volatility: float | None
     fx_path: tuple[float, ...]
@@ -211,6 +213,7 @@ def build(res) -> View:
         name=s.scenario.name, client=s.scenario.client, prepared_by=s.scenario.prepared_by, locale=s.scenario.locale,
         start=s.scenario.start, months=tuple(res.months), horizon_months=s.scenario.horizon_months,
         discount_rate=s.scenario.discount_rate, usdbrl=s.fx.usdbrl, fx_model=str(res.fx_info.get("model") or ""),
+        fx_base=str(res.fx_info.get("base_path") or "spot"),
         fx_paths=res.fx_info.get("paths"), fx_volatility=res.fx_info.get("volatility"),
         fx_path=tuple(float(x) for x in res.fx_path), options=tuple(_option(o, labels) for o in res.options),
         ranked=ranked, plans=_plans(res.meta.get("plans")), notices=tuple(res.notices),

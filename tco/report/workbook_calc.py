@@ -32,6 +32,7 @@ SHOWN: dict[str, tuple[str, str, str]] = {
     "inf_hours": ("inf_hours", "h", "calc_num"), "inf_setup": ("inf_setup", "R$", "calc_brl"),
     "stored": ("stored_gb", "GB", "calc_int"),
     "commit": ("committed", "", "calc_int"), "burst_hours": ("burst_hours", "h", "calc_num"),
+    "new_inst": ("new_inst", "", "calc_int"), "upfronts": ("upfronts", "", "calc_int"),
 }
 CONSTANTS = {
     # constant → (label key, unit, number format)
@@ -39,6 +40,7 @@ CONSTANTS = {
     "tr_servers": ("tr_servers", "", "calc_int"), "wall_hours": ("wall_hours", "h", "calc_num"),
     "n_train_months": ("n_train_months", "", "calc_int"), "months_paid": ("months_paid", "", "calc_int"),
     "first_use": ("first_use", "t", "calc_int"), "uplift": ("uplift", "", "calc_pct"),
+    "hourly_part": ("hourly_part", "US$/h", "calc_num4"),
 }
 SUMMED = {"train_hours", "server_hours"}
 """Rows with a whole-horizon total in column C."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from tco import demand
+from tco.timeline import fx_lists
 from tco.report.workbook_book import Book, abs_cell, reform_periods
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
@@ -87,7 +88,9 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, t("u_per_year"), "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
-    if fx.model in ("parity", "gbm"):
+    base = res.fx_info.get("base_path", "spot")
+    w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num", res.fx_info.get("base_path_source", ""))
+    if base == "forward":
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == "gbm" and fx.drift is not None:
@@ -137,6 +140,22 @@ def write_inputs(book: Book, res) -> None:
         for month_k, n_users in enumerate(g.users, start=1):
             w.add(None, f"k = {month_k}", n_users, users_u, "in_int")
         book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+    lists = fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
+    given, weights, parts = lists["fx_list"], lists["fx_w"], lists["fx_b"]
+    if given is not None or (weights is not None and parts is not None):  # the path the Timeline's fx row reads
+        w.section(t("sec_fx_list", path=book.term("fxb", base)))
+        first = w.r
+        if given is not None:
+            for m, v in enumerate(given, start=1):
+                w.add(None, f"t = {m}", v, "BRL/USD", "in_num4")
+        else:  # Focus: fx_t = spot × w_t + b_t (the spot's weight in B, the survey's part in C)
+            for m, (v, b) in enumerate(zip(weights or [], parts or []), start=1):
+                w.add(None, f"t = {m}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if m == 1 else "", [b],
+                      ["in_num4"])
+        last = w.r - 1
+        names = (("in_fx_list", 1),) if given is not None else (("in_fx_w", 1), ("in_fx_b", 2))
+        for name, c in names:
+            book.name(name, f"{abs_cell(sheet, first, c)}:{abs_cell(sheet, last, c).split('!')[1]}")
 
     w.section(t("sec_profile"))
     raw = inf.daily_profile if not isinstance(inf.daily_profile, str) else demand.profile(inf.daily_profile)

@@ -106,6 +106,9 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
           f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == "dedicated":
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
+    if inf.kind == "cloud" and inf.upfront_usd > 0:  # paid as each term starts; inf_price is the effective rate
+        w.add(p + "upfront", t("upfront"), inf.upfront_usd, "US$", "in_usd_unit", f"{inf.price_source} ({inf.price_as_of})")
+        w.add(p + "up_term", t("up_term"), inf.upfront_term_months, t("months"), "in_int")
     if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
         w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
               f"{r.burst.pricing}: {r.burst.price_source} ({r.burst.price_as_of})")
