@@ -197,17 +197,23 @@ SENSITIVITY = (
 )
 
 
+def scaled_fx(s, k: float):
+    """The ``[fx]`` section with the whole base path × k (and the spot): a spot moves the spot and forward paths
+    so; the Focus survey's (or a listed) path is written as the list it becomes."""
+    from tco.fx import base_path
+    from tco.timeline import fx_path
+
+    upd: dict = {"usdbrl": s.fx.usdbrl * k}
+    if base_path(s.fx) in ("focus", "list"):  # the survey's (or the user's) path moves as a whole, like the spot
+        flat = fx_path(s.fx.model_copy(update={"drift": None}), s.scenario.horizon_months, s.scenario.start)
+        upd |= {"base_path": "list", "path": [float(x) * k for x in flat], "focus_edition": None}
+    return s.fx.model_copy(update=upd)
+
+
 def _variant(res: Results, key: str, v: float):
     s, cat = res.scenario, res.catalog
     if key == "usdbrl":
-        from tco.fx import base_path
-        from tco.timeline import fx_path
-
-        upd: dict = {"usdbrl": s.fx.usdbrl * v}
-        if base_path(s.fx) in ("focus", "list"):  # the survey's (or the user's) path moves as a whole, like the spot
-            flat = fx_path(s.fx.model_copy(update={"drift": None}), len(res.months), s.scenario.start)
-            upd |= {"base_path": "list", "path": [float(x) * v for x in flat], "focus_edition": None}
-        return s.model_copy(update={"fx": s.fx.model_copy(update=upd)}), cat
+        return s.model_copy(update={"fx": scaled_fx(s, v)}), cat
     if key == "volatility":
         return s.model_copy(update={"fx": s.fx.model_copy(update={"volatility": v, "model": "gbm"})}), cat
     if key == "users":

@@ -274,7 +274,7 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         shared=opt.fleet == "shared", inference_cloud=inf.kind == "cloud",
         training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
-        commit_terms=len(opt.committed) if inf.kind == "cloud" and getattr(opt, "committed", None) else 0,
+        commit_terms=len(opt.committed) if inf.kind == "cloud" and opt.committed else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
         upfront_term=inf.upfront_term_months if inf.kind == "cloud" and inf.upfront_usd > 0 else 0)
 
@@ -303,7 +303,7 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
     }
     if inf.kind == "cloud" and inf.upfront_usd > 0:
         out |= {"o.upfront": inf.upfront_usd, "o.up_term": float(inf.upfront_term_months)}
-    if getattr(opt, "committed", None):
+    if opt.committed and opt.burst is not None:
         out |= {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
         out |= {f"o.commit_{j}": float(k) for j, k in enumerate(opt.committed, start=1)}
     if tr is not None:

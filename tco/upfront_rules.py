@@ -42,7 +42,7 @@ class Renewals(Expr):
         return out
 
     def xl(self, ctx: XlContext) -> str:
-        from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name  # type: ignore[import-untyped]
+        from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name
 
         here = xl_cell_to_rowcol(ctx.col.replace("$", "") + "1")[1]
         first = xl_cell_to_rowcol(ctx.first.replace("$", "") + "1")[1] + 1

@@ -54,10 +54,12 @@ def test_requests_egress_and_hourly_load_by_hand():
 
 
 def test_fx_paths_by_hand():
-    fixed = SimpleNamespace(model="fixed", usdbrl=5.0, brl_rate=0.1, usd_rate=0.04, drift=None)
+    fixed = SimpleNamespace(model="fixed", base_path="spot", path=None, focus_edition=None, usdbrl=5.0, brl_rate=0.1,
+                            usd_rate=0.04, drift=None)
     assert timeline.fx_path(fixed, 3).tolist() == [5.0, 5.0, 5.0]
     # uncovered interest parity: 5 × ((1 + 0.10)/(1 + 0.04))^(t/12); month 12 = 5 × 1.1/1.04
-    parity = SimpleNamespace(model="parity", usdbrl=5.0, brl_rate=0.1, usd_rate=0.04, drift=None)
+    parity = SimpleNamespace(model="parity", base_path=None, path=None, focus_edition=None, usdbrl=5.0, brl_rate=0.1,
+                             usd_rate=0.04, drift=None)
     assert timeline.fx_path(parity, 12)[11] == pytest.approx(5.0 * 1.1 / 1.04, rel=1e-12)
 
 

@@ -137,7 +137,7 @@ CHANGES = {
                        lambda d: d["inference"]["users"].update(ceiling_users=12_000)),
     "efficiency": ("seed_70b_h200", {"in_mfu": 0.30}, lambda d: d["training"].update(mfu=0.30)),
     # the USD/BRL lever (× 1.1 on the spot rate's path) is the engine's spot × 1.1
-    "lever_fx": ("seed_70b_h200", {"in_lv_fx_base": 1.1}, lambda d: d["fx"].update(usdbrl=d["fx"]["usdbrl"] * 1.1)),
+    "lever_fx": ("seed_70b_h200", {"in_lv_fx_base": 1.1}, lambda d: _scale_fx(d, 1.1)),
     # the scenario switch on "aggressive" (its levers as generated): users × 1.2, cloud × 1.1, dedicated × 0.95,
     # USD/BRL × 1.1, each the same change to the scenario (prices as overrides of the resolved ones)
     "scenario_switch": ("seed_70b_h200", {"in_scenario": 3}, "aggressive"),
@@ -146,6 +146,15 @@ CHANGES = {
                                                                    for k in ("pis_cofins", "cbs", "ibs")}},
                           lambda d: d["scenario"].update(tax_regime="simples")),
 }
+
+
+def _scale_fx(d: dict, k: float) -> None:
+    """The scenario change the USD/BRL lever makes: the whole base path × k (tco.analysis.scaled_fx)."""
+    from tco.analysis import scaled_fx
+    from tco.scenario import Scenario
+
+    s = Scenario.model_validate(d)
+    d["fx"] = scaled_fx(s, k).model_dump(exclude_none=True)
 
 
 def _levers(res, scenario_key: str):
@@ -159,7 +168,7 @@ def _levers(res, scenario_key: str):
         return lv["cloud"] if fleet.kind == "cloud" else lv["dedicated"]
 
     def change(d):
-        d["fx"]["usdbrl"] *= lv["fx"]
+        _scale_fx(d, lv["fx"])
         users = d["inference"]["users"]
         for k in ("start_users", "end_users", "max_users", "ceiling_users"):
             if users.get(k) is not None:

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_workbook import SOFFICE, named_cells, named_values, recalculate, set_input
 
 from tco import api
-from tco.analysis import _scaled_prices
+from tco.analysis import _scaled_prices, scaled_fx
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
 from tco.report.workbook_breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
@@ -151,7 +151,7 @@ def test_break_evens_are_where_the_engine_ties(seed):
     k = nearest(v["k"])[0]
     j = v["k"].index(k)
     s = res.scenario
-    s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": s.fx.usdbrl * k})})
+    s2 = s.model_copy(update={"fx": scaled_fx(s, k)})  # the whole base path × k (the Focus path is not ∝ the spot)
     r = run_scenario(s2, res.catalog, simulate=False)
     tco = {o.name: o.tco.deterministic for o in r.options}
     assert tco[names[j]] == pytest.approx(tco[names[lead]], rel=1e-9)
@@ -288,10 +288,11 @@ def recalculated(seed, seed_xlsx, tmp_path_factory):
     set_input(wb, f"in_o{j}_inf_price", price * 0.3)
     files["cloud_cut"] = src / "cloud_cut.xlsx"
     wb.save(files["cloud_cut"])
-    # the dollar 2 % below the break-even the workbook states
+    # the dollar 2 % below the break-even the workbook states: the USD/BRL lever scales the whole path, as the
+    # break-even multiple does (the Focus base path is not proportional to the spot cell)
     wb = openpyxl.load_workbook(seed_xlsx)
-    (rate,) = named_values(openpyxl.load_workbook(seed_xlsx, data_only=True), "be_fx_down_rate")
-    set_input(wb, "in_usdbrl", rate * 0.98)
+    (k,) = named_values(openpyxl.load_workbook(seed_xlsx, data_only=True), "be_fx_down")
+    set_input(wb, "in_lv_fx_base", k * 0.98)
     files["fx_past"] = src / "fx_past.xlsx"
     wb.save(files["fx_past"])
     recalculate(list(files.values()), out, tmp_path_factory.mktemp("lo-profile"))
