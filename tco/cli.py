@@ -187,12 +187,11 @@ def cmd_run(args) -> int:
         summary(res, written)
         vs = res.meta.get("plans", {}).get("vs_options")
         if vs:
-            from tco.report import fmt
+            from tco.report import fmt, i18n
 
             loc = res.scenario.scenario.locale
-            print(f"best plan found: {vs['best_plan']} — {fmt.money(vs['best_plan_tco_brl'], loc, False)} "
-                  f"(cheapest option written: {fmt.money(vs['cheapest_option_tco_brl'], loc, False)}); "
-                  f"every provider's best: python -m tco plan {args.scenario}")
+            print(i18n.t("cli_best_plan", loc, plan=vs["best_plan"], tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+                         cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=args.scenario))
     return 0
 
 
