@@ -16,8 +16,6 @@ from typing import Annotated, Literal, Union
 
 from pydantic import (
     AfterValidator,
-    BaseModel,
-    ConfigDict,
     Field,
     ValidationError,
     field_validator,
@@ -27,6 +25,21 @@ from pydantic import (
 from tco.errors import InputError, Problem
 from tco.scenario_messages import duplicate_names, key_lines, problems_from
 from tco.scenario_proposal import Proposal
+from tco.scenario_types import (  # noqa: F401 (the limits and text types are part of this module's API)
+    _CONTROL,
+    _CONTROL_TEXT,
+    MAX_NAME_CHARS,
+    MAX_PATH_CHARS,
+    MAX_TEXT_CHARS,
+    Frozen,
+    Id,
+    Line,
+    Name,
+    PathText,
+    Text,
+    _plain,
+    _visible,
+)
 
 # Sane upper bounds: far beyond any real workload, low enough that the arithmetic stays finite.
 MAX_USERS = 1e10
@@ -40,42 +53,8 @@ MAX_USD_PER_HOUR = 1e4
 """Per server-hour; the dearest 8-GPU cloud instances list about US$ 100/h."""
 MAX_BRL_PER_MONTH = 1e8
 """Per server-month."""
-MAX_NAME_CHARS = 200
-MAX_TEXT_CHARS = 5000
-MAX_PATH_CHARS = 4096
 YEARS = (1990, 2200)
 """First and last year a timeline may start in."""
-
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-
-
-def _plain(pattern: re.Pattern):
-    def check(v: str) -> str:
-        m = pattern.search(v)
-        if m:
-            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
-                             "here; write plain text")
-        return v
-    return check
-
-
-def _visible(v: str) -> str:
-    if not v.strip():
-        raise ValueError("must contain a visible character, not only spaces")
-    return v
-
-
-Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL)),
-                 AfterValidator(_visible)]
-"""A label: one line of plain text, 1–200 characters."""
-Line = Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
-"""One line of plain text, up to 200 characters (may be empty)."""
-Id = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
-"""A catalog id or name."""
-PathText = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_plain(_CONTROL))]
-Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_plain(_CONTROL_TEXT))]
-"""Free text: tabs and line breaks allowed, up to 5,000 characters."""
 
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
 Positive = Annotated[float, Field(gt=0.0)]
@@ -84,12 +63,6 @@ Users = Annotated[float, Field(ge=0.0, le=MAX_USERS)]
 PositiveUsers = Annotated[float, Field(gt=0.0, le=MAX_USERS)]
 UsdPerHour = Annotated[float, Field(gt=0.0, le=MAX_USD_PER_HOUR)]
 BrlPerMonth = Annotated[float, Field(gt=0.0, le=MAX_BRL_PER_MONTH)]
-
-
-class Frozen(BaseModel):
-    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
-                              allow_inf_nan=False)
 
 
 class ScenarioInfo(Frozen):

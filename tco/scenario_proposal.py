@@ -29,38 +29,13 @@ strict types, unknown keys refused, errors naming file, line and key (`tco.scena
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-# The base types of tco.scenario, restated here so the two modules do not import each other (tco.scenario
-# imports this one); tests/test_proposal.py checks the rules agree (strict, no unknown keys, no control characters).
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
-_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+from tco.scenario_types import Frozen, Line, Name, Text  # the base types tco.scenario uses too
 
-
-def _plain(pattern: re.Pattern):
-    def check(v: str) -> str:
-        m = pattern.search(v)
-        if m:
-            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
-                             "here; write plain text")
-        if pattern is _CONTROL and not v.strip() and v:
-            raise ValueError("must contain a visible character, not only spaces")
-        return v
-    return check
-
-
-Name = Annotated[str, Field(min_length=1, max_length=200), AfterValidator(_plain(_CONTROL))]
-Line = Annotated[str, Field(max_length=200), AfterValidator(_plain(_CONTROL))]
-Text = Annotated[str, Field(max_length=5000), AfterValidator(_plain(_CONTROL_TEXT))]
-
-
-class Frozen(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
-                              allow_inf_nan=False)
 
 Day = Annotated[date, Field(strict=False)]
 """A day, written as a TOML date (2026-11-30) or text ("2026-11-30")."""

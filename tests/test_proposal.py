@@ -500,12 +500,12 @@ def test_tax_rates_keep_their_digits():
 
 
 def test_proposal_schema_keeps_the_scenario_rules():
-    """tco.scenario_proposal restates tco.scenario's base types (no import circle): the same rules."""
-    from tco import scenario, scenario_proposal
+    """The [proposal] schema and the scenario's share one declaration of the base types (tco.scenario_types)."""
+    from tco import scenario, scenario_proposal, scenario_types
 
-    assert scenario_proposal._CONTROL.pattern == scenario._CONTROL.pattern
-    assert scenario_proposal._CONTROL_TEXT.pattern == scenario._CONTROL_TEXT.pattern
-    assert scenario_proposal.Frozen.model_config == scenario.Frozen.model_config
+    for name in ("Name", "Line", "Text", "Frozen"):
+        assert getattr(scenario_proposal, name) is getattr(scenario_types, name)
+        assert getattr(scenario, name) is getattr(scenario_types, name)
     with pytest.raises(InputError, match="control character"):
         load_text(_seed_text(PROPOSAL.replace('number = "NE-1"', 'number = "NE\\u0007"')), "s.toml")
 

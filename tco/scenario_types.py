@@ -1,0 +1,52 @@
+"""The base types every scenario section shares (tco.scenario, tco.scenario_proposal): strict frozen models
+that refuse unknown keys and non-finite numbers, and plain-text fields that refuse control characters (a
+client's name must never carry a line break into a CSV row, a bidi override into a PDF, or escape codes into
+a terminal). Imports nothing from tco, so both schema modules can use it without importing each other."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+MAX_NAME_CHARS = 200
+MAX_TEXT_CHARS = 5000
+MAX_PATH_CHARS = 4096
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+def _plain(pattern: re.Pattern):
+    def check(v: str) -> str:
+        m = pattern.search(v)
+        if m:
+            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
+                             "here; write plain text")
+        return v
+    return check
+
+
+def _visible(v: str) -> str:
+    if not v.strip():
+        raise ValueError("must contain a visible character, not only spaces")
+    return v
+
+
+Name = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL)),
+                 AfterValidator(_visible)]
+"""A label: one line of plain text, 1–200 characters."""
+Line = Annotated[str, Field(max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""One line of plain text, up to 200 characters (may be empty)."""
+Id = Annotated[str, Field(min_length=1, max_length=MAX_NAME_CHARS), AfterValidator(_plain(_CONTROL))]
+"""A catalog id or name."""
+PathText = Annotated[str, Field(min_length=1, max_length=MAX_PATH_CHARS), AfterValidator(_plain(_CONTROL))]
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_plain(_CONTROL_TEXT))]
+"""Free text: tabs and line breaks allowed, up to 5,000 characters."""
+
+
+class Frozen(BaseModel):
+    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
+                              allow_inf_nan=False)
