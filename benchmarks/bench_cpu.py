@@ -41,7 +41,11 @@ def child_cpu() -> float:
 
 
 def measure(cmd: list[str], tree: Path = ROOT) -> tuple[float, float]:
-    """(cpu seconds, wall seconds) of one child process run with `tree` first on the path; raises if it fails."""
+    """(cpu seconds, wall seconds) of one child process run with `tree` first on the path; raises if it fails.
+
+    ``{tree}`` in an argument is replaced by the tree, so each copy of the code reads its own scenario (the scenario
+    format changes with the code)."""
+    cmd = [a.replace("{tree}", str(tree)) for a in cmd]
     env = dict(os.environ, PYTHONPATH=str(tree) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     c0, w0 = child_cpu(), time.perf_counter()
     done = subprocess.run(cmd, check=False, cwd=tree, env=env, capture_output=True, text=True)
@@ -68,7 +72,7 @@ def main(argv=None) -> int:
     py = sys.executable
     trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
     with tempfile.TemporaryDirectory(prefix="bench-cpu-") as tmp:
-        scenario = str((ROOT / args.scenario).resolve())
+        scenario = "{tree}/" + args.scenario
         jobs = {"run": [py, "-m", "tco", "run", scenario, "-o", tmp, "--quiet"],
                 "validate": [py, "-m", "tco", "validate", scenario],
                 "help": [py, "-m", "tco", "--help"]}

@@ -55,7 +55,9 @@ def one_pass(tag):
     stage("xlsx", xlsx)
     def pdf():
         from tco.report import proposal
-        proposal.write(res, doc, out / f"{tag}.pdf", attachments=[Path(scenario), out / f"{tag}.xlsx"])
+        import inspect
+        head = (res, doc) if "doc" in inspect.signature(proposal.write).parameters else (res,)  # older trees
+        proposal.write(*head, out / f"{tag}.pdf", attachments=[Path(scenario), out / f"{tag}.xlsx"])
     stage("pdf", pdf)
     return got
 
@@ -93,7 +95,7 @@ def main(argv=None) -> int:
     ap.add_argument("--before", type=Path, metavar="DIR")
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
-    scenario = str((ROOT / args.scenario).resolve())
+    scenario = args.scenario  # relative to each tree (the child runs in it): each copy reads its own format
     trees = {"after": ROOT} if args.before is None else {"before": args.before.resolve(), "after": ROOT}
     runs: dict[str, list[dict]] = {k: [] for k in trees}
     for _ in range(args.repeat):
