@@ -12,6 +12,7 @@ at most what was charged; on a BRL invoice with its taxes inside (a dedicated of
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -152,15 +153,14 @@ def tax_plan(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[s
 def yearly_factor(months: np.ndarray, annual_rate: float) -> np.ndarray:
     """Price factor stepping once per contract year: (1 + rate)^⌊(m − 1)/12⌋ (``fleet_rules.factor``)."""
     t = np.asarray(months, dtype=float)
-    return evaluate((Rule("f", factor("rate"), "-", ""),), {"rate": annual_rate}, len(t),
+    return evaluate(_FACTOR, {"rate": annual_rate}, len(t),
                     rows={"year": np.floor((t - 1) / 12.0)})["f"]
 
 
 def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.ndarray:
     """Wall-clock hours of a job run from the start of ``start_month``, filling months in order [h]
     (the ``train_hours`` rule)."""
-    rule = Rule("x", Fill("x", In("wall"), Row("hours"), Month() >= In("start")), "h", "")
-    return evaluate((rule,), {"wall": wall_hours, "start": float(start_month)}, len(days),
+    return evaluate(_SPREAD, {"wall": wall_hours, "start": float(start_month)}, len(days),
                     rows={"hours": np.asarray(days, dtype=float) * 24.0})["x"]
 
 
@@ -200,7 +200,12 @@ def ratchet(servers: np.ndarray) -> np.ndarray:
     servers = np.asarray(servers, dtype=float)
     if not len(servers):
         return servers
-    return evaluate((Rule("x", Ratchet("x", Row("need")), "-", ""),), {}, len(servers), rows={"need": servers})["x"]
+    return evaluate(_RATCHET, {}, len(servers), rows={"need": servers})["x"]
+
+
+_FACTOR = (Rule("f", factor("rate"), "-", ""),)
+_SPREAD = (Rule("x", Fill("x", In("wall"), Row("hours"), Month() >= In("start")), "h", ""),)
+_RATCHET = (Rule("x", Ratchet("x", Row("need")), "-", ""),)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -251,20 +256,27 @@ class OptionCosts:
 
 def inference_replicas_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
     """Replicas needed in each month × hour of day [-] (``fleet_rules.replicas``)."""
-    return _by_hour(rps, rep, utilization, redundancy, lambda r: replicas(r))
+    return _by_hour(rps, rep, utilization, redundancy, servers=False)
 
 
 def inference_servers_by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str) -> np.ndarray:
     """Servers needed in each month × hour of day [-] (the ``srv_<h>`` rules)."""
-    return _by_hour(rps, rep, utilization, redundancy, lambda r: ROUNDUP(replicas(r) / In("c.rps_server"), 0))
+    return _by_hour(rps, rep, utilization, redundancy, servers=True)
 
 
-def _by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str, make) -> np.ndarray:
+@functools.lru_cache(maxsize=16)
+def _hour_rules(hours: int, servers: bool) -> tuple[Rule, ...]:
+    def make(r):
+        return ROUNDUP(replicas(r) / In("c.rps_server"), 0) if servers else replicas(r)
+    return tuple(Rule(f"x_{hr}", make(Row(f"rps_{hr}")), "-", "") for hr in range(hours))
+
+
+def _by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: str, *, servers: bool) -> np.ndarray:
     rps = np.atleast_2d(np.asarray(rps, dtype=float))
     inputs = {"c.cap": rep.requests_per_second, "c.rps_server": float(rep.replicas_per_server),
               "utilization": utilization, "n1": 1.0 if redundancy == "n+1" else 0.0}
-    rules = tuple(Rule(f"x_{hr}", make(Row(f"rps_{hr}")), "-", "") for hr in range(rps.shape[1]))
-    rows = evaluate(rules, inputs, rps.shape[0], rows={f"rps_{hr}": rps[:, hr] for hr in range(rps.shape[1])})
+    rows = evaluate(_hour_rules(rps.shape[1], servers), inputs, rps.shape[0],
+                    rows={f"rps_{hr}": rps[:, hr] for hr in range(rps.shape[1])})
     return np.stack([rows[f"x_{hr}"] for hr in range(rps.shape[1])], axis=1)
 
 

@@ -14,6 +14,8 @@ are given.
 
 from __future__ import annotations
 
+import functools
+
 from dataclasses import dataclass
 
 from tco.constants import BELOW_ONE  # 1e-9: tolerance under a whole replica (named in the workbook)
@@ -225,6 +227,14 @@ def _usage_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
 def egress_rules(tiers: tuple[tuple[bool, bool], ...]) -> tuple[list[Rule | Scalar], Expr]:
     """The GB of a month's egress falling in each tier, and the egress line Σ GB_j × price_j [USD].
     Tiers reset every month; a free allowance is a 0-priced first tier; unpriced tiers add nothing."""
+    rules, egress = _egress_rules(tuple(tiers))
+    return list(rules), egress
+
+
+@functools.lru_cache(maxsize=64)
+def _egress_rules(tiers: tuple[tuple[bool, bool], ...]) -> tuple[tuple[Rule | Scalar, ...], Expr]:
+    """The GB of a month's egress falling in each tier, and the egress line Σ GB_j × price_j [USD].
+    Tiers reset every month; a free allowance is a 0-priced first tier; unpriced tiers add nothing."""
     out: list[Rule | Scalar] = []
     terms = []
     for j, (bounded, priced) in enumerate(tiers, start=1):
@@ -237,9 +247,10 @@ def egress_rules(tiers: tuple[tuple[bool, bool], ...]) -> tuple[list[Rule | Scal
     egress: Expr = Const(0.0)
     for k, term in enumerate(terms):
         egress = term if k == 0 else egress + term
-    return out, egress
+    return tuple(out), egress
 
 
+@functools.lru_cache(maxsize=256)
 def plan(shape: Shape) -> tuple[Rule | Scalar, ...]:
     """Every rule of one option, in the order they are computed (and shown), ending with the six
     ``l_<line>`` rows in the offer's currency (the taxes line comes from ``tco.taxes``)."""

@@ -20,6 +20,8 @@ Methods, buyer regimes and their sources: ``tco.taxes``. Not tax advice.
 
 from __future__ import annotations
 
+import functools
+
 import datetime as dt
 from collections.abc import Sequence
 
@@ -75,9 +77,14 @@ def rate_expr(tax: str, periods: int, prefix: str = "") -> Expr:
 
 def rate_rules(taxes: tuple[str, ...], periods: int, prefix: str = "", key: str = "rate_") -> list[Rule]:
     """One rate row per tax of ``TAXES``; those not in `taxes` do not apply (0)."""
-    return [Rule(f"{key}{k}", rate_expr(k, periods, prefix) if k in taxes else NOT_APPLICABLE, "-",
+    return list(_rate_rules(tuple(taxes), periods, prefix, key))
+
+
+@functools.lru_cache(maxsize=128)
+def _rate_rules(taxes: tuple[str, ...], periods: int, prefix: str, key: str) -> tuple[Rule, ...]:
+    return tuple([Rule(f"{key}{k}", rate_expr(k, periods, prefix) if k in taxes else NOT_APPLICABLE, "-",
                  f"rate of {k} in force in the month" + ("" if k in taxes else ": does not apply"))
-            for k in TAXES]
+            for k in TAXES])
 
 
 def _factors(method: str, r, v: Expr) -> dict[str, Expr]:
@@ -121,6 +128,11 @@ def _sum(terms: Sequence[Expr]) -> Expr:
 def component_rules(method: str, taxed: tuple[str, ...] = ("base",), netted: tuple[str, ...] = ()) -> list[Rule]:
     """The block after the rate rows: gross-up factor, inside share, taxed amount (Σ of the rows `taxed`), each tax,
     the credits, the taxes line, and the lines `netted` (``l_<k>`` = ``g_<k>`` × (1 − inside share))."""
+    return list(_component_rules(method, tuple(taxed), tuple(netted)))
+
+
+@functools.lru_cache(maxsize=128)
+def _component_rules(method: str, taxed: tuple[str, ...], netted: tuple[str, ...]) -> tuple[Rule, ...]:
     def r(k: str) -> Expr:
         return Row("rate_" + k)
 
@@ -142,7 +154,7 @@ def component_rules(method: str, taxed: tuple[str, ...] = ("base",), netted: tup
                     "taxes line: Σ taxes − credits"))
     out += [Rule("l_" + k, Row("g_" + k) * (1 - Row("tax_inside")), "", "price line net of the taxes inside it")
             for k in netted]
-    return out
+    return tuple(out)
 
 
 def hybrid_rules(method: str, periods: int, netted: tuple[str, ...]) -> list[Rule]:
@@ -165,7 +177,13 @@ def hybrid_rules(method: str, periods: int, netted: tuple[str, ...]) -> list[Rul
 def option_rules(method: str, periods: int, taxed: tuple[str, ...], netted: tuple[str, ...] = (),
                  hybrid: tuple[str, int, tuple[str, ...]] | None = None) -> list[Rule]:
     """Every tax rule of one option, in the order they are shown: its rates, (a hybrid's BRL invoice), the block."""
+    return list(_option_rules(method, periods, tuple(taxed), tuple(netted), hybrid))
+
+
+@functools.lru_cache(maxsize=256)
+def _option_rules(method: str, periods: int, taxed: tuple[str, ...], netted: tuple[str, ...],
+                  hybrid: tuple[str, int, tuple[str, ...]] | None) -> tuple[Rule, ...]:
     out = rate_rules(USES[method], periods)
     if hybrid is not None:
         out += hybrid_rules(*hybrid)
-    return out + component_rules(method, taxed, netted)
+    return tuple(out + component_rules(method, taxed, netted))

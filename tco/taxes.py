@@ -107,10 +107,25 @@ def profile_inputs(profile, regime: str | None = None, prefix: str = "") -> dict
 
 def rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...] = ()) -> dict[str, np.ndarray]:
     """Each rate of `profile` in force in each month [-] (``tax_rules.rate_rules``): the base rates, replaced in
-    reform periods. Months given as '' (unknown) take the base rates."""
-    h = len(months)
+    reform periods. Months given as '' (unknown) take the base rates. Kept per profile, months and reform (the
+    engine asks again for every option and plan component): each call gets its own copy of the arrays."""
     if profile.method == "none" or not getattr(profile, "reform", True) or not all(months):
         reform = ()
+    key = (profile.method, tuple(sorted(profile.rates.items())), bool(getattr(profile, "pis_cofins_creditable", False)),
+           tuple(months), tuple(reform))
+    rates = _RATES.get(key)
+    if rates is None:
+        rates = _RATES[key] = _rates_by_month(profile, list(months), tuple(reform))
+        if len(_RATES) > 256:
+            _RATES.pop(next(iter(_RATES)))
+    return {k: v.copy() for k, v in rates.items()}
+
+
+_RATES: dict[tuple, dict[str, np.ndarray]] = {}
+
+
+def _rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...]) -> dict[str, np.ndarray]:
+    h = len(months)
     dates = np.array([rules.month_serial(m) for m in months]) if reform else np.zeros(h)
     rows = evaluate(tuple(rules.rate_rules(TAXES, len(reform))), profile_inputs(profile) | reform_inputs(reform), h,
                     rows={"date": dates})

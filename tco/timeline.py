@@ -8,6 +8,8 @@ Months are t = 1..H; inference month k = t − inf_start + 1 (users are zero bef
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tco.constants import BYTES_PER_GB, BYTES_PER_KB, DAYS_PER_WEEK, MONTHS_PER_YEAR, S_PER_H
@@ -17,6 +19,7 @@ from tco.expr import EXP, IF, INT, MAX, MIN, In, Month, Pick, Row, Rule, evaluat
 HOURS = range(24)
 
 
+@functools.lru_cache(maxsize=None)
 def users_rule(model: str, capped: bool) -> Rule:
     """Users in month t for a growth model [users]:
 
@@ -44,6 +47,7 @@ def users_rule(model: str, capped: bool) -> Rule:
     return Rule("users", IF(k < 1, 0, body), "users", users_rule.__doc__ or "")
 
 
+@functools.lru_cache(maxsize=None)
 def fx_rule(base: str, drift_given: bool) -> Rule:
     """USD/BRL of month t on the base path [BRL/USD] (tco.fx): spot keeps S; forward is the covered-interest-parity
     forward S·((1 + i_BRL)/(1 + i_USD))^(t/12), the cost of hedging; focus is the Banco Central survey median

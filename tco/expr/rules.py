@@ -40,7 +40,24 @@ class Scalar:
 def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Mapping[str, object], horizon: int,
              rows: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
     """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given). A
-    ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row."""
+    ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row.
+
+    Runs the rules' compiled form (``tco.expr.compiled.program``, built once per rule list); the value is the
+    tree walk's (``evaluate_tree``) to the last bit."""
+    from tco.expr.compiled import program
+
+    t = np.arange(1, horizon + 1, dtype=float)
+    out = dict(rows or {})
+    out.setdefault("t", t)
+    run = program(rules)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        run(dict(inputs), out, t)
+    return out
+
+
+def evaluate_tree(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Mapping[str, object], horizon: int,
+                  rows: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+    """``evaluate`` by walking each rule's tree (``Expr.np``): the reference the compiled form is held to."""
     env = Env(dict(inputs), horizon, dict(rows or {}))
     env.rows.setdefault("t", env.t)
     for rule in rules:
