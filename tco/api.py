@@ -55,7 +55,9 @@ def check(inputs: Inputs | str | Path) -> Results:
     inp = inputs if isinstance(inputs, Inputs) else load(inputs)
     res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
     _require_feasible(res, inp)
-    _plans(res, inp)  # [plan] is checked too
+    from tco import plan
+
+    plan.precheck(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines)  # [plan] without the search
     if inp.scenario.fx.model == FxModel.BOOTSTRAP:  # the history `run` reads, checked here too
         from tco.fx import load_history
 

@@ -13,8 +13,9 @@ uplift of the pair's tax profile on its USD lines (the one rule the combination 
 level chosen for one term changes only that term's months, so each term's best level is found on its
 own, over all levels at once (``costs.committed_baseline_cost`` on a levels × months array).
 
-Modules: ``components`` (catalog → sized, costed components), ``combine`` (numpy over candidates and
-the result as plain data).
+Modules: ``check`` (the [plan] section against the catalog), ``precheck`` (the search's input checks without
+the search: what ``validate`` runs), ``components`` (catalog → sized components), ``costing`` (each component
+costed once, the committed ladder), ``combine`` (numpy over candidates and the result as plain data).
 """
 
 from __future__ import annotations
@@ -22,5 +23,6 @@ from __future__ import annotations
 from tco.plan.check import check
 from tco.plan.combine import search, versus
 from tco.plan.components import BRAZIL_REGIONS
+from tco.plan.precheck import precheck
 
-__all__ = ["BRAZIL_REGIONS", "check", "search", "versus"]
+__all__ = ["BRAZIL_REGIONS", "check", "precheck", "search", "versus"]

@@ -7,7 +7,7 @@ import numpy as np
 from tco import taxes as taxmod
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
-from tco.plan.check import check
+from tco.plan.precheck import precheck
 from tco.plan.components import (
     Comp,
     Ctx,
@@ -73,10 +73,9 @@ def _pair_uplift(ctx: Ctx, T: list[Comp | None], Iv: list[Comp]) -> tuple[np.nda
 
 def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> dict:
     """Every plan the catalog allows for this scenario; the best per provider, the best hybrid and the
-    best overall, with the runner-up and the margin. Raises InputError for a bad [plan] section."""
-    problems = check(s, cat, file, lines)
-    if problems:
-        raise InputError(problems)
+    best overall, with the runner-up and the margin. Raises InputError for a bad [plan] section, a scenario no
+    offer can serve or a search too large (``precheck``, which runs first)."""
+    precheck(s, cat, file=file, lines=lines)
     ctx = context(s, cat, file)
     fleets = offers(ctx)
     with_training = s.training.method != "none"
@@ -108,11 +107,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
     group = np.where(same, iprov[None, :], "hybrid")
     valid = same | ctx.spec.hybrids
-    n = int((valid * combos[None, :]).sum()) + len(S)
-    if n > ctx.spec.max_candidates:
-        raise InputError([Problem(file, "plan.max_candidates", f"the search has {n:,} candidate plans, more than "
-                                  f"max_candidates ({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
-                                  (lines or {}).get(("plan", "max_candidates")) or (lines or {}).get(("plan",)))])
+    n = int((valid * combos[None, :]).sum()) + len(S)  # the plans covered (the limit bounds those scored: precheck)
     flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
                                [float((c.brl + c.usd + c.taxes).sum()) for c in S]])
     flat_npv = np.concatenate([npv.ravel(), [float((c.brl + c.usd + c.taxes) @ ctx.disc) for c in S]])
