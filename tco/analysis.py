@@ -19,6 +19,7 @@ from dataclasses import replace
 import numpy as np
 
 from tco import finance
+from tco.domain import FleetKind, FleetMode, FxModel
 from tco.engine import Results, rankable, run_scenario
 
 EGRESS_CLAIM_RANGE = (0.20, 0.40)
@@ -76,7 +77,7 @@ def fx_breakevens(res: Results) -> list[dict]:
     """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
     whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
     factor)."""
-    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
+    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
     if not ded:
         return []
     d = min(ded, key=lambda o: o.tco.deterministic)
@@ -84,7 +85,7 @@ def fx_breakevens(res: Results) -> list[dict]:
     s0 = res.scenario.fx.usdbrl
     out = []
     for c in rankable(res.options):
-        if c.kind != "cloud":
+        if c.kind != FleetKind.CLOUD:
             continue
         bc, uc = _split(res, c)
         rate = None
@@ -142,13 +143,13 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
 def paybacks(res: Results) -> list[dict]:
     """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
     against the cheapest cloud option."""
-    clouds = [o for o in rankable(res.options) if o.kind == "cloud"]
+    clouds = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
     if not clouds:
         return []
     c = min(clouds, key=lambda o: o.tco.deterministic)
     out = []
     for o in rankable(res.options):
-        if o is c or not o.lines_brl["setup"].any() and o.kind == "cloud":
+        if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
             continue
         out.append({"option": o.name, "versus": c.name,
                     "payback_month": finance.payback_month(c.total_brl - o.total_brl)})
@@ -168,8 +169,8 @@ def _scaled_prices(res: Results, kind: str, f: float):
                                         (r.training, "training_usd_per_hour", "training_brl_per_month")):
             if fleet is None or fleet.kind != kind:
                 continue
-            upd[key_usd if kind == "cloud" else key_brl] = fleet.price * f
-        if r.burst is not None and kind == "cloud":  # the hours above a committed baseline move with the prices
+            upd[key_usd if kind == FleetKind.CLOUD else key_brl] = fleet.price * f
+        if r.burst is not None and kind == FleetKind.CLOUD:  # the hours above a committed baseline move with the prices
             upd["burst_usd_per_hour"] = r.burst.price * f
         opts.append(o.model_copy(update=upd))
     return s.model_copy(update={"options": opts})
@@ -224,9 +225,9 @@ def _variant(res: Results, key: str, v: float):
                                    "output_tokens_per_request": i.output_tokens_per_request * v})
         return s.model_copy(update={"inference": inf}), cat
     if key == "cloud_price":
-        return _scaled_prices(res, "cloud", v), cat
+        return _scaled_prices(res, FleetKind.CLOUD, v), cat
     if key == "dedicated_price":
-        return _scaled_prices(res, "dedicated", v), cat
+        return _scaled_prices(res, FleetKind.DEDICATED, v), cat
     if key == "egress":
         inf = s.inference.model_copy(update={"egress_kb_per_request": s.inference.egress_kb_per_request * v})
         return s.model_copy(update={"inference": inf}), cat
@@ -241,8 +242,8 @@ def _variant(res: Results, key: str, v: float):
 
 def kind_pair(res: Results):
     """(cheaper, dearer) of the cheapest dedicated and the cheapest cloud option (feasible ones), or None."""
-    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
-    cloud = [o for o in rankable(res.options) if o.kind == "cloud"]
+    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
+    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
     if not ded or not cloud:
         return None
     pair = sorted((min(ded, key=lambda o: o.tco.deterministic), min(cloud, key=lambda o: o.tco.deterministic)),
@@ -307,8 +308,8 @@ def tornado(res: Results, paths: int = 2000, pair=None, variants: _Variants | No
 
 def decomposition(res: Results) -> dict | None:
     """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
-    ded = [o for o in rankable(res.options) if o.kind == "dedicated"]
-    cloud = [o for o in rankable(res.options) if o.kind == "cloud"]
+    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
+    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
     if not ded or not cloud:
         return None
     d = min(ded, key=lambda o: o.tco.deterministic)
@@ -360,7 +361,7 @@ def separation(res: Results) -> list[dict]:
                         "note": "a committed baseline (committed_instances) applies to a separate serving fleet"})
             continue
         totals = {}
-        for fleet in ("shared", "separate"):
+        for fleet in (FleetMode.SHARED, FleetMode.SEPARATE):
             opts = list(s.options)
             opts[i] = o.model_copy(update={"fleet": fleet})
             totals[fleet] = _det(_rerun(res, s.model_copy(update={"options": opts}), {o.name}))[o.name]
@@ -415,7 +416,7 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
             "None where the two fleets use different offers")
     meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
     meta["hedging"] = hedging(res)
-    if res.scenario.fx.model in ("gbm", "bootstrap"):
+    if res.scenario.fx.model in (FxModel.GBM, FxModel.BOOTSTRAP):
         from tco import risk
 
         meta["fx_fan"] = risk.fx_fan(res, res.fx_info["paths"], res.fx_info["seed"])

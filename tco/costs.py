@@ -21,7 +21,7 @@ import numpy as np
 from tco import tax_rules
 from tco import taxes as taxmod
 from tco.catalog import EgressTable, TaxProfile
-from tco.domain import LINES, Notice, is_committed
+from tco.domain import LINES, Currency, FleetKind, FleetMode, Notice, is_committed
 from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
 from tco.fleet_rules import Shape, egress_rules, factor, plan, replicas
 from tco.upfront_rules import hourly_part, term_starts
@@ -82,8 +82,8 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     the same rate rules evaluated on the calendar months)."""
     plan_ = tax_plan(opt, lines, currency)
     h = len(lines["setup"])
-    profile = opt.brl_tax if plan_.currency == "BRL" else opt.tax
-    rates = (opt.brl_tax_rates if plan_.currency == "BRL" else opt.tax_rates) or taxmod.rates_by_month(profile, [""] * h)
+    profile = opt.brl_tax if plan_.currency == Currency.BRL else opt.tax
+    rates = (opt.brl_tax_rates if plan_.currency == Currency.BRL else opt.tax_rates) or taxmod.rates_by_month(profile, [""] * h)
     given = taxmod.rate_rows(rates) | {"g_" + k: lines[k] for k in plan_.netted + plan_.hybrid_netted}
     given |= {"l_" + k: lines[k] for k in plan_.taxed if k not in plan_.netted}
     inputs = taxmod.profile_inputs(profile, opt.regime)
@@ -126,12 +126,12 @@ class TaxPlan:
 def tax_plan(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[str, str]) -> TaxPlan:
     """The tax rules of an option: taxed lines are those of the taxes' currency that are not zero throughout (a line
     that does not apply adds nothing)."""
-    cloud = currency["training_compute"] == "USD" or currency["inference_compute"] == "USD"
+    cloud = currency["training_compute"] == Currency.USD or currency["inference_compute"] == Currency.USD
     live = [k for k in LINES if k != "taxes" and np.any(lines[k] != 0)]
-    brl_keys = tuple(k for k in live if currency[k] == "BRL")
+    brl_keys = tuple(k for k in live if currency[k] == Currency.BRL)
     if cloud or opt.brl_tax is None:
         cur, profile = "USD", opt.tax
-        taxed = tuple(k for k in live if currency[k] == "USD")
+        taxed = tuple(k for k in live if currency[k] == Currency.USD)
         netted: tuple[str, ...] = ()
         hybrid = opt.brl_tax is not None and opt.brl_tax.method != "none" and bool(brl_keys)
     else:
@@ -283,17 +283,17 @@ def _by_hour(rps: np.ndarray, rep: ReplicaSize, utilization: float, redundancy: 
 def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
     inf = opt.inference
     return Shape(
-        shared=opt.fleet == "shared", inference_cloud=inf.kind == "cloud",
-        training_cloud=(opt.training.kind == "cloud") if training_on and opt.training is not None else None,
+        shared=opt.fleet == FleetMode.SHARED, inference_cloud=inf.kind == FleetKind.CLOUD,
+        training_cloud=(opt.training.kind == FleetKind.CLOUD) if training_on and opt.training is not None else None,
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
-        commit_terms=len(opt.committed) if inf.kind == "cloud" and opt.committed else 0,
+        commit_terms=len(opt.committed) if inf.kind == FleetKind.CLOUD and opt.committed else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
-        upfront_term=inf.upfront_term_months if inf.kind == "cloud" and inf.upfront_usd > 0 else 0)
+        upfront_term=inf.upfront_term_months if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0 else 0)
 
 
 def _currency(opt: ResolvedOption) -> dict[str, str]:
     """Line → currency: compute in its fleet's currency, setup in BRL, storage, egress and taxes in USD."""
-    if opt.fleet == "separate":
+    if opt.fleet == FleetMode.SEPARATE:
         training_currency = opt.training.currency if opt.training is not None else "BRL"
     else:
         training_currency = opt.inference.currency
@@ -313,7 +313,7 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         "o.trend": opt.price_trend_rate, "o.index": opt.indexation_rate, "o.inf_price": inf.price,
         "o.setup": inf.setup_fee_brl, "o.storage": opt.storage_usd_per_gb_month,
     }
-    if inf.kind == "cloud" and inf.upfront_usd > 0:
+    if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0:
         out |= {"o.upfront": inf.upfront_usd, "o.up_term": float(inf.upfront_term_months)}
     if opt.committed and opt.burst is not None:
         out |= {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
@@ -356,7 +356,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     zeros = np.zeros(h)
     wall = rows.get("train_hours", zeros)
     n_train = int(np.count_nonzero(wall))
-    if opt.fleet == "shared":
+    if opt.fleet == FleetMode.SHARED:
         train_paid = np.minimum(rows["fleet"], rows.get("train_servers", zeros))
         inf_paid = rows["fleet"] - train_paid
         tr_hours = train_paid * rows["hours"]
@@ -379,7 +379,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     lines["taxes"], comp, currency["taxes"], uplift, brl_credits, t_rules, t_rows = option_taxes(opt, lines, currency)
     if brl_credits is not None and np.any(brl_credits > 0):
         notices.append(Notice("hybrid_brl_credit", params={"amount": float(brl_credits.sum())}))
-    brl_only = opt.inference.kind != "cloud" and (opt.training is None or opt.training.kind != "cloud")
+    brl_only = opt.inference.kind != FleetKind.CLOUD and (opt.training is None or opt.training.kind != FleetKind.CLOUD)
     if opt.tax.method != "none" and brl_only:
         notices.append(Notice("tax_on_brl_offer"))
     replicas_by_hour = inference_replicas_by_hour(rps, replica, utilization, redundancy)
