@@ -183,15 +183,18 @@ def _template(expr: Expr, keys: list[str]) -> str | None:
     return None
 
 
+def _is_scalar(rule) -> bool:
+    """A ``tco.expr.rules.Scalar`` (one value for the horizon), told by its flag (rules imports this module)."""
+    return getattr(rule, "whole_horizon", False)
+
+
 def _runs(rules: Sequence) -> list[tuple[int, int, list[int]]]:
     """(start, end, positions of the row keys that vary) of each run of ≥ 2 consecutive rules with the same
     template, whose varying rows are not rules of the run itself."""
-    from tco.expr.rules import Scalar
-
     shapes = []
     for rule in rules:
         keys: list[str] = []
-        tpl = None if isinstance(rule, Scalar) else _template(rule.expr, keys)
+        tpl = None if _is_scalar(rule) else _template(rule.expr, keys)
         shapes.append((tpl, keys))
     out = []
     a = 0
@@ -269,8 +272,6 @@ def _as_row(value, h: int) -> np.ndarray:
 def compile_rules(rules: Sequence) -> Callable[[dict, dict, np.ndarray], None]:
     """A rule list as one function (inputs, rows, t) that adds every rule's row to `rows` (and each ``Scalar``'s
     constant ``c.<key>`` to `inputs`), in order, as ``evaluate_tree`` does."""
-    from tco.expr.rules import Scalar
-
     steps: list[Callable] = []
     runs = {a: (b, varying) for a, b, varying in _runs(rules)}
     k = 0
@@ -282,7 +283,7 @@ def compile_rules(rules: Sequence) -> Callable[[dict, dict, np.ndarray], None]:
             continue
         rule = rules[k]
         f, key = closure(rule.expr), rule.key
-        if isinstance(rule, Scalar):
+        if _is_scalar(rule):
             def step(i, r, t, f=f, key=key):
                 value = f(i, r, t)
                 i["c." + key] = float(np.asarray(value).ravel()[0])

@@ -28,6 +28,8 @@ class Scalar:
     """A value for the whole horizon, computed from inputs and whole rows (the workbook writes it once,
     in the constants block); later rules read it as the constant ``In("c.<key>")``."""
 
+    whole_horizon = True  # a class flag, not a field: how tco.expr.compiled tells a Scalar from a Rule
+
     key: str
     expr: Expr
     unit: str
