@@ -1,7 +1,8 @@
 """Decision analysis on top of the engine: break-evens, sensitivity (tornado), savings
 decomposition and the separation of training and inference fleets.
 
-Everything here re-runs the pure engine on modified scenarios; nothing is approximated by a grid.
+The figures read from one run (FX break-even, paybacks, decomposition, hedging) are ``tco.analysis_figures``;
+everything here re-runs the pure engine on modified scenarios; nothing is approximated by a grid.
 A re-run costs only the options it compares (the engine costs each option on its own, so an option's
 figures do not depend on which others are in the scenario), and each sensitivity variant is run once
 for both tornados (`_Variants`).
@@ -18,13 +19,11 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco import finance
 from tco.domain import FleetKind, FleetMode, FxModel
+from tco.analysis_figures import (  # noqa: F401  (re-exported: the figures of one run)
+    EGRESS_CLAIM_RANGE, _split, decomposition, fx_breakevens, hedging, paybacks,
+)
 from tco.engine import Results, rankable, run_scenario
-
-EGRESS_CLAIM_RANGE = (0.20, 0.40)
-"""The claim checked: having no egress fee cuts total cost by 20–40 %."""
-
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -32,12 +31,6 @@ EGRESS_CLAIM_RANGE = (0.20, 0.40)
 
 def _det(res: Results) -> dict[str, float]:
     return {o.name: o.tco.deterministic for o in res.options}
-
-
-def _split(res: Results, o) -> tuple[float, float]:
-    """(BRL part, USD part converted on the base path) of an option's TCO, from the ledger."""
-    usd = res.ledger.usd_share_brl(o.name)
-    return o.tco.deterministic - usd, usd
 
 
 def _rerun(res: Results, s, names=None) -> Results:
@@ -71,30 +64,6 @@ def _leaders(res: Results):
 
 # ---------------------------------------------------------------------------------------------
 # break-evens
-
-
-def fx_breakevens(res: Results) -> list[dict]:
-    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
-    whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
-    factor)."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    if not ded:
-        return []
-    d = min(ded, key=lambda o: o.tco.deterministic)
-    bd, ud = _split(res, d)
-    s0 = res.scenario.fx.usdbrl
-    out = []
-    for c in rankable(res.options):
-        if c.kind != FleetKind.CLOUD:
-            continue
-        bc, uc = _split(res, c)
-        rate = None
-        if abs(uc - ud) > 1e-9:
-            k = (bd - bc) / (uc - ud)
-            rate = s0 * k if k > 0 else None
-        out.append({"option": c.name, "versus": d.name, "usdbrl": rate,
-                    "note": None if rate else "no positive exchange rate equalises the two"})
-    return out
 
 
 def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | None:
@@ -138,22 +107,6 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
     return {"leader": a.name, "challenger": b.name, "users_scale": None, "peak_users": None,
             "base_peak_users": float(res.users.max()),
             "note": f"the ranking does not flip between {lo:g}× and {hi:g}× the users"}
-
-
-def paybacks(res: Results) -> list[dict]:
-    """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
-    against the cheapest cloud option."""
-    clouds = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not clouds:
-        return []
-    c = min(clouds, key=lambda o: o.tco.deterministic)
-    out = []
-    for o in rankable(res.options):
-        if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
-            continue
-        out.append({"option": o.name, "versus": c.name,
-                    "payback_month": finance.payback_month(c.total_brl - o.total_brl)})
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -306,45 +259,6 @@ def tornado(res: Results, paths: int = 2000, pair=None, variants: _Variants | No
 # decomposition and separation
 
 
-def decomposition(res: Results) -> dict | None:
-    """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not ded or not cloud:
-        return None
-    d = min(ded, key=lambda o: o.tco.deterministic)
-    c = min(cloud, key=lambda o: o.tco.deterministic)
-    tot_c = c.tco.deterministic
-    parts = {
-        "compute": float((c.lines_brl["training_compute"] + c.lines_brl["inference_compute"]).sum()
-                         - (d.lines_brl["training_compute"] + d.lines_brl["inference_compute"]).sum()),
-        "setup": float(c.lines_brl["setup"].sum() - d.lines_brl["setup"].sum()),
-        "storage": float(c.lines_brl["storage"].sum() - d.lines_brl["storage"].sum()),
-        "egress": float(c.lines_brl["egress"].sum() - d.lines_brl["egress"].sum()),
-        "taxes": float(c.lines_brl["taxes"].sum() - d.lines_brl["taxes"].sum()),
-    }
-    total = c.tco.deterministic - d.tco.deterministic
-    uplift = c.costs.tax_uplift
-    egress_all_in = float(c.lines_brl["egress"].sum()) * (1.0 + uplift)
-    share = egress_all_in / tot_c if tot_c else 0.0
-    lo, hi = EGRESS_CLAIM_RANGE
-    verdict = "inside" if lo <= share <= hi else "below" if share < lo else "above"
-    premium_c = c.tco.p95 - c.tco.p50
-    premium_d = d.tco.p95 - d.tco.p50
-    return {
-        "dedicated": d.name, "cloud": c.name, "difference_brl": total,
-        "parts_brl": parts, "parts_share_of_cloud_tco": {k: (v / tot_c if tot_c else None) for k, v in parts.items()},
-        "check_sum_brl": sum(parts.values()),
-        "fx_risk_premium_brl": premium_c - premium_d,
-        "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "
-                                "not part of the deterministic difference",
-        "egress_share_of_cloud_tco": share,
-        "egress_claim": {"range": list(EGRESS_CLAIM_RANGE), "verdict": verdict,
-                         "statement": f"Egress (with its taxes) is {share:.1%} of the cloud option's TCO: "
-                                      f"{verdict} the 20–40 % range claimed for having no egress fee."},
-    }
-
-
 def separation(res: Results) -> list[dict]:
     """Cost of the same workload on one shared fleet vs separate training and inference fleets."""
     s = res.scenario
@@ -365,32 +279,10 @@ def separation(res: Results) -> list[dict]:
             opts = list(s.options)
             opts[i] = o.model_copy(update={"fleet": fleet})
             totals[fleet] = _det(_rerun(res, s.model_copy(update={"options": opts}), {o.name}))[o.name]
-        out.append({"option": o.name, "chosen": o.fleet, "shared_brl": totals["shared"],
-                    "separate_brl": totals["separate"], "saving_brl": totals["shared"] - totals["separate"]})
+        shared, separate = totals[FleetMode.SHARED], totals[FleetMode.SEPARATE]
+        out.append({"option": o.name, "chosen": o.fleet, "shared_brl": shared,
+                    "separate_brl": separate, "saving_brl": shared - separate})
     return out
-
-
-def hedging(res: Results) -> dict:
-    """What locking the USD costs at the interest-parity forward curve would cost, per option.
-
-    F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
-    (brazil_fx_tax.md §2.4: the forward is a hedging price, not a forecast). Hedged TCO =
-    BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
-    s = res.scenario
-    h = len(res.months)
-    from tco.timeline import fx_path
-
-    fwd = fx_path(s.fx.model_copy(update={"model": "parity"}), h)
-    rows = []
-    for o in res.options:
-        _, usd = res.ledger.by_currency(o.name)
-        brl_part, _ = _split(res, o)
-        hedged = brl_part + float(np.asarray(usd) @ fwd)
-        rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
-                     "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})
-    return {"forward_first": float(fwd[0]), "forward_last": float(fwd[-1]), "brl_rate": s.fx.brl_rate,
-            "usd_rate": s.fx.usd_rate, "options": rows,
-            "note": "USD costs locked at the interest-parity forward of each month (the cost of hedging)"}
 
 
 def enrich(res: Results, sensitivity: bool = True) -> Results:
@@ -412,7 +304,8 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
         meta["decomposition"]["fleet_separation_brl"] = {
             side: (by.get(meta["decomposition"][side]) or {}).get("saving_brl") for side in ("dedicated", "cloud")}
         meta["decomposition"]["fleet_separation_note"] = (
-            "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two options; "
+            "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two "
+            "options; "
             "None where the two fleets use different offers")
     meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
     meta["hedging"] = hedging(res)

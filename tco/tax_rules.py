@@ -38,7 +38,8 @@ CREDITABLE = ("pis_cofins", "cbs", "ibs")
 """Taxes a regime may take back as credits; IRRF, CIDE, ISS and IOF never are."""
 
 REFORM_FIELD = {"pis_cofins": "pc", "iss": "iss", "cbs": "cbs", "ibs": "ibs"}
-"""Tax → its field in a reform period; PIS/COFINS and ISS are scaled (a share of the base rate), CBS and IBS replaced."""
+"""Tax → its field in a reform period; PIS/COFINS and ISS are scaled (a share of the base rate), CBS and IBS
+replaced."""
 
 SCALED = ("pis_cofins", "iss")
 

@@ -90,7 +90,8 @@ def reform_inputs(reform: tuple[ReformPeriod, ...]) -> dict[str, object]:
     """The inputs of the reform periods of ``tax_rules.rate_rules`` (dates as serials), period j = 1, 2 …"""
     out: dict[str, object] = {}
     for j, p in enumerate(reform, start=1):
-        out |= {f"rf{j}_from": rules.month_serial(p.start), f"rf{j}_until": rules.month_serial(p.until or rules.OPEN_END),
+        out |= {f"rf{j}_from": rules.month_serial(p.start),
+                f"rf{j}_until": rules.month_serial(p.until or rules.OPEN_END),
                 f"rf{j}_pc": p.pis_cofins_share, f"rf{j}_iss": p.iss_share, f"rf{j}_cbs": p.cbs_rate,
                 f"rf{j}_ibs": p.ibs_rate}
     return out

@@ -239,7 +239,10 @@ def _stacked_step(rules: Sequence, a: int, b: int, varying: list[int], horizon_c
     stacked_keys = [[keys_by_rule[k][j] for k in range(b - a)] for j in varying]
     slot = {first_keys[j]: n for n, j in enumerate(varying)}
     holder: list = [None] * len(varying)
-    f = closure(rules[a].expr, {k: (lambda i, r, t, n=n: holder[n]) for k, n in slot.items()})
+    def read(n: int) -> Closure:
+        return lambda i, r, t: holder[n]
+
+    f = closure(rules[a].expr, {k: read(n) for k, n in slot.items()})
     singles = [(rule.key, closure(rule.expr)) for rule in rules[a:b]]
     out_keys = [rule.key for rule in rules[a:b]]
     n_rules = b - a

@@ -59,7 +59,8 @@ def context(s: Scenario, cat: Catalog, file: str = "<scenario>") -> Ctx:
     _, _, _, rps, egress = workload(s, days)
     eff = sizing.serving_calibration(s, cat, file, None)
     return Ctx(s, cat, s.plan or Plan(), model, defaults_for(cat), eff, days, rps, egress,
-               fxmod.deterministic_path(s.fx, h, s.scenario.start), finance.discount_factors(h, s.scenario.discount_rate))
+               fxmod.deterministic_path(s.fx, h, s.scenario.start),
+               finance.discount_factors(h, s.scenario.discount_rate))
 
 
 @dataclass(frozen=True)

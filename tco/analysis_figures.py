@@ -1,0 +1,124 @@
+"""Decision figures read from one run's results, without re-running the engine: the USD/BRL break-even of each
+cloud option (exact: TCO is linear in the spot), payback months, where the dedicated–cloud difference comes from,
+and what hedging the USD at the forward would cost. ``tco.analysis`` adds the figures that re-run the engine.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco import finance
+from tco.domain import FleetKind
+from tco.engine import Results, rankable
+
+EGRESS_CLAIM_RANGE = (0.20, 0.40)
+"""The claim checked: having no egress fee cuts total cost by 20–40 %."""
+
+
+def _split(res: Results, o) -> tuple[float, float]:
+    """(BRL part, USD part converted on the base path) of an option's TCO, from the ledger."""
+    usd = res.ledger.usd_share_brl(o.name)
+    return o.tco.deterministic - usd, usd
+
+
+
+def fx_breakevens(res: Results) -> list[dict]:
+    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
+    whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
+    factor)."""
+    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
+    if not ded:
+        return []
+    d = min(ded, key=lambda o: o.tco.deterministic)
+    bd, ud = _split(res, d)
+    s0 = res.scenario.fx.usdbrl
+    out = []
+    for c in rankable(res.options):
+        if c.kind != FleetKind.CLOUD:
+            continue
+        bc, uc = _split(res, c)
+        rate = None
+        if abs(uc - ud) > 1e-9:
+            k = (bd - bc) / (uc - ud)
+            rate = s0 * k if k > 0 else None
+        out.append({"option": c.name, "versus": d.name, "usdbrl": rate,
+                    "note": None if rate else "no positive exchange rate equalises the two"})
+    return out
+
+
+def paybacks(res: Results) -> list[dict]:
+    """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
+    against the cheapest cloud option."""
+    clouds = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
+    if not clouds:
+        return []
+    c = min(clouds, key=lambda o: o.tco.deterministic)
+    out = []
+    for o in rankable(res.options):
+        if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
+            continue
+        out.append({"option": o.name, "versus": c.name,
+                    "payback_month": finance.payback_month(c.total_brl - o.total_brl)})
+    return out
+
+
+def decomposition(res: Results) -> dict | None:
+    """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
+    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
+    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
+    if not ded or not cloud:
+        return None
+    d = min(ded, key=lambda o: o.tco.deterministic)
+    c = min(cloud, key=lambda o: o.tco.deterministic)
+    tot_c = c.tco.deterministic
+    parts = {
+        "compute": float((c.lines_brl["training_compute"] + c.lines_brl["inference_compute"]).sum()
+                         - (d.lines_brl["training_compute"] + d.lines_brl["inference_compute"]).sum()),
+        "setup": float(c.lines_brl["setup"].sum() - d.lines_brl["setup"].sum()),
+        "storage": float(c.lines_brl["storage"].sum() - d.lines_brl["storage"].sum()),
+        "egress": float(c.lines_brl["egress"].sum() - d.lines_brl["egress"].sum()),
+        "taxes": float(c.lines_brl["taxes"].sum() - d.lines_brl["taxes"].sum()),
+    }
+    total = c.tco.deterministic - d.tco.deterministic
+    uplift = c.costs.tax_uplift
+    egress_all_in = float(c.lines_brl["egress"].sum()) * (1.0 + uplift)
+    share = egress_all_in / tot_c if tot_c else 0.0
+    lo, hi = EGRESS_CLAIM_RANGE
+    verdict = "inside" if lo <= share <= hi else "below" if share < lo else "above"
+    premium_c = c.tco.p95 - c.tco.p50
+    premium_d = d.tco.p95 - d.tco.p50
+    return {
+        "dedicated": d.name, "cloud": c.name, "difference_brl": total,
+        "parts_brl": parts, "parts_share_of_cloud_tco": {k: (v / tot_c if tot_c else None) for k, v in parts.items()},
+        "check_sum_brl": sum(parts.values()),
+        "fx_risk_premium_brl": premium_c - premium_d,
+        "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "
+                                "not part of the deterministic difference",
+        "egress_share_of_cloud_tco": share,
+        "egress_claim": {"range": list(EGRESS_CLAIM_RANGE), "verdict": verdict,
+                         "statement": f"Egress (with its taxes) is {share:.1%} of the cloud option's TCO: "
+                                      f"{verdict} the 20–40 % range claimed for having no egress fee."},
+    }
+
+
+def hedging(res: Results) -> dict:
+    """What locking the USD costs at the interest-parity forward curve would cost, per option.
+
+    F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
+    (brazil_fx_tax.md §2.4: the forward is a hedging price, not a forecast). Hedged TCO =
+    BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
+    s = res.scenario
+    h = len(res.months)
+    from tco.timeline import fx_path
+
+    fwd = fx_path(s.fx.model_copy(update={"model": "parity"}), h)
+    rows = []
+    for o in res.options:
+        _, usd = res.ledger.by_currency(o.name)
+        brl_part, _ = _split(res, o)
+        hedged = brl_part + float(np.asarray(usd) @ fwd)
+        rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
+                     "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})
+    return {"forward_first": float(fwd[0]), "forward_last": float(fwd[-1]), "brl_rate": s.fx.brl_rate,
+            "usd_rate": s.fx.usd_rate, "options": rows,
+            "note": "USD costs locked at the interest-parity forward of each month (the cost of hedging)"}
