@@ -5,6 +5,7 @@ a terminal). Imports nothing from tco, so both schema modules can use it without
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated
 
@@ -47,6 +48,33 @@ Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_plain(_C
 
 
 class Frozen(BaseModel):
-    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused
-    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True, strict=True,
-                              allow_inf_nan=False)
+    # strict: "36" is not 36 and "yes" is not true (typos stay errors); finite: inf and nan are refused.
+    # The field docstrings are the schema's help text, read by field_docs() when a reference is rendered:
+    # pydantic's use_attribute_docstrings would parse every class's source at each start (~20 ms of `validate`).
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True, allow_inf_nan=False)
+
+
+@functools.cache
+def field_docs(model: type[BaseModel]) -> dict[str, str]:
+    """Each field's docstring, the string literal written below its annotation (as pydantic's
+    ``use_attribute_docstrings`` reads it: cleaned by ``inspect.cleandoc``), for the fields declared in
+    ``model`` and in the schema classes it derives from. Reads the source, so only documentation calls it."""
+    import ast
+    import inspect
+    import textwrap
+
+    docs: dict[str, str] = {}
+    for cls in reversed(model.__mro__):
+        if not (isinstance(cls, type) and issubclass(cls, BaseModel)) or cls is BaseModel:
+            continue
+        try:
+            source = textwrap.dedent(inspect.getsource(cls))
+        except (OSError, TypeError):  # no source (a frozen build): no help text
+            continue
+        node = ast.parse(source).body[0]
+        body = node.body if isinstance(node, ast.ClassDef) else []
+        for field, doc in zip(body, body[1:]):
+            if (isinstance(field, ast.AnnAssign) and isinstance(field.target, ast.Name) and isinstance(doc, ast.Expr)
+                    and isinstance(doc.value, ast.Constant) and isinstance(doc.value.value, str)):
+                docs[field.target.id] = inspect.cleandoc(doc.value.value)
+    return docs

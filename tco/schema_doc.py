@@ -12,6 +12,7 @@ from pydantic_core import PydanticUndefined
 
 from tco import scenario as sc
 from tco import scenario_proposal as scp
+from tco.scenario_types import field_docs
 
 SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[training]", sc.Training),
             ("[inference]", sc.Inference), ("inference.users (growth: linear)", sc.LinearGrowth),
@@ -59,7 +60,7 @@ def render() -> str:
         out += [f"## {title}", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for name, f in model.model_fields.items():
             default = "required" if f.default is PydanticUndefined and f.default_factory is None else repr(f.default)
-            desc = (f.description or "").replace("|", "\\|").replace("\n", " ")
+            desc = field_docs(model).get(name, "").replace("|", "\\|").replace("\n", " ")
             bounds = [f"{sym} {getattr(m, attr):g}" for m in f.metadata
                       for attr, sym in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
                       if getattr(m, attr, None) is not None]
