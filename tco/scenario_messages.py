@@ -12,6 +12,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
+from tco.domain import GrowthModel
 from tco.errors import Problem
 
 _INLINE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]+)\s*=")
@@ -159,6 +160,8 @@ def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:
     return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
 
 
+GROWTH_TAGS = frozenset(m.value for m in GrowthModel)
+"""The users curve's union tags, which pydantic puts in an error's key path (``inference.users.logistic.…``)."""
 UNION_HINTS = {"daily_profile": "write 'flat', 'business_hours' or a list of 24 hourly shares that sum to 1"}
 _INTERNAL_LOC = re.compile(r"^(literal\[|list\[|function-|constrained-|tagged-union\[)")
 
@@ -168,13 +171,13 @@ def problems_from(exc: ValidationError, file: str, lines: dict, root: type[BaseM
     problems: dict[str, Problem] = {}
     for err in exc.errors():
         raw = tuple(err["loc"])
-        loc = tuple(p for p in raw if not (isinstance(p, str) and (p in ("linear", "compound", "logistic", "list")
-                                                                   or _INTERNAL_LOC.match(p))))
+        loc = tuple(p for p in raw if not (isinstance(p, str) and (p in GROWTH_TAGS or _INTERNAL_LOC.match(p))))
         path = _key_path(loc)
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
         if union:
             inp = err.get("input")
-            msg = f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list) else _message(err, root)
+            msg = (f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list)
+                   else _message(err, root))
             if path in problems and isinstance(inp, list):
                 continue
             problems[path] = Problem(file, path, msg, line_for(loc, lines))

@@ -17,11 +17,14 @@ from tco.scenario_types import field_docs
 SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[training]", sc.Training),
             ("[inference]", sc.Inference), ("inference.users (growth: linear)", sc.LinearGrowth),
             ("inference.users (growth: compound)", sc.CompoundGrowth),
-            ("inference.users (growth: logistic)", sc.LogisticGrowth), ("inference.users (growth: list)", sc.ListGrowth),
+            ("inference.users (growth: logistic)", sc.LogisticGrowth),
+            ("inference.users (growth: list)", sc.ListGrowth),
             ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option),
             ("[plan] (optional: the plan search)", sc.Plan),
-            ("[proposal] (optional: the offer's commercial terms)", scp.Proposal), ("proposal.owner, proposal.signatory", scp.Person),
-            ("[[proposal.items]]", scp.Item), ("[proposal.included]", scp.Included), ("[[proposal.next_steps]]", scp.Step))
+            ("[proposal] (optional: the offer's commercial terms)", scp.Proposal),
+            ("proposal.owner, proposal.signatory", scp.Person),
+            ("[[proposal.items]]", scp.Item), ("[proposal.included]", scp.Included),
+            ("[[proposal.next_steps]]", scp.Step))
 
 
 def _type(ann) -> str:
