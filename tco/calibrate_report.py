@@ -3,7 +3,6 @@ report). Nothing is written when the input is bad or the fit fails (exit 2)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
 from tco.errors import InputError, Problem
@@ -31,6 +30,8 @@ def add_parser(sub) -> None:
 
 
 def run(args, out=print) -> int:
+    import hashlib
+
     from tco import benchmarks
     from tco.calibrate import check_rows, errors, fit, median, to_toml, validate
     from tco.catalog import load_catalog
