@@ -143,12 +143,12 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
         if hit:  # an unquoted month: TOML reads it as a broken date
             msg += f'; write months as text: {hit.group(1)} = "{hit.group(2)}"'
         raise InputError([Problem(file, hit.group(1) if hit else "", msg, line)]) from None
-    lines = key_lines(text)
-    problems = duplicate_names(data, file, lines)
+    line_of = key_lines(text)  # key path → line number
+    problems = duplicate_names(data, file, line_of)
     try:
         scenario = Scenario.model_validate(data)
     except ValidationError as exc:
-        problems += problems_from(exc, file, lines, Scenario)
+        problems += problems_from(exc, file, line_of, Scenario)
     if problems:
         problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
