@@ -3,21 +3,12 @@ report). Nothing is written when the input is bad or the fit fails (exit 2)."""
 
 from __future__ import annotations
 
-import hashlib
 from pathlib import Path
 
-from tco import benchmarks
-from tco.calibrate import (
-    PARAMS,
-    check_rows,
-    errors,
-    fit,
-    median,
-    predict,
-    to_toml,
-    validate,
-)
 from tco.errors import InputError, Problem
+
+# The fit (tco.calibrate, numpy) is imported by the functions that run it: the CLI builds this command's
+# parser for every command, and `--help` or `validate` must not pay for the calibration's imports.
 
 UNITS = {"bandwidth_share": "-", "flops_share": "-", "interconnect_share": "-", "step_overhead_seconds": "s",
          "collective_latency_seconds": "s"}
@@ -39,6 +30,10 @@ def add_parser(sub) -> None:
 
 
 def run(args, out=print) -> int:
+    import hashlib
+
+    from tco import benchmarks
+    from tco.calibrate import check_rows, errors, fit, median, to_toml, validate
     from tco.catalog import load_catalog
 
     cat = load_catalog(args.catalog_dir)
@@ -74,6 +69,8 @@ def run(args, out=print) -> int:
 
 def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
     """The fit report: parameters, then every row with measured, predicted, errors and what bounds it."""
+    from tco.calibrate import PARAMS, predict
+
     lines = [f"# Serving calibration: {stats['file']}", "",
              (f"Fitted on {stats['rows_fitted']} rows ({stats['rows_excluded']} excluded), least squares on "
               "log(predicted / measured) output tokens/s; leave-one-out refits without each row."), "",

@@ -99,13 +99,13 @@ def cmd_validate(args) -> int:
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t
-    from tco.report.terminal import plain
+    from tco.report.terminal import literal
 
     inputs = api.load(args.scenario)
     res = api.check(inputs)
     loc = inputs.scenario.scenario.locale
-    for n in res.notices:
-        _err(f"{t('term_warning', loc)} {plain(notices.line(n, loc))}")
+    for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
+        _err(f"{t('term_warning', loc)} {literal(notices.line(n, loc))}")
     print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
           f"{inputs.scenario.scenario.horizon_months} months)")
     return 0

@@ -78,7 +78,27 @@ def is_monte_carlo(model: str) -> bool:
     return model in (FxModel.GBM, FxModel.BOOTSTRAP)
 
 
+class TrainingMethod(StrEnum):
+    """How the model is trained before it serves (the scenario's ``[training] method``)."""
+
+    NONE = "none"
+    LORA = "lora"
+    FULL = "full"
+    PRETRAIN = "pretrain"
+
+
+class GrowthModel(StrEnum):
+    """How the number of active users grows (the scenario's ``inference.users.model``)."""
+
+    LINEAR = "linear"
+    COMPOUND = "compound"
+    LOGISTIC = "logistic"
+    LIST = "list"
+
+
 ON_DEMAND = "on_demand"
+SPOT = "spot"
+"""The plain spot pricing (``is_spot`` also takes the catalog's variants of it)."""
 
 
 def is_committed(pricing: str) -> bool:

@@ -12,6 +12,7 @@ import re
 
 from pydantic import BaseModel, ValidationError
 
+from tco.domain import GrowthModel
 from tco.errors import Problem
 
 _INLINE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]+)\s*=")
@@ -23,7 +24,7 @@ def key_lines(text: str) -> dict[tuple, int]:
     Handles ``[table]``, ``[[array]]`` (indexed), ``key = value`` and dotted keys; inline tables
     map to the line of their key. Good enough to point a person at the right line.
     """
-    lines: dict[tuple, int] = {}
+    line_of: dict[tuple, int] = {}
     current: tuple = ()
     counts: dict[tuple, int] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -36,32 +37,32 @@ def key_lines(text: str) -> dict[tuple, int]:
             idx = counts.get(base, -1) + 1
             counts[base] = idx
             current = base + (idx,)
-            lines.setdefault(base, n)
-            lines[current] = n
+            line_of.setdefault(base, n)
+            line_of[current] = n
             continue
         m = re.match(r"^\[\s*([^\]]+?)\s*\]", line)
         if m:
             current = tuple(p.strip().strip('"') for p in m.group(1).split("."))
-            lines[current] = n
+            line_of[current] = n
             continue
         m = re.match(r'^("[^"]+"|[A-Za-z0-9_\-\.]+)\s*=', line)
         if m:
             key = tuple(p.strip().strip('"') for p in m.group(1).split("."))
-            lines[current + key] = n
+            line_of[current + key] = n
             # inline table keys: users = { model = "logistic", start_users = 10 }. The look-behind keeps
             # the scan linear: a key starts only after a non-key character, never inside a long word.
             rest = line[m.end():].lstrip()
             if rest.startswith("{"):
                 for im in _INLINE_KEY.finditer(rest):
-                    lines.setdefault(current + key + (im.group(1),), n)
-    return lines
+                    line_of.setdefault(current + key + (im.group(1),), n)
+    return line_of
 
 
-def line_for(loc: tuple, lines: dict[tuple, int]) -> int | None:
+def line_for(loc: tuple, line_of: dict[tuple, int]) -> int | None:
     loc = tuple(loc)
     while loc:
-        if loc in lines:
-            return lines[loc]
+        if loc in line_of:
+            return line_of[loc]
         loc = loc[:-1]
     return None
 
@@ -159,31 +160,33 @@ def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:
     return f"unknown key; {closest(key, valid)}" if valid else "unknown key (typo?)"
 
 
+GROWTH_TAGS = frozenset(m.value for m in GrowthModel)
+"""The users curve's union tags, which pydantic puts in an error's key path (``inference.users.logistic.…``)."""
 UNION_HINTS = {"daily_profile": "write 'flat', 'business_hours' or a list of 24 hourly shares that sum to 1"}
 _INTERNAL_LOC = re.compile(r"^(literal\[|list\[|function-|constrained-|tagged-union\[)")
 
 
-def problems_from(exc: ValidationError, file: str, lines: dict, root: type[BaseModel]) -> list[Problem]:
+def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[BaseModel]) -> list[Problem]:
     """One problem per key: pydantic's union branches (``literal[...]``, ``list[...]``) merged into one message."""
     problems: dict[str, Problem] = {}
     for err in exc.errors():
         raw = tuple(err["loc"])
-        loc = tuple(p for p in raw if not (isinstance(p, str) and (p in ("linear", "compound", "logistic", "list")
-                                                                   or _INTERNAL_LOC.match(p))))
+        loc = tuple(p for p in raw if not (isinstance(p, str) and (p in GROWTH_TAGS or _INTERNAL_LOC.match(p))))
         path = _key_path(loc)
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
         if union:
             inp = err.get("input")
-            msg = f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list) else _message(err, root)
+            msg = (f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list)
+                   else _message(err, root))
             if path in problems and isinstance(inp, list):
                 continue
-            problems[path] = Problem(file, path, msg, line_for(loc, lines))
+            problems[path] = Problem(file, path, msg, line_for(loc, line_of))
         elif path not in problems:
-            problems[path] = Problem(file, path, _message(err, root), line_for(loc, lines))
+            problems[path] = Problem(file, path, _message(err, root), line_for(loc, line_of))
     return list(problems.values())
 
 
-def duplicate_names(data: dict, file: str, lines: dict) -> list[Problem]:
+def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
     """Options sharing a name, each repeat pinned on its own `name` line."""
     opts = data.get("options")
     if not isinstance(opts, list):
@@ -196,7 +199,7 @@ def duplicate_names(data: dict, file: str, lines: dict) -> list[Problem]:
             continue
         if name in seen:
             out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {name!r} is also the name "
-                               f"of options[{seen[name]}]", line_for(("options", i, "name"), lines)))
+                               f"of options[{seen[name]}]", line_for(("options", i, "name"), line_of)))
         else:
             seen[name] = i
     return out

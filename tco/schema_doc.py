@@ -12,15 +12,19 @@ from pydantic_core import PydanticUndefined
 
 from tco import scenario as sc
 from tco import scenario_proposal as scp
+from tco.scenario_types import field_docs
 
 SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[training]", sc.Training),
             ("[inference]", sc.Inference), ("inference.users (growth: linear)", sc.LinearGrowth),
             ("inference.users (growth: compound)", sc.CompoundGrowth),
-            ("inference.users (growth: logistic)", sc.LogisticGrowth), ("inference.users (growth: list)", sc.ListGrowth),
+            ("inference.users (growth: logistic)", sc.LogisticGrowth),
+            ("inference.users (growth: list)", sc.ListGrowth),
             ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option),
             ("[plan] (optional: the plan search)", sc.Plan),
-            ("[proposal] (optional: the offer's commercial terms)", scp.Proposal), ("proposal.owner, proposal.signatory", scp.Person),
-            ("[[proposal.items]]", scp.Item), ("[proposal.included]", scp.Included), ("[[proposal.next_steps]]", scp.Step))
+            ("[proposal] (optional: the offer's commercial terms)", scp.Proposal),
+            ("proposal.owner, proposal.signatory", scp.Person),
+            ("[[proposal.items]]", scp.Item), ("[proposal.included]", scp.Included),
+            ("[[proposal.next_steps]]", scp.Step))
 
 
 def _type(ann) -> str:
@@ -59,7 +63,7 @@ def render() -> str:
         out += [f"## {title}", "", "| key | type | default | meaning |", "|---|---|---|---|"]
         for name, f in model.model_fields.items():
             default = "required" if f.default is PydanticUndefined and f.default_factory is None else repr(f.default)
-            desc = (f.description or "").replace("|", "\\|").replace("\n", " ")
+            desc = field_docs(model).get(name, "").replace("|", "\\|").replace("\n", " ")
             bounds = [f"{sym} {getattr(m, attr):g}" for m in f.metadata
                       for attr, sym in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
                       if getattr(m, attr, None) is not None]

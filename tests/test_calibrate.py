@@ -196,9 +196,9 @@ def test_cli_bad_input_exit_2_and_nothing_written(tmp_path, capsys):
 
 
 def test_cli_non_converging_fit_exit_2(tmp_path, capsys, monkeypatch):
-    import tco.calibrate_report as cr
+    import tco.calibrate as calibrate  # calibrate_report imports the fit when it runs
 
-    monkeypatch.setattr(cr, "fit", lambda rows, cat, **kw: (Calibration(0.5, 0.5, 0.5, 0.0, 0.0), False))
+    monkeypatch.setattr(calibrate, "fit", lambda rows, cat, **kw: (Calibration(0.5, 0.5, 0.5, 0.0, 0.0), False))
     out = tmp_path / "cal.toml"
     assert main(["calibrate", str(DATA / "plain.csv"), "-o", str(out)]) == 2
     assert "did not converge" in capsys.readouterr().err and not out.exists()

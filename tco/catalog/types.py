@@ -215,6 +215,14 @@ class Catalog:
     interconnect: dict[str, Interconnect] = field(default_factory=dict)
     calibration: dict = field(default_factory=dict)
     """The default serving calibration (calibration_default.toml): parameters, name and source."""
+    providers: dict[str, Provider] = field(default_factory=dict)
+    tax_reform: tuple[ReformPeriod, ...] = ()
+    """Dated reform periods (tax_profiles.toml [reform.*]), in month order."""
+    billing: dict[str, Billing] = field(default_factory=dict)
+    """Provider → how it bills a Brazilian CNPJ (tax_profiles.toml [billing.*]); 'import' and 'local_entity'
+    in it also name the default profile of each mode."""
+    empty_dir: str = ""
+    """A catalog_dir that holds none of the catalog files (only the shipped catalog is used), else ''."""
 
     def network_for(self, offer_id: str) -> Interconnect | None:
         """The scale-out network row of an offer: its own id, else 'provider/*/instance'."""
@@ -224,19 +232,11 @@ class Catalog:
         if len(parts) == 3:
             return self.interconnect.get(f"{parts[0]}/*/{parts[2]}")
         return None
-    providers: dict[str, Provider] = field(default_factory=dict)
 
     @property
     def as_of(self) -> str:
         """Date the shipped catalog was last checked as a whole (defaults.toml [catalog] as_of)."""
         return str(self.defaults.get("catalog", {}).get("as_of", ""))
-    tax_reform: tuple[ReformPeriod, ...] = ()
-    """Dated reform periods (tax_profiles.toml [reform.*]), in month order."""
-    billing: dict[str, Billing] = field(default_factory=dict)
-    """Provider → how it bills a Brazilian CNPJ (tax_profiles.toml [billing.*]); 'import' and 'local_entity'
-    in it also name the default profile of each mode."""
-    empty_dir: str = ""
-    """A catalog_dir that holds none of the catalog files (only the shipped catalog is used), else ''."""
 
     def offer(self, offer_id: str):
         return self.cloud_offers.get(offer_id) or self.dedicated_offers.get(offer_id)

@@ -14,11 +14,16 @@ from tco.domain import FleetKind
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
+def literal(text) -> str:
+    """Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
 def plain(text) -> str:
-    """Text printed literally: control characters (escape sequences) shown as \\xNN, rich markup escaped."""
+    """Text printed literally through rich: control characters shown as \\xNN, rich markup escaped."""
     from rich.markup import escape
 
-    return escape(_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text)))
+    return escape(literal(text))
 
 
 

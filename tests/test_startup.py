@@ -1,0 +1,54 @@
+"""Start-up stays light: `--help` and `validate` import only what they use (house style 9: heavy libraries
+imported where used). Each check is a fresh interpreter, as a user's command is, reading its sys.modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "scenarios" / "seed_70b_h200.toml"
+
+RENDERERS = ("pandas", "matplotlib", "weasyprint", "xlsxwriter", "openpyxl", "jinja2", "rich")
+"""The output libraries: none of them is needed to parse arguments or to check a scenario."""
+
+
+def modules_after(code: str) -> set[str]:
+    """The modules a fresh interpreter has imported after running `code` (which may print to stderr)."""
+    script = code + "\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))\n"
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=env, capture_output=True, text=True,
+                          check=True, timeout=300)
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
+
+
+def test_importing_the_cli_and_building_its_parser_imports_nothing_heavy():
+    mods = modules_after("import tco.cli\ntco.cli._parser()")  # what `python -m tco --help` does
+    heavy = set(RENDERERS) | {"numpy", "pydantic", "babel"}
+    assert top_level(mods) & heavy == set()
+    assert {"tco.calibrate", "tco.benchmarks", "tco.scenario", "tco.engine", "tco.catalog"} & mods == set()
+
+
+def test_help_prints_every_command_without_heavy_imports():
+    mods = modules_after("import contextlib, io\nfrom tco.cli import main\n"
+                         "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+                         "    assert main(['--help']) == 0\n"
+                         "assert all(c in out.getvalue() for c in ('run', 'validate', 'calibrate', 'batch', 'plan'))")
+    assert top_level(mods) & (set(RENDERERS) | {"numpy", "pydantic"}) == set()
+    assert "tco.calibrate" not in mods
+
+
+def test_validate_imports_no_renderer_and_no_analysis():
+    mods = modules_after("import contextlib, io\nfrom tco.cli import main\n"
+                         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+                         f"    assert main(['validate', {str(SEED)!r}]) == 0")
+    assert top_level(mods) & set(RENDERERS) == set()
+    assert {"tco.analysis", "tco.risk", "tco.outputs", "tco.calibrate_report.run", "tco.benchmarks",
+            "tco.report.json_out", "tco.report.workbook", "tco.report.proposal"} & mods == set()
