@@ -20,6 +20,7 @@ from pathlib import Path
 from tco import __version__
 from tco.report import i18n
 from tco.report.workbook_book import Book, make_formats
+from tco.report.workbook_cells import install
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True, "in_memory": True}
@@ -51,7 +52,7 @@ def write(res, doc: dict, path: Path) -> None:
     for k in keys:
         name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
         book.sheets[k] = name
-        wb.add_worksheet(name)
+        install(wb.add_worksheet(name))  # plain formulas skip XlsxWriter's preparation (workbook_cells)
     wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
                        "comments": "Live model; Inputs sheet holds every input."})
     wb.set_calc_mode("auto")

@@ -17,6 +17,7 @@ import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
 from tco.report import i18n
+from tco.report.workbook_cells import plain, row_texts
 
 FIRST_COL = 4
 """Column index (0-based) of month 1 on every timeline sheet (column E)."""
@@ -124,11 +125,13 @@ def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values
     values = np.asarray(values, dtype=float)
     cached = np.where(np.isfinite(values), values, 0.0).tolist()  # num() of each value, at once
     f = book.fmt(fmt)
-    cols = _month_cols(book.horizon)
-    texts = [formula(cols[m], cols[m - 1] if m else col(FIRST_COL - 1)) for m in range(book.horizon)]
-    put = formula_writer(ws, texts[0])
-    for m, text in enumerate(texts):
-        put(r, FIRST_COL + m, text, f, cached[m])
+    cols, prevs = _month_cols(book.horizon)
+    texts = row_texts(formula, cols, prevs)
+    if hasattr(ws, "write_plain_row") and plain(texts[0]) and plain(texts[-1]):
+        ws.write_plain_row(r, FIRST_COL, [x[1:] if x[:1] == "=" else x for x in texts], f, cached)
+    else:
+        for m, text in enumerate(texts):
+            ws.write_formula(r, FIRST_COL + m, text, f, cached[m])
     first, last = month_col(1), month_col(book.horizon)
     if total == "sum":
         ws.write_formula(r, 2, f"=SUM({first}{r + 1}:{last}{r + 1})", book.fmt(fmt.replace("calc", "bold")),
@@ -137,37 +140,10 @@ def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values
 
 
 @functools.lru_cache(maxsize=8)
-def _month_cols(horizon: int) -> tuple[str, ...]:
-    """Column letters of months 1..horizon."""
-    return tuple(month_col(m) for m in range(1, horizon + 1))
-
-
-def formula_writer(ws, sample: str):
-    """A writer of formula cells ``put(row, col, text, fmt, cached)`` for a row of one pattern.
-
-    XlsxWriter prepares every formula it is given (about 30 regular-expression passes looking for Excel 365
-    functions to prefix with ``_xlfn.``), 15 k times for a workbook. The formulas of a row differ only in
-    their column letters, so the pattern is prepared once, on `sample`: when preparing leaves it unchanged,
-    the row's cells go straight into the sheet's cell table as XlsxWriter's own ``write_formula`` would
-    store them; otherwise (or with an XlsxWriter without that table) each cell takes the normal path.
-    """
-    from xlsxwriter import worksheet as xw
-
-    table = getattr(ws, "table", None)
-    cell = getattr(xw, "CellFormulaTuple", None)
-    dynamic = getattr(xw, "re_dynamic_function", None)
-    text = sample.removeprefix("=")
-    plain = (table is not None and cell is not None and dynamic is not None and not getattr(ws, "constant_memory", 0)
-             and not sample.startswith("{") and not dynamic.search(sample) and ws._prepare_formula(sample) == text)
-    if not plain or table is None or cell is None:
-        return ws.write_formula
-
-    def put(row: int, column: int, formula: str, cell_format, value) -> None:
-        if ws._check_dimensions(row, column):
-            raise ValueError(f"cell ({row}, {column}) is outside the worksheet")
-        table[row][column] = cell(formula.removeprefix("="), cell_format, value)
-
-    return put
+def _month_cols(horizon: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Column letters of months 1..horizon, and of the column before each (the blank spacer for month 1)."""
+    cols = tuple(month_col(m) for m in range(1, horizon + 1))
+    return cols, (col(FIRST_COL - 1),) + cols[:-1]
 
 
 def row_range(sheet: str, r: int, horizon: int) -> str:

@@ -1,0 +1,89 @@
+"""Formula cells written without XlsxWriter's per-formula preparation, and a row's formulas built from one text.
+
+XlsxWriter prepares every formula it is given: about 30 regular-expression passes that prefix the Excel 365
+(dynamic-array) functions with ``_xlfn.`` (and, with ``use_future_functions``, some 200 more passes, an option
+this workbook leaves off). The workbook calls only classic functions (``SAFE_FUNCTIONS``), which preparation
+leaves alone, so for such a formula it only strips the leading ``=``; ``install`` gives each worksheet a
+``write_formula`` that does just that and stores the cell as XlsxWriter's own would, and hands anything else
+(another function, an array formula, text already holding ``_xlfn.``, A1 notation) to XlsxWriter unchanged.
+
+A timeline row holds the same formula in every month, only its column letters differ: ``row_texts`` renders the
+formula once with placeholders for the column and the previous column and fills them in per month.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+SAFE_FUNCTIONS = frozenset({
+    "ABS", "AND", "AVERAGE", "CHOOSE", "COUNT", "COUNTA", "COUNTIF", "DATE", "DAY", "EDATE", "EOMONTH", "EXP", "IF",
+    "IFERROR", "INDEX", "INT", "ISNUMBER", "LN", "MATCH", "MAX", "MIN", "MONTH", "N", "NOT", "OR", "RANK", "ROUND",
+    "ROUNDUP", "ROWS", "SMALL", "SUM", "SUMIF", "SUMPRODUCT", "YEAR",
+})
+"""Excel functions of the 1990s file format: XlsxWriter's preparation never rewrites them (it prefixes only the
+newer functions it lists), so a formula calling nothing else is stored as written, without its ``=``."""
+
+_CALL = re.compile(r"[A-Za-z_][A-Za-z0-9_.]*\(")
+"""A function call: the name (letters, digits, ``_`` and ``.``, as in ``_xlfn.NORM.S.INV``) and its bracket."""
+
+COLUMN, PREVIOUS = "\x01", "\x02"
+"""Placeholders for a month's column letter and the column before it (never found in a formula)."""
+
+
+def plain(formula: str) -> bool:
+    """True when XlsxWriter's preparation of `formula` would only strip its leading ``=``: no array braces, no
+    ``_xlfn.`` prefix already written, and every function called a classic one (``SAFE_FUNCTIONS``).
+
+    >>> plain("=MAX(0,E5)"), plain("=XLOOKUP(1,A:A,B:B)"), plain("{=SUM(A1:A2)}")
+    (True, False, False)
+    """
+    if formula[:1] == "{" or formula[-1:] == "}" or "_xlfn." in formula:
+        return False
+    return all(call[:-1] in SAFE_FUNCTIONS for call in _CALL.findall(formula))
+
+
+def install(ws) -> None:
+    """Give worksheet `ws` a ``write_formula`` that stores a plain formula (see ``plain``) directly in the sheet's
+    cell table, as XlsxWriter's ``write_formula`` stores it after preparing it; other formulas, and every call on
+    an XlsxWriter without that table or in constant-memory mode, take XlsxWriter's own path."""
+    from xlsxwriter import worksheet as xw
+
+    table = getattr(ws, "table", None)
+    cell = getattr(xw, "CellFormulaTuple", None)
+    if table is None or cell is None or getattr(ws, "constant_memory", False):
+        return
+    library = ws.write_formula
+    check = ws._check_dimensions
+
+    def write_formula(row, column, formula, cell_format=None, value=0):
+        if type(row) is not int or type(column) is not int or not isinstance(formula, str) or not formula \
+                or not plain(formula):
+            return library(row, column, formula, cell_format, value)
+        if check(row, column):
+            return -1
+        table[row][column] = cell(formula[1:] if formula[:1] == "=" else formula, cell_format, value)
+        return 0
+
+    def write_plain_row(row: int, first: int, texts: list[str], cell_format, values: list) -> None:
+        """Formulas already known to be plain (``plain``), without their ``=``, in columns first, first + 1 …"""
+        if check(row, first) or check(row, first + len(texts) - 1):
+            raise ValueError(f"row {row}, columns {first}..{first + len(texts) - 1} are outside the worksheet")
+        cells = table[row]
+        for j, (text, value) in enumerate(zip(texts, values)):
+            cells[first + j] = cell(text, cell_format, value)
+
+    ws.write_formula = write_formula
+    ws.write_plain_row = write_plain_row
+
+
+def row_texts(formula: Callable[[str, str], str], columns: list[str] | tuple[str, ...],
+              previous: list[str] | tuple[str, ...]) -> list[str]:
+    """``formula(c, p)`` for each month's column c and previous column p, rendered once with placeholders and
+    filled in; rendered month by month instead when the filled-in text of the first or last month differs from
+    a direct rendering (a formula whose text depends on its column otherwise than by the letters)."""
+    pattern = formula(COLUMN, PREVIOUS)
+    texts = [pattern.replace(COLUMN, c).replace(PREVIOUS, p) for c, p in zip(columns, previous)]
+    if texts and (texts[0] != formula(columns[0], previous[0]) or texts[-1] != formula(columns[-1], previous[-1])):
+        return [formula(c, p) for c, p in zip(columns, previous)]
+    return texts
