@@ -113,11 +113,14 @@ def make_formats(wb) -> dict:
 
 
 def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values, fmt: str,
-              total: str | None = None, name: str | None = None, label_fmt: str = "text") -> int:
+              total: str | None = None, name: str | None = None, label_fmt: str = "text",
+              by_pattern: bool = True) -> int:
     """One timeline row: the same formula in every month column, each with the engine value cached.
 
     `formula(c, p)` returns the formula text for month column letter c with previous column p.
     total: 'sum' writes =SUM(row) in column C (cached = sum of values).
+    by_pattern: the text may be rendered once with placeholders for the column letters (workbook_cells.row_texts);
+    False for a rule that computes with its column (``workbook_cells.by_letters``).
     """
     ws.write_string(r, 0, key_label, book.fmt(label_fmt))
     if unit:
@@ -126,7 +129,7 @@ def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values
     cached = np.where(np.isfinite(values), values, 0.0).tolist()  # num() of each value, at once
     f = book.fmt(fmt)
     cols, prevs = _month_cols(book.horizon)
-    texts = row_texts(formula, cols, prevs)
+    texts = row_texts(formula, cols, prevs, by_pattern)
     if hasattr(ws, "write_plain_row") and plain(texts[0]) and plain(texts[-1]):
         ws.write_plain_row(r, FIRST_COL, [x[1:] if x[:1] == "=" else x for x in texts], f, cached)
     else:

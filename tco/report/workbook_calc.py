@@ -16,6 +16,7 @@ from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
 from tco.tax_rules import NOT_APPLICABLE as TAX_NA
+from tco.report.workbook_cells import by_letters
 from tco.report.workbook_deps import dead, live
 from tco.report.workbook_levers import price_name
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, merged, month_col, num, qs, row_range, write_row
@@ -117,8 +118,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
         return XlContext(col=c, prev=p, row_of=row_of, name_of=name_of,
                          row_range=lambda key: row_range(sheet, rows[key], h))
 
-    def put(key: str, label: str, unit: str, formula, vals, fmt: str, total: str | None = None) -> None:
-        write_row(ws, book, rows[key], label, unit, formula, vals, fmt, total)
+    def put(key: str, label: str, unit: str, formula, vals, fmt: str, total: str | None = None,
+            rule: Rule | None = None) -> None:
+        write_row(ws, book, rows[key], label, unit, formula, vals, fmt, total,
+                  by_pattern=rule is None or by_letters(rule.expr))
 
     def link(key: str):
         return lambda c, p: f"={tl}{c}{timeline_rows[key] + 1}"
@@ -137,7 +140,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         if key not in own_body or dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
             _na_row(ws, book, rows[x.key], label, fmt)
             continue
-        put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total)
+        put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total, x)
 
     # the taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency
     cur = oc.currency
@@ -168,7 +171,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         else:
             vals = values["l_" + key[2:]] if key.startswith("g_") else tax_values[key]
             put(key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), vals, fmt,
-                "sum" if fmt in ("calc_usd", "calc_brl") else None)
+                "sum" if fmt in ("calc_usd", "calc_brl") else None, x)
     lf = {k[2:]: x for k, x in fleet_lines.items() if x.expr is not NOT_APPLICABLE and k[2:] not in gross}
     lf |= {k[2:]: x for k, x in t_lines.items() if x.expr is not TAX_NA}
     for k in LINES:
@@ -177,7 +180,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         if k not in lf:  # a line this option does not have: zeros, as values
             _na_row(ws, book, rows["l_" + k], label, fmt)
         else:
-            put("l_" + k, label, cur[k], lambda c, p, x=lf[k]: x.formula(ctx(c, p)), oc.lines[k], fmt, "sum")
+            put("l_" + k, label, cur[k], lambda c, p, x=lf[k]: x.formula(ctx(c, p)), oc.lines[k], fmt, "sum", lf[k])
     r = rows["l_" + LINES[-1]] + 2
     for k in LINES:
         rows["b_" + k] = r

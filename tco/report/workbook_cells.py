@@ -77,11 +77,32 @@ def install(ws) -> None:
     ws.write_plain_row = write_plain_row
 
 
+def by_letters(expr) -> bool:
+    """True when every node of `expr` renders its month's column only as the letters it is given (so its text
+    can be rendered once with placeholders); False for a node that computes with the column, such as
+    ``tco.upfront_rules.Renewals`` (a cell n columns back)."""
+    from tco.expr.base import BinOp, Const, Expr, In, Month, Neg, Prev, Row
+    from tco.expr.funcs import Fn
+    from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet
+
+    letters = (BinOp, Const, In, Month, Neg, Prev, Row, Fn, CountPositive, Fill, Pick, Ratchet)
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if type(e) not in letters:
+            return False
+        for v in vars(e).values():
+            stack += [x for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, Expr)]
+    return True
+
+
 def row_texts(formula: Callable[[str, str], str], columns: list[str] | tuple[str, ...],
-              previous: list[str] | tuple[str, ...]) -> list[str]:
-    """``formula(c, p)`` for each month's column c and previous column p, rendered once with placeholders and
-    filled in; rendered month by month instead when the filled-in text of the first or last month differs from
-    a direct rendering (a formula whose text depends on its column otherwise than by the letters)."""
+              previous: list[str] | tuple[str, ...], by_pattern: bool = True) -> list[str]:
+    """``formula(c, p)`` for each month's column c and previous column p. With `by_pattern`, rendered once with
+    placeholders and filled in, unless the filled-in text of the first or last month differs from a direct
+    rendering; otherwise (a formula that computes with its column, see ``by_letters``) month by month."""
+    if not by_pattern:
+        return [formula(c, p) for c, p in zip(columns, previous)]
     pattern = formula(COLUMN, PREVIOUS)
     texts = [pattern.replace(COLUMN, c).replace(PREVIOUS, p) for c, p in zip(columns, previous)]
     if texts and (texts[0] != formula(columns[0], previous[0]) or texts[-1] != formula(columns[-1], previous[-1])):

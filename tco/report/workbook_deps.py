@@ -4,13 +4,32 @@ depend on (so the workbook writes a row that drives nothing as "n/a", and no inp
 from __future__ import annotations
 
 import dataclasses
+import functools
+import weakref
 
 from tco.expr import Expr, In, Month, Pick, Prev, Row
+
+
+_REFS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""refs() of each expression already walked (expressions are frozen and compared by identity)."""
 
 
 def refs(expr: Expr) -> tuple[set[str], set[str]]:
     """(row keys, input names) an expression reads (``Fill``/``Ratchet``/``CountPositive`` read their own or a named
     row; ``Month`` reads ``t``)."""
+    known = _REFS.get(expr)
+    if known is None:
+        known = _REFS[expr] = _walk(expr)
+    return set(known[0]), set(known[1])
+
+
+@functools.lru_cache(maxsize=None)
+def _expr_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an expression class."""
+    return tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+
+
+def _walk(expr: Expr) -> tuple[frozenset[str], frozenset[str]]:
     rows: set[str] = set()
     names: set[str] = set()
     stack = [expr]
@@ -22,16 +41,15 @@ def refs(expr: Expr) -> tuple[set[str], set[str]]:
             rows.add(e.key)
         elif isinstance(e, Month):
             rows.add("t")
-        elif hasattr(e, "key") and isinstance(getattr(e, "key"), str) and not isinstance(e, (Row, Prev)):
-            rows.add(e.key)
-        fields: list[str] = [f.name for f in dataclasses.fields(e)] if dataclasses.is_dataclass(e) else []
-        for name in fields:
+        elif isinstance(getattr(e, "key", None), str):
+            rows.add(e.key)  # type: ignore[attr-defined]
+        for name in _expr_fields(type(e)):
             v = getattr(e, name)
             if isinstance(v, Expr):
                 stack.append(v)
             elif isinstance(v, tuple):
                 stack += [x for x in v if isinstance(x, Expr)]
-    return rows, names
+    return frozenset(rows), frozenset(names)
 
 
 def used(rules, roots: set[str]) -> tuple[set[str], set[str]]:

@@ -10,6 +10,7 @@ import numpy as np
 from tco import demand, timeline
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
+from tco.report.workbook_cells import by_letters
 from tco.report.workbook_levers import levered
 from tco.report.workbook_book import (
     FIRST_COL,
@@ -57,8 +58,8 @@ def write_timeline(book: Book, res) -> None:
     rows = book.rows
     months = np.arange(1, h + 1, dtype=float)
 
-    def put(key, r, lab, unit, f, vals, fmt, total=None):
-        rows[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total)
+    def put(key, r, lab, unit, f, vals, fmt, total=None, by_pattern=True):
+        rows[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total, by_pattern=by_pattern)
 
     put("t", 2, t("t"), "", lambda c, p: f"={p}3+1", months, "calc_int")
     ws.write_formula(2, 2, f"=MAX({month_col(1)}3:{month_col(h)}3)", book.fmt("bold_int"), float(h))
@@ -98,7 +99,7 @@ def write_timeline(book: Book, res) -> None:
         put(rule.key, r, lab, unit,
             lambda c, p, rule=rule: levered(rule.key, rule.formula(XlContext(col=c, prev=p, row_of=row_of,
                                                                              name_of=name_of))),
-            values[rule.key], fmt, total)
+            values[rule.key], fmt, total, by_letters(rule.expr))
 
 
 def _serial(month: str) -> float:
