@@ -13,6 +13,7 @@ formula once with placeholders for the column and the previous column and fills 
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Callable
 
@@ -75,17 +76,43 @@ def install(ws) -> None:
 
     ws.write_formula = write_formula
     ws.write_plain_row = write_plain_row
+    ws._write_cell = _cell_writer(ws, xw)
+
+
+def _cell_writer(ws, xw):
+    """XlsxWriter's ``_write_cell`` (the XML of one cell, its innermost loop) with a short path for the two
+    kinds of cell that make most of this workbook: a formatted number, and a formatted formula whose cached value
+    is a number. Each writes the bytes XlsxWriter writes (tests/test_workbook_cells.py compares them); any other
+    cell goes to XlsxWriter's own method."""
+    from xlsxwriter.utility import xl_rowcol_to_cell_fast as cell_name
+
+    library = ws._write_cell
+    number, formula = xw.CellNumberTuple, xw.CellFormulaTuple
+
+    def write_cell(row: int, column: int, cell) -> None:
+        kind, fmt = type(cell), cell.format
+        if fmt is None or not (kind is number or (kind is formula and type(cell.value) in (float, int))):
+            return library(row, column, cell)
+        head = f'<c r="{cell_name(row, column)}" s="{fmt._get_xf_index()}">'
+        if kind is number:
+            ws.fh.write(f"{head}<v>{cell.number:.16G}</v></c>")
+            return None
+        text = cell.formula
+        if "&" in text or "<" in text or ">" in text:
+            text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        ws.fh.write(f"{head}<f>{text}</f><v>{cell.value}</v></c>")
+        return None
+
+    return write_cell
 
 
 def by_letters(expr) -> bool:
     """True when every node of `expr` renders its month's column only as the letters it is given (so its text
-    can be rendered once with placeholders); False for a node that computes with the column, such as
-    ``tco.upfront_rules.Renewals`` (a cell n columns back)."""
-    from tco.expr.base import BinOp, Const, Expr, In, Month, Neg, Prev, Row
-    from tco.expr.funcs import Fn
-    from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet
+    can be rendered once with placeholders); False when a node of another kind is found (one that computes with
+    the column, such as ``tco.upfront_rules.Renewals``, a cell n columns back, or one not listed here yet)."""
+    from tco.expr.base import Expr
 
-    letters = (BinOp, Const, In, Month, Neg, Prev, Row, Fn, CountPositive, Fill, Pick, Ratchet)
+    letters = _letter_nodes()
     stack = [expr]
     while stack:
         e = stack.pop()
@@ -94,6 +121,17 @@ def by_letters(expr) -> bool:
         for v in vars(e).values():
             stack += [x for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, Expr)]
     return True
+
+
+@functools.lru_cache(maxsize=1)
+def _letter_nodes() -> frozenset[type]:
+    """The expression nodes whose text uses the month's column only as the letters of the context."""
+    from tco.constants import Named
+    from tco.expr.base import BinOp, Const, In, Month, Neg, Prev, Row
+    from tco.expr.funcs import Fn
+    from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet
+
+    return frozenset({BinOp, Const, In, Month, Neg, Prev, Row, Fn, CountPositive, Fill, Pick, Ratchet, Named})
 
 
 def row_texts(formula: Callable[[str, str], str], columns: list[str] | tuple[str, ...],
