@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import functools
 import re
+import weakref
 from typing import Callable
 
 SAFE_FUNCTIONS = frozenset({
@@ -112,6 +113,18 @@ def by_letters(expr) -> bool:
     the column, such as ``tco.upfront_rules.Renewals``, a cell n columns back, or one not listed here yet)."""
     from tco.expr.base import Expr
 
+    known = _BY_LETTERS.get(expr)
+    if known is not None:
+        return known
+    _BY_LETTERS[expr] = known = _all_letter_nodes(expr, Expr)
+    return known
+
+
+_BY_LETTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+"""by_letters() of each expression already walked (expressions are frozen and compared by identity)."""
+
+
+def _all_letter_nodes(expr, node: type) -> bool:
     letters = _letter_nodes()
     stack = [expr]
     while stack:
@@ -119,7 +132,7 @@ def by_letters(expr) -> bool:
         if type(e) not in letters:
             return False
         for v in vars(e).values():
-            stack += [x for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, Expr)]
+            stack += [x for x in (v if isinstance(v, tuple) else (v,)) if isinstance(x, node)]
     return True
 
 
