@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.domain import CostLine, Currency
 from tco.costs import LINES
 from tco.report.workbook_book import Book, abs_cell, num, qs, row_range
 
@@ -66,7 +67,7 @@ def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
 def taxed_lines(o) -> list[str]:
     """Lines in the taxed amount: every line in the taxes line's currency (``costs.option_taxes``)."""
     cur = o.costs.currency
-    return [k for k in LINES if k != "taxes" and cur[k] == cur["taxes"]]
+    return [k for k in LINES if k != CostLine.TAXES and cur[k] == cur[CostLine.TAXES]]
 
 
 def taxed_part(o, lines: list[str]) -> np.ndarray:
@@ -107,7 +108,7 @@ def price_lines(o, kind: str) -> list[str]:
 
 
 def usd_lines(o) -> list[str]:
-    return [k for k in LINES if o.costs.currency[k] == "USD"]
+    return [k for k in LINES if o.costs.currency[k] == Currency.USD]
 
 
 # ---------------------------------------------------------------------------------------------

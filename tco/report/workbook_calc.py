@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.domain import CostLine, Currency
 from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
@@ -55,10 +56,10 @@ def _shown(rule: Rule, t, currency: str) -> tuple[str, str, str, str | None]:
     if key.startswith("eg_"):
         return t("egress_in_tier", j=int(key[3:])), "GB", "calc_num", None
     if key.startswith("l_"):
-        return t("line_" + key[2:]), currency, "calc_usd" if currency == "USD" else "calc_brl", "sum"
+        return t("line_" + key[2:]), currency, "calc_usd" if currency == Currency.USD else "calc_brl", "sum"
     label, unit, fmt = SHOWN[key]
     if fmt == "calc_money":
-        unit, fmt = currency, "calc_usd" if currency == "USD" else "calc_brl"
+        unit, fmt = currency, "calc_usd" if currency == Currency.USD else "calc_brl"
     return t(label), unit, fmt, "sum" if key in SUMMED else None
 
 
@@ -147,10 +148,10 @@ def write_calc(book: Book, res, i: int, o) -> None:
     r_opt = o.resolved
     t_lines = {x.key: x for x in oc.tax_rules if x.key.startswith("l_")}
     fleet_lines = {x.key: x for x in rules if isinstance(x, Rule) and x.key.startswith("l_")}
-    gross = [k for k in LINES if "l_" + k in t_lines and k != "taxes"]  # lines whose taxes move to the block
+    gross = [k for k in LINES if "l_" + k in t_lines and k != CostLine.TAXES]  # lines whose taxes move to the block
     r = rows[lay["body"][-1]] + 2
     ws.write_string(r, 0, t("sec_taxes"), book.fmt("h2"))
-    prof = r_opt.brl_tax if cur["taxes"] == "BRL" else r_opt.tax
+    prof = r_opt.brl_tax if cur[CostLine.TAXES] == Currency.BRL else r_opt.tax
     ws.write_string(r, 2, f"{book.term('taxm', prof.method)} · {prof.profile_id} · {r_opt.regime or '—'}",
                     book.fmt("small"))
     r += 1
@@ -176,7 +177,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     lf |= {k[2:]: x for k, x in t_lines.items() if x.expr is not TAX_NA}
     for k in LINES:
         label = t("line_" + k)
-        fmt = "calc_usd" if cur[k] == "USD" else "calc_brl"
+        fmt = "calc_usd" if cur[k] == Currency.USD else "calc_brl"
         if k not in lf:  # a line this option does not have: zeros, as values
             _na_row(ws, book, rows["l_" + k], label, fmt)
         else:
@@ -190,7 +191,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         r += 1
     ws.write_string(rows["b_" + LINES[0]] - 1, 0, t("sec_brl"), book.fmt("h2"))
     for k in LINES:
-        fx = "*" + ("{c}" + str(rows["fx"] + 1)) if oc.currency[k] == "USD" else ""
+        fx = "*" + ("{c}" + str(rows["fx"] + 1)) if oc.currency[k] == Currency.USD else ""
         put("b_" + k, t("line_" + k) + " (R$)", "BRL",
             lambda c, p, k=k, fx=fx: f"={c}{rows['l_' + k] + 1}" + fx.replace("{c}", c), o.lines_brl[k], "calc_brl",
             "sum")
@@ -276,22 +277,22 @@ def _layout(book: Book, res) -> dict:
 
 def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
     """(label, unit, format) of a row of the tax block."""
-    money = "calc_usd" if cur["taxes"] == "USD" else "calc_brl"
+    money = "calc_usd" if cur[CostLine.TAXES] == Currency.USD else "calc_brl"
     if key.startswith("g_"):
         k = key[2:]
-        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], "calc_usd" if cur[k] == "USD" else "calc_brl"
+        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], "calc_usd" if cur[k] == Currency.USD else "calc_brl"
     if key.startswith(("rate_", "brate_")):
         tax = key.split("_", 1)[1]
         label = t("rate_of", tax=book.term("col", tax + "_rate"))
         return (label + " — " + t("brl_invoice") if key.startswith("b") else label), "", "calc_pct"
     if key.startswith("tx_"):
         k = key[3:]
-        return (t("credits") if k == "credits" else book.term("col", k + "_rate")), cur["taxes"], money
+        return (t("credits") if k == "credits" else book.term("col", k + "_rate")), cur[CostLine.TAXES], money
     if key == "gross_up":
         return t("tax_gross_up"), "", "calc_num6"
     if key in ("tax_inside", "brl_credit_share"):
         return t(key), "", "calc_pct"
-    return t(key), cur["taxes"], money  # tax_base
+    return t(key), cur[CostLine.TAXES], money  # tax_base
 
 
 def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from tco.costs import LINES
-from tco.domain import commitment_term_months
+from tco.domain import FleetMode, Role, commitment_term_months
 from tco.report.workbook_book import Book, abs_cell, col, num, row_range
 
 KBRL = '#,##0,;-#,##0,;"–"'
@@ -75,9 +75,9 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
 
     def term_of(fleet, role: str) -> int:
         term = max(fleet.min_term_months, commitment_term_months(fleet.pricing) or 0)
-        return max(term, r.commit_term_months) if role == "inference" and r.commit_term_months else term
+        return max(term, r.commit_term_months) if role == Role.INFERENCE and r.commit_term_months else term
 
-    if r.fleet == "shared" and r.training is not None:
+    if r.fleet == FleetMode.SHARED and r.training is not None:
         term = max(term_of(r.training, "training"), term_of(r.inference, "inference"))
         if term > 0:
             out.append(("shared", r.inference, ["training_compute", "inference_compute"], term,
@@ -277,7 +277,7 @@ def _committed(s: _Sheet, r: int) -> int:
 def _start(res, role: str) -> int:
     """First month (1-based) of a role: the scenario's training or inference start."""
     s = res.scenario
-    return int(s.training.start_month if role == "training" else s.inference.start_month)
+    return int(s.training.start_month if role == Role.TRAINING else s.inference.start_month)
 
 
 def _unit_costs(s: _Sheet, r: int) -> int:
