@@ -81,7 +81,8 @@ def write(res, doc: dict, path: Path) -> None:
 
 def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
     """The sheets in order: Summary, Index, the model (inputs to calculation sheets), the outputs, Checks."""
-    keys = ["summary", "index", "inputs", "catalog", "sizing", "timeline"] + [f"calc{i}" for i in range(1, n_options + 1)]
+    keys = ["summary", "index", "inputs", "catalog", "sizing", "timeline"]
+    keys += [f"calc{i}" for i in range(1, n_options + 1)]
     keys += ["comparison", "finance"] + (["plans"] if plans else []) + ["fx"] + (["sensitivity"] if sensitivity else [])
     return keys + ["checks"]
 
@@ -89,7 +90,8 @@ def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
 
 
 def _checks(book: Book, res) -> None:
-    """The Checks sheet: integrity (the master check) and reconciliation with the engine (tco.report.workbook_checks)."""
+    """The Checks sheet: integrity (the master check) and reconciliation with the engine
+    (tco.report.workbook_checks)."""
     from tco.report.workbook_checks import write_checks
 
     write_checks(book, res)

@@ -97,7 +97,8 @@ def make_formats(wb) -> dict:
     for style, props in styles.items():
         for k, nf in NUMBER_FORMATS.items():
             out[f"{style}_{k}"] = wb.add_format({**props, "num_format": nf})
-    out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"})
+    out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1,
+                                    "border_color": "#BFBFBF"})
     out["lbl_text"] = wb.add_format({"font_color": "#404040", "bg_color": "#F2F2F2", "italic": True})
     out["text"] = wb.add_format({})
     out["wrap"] = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -168,8 +169,8 @@ def reform_periods(res) -> list:
 def hybrid_brl_invoice(o) -> bool:
     """A hybrid option whose BRL invoice earns credits netted from its BRL lines (tco.costs.option_taxes)."""
     r = o.resolved
-    return (o.costs.currency[CostLine.TAXES] == Currency.USD and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
-            and o.costs.brl_price_credits is not None)
+    return (o.costs.currency[CostLine.TAXES] == Currency.USD and r.brl_tax is not None
+            and r.brl_tax.method == "local_inclusive" and o.costs.brl_price_credits is not None)
 
 
 def merged(seqs) -> list[str]:

@@ -138,7 +138,8 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for key in lay["body"]:
         x = own_body.get(key) or lay["ref"][key]
         label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
-        if key not in own_body or dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
+        # e.g. the cloud price trend of a dedicated option: shown, not applicable
+        if key not in own_body or dead(x, used_inputs):
             _na_row(ws, book, rows[x.key], label, fmt)
             continue
         put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total, x)
@@ -280,7 +281,8 @@ def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
     money = "calc_usd" if cur[CostLine.TAXES] == Currency.USD else "calc_brl"
     if key.startswith("g_"):
         k = key[2:]
-        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], "calc_usd" if cur[k] == Currency.USD else "calc_brl"
+        money = "calc_usd" if cur[k] == Currency.USD else "calc_brl"
+        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], money
     if key.startswith(("rate_", "brate_")):
         tax = key.split("_", 1)[1]
         label = t("rate_of", tax=book.term("col", tax + "_rate"))
@@ -303,7 +305,8 @@ def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:
     for m in range(h):
         ws.write_number(r, FIRST_COL + m, 0.0, book.fmt(fmt))
     if fmt in ("calc_usd", "calc_brl"):
-        ws.write_formula(r, 2, f"=SUM({month_col(1)}{r + 1}:{month_col(h)}{r + 1})", book.fmt(fmt.replace("calc", "bold")),
+        ws.write_formula(r, 2, f"=SUM({month_col(1)}{r + 1}:{month_col(h)}{r + 1})",
+                         book.fmt(fmt.replace("calc", "bold")),
                          0.0)
 
 

@@ -59,8 +59,7 @@ def install(ws) -> None:
     check = ws._check_dimensions
 
     def write_formula(row, column, formula, cell_format=None, value=0):
-        if type(row) is not int or type(column) is not int or not isinstance(formula, str) or not formula \
-                or not plain(formula):
+        if not (type(row) is int and type(column) is int and isinstance(formula, str) and formula and plain(formula)):
             return library(row, column, formula, cell_format, value)
         if check(row, column):
             return -1

@@ -116,9 +116,11 @@ def finance_formats(book: Book) -> None:
         "fin_rate": wb.add_format({**link, "num_format": "0.0000"}),
         "fin_pct": wb.add_format({**link, "num_format": "0.0%"}),
         "fin_text": wb.add_format(link),
-        "fin_year": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": '"' + book.t("fin_year")
+        "fin_year": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1,
+                                   "num_format": '"' + book.t("fin_year")
                                    .replace('"', "") + ' "0', "align": "right"}),
-        "fin_cal": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "0", "align": "right"}),
+        "fin_cal": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "0",
+                                  "align": "right"}),
         "link": wb.add_format(link),
     })
 
@@ -180,7 +182,8 @@ def _year_cells(s: _Sheet, r: int, c0: int, hr: int, ny: int, nc: int, row: str,
         ws.write_formula(r, c0 + y, f"=SUMIF({yr},{col(c0 + y)}${hr + 1}-1,{row})", book.fmt(fmt), num(by_c[y]))
     c1 = c0 + ny
     for j in range(nc):
-        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt), num(by_cal[j]))
+        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt),
+                         num(by_cal[j]))
     ws.write_formula(r, c1 + nc, f"=SUM({row})", book.fmt(fmt), num(float(np.sum(values))))
 
 
@@ -261,7 +264,8 @@ def _committed(s: _Sheet, r: int) -> int:
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
             part = taxed_part_formula(book, i, o, lines)
             v = committed_amount(o, lines, start, term)
-            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})", book.fmt("fin_kbrl"),
+            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})",
+                             book.fmt("fin_kbrl"),
                              num(v))
             ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
                              num(v / o.tco.deterministic) if o.tco.deterministic > 0 else 0.0)

@@ -169,8 +169,9 @@ def write_sizing(book: Book, res) -> None:
         pick = f"MATCH(MAX({score}),{score},0)"
         for key in ("tp",) + tuple(k for k, _ in replica.ROWS) + ("bound",):
             rng = f"$C${crow[key] + 1}:${last}${crow[key] + 1}"
+            default = 1 if key == "ep" and best["mode"] == "ep" else 0
             cached = book.term("bound", best["bound"]) if key == "bound" else (
-                best[key] if isinstance(best.get(key), bool) else num(best.get(key, 1 if key == "ep" and best["mode"] == "ep" else 0)))
+                best[key] if isinstance(best.get(key), bool) else num(best.get(key, default)))
             fmt = "text" if key == "bound" else ("calc_int" if key == "tp" else replica.fmt_of(key))
             ws.write_formula(at[key], ci, f"=INDEX({rng},{pick})", book.fmt(fmt), cached)
         R = {k: ref[k](c) for k in ref}

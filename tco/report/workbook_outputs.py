@@ -49,7 +49,8 @@ def write_comparison(book: Book, res) -> None:
     ws.set_column(2, 2, 38)
     ws.set_column(3, 14, 17)
     ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
-    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"), t("per_mtok"),
+    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"),
+             t("per_mtok"),
              t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
              t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco"), t("cmp_order")]
     for c, hd in enumerate(heads):
@@ -155,7 +156,8 @@ def write_fx_risk(book: Book, res) -> None:
     ws.write_string(0, 0, t("sh_fx"), book.fmt("title"))
     ws.write_string(1, 0, t("mc_note"), book.fmt("small"))
     r = 3
-    for k, v in ((t("fx_model"), book.term("fxm", info.get("model"))), (t("seed"), info.get("seed")), (t("paths"), info.get("paths")),
+    for k, v in ((t("fx_model"), book.term("fxm", info.get("model"))), (t("seed"), info.get("seed")),
+                 (t("paths"), info.get("paths")),
                  (t("usdbrl"), info.get("usdbrl")), (t("volatility"), info.get("volatility"))):
         ws.write_string(r, 0, k)
         if isinstance(v, (int, float)) and not isinstance(v, bool):
@@ -167,8 +169,10 @@ def write_fx_risk(book: Book, res) -> None:
     if not mc:
         ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
     r += 1
-    heads = [t("col_option"), t("col_tco") + " det.", t("tco_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"),
-             t("col_npv") + " det.", t("npv_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"), t("prob_cheapest")]
+    heads = [t("col_option"), t("col_tco") + " det.", t("tco_mc") + " " + t("mean"), t("col_p5"), t("col_p50"),
+             t("col_p95"),
+             t("col_npv") + " det.", t("npv_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"),
+             t("prob_cheapest")]
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
@@ -238,7 +242,8 @@ def write_fx_risk(book: Book, res) -> None:
 def _fan_chart(book: Book, sheet: str, hdr: int, first: int):
     """P5/P50/P95 of one option's monthly cost (rows first..first+2 of the FX sheet)."""
     ch = book.wb.add_chart({"type": "line"})
-    for rr, color, dash in ((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"), (first + 2, "#C00000", "dash")):
+    for rr, color, dash in ((first, "#9DC3E6", "dash"), (first + 1, "#1F3864", "solid"),
+                            (first + 2, "#C00000", "dash")):
         ch.add_series({"name": [sheet, rr, 1], "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
                        "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
                        "line": {"color": color, "dash_type": dash, "width": 1.75}})
@@ -302,7 +307,8 @@ def write_sensitivity(book: Book, sens: dict, res=None) -> None:
     ws.write_string(0, 0, t("sh_sensitivity"), book.fmt("title"))
     ws.write_string(1, 0, t("sens_note"), book.fmt("small"))
     r = 3
-    blocks = [(k, v) for k, v in sens.items() if isinstance(v, dict) and v.get("rows")] if isinstance(sens, dict) else []
+    items = sens.items() if isinstance(sens, dict) else []
+    blocks = [(k, v) for k, v in items if isinstance(v, dict) and v.get("rows")]
     for key, block in blocks:
         ws.write_string(r, 0, book.term("sens", key), book.fmt("h2"))
         ws.write_string(r + 1, 0, t("sens_pair"), book.fmt("small"))

@@ -67,7 +67,8 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
             ws.write_string(r, 2, str(v), book.fmt("eng_text"))  # catalog ids
         r += 1
     r += 1
-    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"), t("plan_training"),
+    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"),
+             t("plan_training"),
              t("plan_serving"), t("plan_tax"), t("note"))
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
@@ -86,7 +87,8 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
         ws.write_string(r, 5, _training(book, p), book.fmt("small"))
         ws.write_string(r, 6, _serving(book, p["serving"]), book.fmt("small"))
         ws.write_string(r, 7, str(p.get("tax_profile") or ""), book.fmt("small"))
-        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "", book.fmt("small"))
+        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "",
+                        book.fmt("small"))
         if n > 1:
             ws.set_row(r, None, None, {"level": 1})
         r += 1
