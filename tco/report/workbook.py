@@ -35,7 +35,8 @@ def write(res, doc: dict, path: Path) -> None:
     from tco.report.workbook_model import write_sizing, write_timeline
     from tco.report.workbook_finance import finance_formats, write_finance
     from tco.report.workbook_index import write_index
-    from tco.report.workbook_outputs import write_comparison, write_fx_risk, write_sensitivity
+    from tco.report.workbook_outputs import write_comparison, write_fx_risk
+    from tco.report.workbook_sensitivity import write_sensitivity
     from tco.report.workbook_plans import write_plans
     from tco.report.workbook_print import finish, unlock_inputs
     from tco.report.workbook_summary import summary_formats

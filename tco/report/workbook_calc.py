@@ -17,51 +17,11 @@ from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
 from tco.tax_rules import NOT_APPLICABLE as TAX_NA
+from tco.report.workbook_calc_rows import CONSTANTS, TAX_NA_RULE, block_of, consts_of, layout, shown, tax_shown
 from tco.report.workbook_cells import by_letters
 from tco.report.workbook_deps import dead, live
 from tco.report.workbook_levers import price_name
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, merged, month_col, num, qs, row_range, write_row
-
-SHOWN: dict[str, tuple[str, str, str]] = {
-    # rule key → (label key, unit, number format); hourly rows, egress tiers and lines are shown alike
-    "trend": ("trend", "", "calc_num6"), "index": ("index", "", "calc_num6"),
-    "peak_replicas": ("peak_replicas", "", "calc_int"), "peak": ("wl_peak_servers", "", "calc_int"),
-    "train_hours": ("train_hours", "h", "calc_num"), "train_servers": ("train_servers", "", "calc_int"),
-    "need": ("need", "", "calc_int"), "fleet": ("fleet_servers", "", "calc_int"),
-    "unit": ("unit_cost", "", "calc_money"), "server_hours": ("server_hours", "h", "calc_int"),
-    "tr_hours": ("tr_hours", "h", "calc_num"), "train_paid": ("train_paid", "", "calc_int"),
-    "train_setup": ("train_setup", "R$", "calc_brl"), "inf_paid": ("inf_paid", "", "calc_int"),
-    "inf_hours": ("inf_hours", "h", "calc_num"), "inf_setup": ("inf_setup", "R$", "calc_brl"),
-    "stored": ("stored_gb", "GB", "calc_int"),
-    "commit": ("committed", "", "calc_int"), "burst_hours": ("burst_hours", "h", "calc_num"),
-    "new_inst": ("new_inst", "", "calc_int"), "upfronts": ("upfronts", "", "calc_int"),
-}
-CONSTANTS = {
-    # constant → (label key, unit, number format)
-    "cap": ("cap", "req/s", "calc_num4"), "rps_server": ("rps_server", "", "calc_num"),
-    "tr_servers": ("tr_servers", "", "calc_int"), "wall_hours": ("wall_hours", "h", "calc_num"),
-    "n_train_months": ("n_train_months", "", "calc_int"), "months_paid": ("months_paid", "", "calc_int"),
-    "first_use": ("first_use", "t", "calc_int"), "uplift": ("uplift", "", "calc_pct"),
-    "hourly_part": ("hourly_part", "US$/h", "calc_num4"),
-}
-SUMMED = {"train_hours", "server_hours"}
-"""Rows with a whole-horizon total in column C."""
-
-
-def _shown(rule: Rule, t, currency: str) -> tuple[str, str, str, str | None]:
-    """(label, unit, format, total) of one rule's row."""
-    key = rule.key
-    if key.startswith("srv_"):
-        return t("srv_hour", h=int(key[4:])), "", "calc_int", None
-    if key.startswith("eg_"):
-        return t("egress_in_tier", j=int(key[3:])), "GB", "calc_num", None
-    if key.startswith("l_"):
-        return t("line_" + key[2:]), currency, "calc_usd" if currency == Currency.USD else "calc_brl", "sum"
-    label, unit, fmt = SHOWN[key]
-    if fmt == "calc_money":
-        unit, fmt = currency, "calc_usd" if currency == Currency.USD else "calc_brl"
-    return t(label), unit, fmt, "sum" if key in SUMMED else None
-
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, row_range, write_row
 
 def write_calc(book: Book, res, i: int, o) -> None:
     sheet = book.sheets[f"calc{i}"]
@@ -87,9 +47,9 @@ def write_calc(book: Book, res, i: int, o) -> None:
     rows: dict[str, int] = {}
     links = ("days", "hours", "fx", "df")
     scalars = [r for r in rules if isinstance(r, Scalar)]
-    lay = _layout(book, res)  # the same rows on every option's sheet: a row an option lacks is "n/a"
+    lay = layout(book, res)  # the same rows on every option's sheet: a row an option lacks is "n/a"
     constants = lay["consts"]
-    own_consts = set(_consts_of(o))
+    own_consts = set(consts_of(o))
     const_row = {k: 4 + j for j, k in enumerate(constants)}
     r = 4 + len(constants) + 1
     rows["t"] = 2
@@ -137,7 +97,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     _, used_inputs = live(oc)
     for key in lay["body"]:
         x = own_body.get(key) or lay["ref"][key]
-        label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
+        label, unit, fmt, total = shown(x, t, o.resolved.inference.currency)
         # e.g. the cloud price trend of a dedicated option: shown, not applicable
         if key not in own_body or dead(x, used_inputs):
             _na_row(ws, book, rows[x.key], label, fmt)
@@ -156,7 +116,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
     ws.write_string(r, 2, f"{book.term('taxm', prof.method)} · {prof.profile_id} · {r_opt.regime or '—'}",
                     book.fmt("small"))
     r += 1
-    own_block = dict(_block_of(o))
+    own_block = dict(block_of(o))
     block = [(key, own_block.get(key, TAX_NA_RULE)) for key in lay["block"]]
     for key, _ in block:
         rows[key] = r
@@ -167,7 +127,7 @@ def write_calc(book: Book, res, i: int, o) -> None:
         rows["l_" + k] = r + 1 + j
     tax_values = oc.tax_rows
     for key, x in block:
-        label, unit, fmt = _tax_shown(key, t, book, cur)
+        label, unit, fmt = tax_shown(key, t, book, cur)
         if x.expr is NOT_APPLICABLE or x.expr is TAX_NA:
             _na_row(ws, book, rows[key], label, fmt)
         else:
@@ -242,59 +202,6 @@ def write_calc(book: Book, res, i: int, o) -> None:
         else:
             text, value = "=" + book.sizing[(i, key)], oc.inputs[f"c.{key}"]
         ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))
-
-
-TAX_NA_RULE = Rule("", TAX_NA, "", "does not apply")
-
-
-def _consts_of(o) -> list[str]:
-    """An option's constants (column C): sizing links, the scalars of its rules, the tax uplift."""
-    oc = o.costs
-    out = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
-    return out + [r.key for r in oc.rules if isinstance(r, Scalar)] + ["uplift"]
-
-
-def _block_of(o) -> list[tuple[str, Rule]]:
-    """The rows of an option's tax block: its gross price lines (the fleet rules' lines), then its tax rules."""
-    oc = o.costs
-    t_lines = {x.key for x in oc.tax_rules if x.key.startswith("l_")}
-    fleet = [x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_") and x.key in t_lines
-             and x.key != "l_taxes"]
-    return [("g_" + x.key[2:], x) for x in fleet] + [(x.key, x) for x in oc.tax_rules if not x.key.startswith("l_")]
-
-
-def _layout(book: Book, res) -> dict:
-    """Rows shared by every option's sheet: constants, rules, tax block (each the union over the options, in
-    order), and a rule of each key for its label."""
-    if "calc_layout" not in book.outputs:
-        bodies = [[x.key for x in o.costs.rules if isinstance(x, Rule) and not x.key.startswith("l_")]
-                  for o in res.options]
-        ref = {x.key: x for o in reversed(res.options) for x in o.costs.rules if isinstance(x, Rule)}
-        book.outputs["calc_layout"] = {"consts": merged([_consts_of(o) for o in res.options]), "body": merged(bodies),
-                                       "block": merged([[k for k, _ in _block_of(o)] for o in res.options]),
-                                       "ref": ref}
-    return book.outputs["calc_layout"]
-
-
-def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
-    """(label, unit, format) of a row of the tax block."""
-    money = "calc_usd" if cur[CostLine.TAXES] == Currency.USD else "calc_brl"
-    if key.startswith("g_"):
-        k = key[2:]
-        money = "calc_usd" if cur[k] == Currency.USD else "calc_brl"
-        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], money
-    if key.startswith(("rate_", "brate_")):
-        tax = key.split("_", 1)[1]
-        label = t("rate_of", tax=book.term("col", tax + "_rate"))
-        return (label + " — " + t("brl_invoice") if key.startswith("b") else label), "", "calc_pct"
-    if key.startswith("tx_"):
-        k = key[3:]
-        return (t("credits") if k == "credits" else book.term("col", k + "_rate")), cur[CostLine.TAXES], money
-    if key == "gross_up":
-        return t("tax_gross_up"), "", "calc_num6"
-    if key in ("tax_inside", "brl_credit_share"):
-        return t(key), "", "calc_pct"
-    return t(key), cur[CostLine.TAXES], money  # tax_base
 
 
 def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:

@@ -4,7 +4,6 @@ depend on (so the workbook writes a row that drives nothing as "n/a", and no inp
 from __future__ import annotations
 
 import dataclasses
-import functools
 import weakref
 
 from tco.expr import Expr, In, Month, Pick, Prev, Row
@@ -23,10 +22,15 @@ def refs(expr: Expr) -> tuple[set[str], set[str]]:
     return set(known[0]), set(known[1])
 
 
-@functools.lru_cache(maxsize=None)
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The fields of each expression class met so far."""
+
+
 def _expr_fields(kind: type) -> tuple[str, ...]:
     """The fields of an expression class."""
-    return tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+    return _FIELDS[kind]
 
 
 def _walk(expr: Expr) -> tuple[frozenset[str], frozenset[str]]:

@@ -32,6 +32,11 @@ def context(rows: dict[str, int], column: str, prefix: str) -> XlContext:
                      name_of=lambda name: sizing_rules.INPUTS[name].format(p=prefix))
 
 
+def _rendered(rule, rows: dict[str, int], prefix: str):
+    """``formula(column, previous)`` of a rule in a layout column (no previous month here)."""
+    return lambda c, p: rule.formula(context(rows, c, prefix))
+
+
 def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tuple[int, dict, str]:
     """One option's candidate layouts below the main table: returns (next row, row of each key, last column)."""
     t = book.t
@@ -51,8 +56,8 @@ def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tupl
         r += 1
     labels = ",".join(f'"{book.term("bound", k)}"' for k in sizing_rules.BOUND_TERMS)
     columns = [col(2 + j) for j in range(len(vals))]
-    texts = {rule.key: row_texts(lambda c, p, rule=rule: rule.formula(context(rows, c, f"in_o{i}_")), columns, columns,
-                                 by_letters(rule.expr)) for rule in sizing_rules.RULES if rule.key != "bound"}
+    texts = {rule.key: row_texts(_rendered(rule, rows, f"in_o{i}_"), columns, columns, by_letters(rule.expr))
+             for rule in sizing_rules.RULES if rule.key != "bound"}
     bound = row_texts(lambda c, p: f"=CHOOSE({BOUND.expr.xl(context(rows, c, f'in_o{i}_'))},{labels})", columns,
                       columns, by_letters(BOUND.expr))
     for j, v in enumerate(vals):
