@@ -18,7 +18,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tco import __version__
-from tco.report import i18n
+from tco.report import i18n, workbook_cells, workbook_deps
 from tco.report.workbook_book import Book, make_formats
 from tco.report.workbook_cells import install
 
@@ -28,6 +28,14 @@ WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_t
 
 def write(res, doc: dict, path: Path) -> None:
     """Write the workbook for `res` (engine Results) and `doc` (its JSON document) to `path`."""
+    try:
+        _write(res, doc, path)
+    finally:  # the memos hold this run's expressions: let them go
+        workbook_cells.forget()
+        workbook_deps.forget()
+
+
+def _write(res, doc: dict, path: Path) -> None:
     import xlsxwriter
 
     from tco.report.workbook_calc import write_calc

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import re
-import weakref
 from typing import Callable
 
 SAFE_FUNCTIONS = frozenset({
@@ -112,15 +111,20 @@ def by_letters(expr) -> bool:
     the column, such as ``tco.upfront_rules.Renewals``, a cell n columns back, or one not listed here yet)."""
     from tco.expr.base import Expr
 
-    known = _BY_LETTERS.get(expr)
-    if known is not None:
-        return known
-    _BY_LETTERS[expr] = known = _all_letter_nodes(expr, Expr)
-    return known
+    hit = _BY_LETTERS.get(id(expr))
+    if hit is None:
+        hit = _BY_LETTERS[id(expr)] = (expr, _all_letter_nodes(expr, Expr))
+    return hit[1]
 
 
-_BY_LETTERS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""by_letters() of each expression already walked (expressions are frozen and compared by identity)."""
+_BY_LETTERS: dict[int, tuple[object, bool]] = {}
+"""by_letters() of each expression walked during one workbook (by identity, the expression kept alive so its id
+stays its own; emptied by ``forget`` when the workbook is written)."""
+
+
+def forget() -> None:
+    """Empty the memo of by_letters() (the workbook writer calls it when it is done)."""
+    _BY_LETTERS.clear()
 
 
 def _all_letter_nodes(expr, node: type) -> bool:

@@ -4,22 +4,27 @@ depend on (so the workbook writes a row that drives nothing as "n/a", and no inp
 from __future__ import annotations
 
 import dataclasses
-import weakref
 
 from tco.expr import Expr, In, Month, Pick, Prev, Row
 
 
-_REFS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-"""refs() of each expression already walked (expressions are frozen and compared by identity)."""
+_REFS: dict[int, tuple[Expr, tuple[frozenset[str], frozenset[str]]]] = {}
+"""refs() of each expression walked during one workbook (by identity, the expression kept alive so its id stays
+its own; emptied by ``forget`` when the workbook is written)."""
+
+
+def forget() -> None:
+    """Empty the memo of refs() (the workbook writer calls it when it is done)."""
+    _REFS.clear()
 
 
 def refs(expr: Expr) -> tuple[set[str], set[str]]:
     """(row keys, input names) an expression reads (``Fill``/``Ratchet``/``CountPositive`` read their own or a named
     row; ``Month`` reads ``t``)."""
-    known = _REFS.get(expr)
-    if known is None:
-        known = _REFS[expr] = _walk(expr)
-    return set(known[0]), set(known[1])
+    hit = _REFS.get(id(expr))
+    if hit is None:
+        hit = _REFS[id(expr)] = (expr, _walk(expr))
+    return set(hit[1][0]), set(hit[1][1])
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
