@@ -18,8 +18,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from tco import __version__
-from tco.report import i18n
+from tco.report import i18n, workbook_cells, workbook_deps
 from tco.report.workbook_book import Book, make_formats
+from tco.report.workbook_cells import install
 
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True, "in_memory": True}
@@ -27,6 +28,14 @@ WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_t
 
 def write(res, doc: dict, path: Path) -> None:
     """Write the workbook for `res` (engine Results) and `doc` (its JSON document) to `path`."""
+    try:
+        _write(res, doc, path)
+    finally:  # the memos hold this run's expressions: let them go
+        workbook_cells.forget()
+        workbook_deps.forget()
+
+
+def _write(res, doc: dict, path: Path) -> None:
     import xlsxwriter
 
     from tco.report.workbook_calc import write_calc
@@ -34,7 +43,8 @@ def write(res, doc: dict, path: Path) -> None:
     from tco.report.workbook_model import write_sizing, write_timeline
     from tco.report.workbook_finance import finance_formats, write_finance
     from tco.report.workbook_index import write_index
-    from tco.report.workbook_outputs import write_comparison, write_fx_risk, write_sensitivity
+    from tco.report.workbook_outputs import write_comparison, write_fx_risk
+    from tco.report.workbook_sensitivity import write_sensitivity
     from tco.report.workbook_plans import write_plans
     from tco.report.workbook_print import finish, unlock_inputs
     from tco.report.workbook_summary import summary_formats
@@ -51,7 +61,7 @@ def write(res, doc: dict, path: Path) -> None:
     for k in keys:
         name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
         book.sheets[k] = name
-        wb.add_worksheet(name)
+        install(wb.add_worksheet(name))  # plain formulas skip XlsxWriter's preparation (workbook_cells)
     wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
                        "comments": "Live model; Inputs sheet holds every input."})
     wb.set_calc_mode("auto")
@@ -80,7 +90,8 @@ def write(res, doc: dict, path: Path) -> None:
 
 def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
     """The sheets in order: Summary, Index, the model (inputs to calculation sheets), the outputs, Checks."""
-    keys = ["summary", "index", "inputs", "catalog", "sizing", "timeline"] + [f"calc{i}" for i in range(1, n_options + 1)]
+    keys = ["summary", "index", "inputs", "catalog", "sizing", "timeline"]
+    keys += [f"calc{i}" for i in range(1, n_options + 1)]
     keys += ["comparison", "finance"] + (["plans"] if plans else []) + ["fx"] + (["sensitivity"] if sensitivity else [])
     return keys + ["checks"]
 
@@ -88,7 +99,8 @@ def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
 
 
 def _checks(book: Book, res) -> None:
-    """The Checks sheet: integrity (the master check) and reconciliation with the engine (tco.report.workbook_checks)."""
+    """The Checks sheet: integrity (the master check) and reconciliation with the engine
+    (tco.report.workbook_checks)."""
     from tco.report.workbook_checks import write_checks
 
     write_checks(book, res)

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
+from tco.domain import CostLine, Currency
 from tco.report import i18n
+from tco.report.workbook_cells import plain, row_texts
 
 FIRST_COL = 4
 """Column index (0-based) of month 1 on every timeline sheet (column E)."""
@@ -95,7 +97,8 @@ def make_formats(wb) -> dict:
     for style, props in styles.items():
         for k, nf in NUMBER_FORMATS.items():
             out[f"{style}_{k}"] = wb.add_format({**props, "num_format": nf})
-    out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1, "border_color": "#BFBFBF"})
+    out["in_text"] = wb.add_format({"font_color": "#0000FF", "bg_color": "#FFF2CC", "border": 1,
+                                    "border_color": "#BFBFBF"})
     out["lbl_text"] = wb.add_format({"font_color": "#404040", "bg_color": "#F2F2F2", "italic": True})
     out["text"] = wb.add_format({})
     out["wrap"] = wb.add_format({"text_wrap": True, "valign": "top"})
@@ -112,11 +115,14 @@ def make_formats(wb) -> dict:
 
 
 def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values, fmt: str,
-              total: str | None = None, name: str | None = None, label_fmt: str = "text") -> int:
+              total: str | None = None, name: str | None = None, label_fmt: str = "text",
+              by_pattern: bool = True) -> int:
     """One timeline row: the same formula in every month column, each with the engine value cached.
 
     `formula(c, p)` returns the formula text for month column letter c with previous column p.
     total: 'sum' writes =SUM(row) in column C (cached = sum of values).
+    by_pattern: the text may be rendered once with placeholders for the column letters (workbook_cells.row_texts);
+    False for a rule that computes with its column (``workbook_cells.by_letters``).
     """
     ws.write_string(r, 0, key_label, book.fmt(label_fmt))
     if unit:
@@ -124,11 +130,13 @@ def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values
     values = np.asarray(values, dtype=float)
     cached = np.where(np.isfinite(values), values, 0.0).tolist()  # num() of each value, at once
     f = book.fmt(fmt)
-    cols = _month_cols(book.horizon)
-    texts = [formula(cols[m], cols[m - 1] if m else col(FIRST_COL - 1)) for m in range(book.horizon)]
-    put = formula_writer(ws, texts[0])
-    for m, text in enumerate(texts):
-        put(r, FIRST_COL + m, text, f, cached[m])
+    cols, prevs = _month_cols(book.horizon)
+    texts = row_texts(formula, cols, prevs, by_pattern)
+    if hasattr(ws, "write_plain_row") and plain(texts[0]) and plain(texts[-1]):
+        ws.write_plain_row(r, FIRST_COL, [x[1:] if x[:1] == "=" else x for x in texts], f, cached)
+    else:
+        for m, text in enumerate(texts):
+            ws.write_formula(r, FIRST_COL + m, text, f, cached[m])
     first, last = month_col(1), month_col(book.horizon)
     if total == "sum":
         ws.write_formula(r, 2, f"=SUM({first}{r + 1}:{last}{r + 1})", book.fmt(fmt.replace("calc", "bold")),
@@ -137,37 +145,10 @@ def write_row(ws, book: Book, r: int, key_label: str, unit: str, formula, values
 
 
 @functools.lru_cache(maxsize=8)
-def _month_cols(horizon: int) -> tuple[str, ...]:
-    """Column letters of months 1..horizon."""
-    return tuple(month_col(m) for m in range(1, horizon + 1))
-
-
-def formula_writer(ws, sample: str):
-    """A writer of formula cells ``put(row, col, text, fmt, cached)`` for a row of one pattern.
-
-    XlsxWriter prepares every formula it is given (about 30 regular-expression passes looking for Excel 365
-    functions to prefix with ``_xlfn.``), 15 k times for a workbook. The formulas of a row differ only in
-    their column letters, so the pattern is prepared once, on `sample`: when preparing leaves it unchanged,
-    the row's cells go straight into the sheet's cell table as XlsxWriter's own ``write_formula`` would
-    store them; otherwise (or with an XlsxWriter without that table) each cell takes the normal path.
-    """
-    from xlsxwriter import worksheet as xw
-
-    table = getattr(ws, "table", None)
-    cell = getattr(xw, "CellFormulaTuple", None)
-    dynamic = getattr(xw, "re_dynamic_function", None)
-    text = sample.removeprefix("=")
-    plain = (table is not None and cell is not None and dynamic is not None and not getattr(ws, "constant_memory", 0)
-             and not sample.startswith("{") and not dynamic.search(sample) and ws._prepare_formula(sample) == text)
-    if not plain or table is None or cell is None:
-        return ws.write_formula
-
-    def put(row: int, column: int, formula: str, cell_format, value) -> None:
-        if ws._check_dimensions(row, column):
-            raise ValueError(f"cell ({row}, {column}) is outside the worksheet")
-        table[row][column] = cell(formula.removeprefix("="), cell_format, value)
-
-    return put
+def _month_cols(horizon: int) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """Column letters of months 1..horizon, and of the column before each (the blank spacer for month 1)."""
+    cols = tuple(month_col(m) for m in range(1, horizon + 1))
+    return cols, (col(FIRST_COL - 1),) + cols[:-1]
 
 
 def row_range(sheet: str, r: int, horizon: int) -> str:
@@ -188,8 +169,8 @@ def reform_periods(res) -> list:
 def hybrid_brl_invoice(o) -> bool:
     """A hybrid option whose BRL invoice earns credits netted from its BRL lines (tco.costs.option_taxes)."""
     r = o.resolved
-    return (o.costs.currency["taxes"] == "USD" and r.brl_tax is not None and r.brl_tax.method == "local_inclusive"
-            and o.costs.brl_price_credits is not None)
+    return (o.costs.currency[CostLine.TAXES] == Currency.USD and r.brl_tax is not None
+            and r.brl_tax.method == "local_inclusive" and o.costs.brl_price_credits is not None)
 
 
 def merged(seqs) -> list[str]:

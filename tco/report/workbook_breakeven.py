@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.domain import CostLine, Currency
 from tco.costs import LINES
 from tco.report.workbook_book import Book, abs_cell, num, qs, row_range
 
@@ -66,7 +67,7 @@ def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
 def taxed_lines(o) -> list[str]:
     """Lines in the taxed amount: every line in the taxes line's currency (``costs.option_taxes``)."""
     cur = o.costs.currency
-    return [k for k in LINES if k != "taxes" and cur[k] == cur["taxes"]]
+    return [k for k in LINES if k != CostLine.TAXES and cur[k] == cur[CostLine.TAXES]]
 
 
 def taxed_part(o, lines: list[str]) -> np.ndarray:
@@ -107,7 +108,7 @@ def price_lines(o, kind: str) -> list[str]:
 
 
 def usd_lines(o) -> list[str]:
-    return [k for k in LINES if o.costs.currency[k] == "USD"]
+    return [k for k in LINES if o.costs.currency[k] == Currency.USD]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,10 +118,12 @@ def usd_lines(o) -> list[str]:
 COLS = ("be_usd_part", "be_brl_part", "be_cloud_part", "be_ded_part", "be_fx_k", "be_fx_rate", "be_cloud_m",
         "be_trial_cloud_tco", "be_trial_fx_tco", "be_fx_below", "be_fx_above", "be_cloud_below", "be_cloud_above")
 """Heads of columns E … Q (A option, B #, C kind, D TCO of a feasible option)."""
-SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up", "be_fx_up_rate", "be_cloud_down",
+SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up",
+           "be_fx_up_rate", "be_cloud_down",
            "be_cloud_up", "be_trial_cloud", "be_gap_cloud", "be_trial_fx", "be_gap_fx")
 """Cells of the summary under the table, column B, one a row, each with a defined name."""
-COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": "be_c_mult", "be_cloud_down": "be_c_mult",
+COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": "be_c_mult",
+            "be_cloud_down": "be_c_mult",
             "be_cloud_up": "be_c_mult", "be_gap_cloud": "be_c_gap", "be_gap_fx": "be_c_gap"}
 """Summary cells with a cell comment (i18n key of its text)."""
 
@@ -157,7 +160,8 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
         ws.write_string(rr, 0, o.name)  # scenario text
         ws.write_number(rr, 1, i, book.fmt("calc_int"))
         ws.write_string(rr, 2, book.term("kind", o.kind))
-        ws.write_formula(rr, 3, f"={cmp_}N{c0 + j}", book.fmt("fin_kbrl"), num(v["tco"][j]) if feas[j] else t("infeasible"))
+        ws.write_formula(rr, 3, f"={cmp_}N{c0 + j}", book.fmt("fin_kbrl"),
+                         num(v["tco"][j]) if feas[j] else t("infeasible"))
         rows = book.outputs[(i, "rows")]
         u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
         ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
@@ -167,12 +171,14 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
                              book.fmt("fin_kbrl"), num(v[kind][j]))
         skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={pos})"
         k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
-        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))', book.fmt("fin_mult"),
+        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
+                         book.fmt("fin_mult"),
                          _blank(v["k"][j]))
         ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
                          _blank(v["k"][j], res.scenario.fx.usdbrl))
         m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
-        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))', book.fmt("fin_mult"),
+        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
+                         book.fmt("fin_mult"),
                          _blank(v["m"][j]))
         ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
                          num(v["tco"][j]) if other else "")
@@ -253,8 +259,8 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
         "be_cloud_down": (f'=IF(COUNT({rng["P"]})=0,"",MAX({rng["P"]}))', _blank(b["cloud_down"]), "fin_mult"),
         "be_cloud_up": (f'=IF(COUNT({rng["Q"]})=0,"",MIN({rng["Q"]}))', _blank(b["cloud_up"]), "fin_mult"),
         "be_trial_cloud": (None, 1.0, "in_num"),
-        "be_gap_cloud": (f'=IF(COUNT({rng["L"]})=0,"",MIN({rng["L"]})-(INDEX({rng["D"]},{pos})+({cell["be_trial_cloud"]}-1)'
-                         f'*INDEX({rng["G"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
+        "be_gap_cloud": (f'=IF(COUNT({rng["L"]})=0,"",MIN({rng["L"]})-(INDEX({rng["D"]},{pos})'
+                         f'+({cell["be_trial_cloud"]}-1)*INDEX({rng["G"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
         "be_trial_fx": (None, 1.0, "in_num"),
         "be_gap_fx": (f'=IF(COUNT({rng["M"]})=0,"",MIN({rng["M"]})-(INDEX({rng["F"]},{pos})+{cell["be_trial_fx"]}'
                       f'*INDEX({rng["E"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),

@@ -10,149 +10,150 @@ total, cumulative and discounted cost; the option's constants in column C; TCO a
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from typing import Any
+
 import numpy as np
 
+from tco.domain import CostLine, Currency
 from tco.costs import LINES
 from tco.expr import Rule, Scalar, XlContext
 from tco.fleet_rules import NOT_APPLICABLE
 from tco.tax_rules import NOT_APPLICABLE as TAX_NA
+from tco.report.workbook_calc_rows import CONSTANTS, TAX_NA_RULE, block_of, consts_of, layout, shown, tax_shown
+from tco.report.workbook_cells import by_letters
 from tco.report.workbook_deps import dead, live
 from tco.report.workbook_levers import price_name
-from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, merged, month_col, num, qs, row_range, write_row
+from tco.report.workbook_book import FIRST_COL, Book, abs_cell, col, month_col, num, qs, row_range, write_row
 
-SHOWN: dict[str, tuple[str, str, str]] = {
-    # rule key → (label key, unit, number format); hourly rows, egress tiers and lines are shown alike
-    "trend": ("trend", "", "calc_num6"), "index": ("index", "", "calc_num6"),
-    "peak_replicas": ("peak_replicas", "", "calc_int"), "peak": ("wl_peak_servers", "", "calc_int"),
-    "train_hours": ("train_hours", "h", "calc_num"), "train_servers": ("train_servers", "", "calc_int"),
-    "need": ("need", "", "calc_int"), "fleet": ("fleet_servers", "", "calc_int"),
-    "unit": ("unit_cost", "", "calc_money"), "server_hours": ("server_hours", "h", "calc_int"),
-    "tr_hours": ("tr_hours", "h", "calc_num"), "train_paid": ("train_paid", "", "calc_int"),
-    "train_setup": ("train_setup", "R$", "calc_brl"), "inf_paid": ("inf_paid", "", "calc_int"),
-    "inf_hours": ("inf_hours", "h", "calc_num"), "inf_setup": ("inf_setup", "R$", "calc_brl"),
-    "stored": ("stored_gb", "GB", "calc_int"),
-    "commit": ("committed", "", "calc_int"), "burst_hours": ("burst_hours", "h", "calc_num"),
-    "new_inst": ("new_inst", "", "calc_int"), "upfronts": ("upfronts", "", "calc_int"),
-}
-CONSTANTS = {
-    # constant → (label key, unit, number format)
-    "cap": ("cap", "req/s", "calc_num4"), "rps_server": ("rps_server", "", "calc_num"),
-    "tr_servers": ("tr_servers", "", "calc_int"), "wall_hours": ("wall_hours", "h", "calc_num"),
-    "n_train_months": ("n_train_months", "", "calc_int"), "months_paid": ("months_paid", "", "calc_int"),
-    "first_use": ("first_use", "t", "calc_int"), "uplift": ("uplift", "", "calc_pct"),
-    "hourly_part": ("hourly_part", "US$/h", "calc_num4"),
-}
-SUMMED = {"train_hours", "server_hours"}
-"""Rows with a whole-horizon total in column C."""
+@dataclass
+class _Calc:
+    """One option's calculation sheet while it is written: where each row is, and how a rule's names resolve."""
 
+    book: Book
+    res: Any
+    i: int
+    o: Any
+    sheet: str
+    ws: Any
+    lay: dict
+    rows: dict[str, int] = field(default_factory=dict)
+    const_row: dict[str, int] = field(default_factory=dict)
 
-def _shown(rule: Rule, t, currency: str) -> tuple[str, str, str, str | None]:
-    """(label, unit, format, total) of one rule's row."""
-    key = rule.key
-    if key.startswith("srv_"):
-        return t("srv_hour", h=int(key[4:])), "", "calc_int", None
-    if key.startswith("eg_"):
-        return t("egress_in_tier", j=int(key[3:])), "GB", "calc_num", None
-    if key.startswith("l_"):
-        return t("line_" + key[2:]), currency, "calc_usd" if currency == "USD" else "calc_brl", "sum"
-    label, unit, fmt = SHOWN[key]
-    if fmt == "calc_money":
-        unit, fmt = currency, "calc_usd" if currency == "USD" else "calc_brl"
-    return t(label), unit, fmt, "sum" if key in SUMMED else None
+    def row_of(self, key: str):
+        if key in self.rows:
+            return self.rows[key] + 1
+        return (qs(self.book.sheets["timeline"]), self.book.rows[key] + 1)
+
+    def name_of(self, name: str) -> str:
+        if name.startswith("o."):
+            return price_name(name[2:], f"in_o{self.i}_" + name[2:], self.o.resolved)
+        if name.startswith("c."):
+            return f"$C${self.const_row[name[2:]] + 1}"
+        return "tl_h" if name == "horizon" else f"in_{name}"
+
+    def ctx(self, c: str, p: str) -> XlContext:
+        return XlContext(col=c, prev=p, row_of=self.row_of, name_of=self.name_of,
+                         row_range=lambda key: row_range(self.sheet, self.rows[key], self.book.horizon))
+
+    def put(self, key: str, label: str, unit: str, formula, vals, fmt: str, total: str | None = None,
+            rule: Rule | None = None) -> None:
+        write_row(self.ws, self.book, self.rows[key], label, unit, formula, vals, fmt, total,
+                  by_pattern=rule is None or by_letters(rule.expr))
+
+    def put_rule(self, key: str, x: Rule, label: str, unit: str, vals, fmt: str, total: str | None) -> None:
+        """A row holding rule `x` (its text rendered in each month's context)."""
+        self.put(key, label, unit, lambda c, p: x.formula(self.ctx(c, p)), vals, fmt, total, x)
+
+    def link(self, key: str):
+        """A row linked to the Timeline's row `key`."""
+        tl = qs(self.book.sheets["timeline"])
+        return lambda c, p: f"={tl}{c}{self.book.rows[key] + 1}"
 
 
 def write_calc(book: Book, res, i: int, o) -> None:
+    """Option `i`'s calculation sheet: the rules above, the tax block, the lines, their BRL sums, TCO and NPV."""
     sheet = book.sheets[f"calc{i}"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    h = book.horizon
-    tl = qs(book.sheets["timeline"])
-    oc = o.costs
-    values = oc.rows
-    rules = oc.rules
-    prefix = f"in_o{i}_"
+    s = _Calc(book, res, i, o, sheet, book.wb.get_worksheet_by_name(sheet), layout(book, res))
+    _frame(s)
+    _place_top(s)
+    _body(s)
+    _tax_block_and_lines(s)
+    _brl_and_totals(s)
+    _results(s)
+    _constants(s)
 
+
+def _frame(s: _Calc) -> None:
+    ws, t, h = s.ws, s.book.t, s.book.horizon
     ws.set_column(0, 0, 44)
     ws.set_column(1, 1, 10)
     ws.set_column(2, 2, 18)
     ws.set_column(3, 3, 2)
     ws.set_column(FIRST_COL, FIRST_COL + h - 1, 14)
-    ws.write_string(0, 0, t("sh_calc", i=i), book.fmt("title"))
-    ws.write_string(0, 2, o.name, book.fmt("bold_gen"))  # scenario text: a string, never a formula
+    ws.write_string(0, 0, t("sh_calc", i=s.i), s.book.fmt("title"))
+    ws.write_string(0, 2, s.o.name, s.book.fmt("bold_gen"))  # scenario text: a string, never a formula
     ws.freeze_panes(3, FIRST_COL)
 
-    # layout: the rows before the tax block are placed first; the block and the lines after it in order
-    rows: dict[str, int] = {}
-    links = ("days", "hours", "fx", "df")
-    scalars = [r for r in rules if isinstance(r, Scalar)]
-    lay = _layout(book, res)  # the same rows on every option's sheet: a row an option lacks is "n/a"
-    constants = lay["consts"]
-    own_consts = set(_consts_of(o))
-    const_row = {k: 4 + j for j, k in enumerate(constants)}
+
+def _place_top(s: _Calc) -> None:
+    """Rows of the constants, the links and the rules before the tax block (the same on every option's sheet: a
+    row an option lacks is "n/a")."""
+    constants = s.lay["consts"]
+    s.const_row.update({k: 4 + j for j, k in enumerate(constants)})
     r = 4 + len(constants) + 1
-    rows["t"] = 2
-    rows["date"] = 1
-    for key in links:
-        rows[key] = r
+    s.rows["t"] = 2
+    s.rows["date"] = 1
+    for key in LINKS:
+        s.rows[key] = r
         r += 1
-    own_body = {x.key: x for x in rules if isinstance(x, Rule) and not x.key.startswith("l_")}
-    for key in lay["body"]:
-        rows[key] = r
+    for key in s.lay["body"]:
+        s.rows[key] = r
         r += 1
-    timeline_rows = book.rows
 
-    def row_of(key: str):
-        if key in rows:
-            return rows[key] + 1
-        return (tl, timeline_rows[key] + 1)
 
-    def name_of(name: str) -> str:
-        if name.startswith("o."):
-            return price_name(name[2:], prefix + name[2:], o.resolved)
-        if name.startswith("c."):
-            return f"$C${const_row[name[2:]] + 1}"
-        return "tl_h" if name == "horizon" else f"in_{name}"
+LINKS = ("days", "hours", "fx", "df")
+"""Rows linked to the Timeline under the constants."""
 
-    def ctx(c: str, p: str) -> XlContext:
-        return XlContext(col=c, prev=p, row_of=row_of, name_of=name_of,
-                         row_range=lambda key: row_range(sheet, rows[key], h))
 
-    def put(key: str, label: str, unit: str, formula, vals, fmt: str, total: str | None = None) -> None:
-        write_row(ws, book, rows[key], label, unit, formula, vals, fmt, total)
-
-    def link(key: str):
-        return lambda c, p: f"={tl}{c}{timeline_rows[key] + 1}"
-
-    write_row(ws, book, 1, t("month"), "", link("date"), [_date(m) for m in res.months], "bold_date")
-    write_row(ws, book, 2, t("t"), "", link("t"), np.arange(1, h + 1, dtype=float), "calc_int")
+def _body(s: _Calc) -> None:
+    """The calendar links, then every rule before the tax block."""
+    book, ws, t, o, res = s.book, s.ws, s.book.t, s.o, s.res
+    values = o.costs.rows
+    write_row(ws, book, 1, t("month"), "", s.link("date"), [_date(m) for m in res.months], "bold_date")
+    write_row(ws, book, 2, t("t"), "", s.link("t"), np.arange(1, book.horizon + 1, dtype=float), "calc_int")
     ws.write_string(3, 0, t("consts"), book.fmt("h2"))
-    ws.write_string(rows["days"] - 1, 0, t("col_fleet"), book.fmt("h2"))
+    ws.write_string(s.rows["days"] - 1, 0, t("col_fleet"), book.fmt("h2"))
     for key, label, unit, fmt in (("days", "days", "d", "calc_int"), ("hours", "hours_month", "h", "calc_int"),
                                   ("fx", "fx", "BRL/USD", "calc_num4"), ("df", "df", "", "calc_num6")):
-        put(key, t(label), unit, link(key), res.timeline[key] if key in res.timeline else values[key], fmt)
-    _, used_inputs = live(oc)
-    for key in lay["body"]:
-        x = own_body.get(key) or lay["ref"][key]
-        label, unit, fmt, total = _shown(x, t, o.resolved.inference.currency)
-        if key not in own_body or dead(x, used_inputs):  # e.g. the cloud price trend of a dedicated option: shown, not applicable
-            _na_row(ws, book, rows[x.key], label, fmt)
+        s.put(key, t(label), unit, s.link(key), res.timeline[key] if key in res.timeline else values[key], fmt)
+    own_body = {x.key: x for x in o.costs.rules if isinstance(x, Rule) and not x.key.startswith("l_")}
+    _, used_inputs = live(o.costs)
+    for key in s.lay["body"]:
+        x = own_body.get(key) or s.lay["ref"][key]
+        label, unit, fmt, total = shown(x, t, o.resolved.inference.currency)
+        # e.g. the cloud price trend of a dedicated option: shown, not applicable
+        if key not in own_body or dead(x, used_inputs):
+            _na_row(ws, book, s.rows[x.key], label, fmt)
             continue
-        put(x.key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), values[x.key], fmt, total)
+        s.put_rule(x.key, x, label, unit, values[x.key], fmt, total)
 
-    # the taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency
-    cur = oc.currency
-    r_opt = o.resolved
+
+def _tax_block_and_lines(s: _Calc) -> None:
+    """The taxes, tax by tax and month by month (tco.tax_rules), then the six lines in the offer's currency."""
+    book, ws, t, o = s.book, s.ws, s.book.t, s.o
+    oc, cur, r_opt, rows = o.costs, o.costs.currency, o.resolved, s.rows
     t_lines = {x.key: x for x in oc.tax_rules if x.key.startswith("l_")}
-    fleet_lines = {x.key: x for x in rules if isinstance(x, Rule) and x.key.startswith("l_")}
-    gross = [k for k in LINES if "l_" + k in t_lines and k != "taxes"]  # lines whose taxes move to the block
-    r = rows[lay["body"][-1]] + 2
+    fleet_lines = {x.key: x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_")}
+    gross = [k for k in LINES if "l_" + k in t_lines and k != CostLine.TAXES]  # lines whose taxes move to the block
+    r = rows[s.lay["body"][-1]] + 2
     ws.write_string(r, 0, t("sec_taxes"), book.fmt("h2"))
-    prof = r_opt.brl_tax if cur["taxes"] == "BRL" else r_opt.tax
+    prof = r_opt.brl_tax if cur[CostLine.TAXES] == Currency.BRL else r_opt.tax
     ws.write_string(r, 2, f"{book.term('taxm', prof.method)} · {prof.profile_id} · {r_opt.regime or '—'}",
                     book.fmt("small"))
     r += 1
-    own_block = dict(_block_of(o))
-    block = [(key, own_block.get(key, TAX_NA_RULE)) for key in lay["block"]]
+    own_block = dict(block_of(o))
+    block = [(key, own_block.get(key, TAX_NA_RULE)) for key in s.lay["block"]]
     for key, _ in block:
         rows[key] = r
         r += 1
@@ -160,24 +161,27 @@ def write_calc(book: Book, res, i: int, o) -> None:
     ws.write_string(r, 0, t("sec_lines"), book.fmt("h2"))
     for j, k in enumerate(LINES):
         rows["l_" + k] = r + 1 + j
-    tax_values = oc.tax_rows
     for key, x in block:
-        label, unit, fmt = _tax_shown(key, t, book, cur)
+        label, unit, fmt = tax_shown(key, t, book, cur)
         if x.expr is NOT_APPLICABLE or x.expr is TAX_NA:
             _na_row(ws, book, rows[key], label, fmt)
         else:
-            vals = values["l_" + key[2:]] if key.startswith("g_") else tax_values[key]
-            put(key, label, unit, lambda c, p, x=x: x.formula(ctx(c, p)), vals, fmt,
-                "sum" if fmt in ("calc_usd", "calc_brl") else None)
+            vals = oc.rows["l_" + key[2:]] if key.startswith("g_") else oc.tax_rows[key]
+            s.put_rule(key, x, label, unit, vals, fmt, "sum" if fmt in ("calc_usd", "calc_brl") else None)
     lf = {k[2:]: x for k, x in fleet_lines.items() if x.expr is not NOT_APPLICABLE and k[2:] not in gross}
     lf |= {k[2:]: x for k, x in t_lines.items() if x.expr is not TAX_NA}
     for k in LINES:
         label = t("line_" + k)
-        fmt = "calc_usd" if cur[k] == "USD" else "calc_brl"
+        fmt = "calc_usd" if cur[k] == Currency.USD else "calc_brl"
         if k not in lf:  # a line this option does not have: zeros, as values
             _na_row(ws, book, rows["l_" + k], label, fmt)
         else:
-            put("l_" + k, label, cur[k], lambda c, p, x=lf[k]: x.formula(ctx(c, p)), oc.lines[k], fmt, "sum")
+            s.put_rule("l_" + k, lf[k], label, cur[k], oc.lines[k], fmt, "sum")
+
+
+def _brl_and_totals(s: _Calc) -> None:
+    """Each line in BRL, the monthly total, its running sum and its discounted value."""
+    t, o, rows = s.book.t, s.o, s.rows
     r = rows["l_" + LINES[-1]] + 2
     for k in LINES:
         rows["b_" + k] = r
@@ -185,26 +189,30 @@ def write_calc(book: Book, res, i: int, o) -> None:
     for k in ("total", "cum", "disc"):
         rows[k] = r
         r += 1
-    ws.write_string(rows["b_" + LINES[0]] - 1, 0, t("sec_brl"), book.fmt("h2"))
+    s.ws.write_string(rows["b_" + LINES[0]] - 1, 0, t("sec_brl"), s.book.fmt("h2"))
     for k in LINES:
-        fx = "*" + ("{c}" + str(rows["fx"] + 1)) if oc.currency[k] == "USD" else ""
-        put("b_" + k, t("line_" + k) + " (R$)", "BRL",
-            lambda c, p, k=k, fx=fx: f"={c}{rows['l_' + k] + 1}" + fx.replace("{c}", c), o.lines_brl[k], "calc_brl",
-            "sum")
-    put("total", t("total_brl"), "BRL", lambda c, p: "=" + "+".join(f"{c}{rows['b_' + k] + 1}" for k in LINES),
-        o.total_brl, "bold_brl", "sum")
-    put("cum", t("cumulative"), "BRL", lambda c, p: f"={p}{rows['cum'] + 1}+{c}{rows['total'] + 1}",
-        np.cumsum(o.total_brl), "calc_brl")
-    put("disc", t("discounted"), "BRL", lambda c, p: f"={c}{rows['total'] + 1}*{c}{rows['df'] + 1}",
-        o.total_brl * res.timeline["df"], "calc_brl", "sum")
+        fx = "*" + ("{c}" + str(rows["fx"] + 1)) if o.costs.currency[k] == Currency.USD else ""
+        s.put("b_" + k, t("line_" + k) + " (R$)", "BRL",
+              lambda c, p, k=k, fx=fx: f"={c}{rows['l_' + k] + 1}" + fx.replace("{c}", c), o.lines_brl[k],
+              "calc_brl", "sum")
+    s.put("total", t("total_brl"), "BRL", lambda c, p: "=" + "+".join(f"{c}{rows['b_' + k] + 1}" for k in LINES),
+          o.total_brl, "bold_brl", "sum")
+    s.put("cum", t("cumulative"), "BRL", lambda c, p: f"={p}{rows['cum'] + 1}+{c}{rows['total'] + 1}",
+          np.cumsum(o.total_brl), "calc_brl")
+    s.put("disc", t("discounted"), "BRL", lambda c, p: f"={c}{rows['total'] + 1}*{c}{rows['df'] + 1}",
+          o.total_brl * s.res.timeline["df"], "calc_brl", "sum")
 
+
+def _results(s: _Calc) -> None:
+    """TCO and NPV under the rows, and where the other sheets find this option's results (``book.outputs``)."""
+    book, ws, t, o, i, sheet, rows, h = s.book, s.ws, s.book.t, s.o, s.i, s.sheet, s.rows, s.book.horizon
     r = rows["disc"] + 2
     tot = row_range(sheet, rows["total"], h)
     ws.write_string(r, 0, t("col_tco"), book.fmt("bold_gen"))
     ws.write_formula(r, 2, f"=SUM({tot})", book.fmt("bold_brl"), num(o.tco.deterministic))
     book.outputs[(i, "tco")] = abs_cell(sheet, r, 2)
     ws.write_string(r + 1, 0, t("col_npv"), book.fmt("bold_gen"))
-    ws.write_formula(r + 1, 2, f"=SUMPRODUCT({tot},{row_range(book.sheets['timeline'], timeline_rows['df'], h)})",
+    ws.write_formula(r + 1, 2, f"=SUMPRODUCT({tot},{row_range(book.sheets['timeline'], book.rows['df'], h)})",
                      book.fmt("bold_brl"), num(o.npv.deterministic))
     book.outputs[(i, "npv")] = abs_cell(sheet, r + 1, 2)
     for key in ("total", "cum"):
@@ -214,15 +222,20 @@ def write_calc(book: Book, res, i: int, o) -> None:
     book.outputs[(i, "lines")] = (f"{qs(sheet)}${month_col(1)}${rows['l_' + LINES[0]] + 1}:"
                                   f"${month_col(h)}${rows['l_' + LINES[-1]] + 1}")
     book.outputs[(i, "rows")] = rows
-    book.outputs[(i, "const")] = const_row
+    book.outputs[(i, "const")] = s.const_row
     book.name(f"out_o{i}_tco", book.outputs[(i, "tco")])
     book.name(f"out_o{i}_npv", book.outputs[(i, "npv")])
     book.name(f"out_o{i}_total", tot)
 
-    # constants (column C): the sizing links, the option's scalars, the tax uplift
-    for key in constants:
+
+def _constants(s: _Calc) -> None:
+    """Constants (column C): the sizing links, the option's scalars, the tax uplift."""
+    book, ws, t, oc, h = s.book, s.ws, s.book.t, s.o.costs, s.book.horizon
+    scalars = [x for x in oc.rules if isinstance(x, Scalar)]
+    own_consts = set(consts_of(s.o))
+    for key in s.lay["consts"]:
         label, unit, fmt = CONSTANTS[key]
-        rr = const_row[key]
+        rr = s.const_row[key]
         ws.write_string(rr, 0, t(label))
         if key not in own_consts:
             ws.write_string(rr, 1, t("na"), book.fmt("small"))
@@ -230,65 +243,13 @@ def write_calc(book: Book, res, i: int, o) -> None:
         ws.write_string(rr, 1, unit, book.fmt("small"))
         scalar = next((x for x in scalars if x.key == key), None)
         if scalar is not None:
-            text, value = scalar.formula(ctx(month_col(1), col(FIRST_COL - 1))), values[key][0]
+            text, value = scalar.formula(s.ctx(month_col(1), col(FIRST_COL - 1))), oc.rows[key][0]
         elif key == "uplift":
-            base_sum, tax_sum = (row_range(sheet, rows[k], h) for k in ("tax_base", "l_taxes"))
+            base_sum, tax_sum = (row_range(s.sheet, s.rows[k], h) for k in ("tax_base", "l_taxes"))
             text, value = f"=IF(SUM({base_sum})>0,SUM({tax_sum})/SUM({base_sum}),0)", oc.tax_uplift
         else:
-            text, value = "=" + book.sizing[(i, key)], oc.inputs[f"c.{key}"]
+            text, value = "=" + book.sizing[(s.i, key)], oc.inputs[f"c.{key}"]
         ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))
-
-
-TAX_NA_RULE = Rule("", TAX_NA, "", "does not apply")
-
-
-def _consts_of(o) -> list[str]:
-    """An option's constants (column C): sizing links, the scalars of its rules, the tax uplift."""
-    oc = o.costs
-    out = [k for k in ("cap", "rps_server", "tr_servers", "wall_hours") if f"c.{k}" in oc.inputs]
-    return out + [r.key for r in oc.rules if isinstance(r, Scalar)] + ["uplift"]
-
-
-def _block_of(o) -> list[tuple[str, Rule]]:
-    """The rows of an option's tax block: its gross price lines (the fleet rules' lines), then its tax rules."""
-    oc = o.costs
-    t_lines = {x.key for x in oc.tax_rules if x.key.startswith("l_")}
-    fleet = [x for x in oc.rules if isinstance(x, Rule) and x.key.startswith("l_") and x.key in t_lines
-             and x.key != "l_taxes"]
-    return [("g_" + x.key[2:], x) for x in fleet] + [(x.key, x) for x in oc.tax_rules if not x.key.startswith("l_")]
-
-
-def _layout(book: Book, res) -> dict:
-    """Rows shared by every option's sheet: constants, rules, tax block (each the union over the options, in
-    order), and a rule of each key for its label."""
-    if "calc_layout" not in book.outputs:
-        bodies = [[x.key for x in o.costs.rules if isinstance(x, Rule) and not x.key.startswith("l_")]
-                  for o in res.options]
-        ref = {x.key: x for o in reversed(res.options) for x in o.costs.rules if isinstance(x, Rule)}
-        book.outputs["calc_layout"] = {"consts": merged([_consts_of(o) for o in res.options]), "body": merged(bodies),
-                                       "block": merged([[k for k, _ in _block_of(o)] for o in res.options]),
-                                       "ref": ref}
-    return book.outputs["calc_layout"]
-
-
-def _tax_shown(key: str, t, book: Book, cur: dict) -> tuple[str, str, str]:
-    """(label, unit, format) of a row of the tax block."""
-    money = "calc_usd" if cur["taxes"] == "USD" else "calc_brl"
-    if key.startswith("g_"):
-        k = key[2:]
-        return t("line_" + k) + " — " + t("gross_of_taxes"), cur[k], "calc_usd" if cur[k] == "USD" else "calc_brl"
-    if key.startswith(("rate_", "brate_")):
-        tax = key.split("_", 1)[1]
-        label = t("rate_of", tax=book.term("col", tax + "_rate"))
-        return (label + " — " + t("brl_invoice") if key.startswith("b") else label), "", "calc_pct"
-    if key.startswith("tx_"):
-        k = key[3:]
-        return (t("credits") if k == "credits" else book.term("col", k + "_rate")), cur["taxes"], money
-    if key == "gross_up":
-        return t("tax_gross_up"), "", "calc_num6"
-    if key in ("tax_inside", "brl_credit_share"):
-        return t(key), "", "calc_pct"
-    return t(key), cur["taxes"], money  # tax_base
 
 
 def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:
@@ -299,7 +260,8 @@ def _na_row(ws, book: Book, r: int, label: str, fmt: str) -> None:
     for m in range(h):
         ws.write_number(r, FIRST_COL + m, 0.0, book.fmt(fmt))
     if fmt in ("calc_usd", "calc_brl"):
-        ws.write_formula(r, 2, f"=SUM({month_col(1)}{r + 1}:{month_col(h)}{r + 1})", book.fmt(fmt.replace("calc", "bold")),
+        ws.write_formula(r, 2, f"=SUM({month_col(1)}{r + 1}:{month_col(h)}{r + 1})",
+                         book.fmt(fmt.replace("calc", "bold")),
                          0.0)
 
 

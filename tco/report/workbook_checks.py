@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from tco.domain import CostLine, Currency
 from tco import __version__
 from tco.costs import LINES
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range
@@ -46,8 +47,8 @@ def _integrity(book: Book, res, i: int, o) -> list[tuple[str, str, float, str, s
     diff = float(sum(o.lines_brl[k].sum() for k in LINES) - o.total_brl.sum())
     out = [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",
             abs(diff) < TOL_BRL.value)]
-    prices = ",".join(rng("l_" + k) for k in LINES if k != "taxes")
-    low = min(float(o.total_brl.min()), min(float(oc.lines[k].min()) for k in LINES if k != "taxes"))
+    prices = ",".join(rng("l_" + k) for k in LINES if k != CostLine.TAXES)
+    low = min(float(o.total_brl.min()), min(float(oc.lines[k].min()) for k in LINES if k != CostLine.TAXES))
     out.append(("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value))
     # capacity: the replicas at the peak hour serve the peak load
     const = book.outputs[(i, "const")]
@@ -70,8 +71,8 @@ def _integrity(book: Book, res, i: int, o) -> list[tuple[str, str, float, str, s
     bal = f"=SUM({','.join(rng('tx_' + k) for k in taxes)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
     gap = float(sum(tv["tx_" + k].sum() for k in taxes if "tx_" + k in tv) - tv["tx_credits"].sum()
                 - oc.lines["taxes"].sum())
-    gross = [k for k in LINES if "g_" + k in rows and "l_" + k in tv and k != "taxes"]
-    if gross and oc.currency["taxes"] == "BRL":
+    gross = [k for k in LINES if "g_" + k in rows and "l_" + k in tv and k != CostLine.TAXES]
+    if gross and oc.currency[CostLine.TAXES] == Currency.BRL:
         moved = ",".join(rng("tx_" + k) for k in ("pis_cofins", "cbs", "ibs"))
         bal += "+ABS(" + "+".join(f"SUM({rng('g_' + k)})-SUM({rng('l_' + k)})" for k in gross) + f"-SUM({moved}))"
         gap += abs(float(sum(v["l_" + k].sum() - tv["l_" + k].sum() for k in gross)

@@ -8,9 +8,37 @@ import dataclasses
 from tco.expr import Expr, In, Month, Pick, Prev, Row
 
 
+_REFS: dict[int, tuple[Expr, tuple[frozenset[str], frozenset[str]]]] = {}
+"""refs() of each expression walked during one workbook (by identity, the expression kept alive so its id stays
+its own; emptied by ``forget`` when the workbook is written)."""
+
+
+def forget() -> None:
+    """Empty the memo of refs() (the workbook writer calls it when it is done)."""
+    _REFS.clear()
+
+
 def refs(expr: Expr) -> tuple[set[str], set[str]]:
     """(row keys, input names) an expression reads (``Fill``/``Ratchet``/``CountPositive`` read their own or a named
     row; ``Month`` reads ``t``)."""
+    hit = _REFS.get(id(expr))
+    if hit is None:
+        hit = _REFS[id(expr)] = (expr, _walk(expr))
+    return set(hit[1][0]), set(hit[1][1])
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+"""The fields of each expression class met so far."""
+
+
+def _expr_fields(kind: type) -> tuple[str, ...]:
+    """The fields of an expression class."""
+    if kind not in _FIELDS:
+        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
+    return _FIELDS[kind]
+
+
+def _walk(expr: Expr) -> tuple[frozenset[str], frozenset[str]]:
     rows: set[str] = set()
     names: set[str] = set()
     stack = [expr]
@@ -22,16 +50,15 @@ def refs(expr: Expr) -> tuple[set[str], set[str]]:
             rows.add(e.key)
         elif isinstance(e, Month):
             rows.add("t")
-        elif hasattr(e, "key") and isinstance(getattr(e, "key"), str) and not isinstance(e, (Row, Prev)):
-            rows.add(e.key)
-        fields: list[str] = [f.name for f in dataclasses.fields(e)] if dataclasses.is_dataclass(e) else []
-        for name in fields:
+        elif isinstance(getattr(e, "key", None), str):
+            rows.add(e.key)  # type: ignore[attr-defined]
+        for name in _expr_fields(type(e)):
             v = getattr(e, name)
             if isinstance(v, Expr):
                 stack.append(v)
             elif isinstance(v, tuple):
                 stack += [x for x in v if isinstance(x, Expr)]
-    return rows, names
+    return frozenset(rows), frozenset(names)
 
 
 def used(rules, roots: set[str]) -> tuple[set[str], set[str]]:

@@ -5,98 +5,23 @@ cash out by contract year and by calendar year (every option), each option's lin
 committed amounts (payments inside a minimum term or commitment), unit costs (R$ per active user per
 month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``workbook_breakeven``).
 Every formula caches the number the engine's arrays give for the same arithmetic (``yearly``,
-``unit_costs`` … below), so a viewer that does not recalculate shows the truth.
+``per_unit`` … in ``workbook_years``), so a viewer that does not recalculate shows the truth.
 
 Cash flows are at month end (README conventions), so the cost booked in a month is the cash paid in it.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tco.costs import LINES
-from tco.domain import commitment_term_months
+from tco.domain import Role
 from tco.report.workbook_book import Book, abs_cell, col, num, row_range
+from tco.report.workbook_years import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
+                                      hour_keys, per_unit, yearly)
 
 KBRL = '#,##0,;-#,##0,;"–"'
 """R$ thousands without decimals (the unit, "R$ mil", is written beside the table)."""
-
-
-# ---------------------------------------------------------------------------------------------
-# the arithmetic, on the engine's arrays (cached values; tests work cases by hand against these)
-
-
-def contract_years(horizon: int) -> int:
-    """Contract years of a horizon [months]: ⌈H / 12⌉."""
-    return -(-horizon // 12)
-
-
-def calendar_years(months: list[str]) -> list[int]:
-    """The calendar years the months ('2027-01' …) fall in, in order."""
-    return sorted({int(m[:4]) for m in months})
-
-
-def yearly(amounts, months: list[str]) -> tuple[list[float], list[float]]:
-    """(by contract year, by calendar year) sums of a monthly series [BRL]: contract year y holds months
-    12(y − 1) + 1 … 12y; calendar year Y the months dated Y."""
-    a = np.asarray(amounts, dtype=float)
-    by_contract = [float(a[12 * y:12 * (y + 1)].sum()) for y in range(contract_years(len(a)))]
-    years = np.array([int(m[:4]) for m in months])
-    return by_contract, [float(a[years == y].sum()) for y in calendar_years(months)]
-
-
-def per_unit(total: float, quantity: float, scale: float = 1.0) -> float:
-    """total ÷ (quantity / scale), 0 when there is no quantity (R$ per user-month, per GPU-hour, per 1e6 tokens)."""
-    return total / (quantity / scale) if quantity > 0 else 0.0
-
-
-def gpu_hours(o) -> float:
-    """GPU-hours paid over the horizon: each fleet's server-hours × its GPUs per server."""
-    rows, r = o.costs.rows, o.resolved
-    keys = hour_keys(o)
-    return float(sum(np.sum(rows[k]) * (r.training.gpus_per_server if k == "tr_hours" else r.inference.gpus_per_server)
-                     for k in keys))
-
-
-def hour_keys(o) -> list[str]:
-    """Rows of server-hours paid: training and serving fleets apart, else one fleet (server_hours)."""
-    rows = o.costs.rows
-    keys = [k for k in ("tr_hours", "inf_hours") if k in rows]
-    return keys or ["server_hours"]
-
-
-def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, Any, list[str], int, int]]:
-    """(role, fleet, compute lines, term [months], first month) of each fleet with a minimum term or a committed
-    price. A shared fleet is one contract: its training and serving lines, from the first month either starts."""
-    out = []
-    r = o.resolved
-
-    def term_of(fleet, role: str) -> int:
-        term = max(fleet.min_term_months, commitment_term_months(fleet.pricing) or 0)
-        return max(term, r.commit_term_months) if role == "inference" and r.commit_term_months else term
-
-    if r.fleet == "shared" and r.training is not None:
-        term = max(term_of(r.training, "training"), term_of(r.inference, "inference"))
-        if term > 0:
-            out.append(("shared", r.inference, ["training_compute", "inference_compute"], term,
-                        min(training_start, inference_start)))
-        return out
-    for role, fleet, line, start in (("training", r.training, "training_compute", training_start),
-                                     ("inference", r.inference, "inference_compute", inference_start)):
-        if fleet is not None and term_of(fleet, role) > 0:
-            out.append((role, fleet, [line], term_of(fleet, role), start))
-    return out
-
-
-def committed_amount(o, lines: list[str], start: int, term: int) -> float:
-    """Payments of `lines` (with the taxes on them) in months start … start + term − 1 [BRL]."""
-    from tco.report.workbook_breakeven import taxed_part
-
-    part = taxed_part(o, lines)
-    t = np.arange(1, len(part) + 1)
-    return float(part[(t >= start) & (t < start + term)].sum())
 
 
 # ---------------------------------------------------------------------------------------------
@@ -116,9 +41,11 @@ def finance_formats(book: Book) -> None:
         "fin_rate": wb.add_format({**link, "num_format": "0.0000"}),
         "fin_pct": wb.add_format({**link, "num_format": "0.0%"}),
         "fin_text": wb.add_format(link),
-        "fin_year": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": '"' + book.t("fin_year")
+        "fin_year": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1,
+                                   "num_format": '"' + book.t("fin_year")
                                    .replace('"', "") + ' "0', "align": "right"}),
-        "fin_cal": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "0", "align": "right"}),
+        "fin_cal": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "0",
+                                  "align": "right"}),
         "link": wb.add_format(link),
     })
 
@@ -180,7 +107,8 @@ def _year_cells(s: _Sheet, r: int, c0: int, hr: int, ny: int, nc: int, row: str,
         ws.write_formula(r, c0 + y, f"=SUMIF({yr},{col(c0 + y)}${hr + 1}-1,{row})", book.fmt(fmt), num(by_c[y]))
     c1 = c0 + ny
     for j in range(nc):
-        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt), num(by_cal[j]))
+        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt),
+                         num(by_cal[j]))
     ws.write_formula(r, c1 + nc, f"=SUM({row})", book.fmt(fmt), num(float(np.sum(values))))
 
 
@@ -261,7 +189,8 @@ def _committed(s: _Sheet, r: int) -> int:
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
             part = taxed_part_formula(book, i, o, lines)
             v = committed_amount(o, lines, start, term)
-            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})", book.fmt("fin_kbrl"),
+            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})",
+                             book.fmt("fin_kbrl"),
                              num(v))
             ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
                              num(v / o.tco.deterministic) if o.tco.deterministic > 0 else 0.0)
@@ -277,7 +206,7 @@ def _committed(s: _Sheet, r: int) -> int:
 def _start(res, role: str) -> int:
     """First month (1-based) of a role: the scenario's training or inference start."""
     s = res.scenario
-    return int(s.training.start_month if role == "training" else s.inference.start_month)
+    return int(s.training.start_month if role == Role.TRAINING else s.inference.start_month)
 
 
 def _unit_costs(s: _Sheet, r: int) -> int:

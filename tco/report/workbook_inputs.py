@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from tco.domain import FxModel
 from tco import demand
 from tco.timeline import fx_lists
 from tco.report.workbook_book import Book, abs_cell, reform_periods
@@ -93,13 +94,13 @@ def write_inputs(book: Book, res) -> None:
     if base == "forward":
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
-    if fx.model == "gbm" and fx.drift is not None:
+    if fx.model == FxModel.GBM and fx.drift is not None:
         w.add("in_fx_drift", t("fx_drift"), fx.drift, t("u_per_year"), "in_num6")
     if fx.model in ("gbm", "bootstrap"):
         info = res.fx_info
         mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
               (t("seed"), info.get("seed"), "eng_gen")]
-        if fx.model == "bootstrap":
+        if fx.model == FxModel.BOOTSTRAP:
             mc.append((t("block_months"), fx.block_months, "eng_int"))
         for lab, v, fmt in mc:
             if v is not None:

@@ -10,6 +10,7 @@ case. Where they act: ``lv_users`` multiplies the Timeline's users row, ``lv_fx`
 
 from __future__ import annotations
 
+from tco.domain import FleetKind, Role
 from tco.report.workbook_book import Book, abs_cell
 
 LEVERS = (
@@ -60,8 +61,8 @@ def price_name(name: str, defined: str, opt) -> str:
     fleet = PRICES.get(name)
     if fleet is None:
         return defined
-    f = opt.inference if fleet == "inference" else opt.training
-    lever = "lv_cloud" if f is not None and f.kind == "cloud" else "lv_dedicated"
+    f = opt.inference if fleet == Role.INFERENCE else opt.training
+    lever = "lv_cloud" if f is not None and f.kind == FleetKind.CLOUD else "lv_dedicated"
     return f"({defined}*{lever})"
 
 

@@ -10,6 +10,7 @@ import numpy as np
 from tco import demand, timeline
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
+from tco.report.workbook_cells import by_letters
 from tco.report.workbook_levers import levered
 from tco.report.workbook_book import (
     FIRST_COL,
@@ -57,8 +58,8 @@ def write_timeline(book: Book, res) -> None:
     rows = book.rows
     months = np.arange(1, h + 1, dtype=float)
 
-    def put(key, r, lab, unit, f, vals, fmt, total=None):
-        rows[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total)
+    def put(key, r, lab, unit, f, vals, fmt, total=None, by_pattern=True):
+        rows[key] = write_row(ws, book, r, lab, unit, f, vals, fmt, total, by_pattern=by_pattern)
 
     put("t", 2, t("t"), "", lambda c, p: f"={p}3+1", months, "calc_int")
     ws.write_formula(2, 2, f"=MAX({month_col(1)}3:{month_col(h)}3)", book.fmt("bold_int"), float(h))
@@ -98,7 +99,7 @@ def write_timeline(book: Book, res) -> None:
         put(rule.key, r, lab, unit,
             lambda c, p, rule=rule: levered(rule.key, rule.formula(XlContext(col=c, prev=p, row_of=row_of,
                                                                              name_of=name_of))),
-            values[rule.key], fmt, total)
+            values[rule.key], fmt, total, by_letters(rule.expr))
 
 
 def _serial(month: str) -> float:
@@ -168,8 +169,9 @@ def write_sizing(book: Book, res) -> None:
         pick = f"MATCH(MAX({score}),{score},0)"
         for key in ("tp",) + tuple(k for k, _ in replica.ROWS) + ("bound",):
             rng = f"$C${crow[key] + 1}:${last}${crow[key] + 1}"
+            default = 1 if key == "ep" and best["mode"] == "ep" else 0
             cached = book.term("bound", best["bound"]) if key == "bound" else (
-                best[key] if isinstance(best.get(key), bool) else num(best.get(key, 1 if key == "ep" and best["mode"] == "ep" else 0)))
+                best[key] if isinstance(best.get(key), bool) else num(best.get(key, default)))
             fmt = "text" if key == "bound" else ("calc_int" if key == "tp" else replica.fmt_of(key))
             ws.write_formula(at[key], ci, f"=INDEX({rng},{pick})", book.fmt(fmt), cached)
         R = {k: ref[k](c) for k in ref}

@@ -4,6 +4,7 @@ name (``in_o<i>_<name>``) and its source as a cell comment."""
 
 from __future__ import annotations
 
+from tco.domain import CostLine, Currency, FleetKind, FleetMode
 from tco.report import i18n
 from tco.report.workbook_book import Book, abs_cell, merged
 from tco.sizing import peak_tflops
@@ -98,16 +99,18 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
     inf, tr = r.inference, r.training
     p = f"in_o{i}_"
     per_month = t("per_month")
-    w.add(None, t("col_fleet"), f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
+    w.add(None, t("col_fleet"),
+          f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
           f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
-    unit = "US$/h" if inf.currency == "USD" else "R$" + per_month
-    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == "USD" else "in_brl",
+    unit = "US$/h" if inf.currency == Currency.USD else "R$" + per_month
+    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == Currency.USD else "in_brl",
           f"{inf.price_source} ({inf.price_as_of})")
-    if inf.kind == "dedicated":
+    if inf.kind == FleetKind.DEDICATED:
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
-    if inf.kind == "cloud" and inf.upfront_usd > 0:  # paid as each term starts; inf_price is the effective rate
-        w.add(p + "upfront", t("upfront"), inf.upfront_usd, "US$", "in_usd_unit", f"{inf.price_source} ({inf.price_as_of})")
+    if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0:  # paid as each term starts; inf_price is the effective rate
+        w.add(p + "upfront", t("upfront"), inf.upfront_usd, "US$", "in_usd_unit",
+              f"{inf.price_source} ({inf.price_as_of})")
         w.add(p + "up_term", t("up_term"), inf.upfront_term_months, t("months"), "in_int")
     if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
         w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
@@ -119,20 +122,23 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
     w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
     w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
-    w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num", s.model.precision)
+    w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num",
+          s.model.precision)
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
     if tr is not None:
         w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
-        if r.fleet == "separate":
-            unit = "US$/h" if tr.currency == "USD" else "R$" + per_month
-            w.add(p + "tr_price", t("tr_price"), tr.price, unit, "in_usd_unit" if tr.currency == "USD" else "in_brl",
+        if r.fleet == FleetMode.SEPARATE:
+            unit = "US$/h" if tr.currency == Currency.USD else "R$" + per_month
+            w.add(p + "tr_price", t("tr_price"), tr.price, unit,
+                  "in_usd_unit" if tr.currency == Currency.USD else "in_brl",
                   f"{tr.price_source} ({tr.price_as_of})")
-            if tr.kind == "dedicated":
+            if tr.kind == FleetKind.DEDICATED:
                 w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
                 w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
-        w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
+        w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num",
+              f"{tr.gpu.source} ({tr.gpu.as_of})")
         w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
         w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
         table = book.scaling
@@ -145,8 +151,9 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
         w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
     if "o.trend" in used:
         w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
-    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit", r.storage_source)
-    tax = r.brl_tax if o.costs.currency["taxes"] == "BRL" else r.tax
+    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit",
+          r.storage_source)
+    tax = r.brl_tax if o.costs.currency[CostLine.TAXES] == Currency.BRL else r.tax
     w.add(None, t("col_tax_profile"), tax.profile_id, "", "lbl_text",
           source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
     if r.billing is not None:
@@ -171,7 +178,8 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
         w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "", "lbl_text",
               source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
         for k in b_uses:
-            w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"), bt.rates.get(k + "_rate", 0.0), "", "in_pct",
+            w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"),
+                  bt.rates.get(k + "_rate", 0.0), "", "in_pct",
                   f"{bt.source} ({bt.as_of})" if k == b_uses[0] else "")
         if "pis_cofins" in b_uses:
             w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
@@ -186,7 +194,7 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
             w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
             w.flag()
     eg = r.egress
-    eg_usd = o.costs.currency["egress"] == "USD"
+    eg_usd = o.costs.currency[CostLine.EGRESS] == Currency.USD
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
         note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
         if price is None:

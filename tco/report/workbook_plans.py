@@ -8,6 +8,7 @@ The search is not redone by the workbook: ``python -m tco plan FILE`` reproduces
 
 from __future__ import annotations
 
+from tco.domain import FleetKind, FleetMode
 from tco.report.workbook_book import Book, num, qs
 
 
@@ -20,7 +21,7 @@ def plan_rows(plans: dict) -> list[tuple[str, int, dict]]:
 def _part(book: Book, f: dict | None, extra: str = "") -> str:
     if not f:
         return "—"
-    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == "cloud" else ""
+    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == FleetKind.CLOUD else ""
     return f"{f['offer']}{pricing}{extra}"
 
 
@@ -36,7 +37,7 @@ def _training(book: Book, p: dict) -> str:
     tr = p.get("training")
     if tr is None:
         return "—"
-    if p["fleet"] == "shared":
+    if p["fleet"] == FleetMode.SHARED:
         return book.t("plan_on_serving_fleet")
     return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
 
@@ -66,7 +67,8 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
             ws.write_string(r, 2, str(v), book.fmt("eng_text"))  # catalog ids
         r += 1
     r += 1
-    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"), t("plan_training"),
+    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"),
+             t("plan_training"),
              t("plan_serving"), t("plan_tax"), t("note"))
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
@@ -76,7 +78,7 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
     first, last = r + 1, r + len(rows)
     best = min(p["tco_brl"] for _, _, p in rows)
     for g, n, p in rows:
-        label = book.term("kind", "hybrid") if g == "hybrid" else g
+        label = book.term("kind", FleetKind.HYBRID) if g == FleetKind.HYBRID else g
         ws.write_string(r, 0, label if n == 1 else "", book.fmt("bold_gen") if n == 1 else book.fmt("text"))
         ws.write_number(r, 1, n, book.fmt("eng_int"))
         ws.write_number(r, 2, num(p["tco_brl"]), book.fmt("eng_brl"))
@@ -85,7 +87,8 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
         ws.write_string(r, 5, _training(book, p), book.fmt("small"))
         ws.write_string(r, 6, _serving(book, p["serving"]), book.fmt("small"))
         ws.write_string(r, 7, str(p.get("tax_profile") or ""), book.fmt("small"))
-        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "", book.fmt("small"))
+        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "",
+                        book.fmt("small"))
         if n > 1:
             ws.set_row(r, None, None, {"level": 1})
         r += 1

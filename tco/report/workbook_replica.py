@@ -10,6 +10,7 @@ from __future__ import annotations
 from tco import sizing_rules
 from tco.expr import XlContext
 from tco.report.workbook_book import Book, col, num
+from tco.report.workbook_cells import by_letters, row_texts
 
 ROWS = (("nodes", "servers"), ("ep", "")) + tuple((r.key, r.unit) for r in sizing_rules.RULES if r.key != "bound")
 """The rows below the layout's tensor-parallel degree: the two given rows, then every rule but the bound."""
@@ -31,6 +32,11 @@ def context(rows: dict[str, int], column: str, prefix: str) -> XlContext:
                      name_of=lambda name: sizing_rules.INPUTS[name].format(p=prefix))
 
 
+def _rendered(rule, rows: dict[str, int], prefix: str):
+    """``formula(column, previous)`` of a rule in a layout column (no previous month here)."""
+    return lambda c, p: rule.formula(context(rows, c, prefix))
+
+
 def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tuple[int, dict, str]:
     """One option's candidate layouts below the main table: returns (next row, row of each key, last column)."""
     t = book.t
@@ -49,15 +55,18 @@ def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tupl
         ws.write_string(r, 1, unit, book.fmt("small"))
         r += 1
     labels = ",".join(f'"{book.term("bound", k)}"' for k in sizing_rules.BOUND_TERMS)
+    columns = [col(2 + j) for j in range(len(vals))]
+    texts = {rule.key: row_texts(_rendered(rule, rows, f"in_o{i}_"), columns, columns, by_letters(rule.expr))
+             for rule in sizing_rules.RULES if rule.key != "bound"}
+    bound = row_texts(lambda c, p: f"=CHOOSE({BOUND.expr.xl(context(rows, c, f'in_o{i}_'))},{labels})", columns,
+                      columns, by_letters(BOUND.expr))
     for j, v in enumerate(vals):
-        ctx = context(rows, col(2 + j), f"in_o{i}_")
         ws.write_number(rows["nodes"], 2 + j, v["nodes"], book.fmt("eng_int"))
         ws.write_number(rows["ep"], 2 + j, 1 if v["mode"] == "ep" else 0, book.fmt("eng_int"))
         for rule in sizing_rules.RULES:
             if rule.key != "bound":
                 x = v[rule.key]
-                ws.write_formula(rows[rule.key], 2 + j, rule.formula(ctx), book.fmt(fmt_of(rule.key)),
+                ws.write_formula(rows[rule.key], 2 + j, texts[rule.key][j], book.fmt(fmt_of(rule.key)),
                                  x if isinstance(x, bool) else num(x))
-        ws.write_formula(rows["bound"], 2 + j, f"=CHOOSE({BOUND.expr.xl(ctx)},{labels})", book.fmt("text"),
-                         book.term("bound", v["bound"]))
+        ws.write_formula(rows["bound"], 2 + j, bound[j], book.fmt("text"), book.term("bound", v["bound"]))
     return r + 1, rows, col(2 + len(vals) - 1)

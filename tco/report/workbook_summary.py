@@ -115,7 +115,8 @@ def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
     first_fin, _, ny, nc = book.outputs["fin_years"]
     by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
     rows = [
-        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "", "kpi_text",
+        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "",
+         "kpi_text",
          ""),
         (t("sum_lead_tco"), f"=MIN({col('N')})", num(tco), "kpi", t("fin_kbrl")),
         (t("sum_lead_npv"), f"=INDEX({col('E')},be_leader_pos)", num(o.npv.deterministic) if o else 0.0, "kpi",
@@ -130,7 +131,8 @@ def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
     years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
     for j, (label, v) in enumerate(zip(years, by_c + by_cal)):
         c = _col(2 + j)
-        rows.append((t("sum_cash_out_year", y=label), f"=INDEX({fin}${c}${first_fin + 1}:${c}${first_fin + n},be_leader_pos)",
+        rows.append((t("sum_cash_out_year", y=label),
+                     f"=INDEX({fin}${c}${first_fin + 1}:${c}${first_fin + n},be_leader_pos)",
                      num(v), "kpi", t("fin_kbrl")))
     s0 = res.scenario.fx.usdbrl
     rows += [
@@ -167,7 +169,8 @@ def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
         return f"{cmp_}${c}${c0}:${c}${c0 + n - 1}"
 
     kbrl = f" ({t('fin_kbrl')})"
-    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco") + kbrl, t("col_npv") + kbrl, t("col_vs_best"), "#")):
+    for c, hd in enumerate((t("rank"), t("col_option"), t("col_tco") + kbrl, t("col_npv") + kbrl, t("col_vs_best"),
+                            "#")):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     rank_of = ranks_among(res.options)
@@ -177,18 +180,21 @@ def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
         o = res.options[j]
         x = r + 1
         ws.write_formula(r, 5, f"=MATCH({k},{rng('O')},0)", book.fmt("small"), j + 1)
-        ws.write_formula(r, 0, f"=INDEX({rng('F')},F{x})", book.fmt("calc_int"), rank_of[j] if o.feasible else t("infeasible"))
+        ws.write_formula(r, 0, f"=INDEX({rng('F')},F{x})", book.fmt("calc_int"),
+                         rank_of[j] if o.feasible else t("infeasible"))
         ws.write_formula(r, 1, f"=INDEX({rng('B')},F{x})", book.fmt("text"), o.name)
         ws.write_formula(r, 2, f"=INDEX({rng('D')},F{x})", book.fmt("fin_kbrl"), num(o.tco.deterministic))
         ws.write_formula(r, 3, f"=INDEX({rng('E')},F{x})", book.fmt("fin_kbrl"), num(o.npv.deterministic))
         ws.write_formula(r, 4, f"=INDEX({rng('G')},F{x})", book.fmt("calc_pct"),
-                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible else infeasible_text(book, o))
+                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible
+                         else infeasible_text(book, o))
         r += 1
     return r
 
 
 def _ranking_chart(book: Book):
-    """TCO of the options in rank order (the sorted ranking's cells, series added by ``_chart_series``), R$ thousands."""
+    """TCO of the options in rank order (the sorted ranking's cells, series added by ``_chart_series``),
+    R$ thousands."""
     ch = book.wb.add_chart({"type": "bar"})
     ch.set_title({"name": book.t("sum_chart"), "name_font": {"size": 11}})
     ch.set_x_axis({"num_format": "#,##0,", "name": book.t("fin_kbrl")})
@@ -201,5 +207,6 @@ def _ranking_chart(book: Book):
 
 def _chart_series(book: Book, first: int, last: int) -> None:
     sheet = book.sheets["summary"]
-    book.outputs["sum_chart"].add_series({"categories": [sheet, first, 1, last, 1], "values": [sheet, first, 2, last, 2],
+    book.outputs["sum_chart"].add_series({"categories": [sheet, first, 1, last, 1],
+                                          "values": [sheet, first, 2, last, 2],
                                           "fill": {"color": "#1F3864"}, "gap": 60})
