@@ -64,11 +64,11 @@ def fx(v, palette, loc: str) -> dict:
             out["paragraphs"].append(t("pv_a_breakeven", loc, other=other.label, rec=rec.label,
                                        rate=unit_price(row["usdbrl"], loc)))
     if other is not None and other.fan_brl is not None:
-        svg = charts.fan_chart(list(v.months), {k: np.asarray(x) for k, x in other.fan_brl.items()},
+        chart = charts.fan_chart(list(v.months), {k: np.asarray(x) for k, x in other.fan_brl.items()},
                                t("fan_band", loc), t("fan_median", loc), loc, _unit(loc),
                                (rec.label, np.asarray(rec.monthly_brl)), palette,
                                clip_label=lambda x: t("clipped", loc, value=fmt.money_compact(x, loc)))
-        out["chart"] = {"title": t("pv_a_fan_title", loc, option=other.label), "svg": svg}
+        out["chart"] = {"title": t("pv_a_fan_title", loc, option=other.label), "html": chart}
     hedge = v.meta.get("hedging") or {}
     labels = {o.name: o.label for o in v.options}
     rows = [[labels.get(h["option"], h["option"]), money(v.option(h["option"]).tco_brl, loc),
@@ -91,12 +91,12 @@ def sensitivity(v, palette, loc: str) -> dict | None:
     rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"), key=lambda r: -abs(r.get("swing_brl") or 0))
     label = lambda r: _label_or(f"sens_in_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
     labels = {o.name: o.label for o in v.options}
-    svg = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows], [r["high_diff_brl"] for r in rows],
+    chart = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows], [r["high_diff_brl"] for r in rows],
                          sens["base_diff_brl"], t("sens_low", loc), t("sens_high", loc), loc, _unit(loc), palette)
     return {"intro": t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
                        challenger=labels.get(sens["challenger"], sens["challenger"]),
                        base=money(sens["base_diff_brl"], loc)),
-            "chart": {"title": t("chart_sens_title", loc), "svg": svg}}
+            "chart": {"title": t("chart_sens_title", loc), "html": chart}}
 
 
 def sources(v, res, loc: str) -> dict:
