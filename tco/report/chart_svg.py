@@ -41,8 +41,9 @@ _LATIN1 = ("651 821 1303 1303 1303 1303 690 1024 1024 2048 965 1253 1716 739 204
            "1253 1253 1716 1253 1298 1298 1298 1298 1212 1300 1212")
 ADVANCE = ({32 + i: int(w) for i, w in enumerate(_ASCII.split())}
            | {160 + i: int(w) for i, w in enumerate(_LATIN1.split())}
-           | {ord(c): w for c, w in {"–": 1024, "—": 2048, "×": 1716, "…": 2048, "’": 651, "‘": 651, "“": 1061,
-                                     "”": 1061, "•": 1208, "€": 1303, "−": 1716, "\u202f": 409}.items()})
+           | {ord(c): w for c, w in {"–": 1024, "—": 2048, "×": 1716, "…": 2048, "’": 651, "‘": 651,
+                                     "“": 1061, "”": 1061, "•": 1208, "€": 1303, "−": 1716,
+                                     "\u202f": 409}.items()})
 """Advance widths of DejaVu Sans (templates/fonts/DejaVuSans.ttf, 'hmtx' through the best 'cmap') [font units,
 2048 per em]: ASCII, Latin-1 and the few other characters the labels use (tests/test_charts.py re-reads them)."""
 
