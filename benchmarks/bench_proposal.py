@@ -2,7 +2,7 @@
 
     python benchmarks/bench_proposal.py [--repeat N]
 
-Splits the time into building the presentation context (formatting + matplotlib SVG charts),
+Splits the time into building the presentation context (formatting + the SVG/HTML charts),
 rendering the HTML (Jinja2) and laying out + writing the PDF (WeasyPrint). The engine run is
 timed separately and is not part of the proposal's figure.
 """

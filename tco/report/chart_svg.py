@@ -1,155 +1,218 @@
-"""SVG plumbing of the proposal's charts: the house look, a figure without pyplot, one draw cropped to
-its content, and the SVG made lean for the PDF renderer (which styles and draws every node in Python).
+"""Drawing plumbing of the proposal's charts: an SVG of shapes with its text as HTML labels over it.
 
-Each figure is a `matplotlib.figure.Figure` under `rc_context` (no pyplot, no global state touched, so
-threads and worker processes cannot interfere), drawn once (the tight crop is taken from that draw, not
-from a second one), bars of one series are one compound path rather than a rectangle each, areas are
-plain colour (no hatch patterns, which the renderer would draw as thousands of tiles) and coordinates are
-written to 0.01 pt.
+No matplotlib (its import alone cost about 0.4 s of CPU, its SVG had hundreds of nodes). A chart is one
+`<div class="chart">` holding one inline `<svg>` of a few compound paths (all grid lines one path, all ticks
+one path, each series one path, markers included) and one absolutely positioned `<span>` per label. The
+text is HTML, not SVG text, because WeasyPrint lays out and draws SVG text one letter at a time (a 40-letter
+label cost 40 line layouts; as HTML it costs one), and it stays real text in the PDF (copy, search,
+pdftotext). Every label is escaped here (`html.escape`): a name can never become markup.
+
+Units: points (1/72 in), y growing downwards as in SVG and CSS. Label widths are estimated from the advance
+widths of DejaVu Sans (the document's font), to leave room for tick labels and lay out legends.
 """
 
 from __future__ import annotations
 
-import functools
-import io
-import re
+import html
+import math
 
-import numpy as np
+WIDTH_PT = 176 * 72 / 25.4
+"""Chart width [pt]: the A4 text block (210 mm − 2 × 17 mm margins = 176 mm)."""
+FONT_PT = 8.0
+"""Tick and axis labels [pt]."""
+LEGEND_PT = 7.5
+NOTE_PT = 7.0
+INK, AXIS, GRID = "#333333", "#555555", "#d9d9d9"
+TICK_PT = 3.5
+"""Tick length, and the gap between a tick and its label [pt]."""
+LABEL_BOX_PT = 220.0
+"""Width of the box a right- or left-aligned label is set in [pt] (wider than any label; no shrink-to-fit)."""
 
-WIDTH_IN = 6.9
-"""Figure width [in]: the A4 text block (210 mm − 2 × 17 mm margins ≈ 176 mm)."""
-PAD_IN = 0.04
-"""White space kept around the drawn content [in]."""
-MARGIN_IN = 4.0
-"""Canvas around the nominal figure [in], where legends and labels outside the axes still draw (see `_subplots`)."""
-RC = {
-    "svg.fonttype": "none", "svg.hashsalt": "tco-proposal", "font.family": "DejaVu Sans", "font.size": 8,
-    "axes.spines.top": False, "axes.spines.right": False, "axes.edgecolor": "#555555",
-    "axes.grid": True, "axes.grid.axis": "y", "grid.color": "#d9d9d9", "grid.linewidth": 0.5,
-    "legend.frameon": False, "legend.fontsize": 7.5, "axes.titlesize": 9,
-    "xtick.color": "#333333", "ytick.color": "#333333", "axes.labelcolor": "#333333",
-    "axes.unicode_minus": False, "path.simplify": True,
-}
-"""The house look, applied with `matplotlib.rc_context` around each chart (never to the global rcParams)."""
-
-
-def _chart(fn):
-    """Run a chart function under the house rc settings; it returns SVG text."""
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs) -> str:
-        import matplotlib
-
-        with matplotlib.rc_context(RC):  # type: ignore[arg-type]  # matplotlib checks the keys
-            return fn(*args, **kwargs)
-    return wrapper
-
-
-def _subplots(height_in: float):
-    """A figure (no pyplot: nothing registered globally) and its one axes, at 72 dpi (1 unit = 1 pt).
-
-    The axes sit where they would on a WIDTH_IN × height_in figure, inside a canvas `MARGIN_IN` larger on
-    every side: the SVG renderer clips lines to its canvas, and legends and labels may stand outside the
-    nominal figure; `_svg` crops the result to what was drawn."""
-    from matplotlib.figure import Figure
-
-    w, h = WIDTH_IN + 2 * MARGIN_IN, height_in + 2 * MARGIN_IN
-    fig = Figure(figsize=(w, h), dpi=72)
-    sp = fig.subplotpars
-    ax = fig.add_subplot()
-    ax.set_position(((MARGIN_IN + sp.left * WIDTH_IN) / w, (MARGIN_IN + sp.bottom * height_in) / h,
-                     (sp.right - sp.left) * WIDTH_IN / w, (sp.top - sp.bottom) * height_in / h))
-    return fig, ax
+_UNITS_PER_EM = 2048
+_ASCII = ("651 821 942 1716 1303 1946 1597 563 799 799 1024 1716 651 739 651 690 1303 1303 1303 1303 1303 1303 "
+          "1303 1303 1303 1303 690 690 1716 1716 1716 1087 2048 1401 1405 1430 1577 1294 1178 1587 1540 604 604 "
+          "1343 1141 1767 1532 1612 1235 1612 1423 1300 1251 1499 1401 2025 1403 1251 1403 799 690 799 1716 1024 "
+          "1024 1255 1300 1126 1300 1260 721 1300 1298 569 569 1186 569 1995 1298 1253 1300 1300 842 1067 803 1298 "
+          "1212 1675 1212 1212 1075 1303 690 1303 1716")
+_LATIN1 = ("651 821 1303 1303 1303 1303 690 1024 1024 2048 965 1253 1716 739 2048 1024 1024 1716 821 821 1024 1303 "
+           "1303 651 1024 821 965 1253 1985 1985 1985 1087 1401 1401 1401 1401 1401 1401 1995 1430 1294 1294 1294 "
+           "1294 604 604 604 604 1587 1532 1612 1612 1612 1612 1612 1716 1612 1499 1499 1499 1499 1251 1239 1290 "
+           "1255 1255 1255 1255 1255 1255 2011 1126 1260 1260 1260 1260 569 569 569 569 1253 1298 1253 1253 1253 "
+           "1253 1253 1716 1253 1298 1298 1298 1298 1212 1300 1212")
+ADVANCE = ({32 + i: int(w) for i, w in enumerate(_ASCII.split())}
+           | {160 + i: int(w) for i, w in enumerate(_LATIN1.split())}
+           | {ord(c): w for c, w in {"–": 1024, "—": 2048, "×": 1716, "…": 2048, "’": 651, "‘": 651,
+                                     "“": 1061, "”": 1061, "•": 1208, "€": 1303, "−": 1716,
+                                     "\u202f": 409}.items()})
+"""Advance widths of DejaVu Sans (templates/fonts/DejaVuSans.ttf, 'hmtx' through the best 'cmap') [font units,
+2048 per em]: ASCII, Latin-1 and the few other characters the labels use (tests/test_charts.py re-reads them)."""
 
 
-_NUM = re.compile(r"-?\d+\.\d{3,}")
+def text_width(text: str, size: float) -> float:
+    """Width of `text` set in DejaVu Sans at `size` [pt] (a character outside the table counts as an 'M')."""
+    return sum(ADVANCE.get(ord(c), 1767) for c in text) * size / _UNITS_PER_EM
 
 
-def _rounded(match: re.Match) -> str:
-    text = f"{float(match.group(0)):.2f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
+def nice_ticks(lo: float, hi: float, nbins: int) -> list[float]:
+    """Round tick values in [lo, hi]: the smallest step of {1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10} × 10^k giving at
+    most `nbins` intervals (the rule of matplotlib's MaxNLocator, whose ticks the charts had)."""
+    if not hi > lo:
+        return [lo]
+    raw = (hi - lo) / nbins
+    mag = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10) if m * mag >= raw * (1 - 1e-9))
+    first = math.ceil(lo / step - 1e-9)
+    last = math.floor(hi / step + 1e-9)
+    return [0.0 if k == 0 else k * step for k in range(first, last + 1)]
 
 
-def _svg(fig) -> str:
-    """The figure as SVG text, drawn once and cropped to its content (as ``bbox_inches="tight"`` would,
-    which draws twice): the root's viewBox is the content's box plus `PAD_IN`, its width and height give
-    way to CSS (width: 100 %)."""
-    from matplotlib.backends.backend_svg import RendererSVG
-
-    w, h = (float(v) * 72 for v in fig.get_size_inches())
-    buf = io.StringIO()
-    renderer = RendererSVG(w, h, buf, image_dpi=72, metadata={"Date": None, "Creator": None, "Format": None,
-                                                                "Type": None})
-    fig.draw(renderer)
-    box = fig.get_tightbbox(renderer).padded(PAD_IN)  # [in]
-    renderer.finalize()
-    if box.x0 < 0 or box.y0 < 0 or box.x1 > w / 72 or box.y1 > h / 72:  # beyond even the margin: draw it again
-        return _svg_tight(fig)
-    text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    x0, y0, bw, bh = box.x0 * 72, h - box.y1 * 72, box.width * 72, box.height * 72
-    head_end = text.index(">")
-    head = re.sub(r'\s(width|height|viewBox)="[^"]*"', "", text[:head_end])
-    head += f' viewBox="{x0:.2f} {y0:.2f} {bw:.2f} {bh:.2f}" class="chart" preserveAspectRatio="xMidYMid meet"'
-    body = re.sub(r' d="[^"]*"', lambda m: _NUM.sub(_rounded, re.sub(r"\s*\n\s*", " ", m.group(0))),
-                  text[head_end:])
-    return _lean(head + body)
+def num(v: float) -> str:
+    """A coordinate to 0.01 pt, without trailing zeros."""
+    text = f"{v:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
 
 
-_SVG_NS, _XLINK_NS = "http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink"
+class Frame:
+    """The plot area: (left, top, width, height) [pt] showing data x in xlim and y in ylim."""
+
+    def __init__(self, left: float, top: float, width: float, height: float, xlim, ylim):
+        self.left, self.top, self.width, self.height = left, top, width, height
+        self.xlim, self.ylim = (float(xlim[0]), float(xlim[1])), (float(ylim[0]), float(ylim[1]))
+
+    @property
+    def right(self) -> float:
+        return self.left + self.width
+
+    @property
+    def bottom(self) -> float:
+        return self.top + self.height
+
+    def x(self, v) -> float:
+        x0, x1 = self.xlim
+        return self.left + (float(v) - x0) / (x1 - x0) * self.width
+
+    def y(self, v) -> float:
+        y0, y1 = self.ylim
+        return self.bottom - (float(v) - y0) / (y1 - y0) * self.height
 
 
-def _lean(svg: str) -> str:
-    """The same drawing in fewer nodes (the PDF renderer styles and draws every node in Python): matplotlib's
-    ``<g id="…">`` wrappers that carry nothing but their id are unwrapped, and whitespace between elements
-    goes; every drawn element, its attributes and every text stay as they were."""
-    import xml.etree.ElementTree as ET
+class Chart:
+    """Shapes (SVG) and labels (HTML) of one chart, `height` points tall and WIDTH_PT wide."""
 
-    root = ET.fromstring(svg)
-    g_tag, text_tag = f"{{{_SVG_NS}}}g", f"{{{_SVG_NS}}}text"
+    def __init__(self, height: float):
+        self.height = height
+        self.shapes: list[str] = []
+        self.labels: list[str] = []
+        self.clip: Frame | None = None
 
-    def flatten(parent) -> None:
-        kids = []
-        for el in parent:
-            flatten(el)
-            if el.tag == g_tag and set(el.attrib) <= {"id"}:
-                kids.extend(el)  # its children take its place
-            else:
-                kids.append(el)
-        parent[:] = kids
+    def path(self, d: str, fill: str = "none", stroke: str | None = None, width: float = 1.0,
+             dash: tuple[float, float] | None = None, opacity: float | None = None, clipped: bool = False) -> None:
+        """One path (a compound path draws many shapes in one node)."""
+        if not d:
+            return
+        attrs = [f'd="{d}"', f'fill="{fill}"']
+        if stroke:
+            attrs += [f'stroke="{stroke}"', f'stroke-width="{num(width)}"', 'stroke-linejoin="round"']
+        if dash:
+            attrs.append(f'stroke-dasharray="{num(dash[0])} {num(dash[1])}"')
+        if opacity is not None:
+            attrs.append(f'fill-opacity="{num(opacity)}"')
+        if clipped and self.clip is not None:
+            attrs.append('clip-path="url(#plot)"')
+        self.shapes.append(f"<path {' '.join(attrs)}/>")
 
-    flatten(root)
-    for el in root.iter():
-        if el.tag != text_tag and el.text is not None and not el.text.strip():
-            el.text = None
-        if el.tail is not None and not el.tail.strip():
-            el.tail = None
-    ET.register_namespace("", _SVG_NS)
-    ET.register_namespace("xlink", _XLINK_NS)
-    return ET.tostring(root, encoding="unicode")
+    def label(self, x: float, y: float, text: str, align: str = "l", size: float = FONT_PT, color: str = INK,
+              boxed: bool = False) -> None:
+        """A label whose `align` edge ("l" left, "r" right, "c" centre; "v" centre, turned a quarter left) is at x
+        and whose middle (the middle of a digit) is at y; lines split at "\\n"."""
+        lines = str(text).split("\n")
+        top = y - (0.48 + 0.5 * (len(lines) - 1)) * size if align != "v" else y - 0.48 * size
+        if align == "r":
+            pos = f"left:{num(x - LABEL_BOX_PT)}pt"
+        elif align == "c":
+            pos = f"left:{num(x - LABEL_BOX_PT / 2)}pt"
+        elif align == "v":
+            pos = f"left:{num(x - LABEL_BOX_PT / 2)}pt"
+        else:
+            pos = f"left:{num(x)}pt"
+        style = f"{pos};top:{num(top)}pt"
+        if size != FONT_PT:
+            style += f";font-size:{num(size)}pt"
+        if color != INK:
+            style += f";color:{color}"
+        cls = "b" if boxed else align
+        body = "<br>".join(html.escape(line) for line in lines)
+        self.labels.append(f'<span class="{cls}" style="{style}">{body}</span>')
+
+    def html(self) -> str:
+        """The chart as one HTML fragment (the caller marks it safe: every label is escaped above)."""
+        w, h = num(WIDTH_PT), num(self.height)
+        defs = ""
+        if self.clip is not None:
+            f = self.clip
+            defs = (f'<defs><clipPath id="plot"><rect x="{num(f.left)}" y="{num(f.top)}" width="{num(f.width)}" '
+                    f'height="{num(f.height)}"/></clipPath></defs>')
+        svg = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}pt" height="{h}pt" viewBox="0 0 {w} {h}">'
+               + defs + "".join(self.shapes) + "</svg>")
+        return f'<div class="chart" style="height:{h}pt">{svg}{"".join(self.labels)}</div>'
 
 
-def _svg_tight(fig) -> str:
-    """The figure as SVG, cropped by matplotlib itself (two draws)."""
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None},
-                bbox_inches="tight", pad_inches=PAD_IN)
-    text = buf.getvalue()
-    text = text[text.index("<svg"):]
-    head_end = text.index(">")
-    head = re.sub(r'\s(width|height)="[^"]*"', "", text[:head_end])
-    return head + ' class="chart" preserveAspectRatio="xMidYMid meet"' + text[head_end:]
+def polyline(xs, ys) -> str:
+    """Path data through the points (xs[i], ys[i]) [pt]."""
+    pts = [f"{num(x)} {num(y)}" for x, y in zip(xs, ys)]
+    return ("M" + " L".join(pts)) if pts else ""
 
 
-def _bars(ax, x0, y0, x1, y1, **kw):
-    """Rectangles (x0, y0)–(x1, y1) of one series as ONE compound path (a bar each, one SVG node in all)."""
-    from matplotlib.patches import PathPatch
-    from matplotlib.path import Path
+def rects(x0s, y0s, x1s, y1s) -> str:
+    """Path data of rectangles (x0, y0)–(x1, y1) [pt], one subpath each (zero-size ones kept, as bars)."""
+    return "".join(f"M{num(a)} {num(b)}H{num(c)}V{num(d)}H{num(a)}Z" for a, b, c, d in zip(x0s, y0s, x1s, y1s))
 
-    # zero-size bars stay, as with bar(): they count in the axes' data limits (and draw their edge, if any)
-    x0, y0, x1, y1 = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x0, y0, x1, y1)))
-    verts = np.stack([np.stack(c, axis=-1) for c in ((x0, y0), (x1, y0), (x1, y1), (x0, y1), (x0, y0))], axis=1)
-    codes = np.tile([Path.MOVETO, Path.LINETO, Path.LINETO, Path.LINETO, Path.CLOSEPOLY], len(x0))
-    patch = PathPatch(Path(verts.reshape(-1, 2), codes), **kw)
-    ax.add_patch(patch)
-    ax.autoscale_view()  # add_patch alone does not rescale the axes (bar() does)
-    return patch
+
+def markers(xs, ys, shape: str, size: float) -> str:
+    """Path data of markers `size` [pt] across: "s" squares, "o" circles (two arcs each)."""
+    r = size / 2
+    if shape == "o":
+        return "".join(f"M{num(x - r)} {num(y)}a{num(r)} {num(r)} 0 1 0 {num(size)} 0a{num(r)} {num(r)} 0 1 0 "
+                       f"{num(-size)} 0Z" for x, y in zip(xs, ys))
+    return rects([x - r for x in xs], [y - r for y in ys], [x + r for x in xs], [y + r for y in ys])
+
+
+def value_axis(c: Chart, f: Frame, ticks: list[float], labels: list[str], vertical: bool, title: str) -> None:
+    """Grid lines, ticks and labels of the value axis (y when `vertical`, else x), and its title."""
+    if vertical:
+        ys = [f.y(v) for v in ticks]
+        c.path("".join(f"M{num(f.left)} {num(y)}H{num(f.right)}" for y in ys), stroke=GRID, width=0.5)
+        c.path("".join(f"M{num(f.left - TICK_PT)} {num(y)}H{num(f.left)}" for y in ys), stroke=INK, width=0.8)
+        for y, text in zip(ys, labels):
+            c.label(f.left - 2 * TICK_PT, y, text, "r")
+        widest = max((text_width(x, FONT_PT) for x in labels), default=0.0)
+        c.label(f.left - 2 * TICK_PT - widest - 4 - 0.5 * FONT_PT, f.top + f.height / 2, title, "v")
+    else:
+        xs = [f.x(v) for v in ticks]
+        c.path("".join(f"M{num(x)} {num(f.top)}V{num(f.bottom)}" for x in xs), stroke=GRID, width=0.5)
+        category_ticks(c, f, xs, labels)
+        c.label(f.left + f.width / 2, f.bottom + 2 * TICK_PT + 1.7 * FONT_PT, title, "c")
+
+
+def category_ticks(c: Chart, f: Frame, xs: list[float], labels: list[str]) -> None:
+    """Ticks and centred labels under the bottom axis at xs [pt]."""
+    c.path("".join(f"M{num(x)} {num(f.bottom)}V{num(f.bottom + TICK_PT)}" for x in xs), stroke=INK, width=0.8)
+    for x, text in zip(xs, labels):
+        c.label(x, f.bottom + 2 * TICK_PT + 0.5 * FONT_PT, text, "c")
+
+
+def spines(c: Chart, f: Frame) -> None:
+    """The left and bottom edges of the plot (the top and right ones are left out, the house look)."""
+    c.path(f"M{num(f.left)} {num(f.top)}V{num(f.bottom)}H{num(f.right)}", stroke=AXIS, width=0.8)
+
+
+def legend(c: Chart, y: float, items: list[tuple[str, str]], keys) -> None:
+    """One centred row of legend entries at height y [pt]: (label, key kind) each; `keys(kind, x, y)` draws a
+    key 15 pt wide whose left end is at x."""
+    gap, key_w, pad = 15.0, 15.0, 6.0
+    widths = [key_w + pad + text_width(label, LEGEND_PT) for label, _ in items]
+    x = (WIDTH_PT - sum(widths) - gap * (len(items) - 1)) / 2
+    for (label, kind), w in zip(items, widths):
+        keys(kind, x, y)
+        c.label(x + key_w + pad, y, label, "l", LEGEND_PT)
+        x += w + gap

@@ -1,37 +1,32 @@
-"""Charts of the proposal: matplotlib figures returned as SVG text, inlined in the HTML.
+"""Charts of the proposal, drawn directly as a small SVG with HTML labels (`chart_svg`), no matplotlib.
 
-Presentation only: every series arrives computed (from the Results/JSON), every label arrives
-translated (i18n) and every tick is formatted by `fmt` in the scenario's locale. One palette (the
-theme's) is used in every chart, and each line series also gets a marker and line style, so the
-charts stay readable printed in grey. Text stays text in the SVG (``svg.fonttype = none``), set in
-DejaVu Sans like the document, and matplotlib escapes it, so a name can never become markup.
-
-Built for speed (the PDF renderer draws every SVG node in Python): see `chart_svg` for how a figure
-is made, drawn once and written as lean SVG.
+Presentation only: every series arrives computed (from the typed view), every label arrives translated
+(i18n) and every tick is formatted by `fmt` in the scenario's locale. One palette (the theme's) is used in
+every chart, and each line series also gets a marker and a dash pattern, so the charts stay readable printed
+in grey. Areas are plain colour (no hatch patterns); each series is one path, its markers another.
 """
 
 from __future__ import annotations
 
+import textwrap
+
 import numpy as np
 
 from tco.report import fmt
-from tco.report.chart_svg import WIDTH_IN, _bars, _chart, _subplots, _svg  # noqa: F401  (WIDTH_IN: public)
+from tco.report.chart_svg import (FONT_PT, NOTE_PT, TICK_PT, WIDTH_PT, Chart, Frame,  # noqa: F401  (WIDTH_PT: public)
+                                  category_ticks, legend, markers, nice_ticks, polyline, rects, spines, text_width,
+                                  value_axis)
 
-MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-LINESTYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (3, 1)), "-", "--")
 DEFAULT_PALETTE = ("#1f3b63", "#e07b39", "#3a9e8f", "#9bb7d4", "#8c2d3c", "#d4b13f", "#5b5b5b", "#b07cc6")
-
-
-def plain(text: str) -> str:
-    """A label safe from matplotlib's mathtext ("$x$" shown as typed)."""
-    return str(text).replace("$", r"\$")
+PAD = 4.0
+"""White space around a chart's drawing [pt]."""
+CLIP_FACTOR = 3.0
+"""A chart stops its value axis above the horizon's later months when its top exceeds this × their peak."""
 
 
 def wrapped(text: str, width: int = 34) -> str:
-    """A long category label on up to a few lines, mathtext-safe."""
-    import textwrap
-
-    return "\n".join(textwrap.wrap(plain(text), width)) or plain(text)
+    """A long category label on up to a few lines."""
+    return "\n".join(textwrap.wrap(str(text), width)) or str(text)
 
 
 def _scale(vmax: float) -> tuple[float, str]:
@@ -54,220 +49,161 @@ def _clipped_runs(values: np.ndarray, clipped: np.ndarray) -> list[tuple[int, fl
     return out
 
 
-_CLIP_BOX = {"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85}
+def _money_ticks(lo: float, hi: float, scale_of: float, locale: str, nbins: int) -> tuple[list[float], list[str], str]:
+    """(tick values [BRL], their labels in thousands/millions, the unit key)."""
+    div, key = _scale(scale_of)
+    ticks = nice_ticks(lo, hi, nbins)
+    return ticks, [fmt.number_short(v / div, locale, 2) for v in ticks], key
 
 
-def _money_axis(ax, vmax: float, locale: str, unit_label) -> None:
-    """Y ticks in the locale's number format, in thousands/millions; `unit_label(key)` names the unit."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    div, key = _scale(vmax)
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
-    ax.set_ylabel(unit_label(key))
-    ax.set_ylim(bottom=0)
-
-
-def _month_axis(ax, months: list[str], locale: str) -> None:
-    from matplotlib.ticker import FixedLocator, FuncFormatter
-
+def _month_ticks(months: list[str], locale: str) -> tuple[list[int], list[str]]:
     n = len(months)
     step = next(s for s in (1, 2, 3, 4, 6, 12, 24, 60) if n / s <= 10)
     ticks = list(range(0, n, step))
-    ax.xaxis.set_major_locator(FixedLocator(ticks))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.month_tick(months[int(v)], locale)
-                                               if 0 <= int(v) < n else ""))
-    ax.set_xlim(-0.6, n - 0.4)
+    return ticks, [fmt.month_tick(months[i], locale) for i in ticks]
 
 
-@_chart
-def users_chart(months: list[str], users: np.ndarray, locale: str, axis_label: str,
-                palette=DEFAULT_PALETTE) -> str:
-    """Active users per month: a filled line with markers."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    fig, ax = _subplots(2.3)
-    x = np.arange(len(months))
-    ax.fill_between(x, users, color=palette[3], alpha=0.35, linewidth=0)
-    ax.plot(x, users, color=palette[0], marker="o", markersize=3, linewidth=1.6)
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number(v, locale)))
-    ax.set_ylabel(plain(axis_label))
-    ax.set_ylim(bottom=0)
-    _month_axis(ax, months, locale)
-    return _svg(fig)
+def _line_key(c: Chart, color: str, width: float, dash, marker: str | None):
+    def draw(x: float, y: float) -> None:
+        c.path(f"M{x:.2f} {y:.2f}H{x + 15:.2f}", stroke=color, width=width, dash=dash)
+        if marker:
+            c.path(markers([x + 7.5], [y], marker, 4.0), fill=color)
+    return draw
 
 
-@_chart
-def cumulative_chart(months: list[str], series: list[tuple[str, np.ndarray]], locale: str, unit_label,
-                     palette=DEFAULT_PALETTE) -> str:
-    """Cumulative cost per option [BRL]; the first series (the recommended option) is drawn heaviest."""
-    fig, ax = _subplots(3.0)
-    x = np.arange(len(months))
-    every = max(1, len(months) // 8)
-    for i, (name, cum) in enumerate(series):
-        ax.plot(x, cum, label=plain(name), color=palette[i % len(palette)], linestyle=LINESTYLES[i % len(LINESTYLES)],
-                marker=MARKERS[i % len(MARKERS)], markevery=(i % every, every), markersize=4,
-                linewidth=2.4 if i == 0 else 1.4, zorder=10 - i)
-    _money_axis(ax, max(float(c.max()) for _, c in series), locale, unit_label)
-    _month_axis(ax, months, locale)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, handlelength=3.2)
-    return _svg(fig)
-
-
-@_chart
-def stacked_chart(months: list[str], lines: list[tuple[str, np.ndarray]], locale: str, unit_label,
-                  palette=DEFAULT_PALETTE, vmax: float | None = None, clip_label=None) -> str:
-    """Monthly cost stacked by line [BRL]; lines that are zero throughout are left out of the legend.
-
-    With `clip_label`, months far above the rest (a training burst) go off the scale, as in `fan_chart`."""
-    fig, ax = _subplots(2.25)
-    x = np.arange(len(months))
-    bottom = np.zeros(len(months))
-    for i, (label, values) in enumerate(lines):
-        if not np.any(values):
-            continue
-        _bars(ax, x - 0.4, bottom, x + 0.4, bottom + values, label=plain(label), facecolor=palette[i % len(palette)],
-              edgecolor="white", linewidth=0.4)
-        bottom = bottom + values
-    top = vmax if vmax is not None else float(bottom.max())
-    tail = float(bottom[len(months) // 3:].max()) if len(months) >= 3 else top
-    if clip_label is not None and vmax is None and tail > 0 and top > 3 * tail:
-        _money_axis(ax, 1.3 * tail, locale, unit_label)
-        ax.set_ylim(0, 1.3 * tail)
-        for i, v in _clipped_runs(bottom, bottom > 1.3 * tail):
-            ax.annotate(plain(clip_label(v)), (i, 1.3 * tail), xytext=(6, -10), textcoords="offset points",
-                        fontsize=7, color="#333333", bbox=_CLIP_BOX)
-    else:
-        _money_axis(ax, top, locale, unit_label)
-    if vmax is not None:
-        ax.set_ylim(0, vmax * 1.04)
-    _month_axis(ax, months, locale)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
-    return _svg(fig)
-
-
-@_chart
 def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, median_label: str, locale: str,
               unit_label, reference: tuple[str, np.ndarray] | None = None, palette=DEFAULT_PALETTE,
               clip_label=None) -> str:
     """Monthly cost P5–P95 band and median [BRL], with an optional reference line (the recommended option).
 
-    A few months far above the rest (a training burst) would flatten the band: when the top exceeds 3× the
-    P95 of the last two thirds of the horizon, the axis stops above that level and `clip_label(value)`
-    marks each month that goes off the scale."""
-    fig, ax = _subplots(2.8)
-    x = np.arange(len(months))
-    ax.fill_between(x, fan["p5"], fan["p95"], color=palette[1], alpha=0.3, linewidth=0, label=plain(band_label))
-    ax.plot(x, fan["p5"], color=palette[1], linewidth=0.8, linestyle=":")
-    ax.plot(x, fan["p95"], color=palette[1], linewidth=0.8, linestyle=":")
-    ax.plot(x, fan["p50"], color=palette[1], linewidth=1.8, marker="s", markersize=3, label=plain(median_label))
-    vmax = float(np.max(fan["p95"]))
-    if reference is not None:
-        ax.plot(x, reference[1], color=palette[0], linewidth=2.0, linestyle="--", marker="o", markersize=3,
-                label=plain(reference[0]))
-        vmax = max(vmax, float(np.max(reference[1])))
-    tail = float(np.max(fan["p95"][len(months) // 3:])) if len(months) >= 3 else vmax
-    clip = clip_label is not None and tail > 0 and vmax > 3 * tail
-    _money_axis(ax, 1.25 * tail if clip else vmax, locale, unit_label)
+    A few months far above the rest (a training burst) would flatten the band: when the top exceeds
+    CLIP_FACTOR × the P95 of the last two thirds of the horizon, the axis stops at 1.25 × that level and
+    `clip_label(value)` marks each run of months that goes off the scale."""
+    n = len(months)
+    p5, p50, p95 = (np.asarray(fan[k], dtype=float) for k in ("p5", "p50", "p95"))
+    series = [p5, p50, p95] + ([np.asarray(reference[1], dtype=float)] if reference is not None else [])
+    vmax, vmin = max(float(s.max()) for s in series), min(float(s.min()) for s in series)
+    tail = float(p95[n // 3:].max()) if n >= 3 else vmax
+    clip = clip_label is not None and tail > 0 and vmax > CLIP_FACTOR * tail
+    top = 1.25 * tail if clip else vmax + 0.05 * (vmax - min(vmin, 0.0)) or 1.0
+    ticks, labels, key = _money_ticks(0.0, top, top, locale, 6)
+    widest = max(text_width(x, FONT_PT) for x in labels)
+    left = PAD + FONT_PT + 4 + widest + 2 * TICK_PT
+    f = Frame(left, PAD + 4, WIDTH_PT - left - PAD, 155.0, (-0.6, n - 0.4), (0.0, top))
+    c = Chart(f.bottom + 2 * TICK_PT + 1.2 * FONT_PT + 12 + 8 + PAD)
+    value_axis(c, f, ticks, labels, True, unit_label(key))
     if clip:
-        top = 1.25 * tail
-        ax.set_ylim(0, top)
-        series = [fan["p95"]] + ([reference[1]] if reference is not None else [])
-        peaks = np.max(np.vstack(series), axis=0)
+        c.clip = f
+    xs = [f.x(i) for i in range(n)]
+    band = polyline(xs, [f.y(v) for v in p5]) + "L" + polyline(xs[::-1], [f.y(v) for v in p95[::-1]])[1:] + "Z"
+    c.path(band, fill=palette[1], opacity=0.3, clipped=True)
+    for s in (p5, p95):
+        c.path(polyline(xs, [f.y(v) for v in s]), stroke=palette[1], width=0.8, dash=(0.8, 1.32), clipped=True)
+    ys = [f.y(v) for v in p50]
+    c.path(polyline(xs, ys), stroke=palette[1], width=1.8, clipped=True)
+    c.path(markers(xs, ys, "s", 4.0), fill=palette[1], clipped=True)
+    items = [(band_label, "band"), (median_label, "median")]
+    if reference is not None:
+        ys = [f.y(v) for v in series[3]]
+        c.path(polyline(xs, ys), stroke=palette[0], width=2.0, dash=(7.4, 3.2), clipped=True)
+        c.path(markers(xs, ys, "o", 4.0), fill=palette[0], clipped=True)
+        items.append((reference[0], "reference"))
+    spines(c, f)
+    ticks_x, labels_x = _month_ticks(months, locale)
+    category_ticks(c, f, [f.x(i) for i in ticks_x], labels_x)
+    if clip:
+        peaks = np.max(np.vstack(series[2:]), axis=0)
         for i, v in _clipped_runs(peaks, peaks > top):
-            ax.annotate(plain(clip_label(v)), (i, top), xytext=(4, -10), textcoords="offset points",
-                        fontsize=7, color="#333333", bbox=_CLIP_BOX)
-    _month_axis(ax, months, locale)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3)
-    return _svg(fig)
+            c.label(f.x(i) + 4, f.top + 10 - 0.36 * NOTE_PT, clip_label(v), "b", NOTE_PT)
+    keys = {"band": lambda x, y: c.path(f"M{x:.2f} {y - 3.5:.2f}h15v7h-15Z", fill=palette[1], opacity=0.3),
+            "median": _line_key(c, palette[1], 1.8, None, "s"),
+            "reference": _line_key(c, palette[0], 2.0, (7.4, 3.2), "o")}
+    legend(c, f.bottom + 2 * TICK_PT + 1.2 * FONT_PT + 12, items, lambda kind, x, y: keys[kind](x, y))
+    return c.html()
 
 
-@_chart
+def _category_frame(labels: list[str], top: float, per_row: float, extra: float, xlim) -> tuple[Frame, list[str]]:
+    """The plot area of a horizontal bar chart: left of it, room for the widest line of the wrapped labels."""
+    lines = [wrapped(x) for x in labels]
+    widest = max((text_width(part, FONT_PT) for x in lines for part in x.split("\n")), default=0.0)
+    left = PAD + widest + 2 * TICK_PT
+    n = len(labels)
+    return Frame(left, top, WIDTH_PT - left - PAD, per_row * n + extra, xlim, (-0.6, n - 0.4)), lines
+
+
+def _category_labels(c: Chart, f: Frame, lines: list[str]) -> None:
+    n = len(lines)
+    ys = [f.y(n - 1 - i) for i in range(n)]
+    c.path("".join(f"M{f.left - TICK_PT:.2f} {y:.2f}H{f.left:.2f}" for y in ys), stroke="#333333", width=0.8)
+    for y, text in zip(ys, lines):
+        c.label(f.left - 2 * TICK_PT, y, text, "r")
+
+
+def _padded(values: np.ndarray) -> tuple[float, float]:
+    lo, hi = float(values.min()), float(values.max())
+    span = (hi - lo) or max(abs(hi), 1.0)
+    return lo - 0.05 * span, hi + 0.05 * span
+
+
 def tco_bars(names: list[str], det: list[float], ranges: list[tuple[float, float]] | None, locale: str, unit_label,
              range_label: str = "", palette=DEFAULT_PALETTE) -> str:
-    """TCO per option as horizontal bars, best first and darkest, with P5–P95 whiskers when given [BRL]."""
-    n = len(names)
-    fig, ax = _subplots(0.42 * n + 0.7)
-    y = np.arange(n)[::-1].astype(float)
+    """TCO per option as horizontal bars, best first and darkest, with P5–P95 whiskers when given [BRL].
+
+    A whisker spans P5–P95 itself: a deterministic value outside its own band still draws."""
     d = np.asarray(det, dtype=float)
-    for sel, color in ((y == n - 1, palette[0]), (y < n - 1, palette[3])):  # the best darkest, the others light
-        _bars(ax, 0.0, y[sel] - 0.31, d[sel], y[sel] + 0.31, facecolor=color, edgecolor="white", linewidth=0.4)
-    top = max(det)
+    top = float(d.max())
     if ranges:
         lo = np.array([r[0] for r in ranges], dtype=float)
         hi = np.array([r[1] for r in ranges], dtype=float)
-        # the whisker spans P5–P95 around its own middle: a deterministic value outside its band still draws
-        ax.errorbar((lo + hi) / 2, y, xerr=(hi - lo) / 2, fmt="none", ecolor=palette[1], elinewidth=1.4, capsize=3,
-                    label=plain(range_label))
         top = max(top, float(hi.max()))
-    ax.set_yticks(y)
-    ax.set_yticklabels([wrapped(nm) for nm in names])
-    ax.grid(axis="y", visible=False)
-    ax.grid(axis="x", visible=True)
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    top = top * 1.05 or 1.0
+    ticks, labels, key = _money_ticks(0.0, top, top, locale, 6)
+    f, lines = _category_frame(names, PAD + 4, 21.6, 38.0, (0.0, top))
+    c = Chart(f.bottom + 2 * TICK_PT + 2.2 * FONT_PT + PAD + 6)
+    value_axis(c, f, ticks, labels, False, unit_label(key))
+    n = len(names)
+    ys = np.array([f.y(n - 1 - i) for i in range(n)])
+    half = 0.31 * f.height / (f.ylim[1] - f.ylim[0])
+    for sel, color in ((np.arange(n) == 0, palette[0]), (np.arange(n) > 0, palette[3])):
+        c.path(rects([f.x(0)] * int(sel.sum()), ys[sel] - half, [f.x(v) for v in d[sel]], ys[sel] + half),
+               fill=color, stroke="#ffffff", width=0.4)
+    if ranges:
+        cap = 3.0
+        c.path("".join(f"M{f.x(a):.2f} {y:.2f}H{f.x(b):.2f}M{f.x(a):.2f} {y - cap:.2f}V{y + cap:.2f}"
+                       f"M{f.x(b):.2f} {y - cap:.2f}V{y + cap:.2f}" for a, b, y in zip(lo, hi, ys)),
+               stroke=palette[1], width=1.4)
+    spines(c, f)
+    _category_labels(c, f, lines)
+    return c.html()
 
-    div, key = _scale(top)
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=6))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
-    ax.set_xlabel(unit_label(key))
-    ax.set_xlim(0, top * 1.05)
-    return _svg(fig)
 
-
-@_chart
 def tornado(labels: list[str], low: list[float], high: list[float], base: float, low_label: str, high_label: str,
             locale: str, unit_label, palette=DEFAULT_PALETTE) -> str:
     """One-at-a-time sensitivity: for each input, the difference at its low and high value around the base [BRL].
 
     The two ends of an input are drawn as two thinner bars side by side (low above, high below), so both stay
     visible when they fall on the same side of the base."""
-    n = len(labels)
-    fig, ax = _subplots(0.40 * n + 0.8)
-    y = np.arange(n)[::-1]
     lo = np.asarray(low, dtype=float)
     hi = np.asarray(high, dtype=float)
-    half = 0.36
-    for mid, end, color, label in ((y + half / 2, lo, palette[3], low_label), (y - half / 2, hi, palette[0], high_label)):
-        bars = _bars(ax, base, mid - half / 2, end, mid + half / 2, facecolor=color, edgecolor=palette[0],
-                     linewidth=0.5, label=plain(label))
-        bars.sticky_edges.x.append(base)  # as barh(left=base): the axis does not pad beyond the base
-    ax.axvline(base, color="#333333", linewidth=0.8)
-    ax.set_yticks(y)
-    ax.set_yticklabels([wrapped(x) for x in labels])
-    ax.grid(axis="y", visible=False)
-    ax.grid(axis="x", visible=True)
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
+    x0, x1 = _padded(np.concatenate([lo, hi, [base]]))
     span = float(max(np.abs(np.concatenate([lo, hi, [base]])).max(), 1.0))
-    div, key = _scale(span)
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=7))
-    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v / div, locale, 2)))
-    ax.set_xlabel(unit_label(key))
-    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=2)
-    return _svg(fig)
-
-
-@_chart
-def rate_fan_chart(months: list[str], fan: dict[str, list[float]], band_label: str, median_label: str, locale: str,
-                   axis_label: str, breakeven: tuple[str, float] | None = None, palette=DEFAULT_PALETTE) -> str:
-    """USD/BRL per month: P5–P95 band and median [BRL/USD], with an optional break-even level drawn across
-    (left out when it lies far outside the band: the break-even table gives it)."""
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
-
-    fig, ax = _subplots(2.3)
-    x = np.arange(len(months))
-    p5, p50, p95 = (np.asarray(fan[k], dtype=float) for k in ("p5", "p50", "p95"))
-    ax.fill_between(x, p5, p95, color=palette[3], alpha=0.45, linewidth=0, label=plain(band_label))
-    ax.plot(x, p50, color=palette[0], linewidth=1.8, marker="o", markersize=3, label=plain(median_label))
-    lo = float(p5.min())
-    if breakeven is not None and 0.6 * lo <= breakeven[1] <= 1.4 * float(p95.max()):  # else it would flatten the band
-        ax.axhline(breakeven[1], color=palette[4], linewidth=1.4, linestyle="--", label=plain(breakeven[0]))
-        lo = min(lo, breakeven[1])
-    ax.yaxis.set_major_locator(MaxNLocator(nbins=6))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: fmt.number_short(v, locale, 2)))
-    ax.set_ylabel(plain(axis_label))
-    ax.set_ylim(max(0.0, lo * 0.9), float(p95.max()) * 1.05)
-    _month_axis(ax, months, locale)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3)
-    return _svg(fig)
+    ticks, tick_labels, key = _money_ticks(x0, x1, span, locale, 7)
+    f, lines = _category_frame(labels, PAD + 16, 22.2, 44.0, (x0, x1))
+    c = Chart(f.bottom + 2 * TICK_PT + 2.2 * FONT_PT + PAD + 6)
+    value_axis(c, f, ticks, tick_labels, False, unit_label(key))
+    n = len(labels)
+    unit = f.height / (f.ylim[1] - f.ylim[0])  # [pt] per category
+    ys = np.array([f.y(n - 1 - i) for i in range(n)])
+    bx = f.x(base)
+    for off, ends, color in ((-0.36 * unit, lo, palette[3]), (0.0, hi, palette[0])):
+        xa = [min(bx, f.x(v)) for v in ends]
+        xb = [max(bx, f.x(v)) for v in ends]
+        c.path(rects(xa, ys + off, xb, ys + off + 0.36 * unit), fill=color, stroke=palette[0], width=0.5)
+    c.path(f"M{bx:.2f} {f.top:.2f}V{f.bottom:.2f}", stroke="#333333", width=0.8)
+    spines(c, f)
+    _category_labels(c, f, lines)
+    keys = {"low": palette[3], "high": palette[0]}
+    legend(c, PAD + 4, [(low_label, "low"), (high_label, "high")],
+           lambda kind, x, y: c.path(f"M{x:.2f} {y - 3.5:.2f}h15v7h-15Z", fill=keys[kind], stroke=palette[0],
+                                     width=0.5))
+    return c.html()

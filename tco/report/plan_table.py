@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import sys
 
+from tco.domain import FleetKind, FleetMode
+
+COMMITTED_BASELINE = "committed_baseline"
+"""The serving mode of a plan with committed instances and on-demand hours above them (tco/plan)."""
+
 
 def _toml_value(v) -> str:
     if isinstance(v, bool):
@@ -25,10 +30,10 @@ def _serving(p: dict) -> str:
     sv = p["serving"]
     mode = {"autoscaled": "autoscaled to the hourly load", "committed_all_month": "committed, peak kept all month",
             "dedicated": "dedicated servers", "shared": "one shared fleet"}.get(sv["mode"], sv["mode"])
-    if sv["mode"] == "committed_baseline":
+    if sv["mode"] == COMMITTED_BASELINE:
         mode = (f"{'/'.join(str(k) for k in sv['committed_instances'])} committed per term, "
                 f"hours above on {sv['burst_pricing']} (peak {sv['peak_instances']})")
-    pricing = f" {sv['pricing']}" if sv["kind"] == "cloud" else ""
+    pricing = f" {sv['pricing']}" if sv["kind"] == FleetKind.CLOUD else ""
     return f"{sv['offer']}{pricing}: {mode}"
 
 
@@ -36,9 +41,9 @@ def _training(p: dict) -> str:
     tr = p["training"]
     if tr is None:
         return "—"
-    if p["fleet"] == "shared":
+    if p["fleet"] == FleetMode.SHARED:
         return "on the serving fleet"
-    pricing = f" {tr['pricing']}" if tr["kind"] == "cloud" else ""
+    pricing = f" {tr['pricing']}" if tr["kind"] == FleetKind.CLOUD else ""
     return f"{tr['offer']}{pricing}: {tr['servers']} server(s), {tr['wall_hours']:,.0f} h"
 
 

@@ -11,7 +11,7 @@ The engine's notices go to the seller (`notes_txt`), not into this document.
 
 Reproducible: every date (cover, PDF metadata, attachments) is the document date, so two runs give the
 same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
-SVG whose text matplotlib escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
+SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
 """
 
 from __future__ import annotations
@@ -157,10 +157,10 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "tool": f"tco {__version__}",
         "notes": sc.scenario.notes,
     }
-    # charts are SVG written by matplotlib (text escaped there): the only markup passed through
+    # charts are SVG shapes with HTML labels escaped by chart_svg: the only markup passed through
     for c in (out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
         if c:
-            c["svg"] = Markup(c["svg"])
+            c["html"] = Markup(c["html"])
     return out
 
 

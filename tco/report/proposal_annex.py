@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from tco.domain import Currency, FleetMode, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
-from tco.report.proposal_body import MONTE_CARLO, counterpart
+from tco.report.proposal_body import counterpart
 from tco.report.proposal_sources import _as_of, _short_source
 from tco.report.proposal_words import _label_or, fleet_name, money, pricing_name, table, unit_price, usd
 from tco.report.view import FleetView
@@ -26,8 +27,9 @@ def _unit(loc: str):
 def sizing(v, loc: str) -> dict:
     rows = []
     for o in v.ranked_options:
-        rows.append([o.label, fleet_name(o.inference, loc), fmt.number(o.peak_servers, loc), fmt.number(o.peak_gpus, loc),
-                     fleet_name(o.training, loc) if o.training is not None and o.fleet == "separate" else
+        rows.append([o.label, fleet_name(o.inference, loc), fmt.number(o.peak_servers, loc),
+                     fmt.number(o.peak_gpus, loc),
+                     fleet_name(o.training, loc) if o.training is not None and o.fleet == FleetMode.SEPARATE else
                      t("pv_a_same_fleet", loc), fmt.number(o.inference_gpu_hours + o.training_gpu_hours, loc)])
     head = [t("pv_a_option", loc), t("pv_a_serving", loc), t("pv_a_servers", loc), t("pv_a_gpus", loc),
             t("pv_a_training", loc), t("pv_a_gpu_hours", loc, months=v.horizon_months)]
@@ -47,11 +49,11 @@ def fx(v, palette, loc: str) -> dict:
     rec = v.recommended
     other = counterpart(v, rec)
     out: dict = {"paragraphs": [], "chart": None, "hedge": None}
-    if not any(f.currency == "USD" for o in v.options for f in o.fleets()):
+    if not any(f.currency == Currency.USD for o in v.options for f in o.fleets()):
         out["paragraphs"].append(t("pv_a_fx_none", loc))
         return out
     model = _label_or(f"fxm_{v.fx_model}", loc, v.fx_model)
-    if v.fx_model in MONTE_CARLO:
+    if is_monte_carlo(v.fx_model):
         out["paragraphs"].append(t("pv_a_fx_mc", loc, model=model, paths=fmt.number(v.fx_paths, loc),
                                    rate=unit_price(v.usdbrl, loc)))
     else:
@@ -64,11 +66,11 @@ def fx(v, palette, loc: str) -> dict:
             out["paragraphs"].append(t("pv_a_breakeven", loc, other=other.label, rec=rec.label,
                                        rate=unit_price(row["usdbrl"], loc)))
     if other is not None and other.fan_brl is not None:
-        svg = charts.fan_chart(list(v.months), {k: np.asarray(x) for k, x in other.fan_brl.items()},
-                               t("fan_band", loc), t("fan_median", loc), loc, _unit(loc),
-                               (rec.label, np.asarray(rec.monthly_brl)), palette,
-                               clip_label=lambda x: t("clipped", loc, value=fmt.money_compact(x, loc)))
-        out["chart"] = {"title": t("pv_a_fan_title", loc, option=other.label), "svg": svg}
+        chart = charts.fan_chart(list(v.months), {k: np.asarray(x) for k, x in other.fan_brl.items()},
+                                 t("fan_band", loc), t("fan_median", loc), loc, _unit(loc),
+                                 (rec.label, np.asarray(rec.monthly_brl)), palette,
+                                 clip_label=lambda x: t("clipped", loc, value=fmt.money_compact(x, loc)))
+        out["chart"] = {"title": t("pv_a_fan_title", loc, option=other.label), "html": chart}
     hedge = v.meta.get("hedging") or {}
     labels = {o.name: o.label for o in v.options}
     rows = [[labels.get(h["option"], h["option"]), money(v.option(h["option"]).tco_brl, loc),
@@ -88,15 +90,17 @@ def sensitivity(v, palette, loc: str) -> dict | None:
     sens = (v.meta.get("sensitivity") or {}).get("dedicated_vs_cloud")
     if not sens or not sens.get("rows"):
         return None
-    rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"), key=lambda r: -abs(r.get("swing_brl") or 0))
+    rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"),
+                  key=lambda r: -abs(r.get("swing_brl") or 0))
     label = lambda r: _label_or(f"sens_in_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
     labels = {o.name: o.label for o in v.options}
-    svg = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows], [r["high_diff_brl"] for r in rows],
-                         sens["base_diff_brl"], t("sens_low", loc), t("sens_high", loc), loc, _unit(loc), palette)
+    chart = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows],
+                           [r["high_diff_brl"] for r in rows], sens["base_diff_brl"], t("sens_low", loc),
+                           t("sens_high", loc), loc, _unit(loc), palette)
     return {"intro": t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
                        challenger=labels.get(sens["challenger"], sens["challenger"]),
                        base=money(sens["base_diff_brl"], loc)),
-            "chart": {"title": t("chart_sens_title", loc), "svg": svg}}
+            "chart": {"title": t("chart_sens_title", loc), "html": chart}}
 
 
 def sources(v, res, loc: str) -> dict:
@@ -106,7 +110,8 @@ def sources(v, res, loc: str) -> dict:
         for f in o.fleets():
             seen.setdefault((f.offer, f.pricing), f)
     for f in seen.values():
-        price = usd(f.price, loc) + t("per_hour", loc) if f.currency == "USD" else money(f.price, loc) + t("per_month", loc)
+        price = (usd(f.price, loc) + t("per_hour", loc) if f.currency == Currency.USD
+                 else money(f.price, loc) + t("per_month", loc))
         rows.append([fleet_name(f, loc), pricing_name(f.pricing, loc), price,
                      _label_or(f"status_{f.status}", loc, f.status or "—"), _as_of(f.as_of, loc),
                      _short_source(f.source, loc, f.status in ("estimate", "illustrative_estimate"))])

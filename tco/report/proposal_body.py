@@ -5,12 +5,14 @@ with each competitor's best plan, the risks and the case beyond cost. Everything
 
 from __future__ import annotations
 
+from tco.domain import CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
-from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name, table,
-                                       unit_price, usd)
+from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name,
+                                       table, unit_price, usd)
 
-MONTE_CARLO = ("gbm", "bootstrap")
+COMPUTE = (CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE)
+"""The compute lines of the bridge; the other lines are summed as the rest."""
 BRAZIL_REGIONS = ("sa-", "brazil", "southamerica", "sp")
 """Region id prefixes of data centres in Brazil (AWS sa-east-1, Azure brazilsouth, GCP southamerica-east1, the
 dedicated providers' sp)."""
@@ -19,7 +21,7 @@ dedicated providers' sp)."""
 def counterpart(v, ours):
     """The option the bridge sets against `ours`: the cheapest ranked option of another kind (a hybrid or
     dedicated recommendation meets the cheapest cloud option, a cloud one the cheapest with a dedicated fleet)."""
-    want = ("dedicated", "hybrid") if ours.kind == "cloud" else ("cloud",)
+    want = (FleetKind.DEDICATED, FleetKind.HYBRID) if ours.kind == FleetKind.CLOUD else (FleetKind.CLOUD,)
     return next((o for o in v.ranked_options if o.kind in want and o.name != ours.name), None)
 
 
@@ -27,14 +29,14 @@ def _commitment(o, loc: str) -> str:
     """What choosing `o` commits the client to, in plain words: the serving fleet, and a separate dedicated
     training cluster's minimum term (paid even when the job ends sooner)."""
     f = o.inference
-    if f.kind == "dedicated":
+    if f.kind == FleetKind.DEDICATED:
         out = t("pv_commit_dedicated", loc, n=o.peak_servers, what=fleet_name(f, loc), term=f.min_term_months or 1)
-    elif f.pricing in ("on_demand", "spot"):
+    elif not is_committed(f.pricing):
         out = t("pv_commit_none", loc)
     else:
         out = t("pv_commit_cloud", loc, pricing=pricing_name(f.pricing, loc))
     tr = o.training
-    if tr is not None and tr.kind == "dedicated" and o.fleet == "separate":
+    if tr is not None and tr.kind == FleetKind.DEDICATED and o.fleet == FleetMode.SEPARATE:
         out += " " + t("pv_commit_training", loc, n=o.training_servers, what=fleet_name(tr, loc),
                        term=tr.min_term_months or 1)
     return out
@@ -49,11 +51,11 @@ def summary(v, loc: str) -> dict:
     if other is not None:
         sentences.append(t("pv_vs_other", loc, other=other.label, tco=money(other.tco_brl, loc),
                            cmp=multiple(other.tco_brl, rec.tco_brl, loc)))
-        if v.fx_model in MONTE_CARLO and other.p5_brl and other.kind == "cloud":
+        if is_monte_carlo(v.fx_model) and other.p5_brl and other.kind == FleetKind.CLOUD:
             sentences.append(t("pv_fx_p5", loc, other=other.label, cmp=multiple(other.p5_brl, rec.tco_brl, loc)))
     figures = [(t("pv_kf_tco", loc, months=months), money(rec.tco_brl, loc)),
                (t("pv_kf_pv", loc, rate=fmt.percent_short(v.discount_rate, loc)), money(rec.npv_brl, loc)),
-               (t("pv_kf_gpu_hour", loc), unit_price(rec.gpu_hour_brl.get("inference"), loc)),
+               (t("pv_kf_gpu_hour", loc), unit_price(rec.gpu_hour_brl.get(Role.INFERENCE), loc)),
                (t("pv_kf_mtok", loc), unit_price(rec.cost_per_million_tokens_brl, loc))]
     return {"recommended": rec.label, "sentences": sentences, "figures": figures,
             "bridge": bridge(v, rec, other, loc) if other is not None else None}
@@ -62,25 +64,26 @@ def summary(v, loc: str) -> dict:
 def _price_cells(o, v, loc: str) -> tuple[str, str, str]:
     """(list price per GPU-hour, in reais at the spot rate, with taxes) for the serving fleet of `o`."""
     f = o.inference
-    if f.currency == "USD":
+    if f.currency == Currency.USD:
         return usd(f.price_per_gpu_hour, loc), unit_price(f.price_per_gpu_hour * v.usdbrl, loc), unit_price(
-            o.gpu_hour_brl["inference"], loc)
+            o.gpu_hour_brl[Role.INFERENCE], loc)
     brl = unit_price(f.price_per_gpu_hour, loc)
-    return brl, brl, unit_price(o.gpu_hour_brl["inference"], loc)
+    return brl, brl, unit_price(o.gpu_hour_brl[Role.INFERENCE], loc)
 
 
 def bridge(v, ours, other, loc: str) -> dict:
     """From the price per GPU-hour to the TCO, for `ours` and `other`, step by step."""
     cols = [ours, other]
     prices = [_price_cells(o, v, loc) for o in cols]
-    compute = [o.lines_brl.get("training_compute", 0.0) + o.lines_brl.get("inference_compute", 0.0) for o in cols]
-    rest = [sum(x for k, x in o.lines_brl.items() if k not in ("training_compute", "inference_compute"))
+    compute = [sum(o.lines_brl.get(k, 0.0) for k in COMPUTE) for o in cols]
+    rest = [sum(x for k, x in o.lines_brl.items() if k not in COMPUTE)
             for o in cols]
     rows = [
         [t("pv_b_list", loc)] + [p[0] for p in prices],
         [t("pv_b_fx", loc, rate=unit_price(v.usdbrl, loc))] + [p[1] for p in prices],
-        [t("pv_b_taxes", loc)] + [p[2] + (f" (+{fmt.percent(o.tax_uplift_share, loc)})" if o.tax_currency == "USD"
-                                          and o.inference.currency == "USD"  # the serving price's own uplift
+        [t("pv_b_taxes", loc)] + [p[2] + (f" (+{fmt.percent(o.tax_uplift_share, loc)})"
+                                          if o.tax_currency == Currency.USD
+                                          and o.inference.currency == Currency.USD  # the serving price's own uplift
                                           and o.tax_uplift_share else "") for p, o in zip(prices, cols)],
         [t("pv_b_fleet", loc)] + [t("pv_b_fleet_value", loc, servers=fmt.number(o.peak_servers, loc),
                                     gpus=fmt.number(o.inference.gpus_per_server, loc)) for o in cols],
@@ -96,7 +99,7 @@ def bridge(v, ours, other, loc: str) -> dict:
 
 def competitors(v, ours) -> list:
     """Each competitor's best plan (plan search): the cloud providers' groups, cheapest first."""
-    return [p for p in v.plans if p.provider != "hybrid" and p.serving_kind == "cloud"]
+    return [p for p in v.plans if p.provider != FleetKind.HYBRID and p.serving_kind == FleetKind.CLOUD]
 
 
 def comparison(v, ours, loc: str) -> dict:
@@ -119,7 +122,7 @@ def comparison(v, ours, loc: str) -> dict:
 
 def _yearly(v, ours, loc: str) -> dict:
     """Cash out per contract year: the offer and the cheapest cloud option of the scenario."""
-    cloud = next((o for o in v.ranked_options if o.kind == "cloud" and o.name != ours.name), None)
+    cloud = next((o for o in v.ranked_options if o.kind == FleetKind.CLOUD and o.name != ours.name), None)
     cols = [ours] + ([cloud] if cloud is not None else [])
     rows = []
     for i in range(len(ours.yearly_brl)):
@@ -140,7 +143,7 @@ def risks(v, ours, scenario, loc: str) -> dict:
     f = ours.inference
     term = (p.min_term_months if p is not None and p.min_term_months else None) or f.min_term_months or 1
     rows = []
-    if f.kind == "dedicated":
+    if f.kind == FleetKind.DEDICATED:
         rows.append([t("pv_r_demand", loc), t("pv_r_demand_i", loc, term=term, per=money(f.price * term, loc)),
                      t("pv_r_demand_m", loc)])
         red = scenario.inference.redundancy
@@ -151,7 +154,7 @@ def risks(v, ours, scenario, loc: str) -> dict:
         rows.append([t("pv_r_ageing", loc), t("pv_r_ageing_i", loc, gpu=gpu_name(f.gpu), months=v.horizon_months),
                      t("pv_r_ageing_m", loc, term=term)])
     other = counterpart(v, ours)
-    if other is not None and other.kind == "cloud" and v.fx_model in MONTE_CARLO and other.p95_brl:
+    if other is not None and other.kind == FleetKind.CLOUD and is_monte_carlo(v.fx_model) and other.p95_brl:
         rows.append([t("pv_r_fx", loc), t("pv_r_fx_i", loc, other=other.label, p95=money(other.p95_brl, loc)),
                      t("pv_r_fx_m", loc)])
     if any(n.code == "tax_rates_estimate" for n in v.notices):
@@ -169,7 +172,7 @@ def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
     city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
     out.append((t("pv_case_residency", loc), t("pv_case_residency_v", loc, city=city, abroad=len(abroad),
                                                  total=len(competitors(v, ours)))))
-    if ours.inference.currency == "BRL":
+    if ours.inference.currency == Currency.BRL:
         out.append((t("pv_case_billing", loc), t("pv_case_billing_v", loc)))
     if inc and inc.latency_ms:
         out.append((t("pv_case_latency", loc), t("pv_case_latency_v", loc, ms=fmt.number_short(inc.latency_ms, loc))))

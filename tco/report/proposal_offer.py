@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 
+from tco.domain import FleetKind, FleetMode, Role
 from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.proposal_words import day, fleet_name, money, month_name, table
@@ -22,7 +23,7 @@ def offered(v):
     """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
     ranked option with one; None when no option has a dedicated fleet."""
     for o in v.ranked_options:
-        if any(f.kind == "dedicated" for f in o.fleets()):
+        if any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
             return o
     return None
 
@@ -30,11 +31,11 @@ def offered(v):
 def _derived_items(o, loc: str) -> list[dict]:
     """The offered option's dedicated fleets as items (catalog prices; the training fleet only when separate)."""
     out = []
-    for role, f in (("training", o.training), ("inference", o.inference)):
-        if f is None or f.kind != "dedicated" or (role == "training" and o.fleet == "shared"):
+    for role, f in ((Role.TRAINING, o.training), (Role.INFERENCE, o.inference)):
+        if f is None or f.kind != FleetKind.DEDICATED or (role == Role.TRAINING and o.fleet == FleetMode.SHARED):
             continue
-        qty = o.training_servers if role == "training" else o.peak_servers
-        role = "shared" if o.fleet == "shared" else role  # one fleet trains, then serves
+        qty = o.training_servers if role == Role.TRAINING else o.peak_servers
+        role = Role.SHARED if o.fleet == FleetMode.SHARED else role  # one fleet trains, then serves
         out.append({"description": t(f"pv_item_{role}", loc, what=fleet_name(f, loc)), "quantity": max(qty, 1),
                     "brl_per_month": f.price, "setup_brl": f.setup_fee_brl, "firm": f.status == "quote",
                     "min_term": f.min_term_months})
@@ -57,8 +58,8 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     for i in items:
         status = t("pv_firm" if i["firm"] else "pv_estimate", loc)
         rows.append([i["description"], fmt.number(i["quantity"], loc), money(i["brl_per_month"], loc),
-                     money(i["quantity"] * i["brl_per_month"], loc), money(i["setup_brl"], loc) if i["setup_brl"] else "—",
-                     status])
+                     money(i["quantity"] * i["brl_per_month"], loc),
+                     money(i["setup_brl"], loc) if i["setup_brl"] else "—", status])
     monthly = sum(i["quantity"] * i["brl_per_month"] for i in items)
     setup = sum(i["quantity"] * i["setup_brl"] for i in items)
     foot = [t("pv_total_month", loc), "", "", money(monthly, loc), money(setup, loc) if setup else "—", ""]
@@ -76,7 +77,8 @@ def _outside(o, loc: str) -> list[str]:
     """The offered option's cloud fleets: in its total cost, but bought from the cloud provider, not offered here."""
     if o is None:
         return []
-    return [t("pv_offer_outside", loc, what=fleet_name(f, loc)) for f in o.fleets() if f.kind != "dedicated"]
+    return [t("pv_offer_outside", loc, what=fleet_name(f, loc)) for f in o.fleets()
+            if f.kind != FleetKind.DEDICATED]
 
 
 def valid_until(p, doc_date: _dt.date) -> _dt.date:
@@ -100,7 +102,8 @@ def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]
     number = (p.number if p is not None else "") or "—"
     version = p.version if p is not None else 1
     return [
-        (t("pv_t_number", loc), t("pv_number_version", loc, number=number, version=version) if number != "—" else "—"),
+        (t("pv_t_number", loc),
+         t("pv_number_version", loc, number=number, version=version) if number != "—" else "—"),
         (t("pv_t_term", loc), t("pv_months", loc, n=term) if term else "—"),
         (t("pv_t_adjust", loc), adjust),
         (t("pv_t_taxes", loc), t("pv_taxes_in" if taxes else "pv_taxes_out", loc)),
@@ -126,8 +129,8 @@ def _included(p, o, loc: str) -> list[tuple[str, str]]:
                        ("storage", inc.storage if inc else ""), ("management", inc.management if inc else ""),
                        ("support", inc.support_hours if inc else ""),
                        ("sla", fmt.percent_short(inc.sla_share, loc, 3) if inc and inc.sla_share else ""),
-                       ("datacenter", " — ".join(x for x in ((inc.datacenter_tier, inc.datacenter_city) if inc else ())
-                                                 if x))):
+                       ("datacenter", " — ".join(x for x in ((inc.datacenter_tier, inc.datacenter_city)
+                                                              if inc else ()) if x))):
         if value:
             out.append((t(f"pv_inc_{key}", loc), value))
     return out

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as _dt
 import re
 
+from tco.domain import FleetKind
 from tco.report import fmt
 from tco.report.i18n import has, t
 
@@ -37,7 +38,7 @@ def provider_name(provider: str, loc: str) -> str:
 def fleet_name(f, loc: str) -> str:
     """A fleet (view.FleetView) in plain words: what it is, how many GPUs of which kind."""
     gpus = f.gpus_per_server
-    if f.kind == "dedicated":
+    if f.kind == FleetKind.DEDICATED:
         key = "pv_fleet_dedicated_one" if gpus == 1 else "pv_fleet_dedicated"
     else:
         key = "pv_fleet_cloud_one" if gpus == 1 else "pv_fleet_cloud"
