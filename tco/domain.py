@@ -39,6 +39,38 @@ class FleetMode(StrEnum):
     SEPARATE = "separate"
 
 
+class TrainingMethod(StrEnum):
+    """How the model is trained (``[training] method``): what the memory of a trained parameter is."""
+
+    NONE = "none"
+    LORA = "lora"
+    FULL = "full"
+    PRETRAIN = "pretrain"
+
+
+class Interconnect(StrEnum):
+    """How a server's GPUs talk to each other (gpus.csv ``interconnect``)."""
+
+    NVLINK = "nvlink"
+    NVLINK_BRIDGE = "nvlink_bridge"
+    PCIE = "pcie"
+
+
+class Precision(StrEnum):
+    """Number format of weights or KV cache."""
+
+    BF16 = "bf16"
+    FP8 = "fp8"
+
+
+class ParallelMode(StrEnum):
+    """How a replica spans GPUs: tensor parallel inside a server, pipeline or expert parallel across servers."""
+
+    TP = "tp"
+    PP = "pp"
+    EP = "ep"
+
+
 class CostLine(StrEnum):
     """Lines of the ledger, in the order every table shows them."""
 

@@ -1,7 +1,8 @@
 """Sizing GPU fleets from first principles.
 
 Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
-Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600).
+Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600); the cluster's rules are declared in
+tco/training_rules.py and ``size_training`` evaluates them.
 Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
 prefill, pipeline or expert parallel across servers, latency targets) are in tco/sizing_inference.py; this
 module picks the calibration and hands the catalog rows to it.
@@ -12,63 +13,15 @@ FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, fields, replace
 
+from tco.domain import Precision, TrainingMethod
 from tco.sizing_inference import BYTES_PER_PARAM, Calibration, Load, kv_bytes_per_token  # noqa: F401
 from tco.sizing_layout import ReplicaSize, candidates, choose
-
-OPTIMIZER_BYTES_PER_PARAM = 16.0
-"""Mixed-precision Adam: bf16 weights 2 + bf16 grads 2 + fp32 master 4 + Adam m, v 4+4 = 16 B/param
-(Rajbhandari et al. 2020, ZeRO, §3.1 counts 2Ψ + 2Ψ + 12Ψ = 16Ψ)."""
-
+from tco.training_rules import evaluate_cluster, multi_gpu_scaling, rules
 
 # ---------------------------------------------------------------------------------------------
 # Training
-
-
-def training_flops(active_params: float, tokens: float, epochs: float = 1.0) -> float:
-    """Training compute [FLOP] = 6 · N · D · epochs.
-
-    >>> training_flops(70e9, 1e9)
-    4.2e+20
-    """
-    return 6.0 * active_params * tokens * epochs
-
-
-def training_gpu_hours(flops: float, peak_tflops: float, mfu: float) -> float:
-    """GPU-hours [GPU·h] = FLOPs / (peak [TFLOPS] × 1e12 × MFU × 3600).
-
-    >>> round(training_gpu_hours(4.2e20, 989.5, 0.4), 2)
-    294.76
-    """
-    return flops / (peak_tflops * 1e12 * mfu * 3600.0)
-
-
-def training_memory_bytes(params: float, method: str, activation_share: float, lora_share: float) -> float:
-    """Memory to train [B].
-
-    full/pretrain: 16 B/param (weights, grads, fp32 master, Adam moments) × (1 + activation share).
-    lora: frozen bf16 weights 2 B/param + 16 B per trainable adapter parameter, × (1 + activation share).
-    """
-    if method in ("full", "pretrain"):
-        states = OPTIMIZER_BYTES_PER_PARAM * params
-    elif method == "lora":
-        states = BYTES_PER_PARAM["bf16"] * params + OPTIMIZER_BYTES_PER_PARAM * lora_share * params
-    else:
-        return 0.0
-    return states * (1.0 + activation_share)
-
-
-def scaling_efficiency(total_gpus: int, interconnect: str, defaults: dict) -> float:
-    """Share of linear speed-up kept when a job spans several GPUs.
-
-    1 GPU: 1.0; NVLink/NVSwitch: ~0.9 (seed article: 90–95 %); PCIe: ~0.5 (seed article).
-    """
-    if total_gpus <= 1:
-        return 1.0
-    table = defaults.get("scaling_efficiency", {})
-    return float(table.get(interconnect, table.get("pcie", 0.5)))
 
 
 @dataclass(frozen=True)
@@ -86,29 +39,34 @@ class TrainingSize:
     billed_gpu_hours: float
     """GPUs × wall-clock hours [GPU·h], what a cluster rented by the hour is billed for."""
     mfu: float
+    rows: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    """Every rule of ``tco.training_rules`` as the engine evaluated it (key → value), for the workbook's cache."""
+
+    def as_dict(self) -> dict:
+        """The figures the JSON reports (every field but the rows)."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "rows"}
 
 
 def size_training(*, method: str, params: float, active_params: float, tokens: float, epochs: float,
                   gpu_hours: float | None, mfu: float, peak_tflops: float, gpu_memory_gb: float,
                   memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
                   servers: int | None, activation_share: float, lora_share: float, defaults: dict) -> TrainingSize:
-    """Size the training cluster: memory gives the minimum, the target duration the rest."""
-    if method == "none":
+    """Size the training cluster by evaluating the rules of ``tco.training_rules``: memory gives the minimum, the
+    target duration (or the servers given) the rest. ``defaults['scaling_efficiency']`` is the catalog's table of
+    multi-GPU scaling by interconnect."""
+    if method == TrainingMethod.NONE:
         return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu)
-    flops = training_flops(active_params, tokens, epochs)
-    hours = gpu_hours if gpu_hours is not None else training_gpu_hours(flops, peak_tflops, mfu)
-    mem = training_memory_bytes(params, method, activation_share, lora_share)
-    min_gpus = max(1, math.ceil(mem / (gpu_memory_gb * 1e9 * memory_usable_share)))
-    min_servers = math.ceil(min_gpus / gpus_per_server)
-    if servers is None:
-        eff = scaling_efficiency(gpus_per_server * 2, interconnect, defaults)  # assume multi-GPU for sizing
-        wanted = math.ceil(hours / (eff * gpus_per_server * target_days * 24.0)) if hours > 0 else 1
-        servers = max(min_servers, wanted, 1)
-    servers = max(servers, min_servers)  # a cluster that cannot hold the job is never costed
-    gpus = servers * gpus_per_server
-    eff = scaling_efficiency(gpus, interconnect, defaults)
-    wall = hours / (gpus * eff) if hours > 0 else 0.0
-    return TrainingSize(method, flops, hours, mem / 1e9, min_gpus, servers, gpus, eff, wall, wall * gpus, mfu)
+    inputs = {"params": params, "active_params": active_params, "tokens": tokens, "epochs": epochs, "mfu": mfu,
+              "gpu_hours": gpu_hours if gpu_hours is not None else 0.0, "peak_tflops": peak_tflops,
+              "gpu_memory_gb": gpu_memory_gb, "memory_usable_share": memory_usable_share,
+              "gpus_per_server": gpus_per_server, "target_days": target_days,
+              "servers": servers if servers is not None else 0, "activation_share": activation_share,
+              "lora_share": lora_share,
+              "multi_gpu_scaling": multi_gpu_scaling(interconnect, defaults.get("scaling_efficiency", {}))}
+    v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None), inputs)
+    return TrainingSize(method, v["tr_flops"], v["gpu_hours"], v["tr_mem_b"] / 1e9, int(v["tr_min_gpus"]),
+                        int(v["tr_servers"]), int(v["tr_gpus"]), v["scaling_eff"], v["wall_hours"],
+                        v["tr_billed_gpu_hours"], mfu, v)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -117,7 +75,7 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
 
 def peak_tflops(gpu, precision: str) -> float:
     """Peak dense TFLOPS of a GPU at the serving precision (FP8 where the GPU has it, else BF16)."""
-    return gpu.fp8_tflops if precision == "fp8" and gpu.fp8_tflops else gpu.bf16_tflops
+    return gpu.fp8_tflops if precision == Precision.FP8 and gpu.fp8_tflops else gpu.bf16_tflops
 
 
 def network_gbps(row) -> float | None:
@@ -179,16 +137,3 @@ def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dic
                 serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share)
     cands = candidates(model_spec(model, s.model.precision, s.model.kv_precision), hw, load, eff)
     return cands, choose(cands, fleet.gpus_per_server, eff.name)
-
-
-def replicas_needed(requests_per_second: float, replica_rps: float, utilization: float, redundancy: str) -> int:
-    """Replicas [-] = ceil(load / (capacity × utilisation)), plus one spare for N+1 when any is needed."""
-    if requests_per_second <= 0:
-        return 0
-    n = max(1, math.ceil(requests_per_second / (replica_rps * utilization) - 1e-9))
-    return n + 1 if redundancy == "n+1" else n
-
-
-def servers_for(replicas: int, replicas_per_server: int) -> int:
-    """Servers (or instances) [-] = ceil(replicas / replicas per server)."""
-    return math.ceil(replicas / replicas_per_server) if replicas > 0 else 0

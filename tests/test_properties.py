@@ -13,6 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracles import replicas_needed, servers_for
 from tco import finance
 from tco.catalog import EgressTable, load_catalog
 from tco.costs import LINES, egress_cost_usd
@@ -272,12 +273,39 @@ def test_gbm_with_zero_volatility_gives_equal_percentiles(users, usdbrl, drift):
                 assert v == pytest.approx(d.deterministic, rel=1e-9)
 
 
+# the oracle of the next property (tests/oracles.py), worked by hand before it is trusted
+
+
+@pytest.mark.parametrize("rps, cap, util, red, expected", [
+    (0.0, 1.0, 0.8, "none", 0),        # no load, no replica (and no spare)
+    (0.0, 1.0, 0.8, "n+1", 0),
+    (1.0, 1.0, 0.8, "none", 2),        # ceil(1 / 0.8) = ceil(1.25) = 2
+    (1.0, 1.0, 0.8, "n+1", 3),         # … plus one spare
+    (1.6, 1.0, 0.8, "none", 2),        # exactly 2 replicas at 80 %: no extra from rounding noise
+    (0.1, 2.0, 0.5, "none", 1),        # ceil(0.1 / 1.0) = 1
+    (10.0, 0.5, 1.0, "n+1", 21),       # ceil(10 / 0.5) = 20, + 1
+])
+def test_replicas_needed(rps, cap, util, red, expected):
+    assert replicas_needed(rps, cap, util, red) == expected
+
+
+def test_replicas_needed_tiny_positive_load_needs_one():
+    # costs.inference_servers_by_hour clamps this case to 1 replica; replicas_needed does not
+    assert replicas_needed(1e-12, 1.0, 1.0, "none") == 1
+
+
+@pytest.mark.parametrize("replicas, per_server, expected", [
+    (0, 8, 0), (1, 8, 1), (8, 8, 1), (9, 8, 2), (3, 1, 3), (5, 2, 3),
+])
+def test_servers_for(replicas, per_server, expected):
+    assert servers_for(replicas, per_server) == expected
+
+
 @PROPS
 @given(rps=st.lists(st.floats(0.0, 50.0), min_size=1, max_size=24), cap=st.floats(0.05, 10.0),
        util=st.floats(0.1, 1.0), per_server=st.integers(1, 8), red=st.sampled_from(["none", "n+1"]))
 def test_vectorised_servers_by_hour_equal_the_scalar_formulas(rps, cap, util, per_server, red):
     from tco.costs import inference_servers_by_hour
-    from tco.sizing import replicas_needed, servers_for
 
     rep = replace(_run().options[0].replica, requests_per_second=cap, replicas_per_server=per_server)
     got = inference_servers_by_hour(np.array([rps]), rep, util, red)[0]

@@ -9,16 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.sizing import (
-    kv_bytes_per_token,
-    replicas_needed,
-    scaling_efficiency,
-    servers_for,
-    size_training,
-    training_flops,
-    training_gpu_hours,
-    training_memory_bytes,
-)
+from tco.sizing import kv_bytes_per_token, size_training
 from tco.sizing_inference import (
     Calibration,
     Hardware,
@@ -38,58 +29,6 @@ DEFAULTS = {"scaling_efficiency": {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 
 
 # ---------------------------------------------------------------------------------------------
 # Training
-
-
-def test_training_flops_is_six_n_d():
-    assert training_flops(70e9, 2e9) == pytest.approx(6 * 70e9 * 2e9)
-
-
-def test_training_flops_counts_epochs():
-    assert training_flops(70e9, 2e9, epochs=3) == pytest.approx(6 * 70e9 * 2e9 * 3)
-
-
-def test_training_gpu_hours_divides_by_peak_mfu_and_seconds():
-    flops = 6 * 70e9 * 1e9  # 4.2e20 FLOP
-    expected = flops / (989.5e12 * 0.4 * 3600)  # ≈ 294.76 GPU·h
-    assert training_gpu_hours(flops, 989.5, 0.4) == pytest.approx(expected)
-    assert expected == pytest.approx(294.76, abs=0.01)
-
-
-def test_training_memory_full_is_16_bytes_per_param_plus_activations():
-    expected = 16 * 70e9 * (1 + 0.25)  # 1.4e12 B
-    assert training_memory_bytes(70e9, "full", 0.25, 0.01) == pytest.approx(expected)
-
-
-def test_training_memory_pretrain_equals_full():
-    assert training_memory_bytes(8e9, "pretrain", 0.25, 0.01) == training_memory_bytes(8e9, "full", 0.25, 0.01)
-
-
-def test_training_memory_lora_is_frozen_bf16_plus_adapter_states():
-    frozen = 2 * 70e9          # bf16 weights, not trained
-    adapters = 16 * 0.01 * 70e9  # 1 % of parameters carry full optimizer state
-    expected = (frozen + adapters) * (1 + 0.25)  # 189e9 B
-    assert training_memory_bytes(70e9, "lora", 0.25, 0.01) == pytest.approx(expected)
-    assert expected == pytest.approx(189e9)
-
-
-def test_training_memory_none_is_zero():
-    assert training_memory_bytes(70e9, "none", 0.25, 0.01) == 0.0
-
-
-@pytest.mark.parametrize("gpus, interconnect, expected", [
-    (1, "nvlink", 1.0),          # a single GPU loses nothing
-    (0, "pcie", 1.0),
-    (8, "nvlink", 0.9),
-    (16, "nvlink_bridge", 0.9),
-    (4, "pcie", 0.5),
-    (4, "infiniband-unknown", 0.5),  # unknown interconnect falls back to the PCIe figure
-])
-def test_scaling_efficiency(gpus, interconnect, expected):
-    assert scaling_efficiency(gpus, interconnect, DEFAULTS) == expected
-
-
-def test_scaling_efficiency_without_table_uses_half():
-    assert scaling_efficiency(2, "nvlink", {}) == 0.5
 
 
 def _train(**kw):
@@ -377,30 +316,6 @@ inference_offer = "br-dedicated/sp/hgx-h100-8x"
         assert o.replica.target_met and o.replica.ttft_seconds <= 2.0
         assert o.tco.deterministic > 0
         assert o.costs.inference_servers.max() % o.replica.nodes == 0  # whole replicas of whole servers
-
-@pytest.mark.parametrize("rps, cap, util, red, expected", [
-    (0.0, 1.0, 0.8, "none", 0),        # no load, no replica (and no spare)
-    (0.0, 1.0, 0.8, "n+1", 0),
-    (1.0, 1.0, 0.8, "none", 2),        # ceil(1 / 0.8) = ceil(1.25) = 2
-    (1.0, 1.0, 0.8, "n+1", 3),         # … plus one spare
-    (1.6, 1.0, 0.8, "none", 2),        # exactly 2 replicas at 80 %: no extra from rounding noise
-    (0.1, 2.0, 0.5, "none", 1),        # ceil(0.1 / 1.0) = 1
-    (10.0, 0.5, 1.0, "n+1", 21),       # ceil(10 / 0.5) = 20, + 1
-])
-def test_replicas_needed(rps, cap, util, red, expected):
-    assert replicas_needed(rps, cap, util, red) == expected
-
-
-def test_replicas_needed_tiny_positive_load_needs_one():
-    # costs.inference_servers_by_hour clamps this case to 1 replica; replicas_needed does not
-    assert replicas_needed(1e-12, 1.0, 1.0, "none") == 1
-
-
-@pytest.mark.parametrize("replicas, per_server, expected", [
-    (0, 8, 0), (1, 8, 1), (8, 8, 1), (9, 8, 2), (3, 1, 3), (5, 2, 3),
-])
-def test_servers_for(replicas, per_server, expected):
-    assert servers_for(replicas, per_server) == expected
 
 
 def test_size_training_given_servers_never_below_the_memory_minimum():

@@ -126,7 +126,7 @@ def _option_dict(o, res: Results) -> dict:
         "sizing": {
             "replica": asdict(o.replica),
             "calibration": o.replica.calibration,
-            "training": asdict(res.training_by_option[o.name]) if o.name in res.training_by_option else None,
+            "training": res.training_by_option[o.name].as_dict() if o.name in res.training_by_option else None,
             "training_servers": c.training_servers,
             "inference_servers": c.inference_servers,
             "inference_gpus": c.inference_servers * r.inference.gpus_per_server,

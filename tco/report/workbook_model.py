@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco import demand, timeline
+from tco import demand, timeline, training_rules
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
 from tco.report.workbook_cells import by_letters
@@ -131,12 +131,10 @@ def write_sizing(book: Book, res) -> None:
     rows += [(k, t(k), u, None) for k, u in replica.ROWS]
     rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", eng)]
     has_training = bool(res.training_by_option)
+    cluster = _training_sheet_rules(s) if has_training else ()
     if has_training:
-        rows += [("tr_gpu", t("col_gpu"), "", None), ("tr_mem_b", t("tr_mem_b"), "B", None),
-                 ("tr_min_gpus", t("tr_min_gpus"), "GPU", None), ("tr_min_servers", t("tr_min_servers"), "", None),
-                 ("gpu_hours", t("gpu_hours"), "GPU·h", None), ("tr_wanted", t("tr_wanted"), "", None),
-                 ("tr_servers", t("tr_servers"), "", None), ("tr_gpus", t("tr_gpus"), "GPU", None),
-                 ("scaling_eff", t("scaling_eff"), "", None), ("wall_hours", t("wall_hours"), "h", None)]
+        rows += [("tr_gpu", t("col_gpu"), "", None)]
+        rows += [(rule.key, t(rule.key), _unit(book, rule.unit), None) for rule in cluster]
     r0 = 3
     ws.write_string(r0 - 1, 0, t("sz_inference"), book.fmt("h2"))
     at = {}
@@ -184,48 +182,32 @@ def write_sizing(book: Book, res) -> None:
         if has_training and ts is not None and o.resolved.training is not None:
             tf = o.resolved.training
             ws.write_string(at["tr_gpu"], ci, f"{tf.gpus_per_server} × {tf.gpu.gpu}")
-            _training_cells(book, ws, at, ref, c, ci, p, s, ts, tf, res)
+            _training_cells(book, ws, at, ci, p, ts, cluster)
             for key in ("tr_servers", "wall_hours"):
                 book.sizing[(i, key)] = abs_cell(sheet, at[key], ci)
 
 
-def _training_cells(book: Book, ws, at: dict, ref: dict, c: str, ci: int, p: str, s, ts, tf, res) -> None:
-    """Training cluster as formulas (tco.sizing.size_training): memory → minimum servers; GPU-hours and
-    the target duration → servers; servers → wall-clock hours."""
+TRAINING_FORMATS = {"FLOP": "calc_sci", "B": "calc_sci", "GPU": "calc_int", "servers": "calc_int",
+                    "GPU·h": "calc_num", "h": "calc_num", "-": "calc_pct"}
+"""Number format of a training rule's cell, by the rule's unit."""
+
+
+def _training_sheet_rules(s) -> tuple:
+    """The training cluster's rules the sheet writes, chosen as the engine chose them (tco.sizing.size_training)."""
     tr = s.training
-    gps = tf.gpus_per_server
-    table = res.defaults.get("scaling_efficiency", {})
-    multi = float(table.get(tf.gpu.interconnect, table.get("pcie", 0.5)))
-    if tr.method == "lora":
-        fm = ("=(c_frozen_bytes_per_param*in_params_b*c_per_billion+c_adam_bytes_per_param*in_lora_share*in_params_b"
-              "*c_per_billion)*(1+in_act_share)")
-    else:
-        fm = "=c_adam_bytes_per_param*in_params_b*c_per_billion*(1+in_act_share)"
-    min_servers = -(-ts.min_gpus // gps)
-    if tr.servers is None:
-        wanted = float(np.ceil(ts.gpu_hours / (multi * gps * tr.target_days * 24.0))) if ts.gpu_hours > 0 else 1.0
-        fw = (f"=IF({ref['gpu_hours'](c)}>0,ROUNDUP({ref['gpu_hours'](c)}/({p}tr_scaling*{p}tr_gps*in_target_days*c_h_per_day),0),1)")
-        fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)},1)"
-    else:
-        wanted, fw = float(tr.servers), "=in_train_servers"  # never below the memory minimum
-        fs = f"=MAX({ref['tr_min_servers'](c)},{ref['tr_wanted'](c)})"
-    if tr.gpu_hours is not None:
-        fh = "=in_gpu_hours"
-    else:
-        fh = (f"=c_train_flops_per_param_token*(in_active_params_b*c_per_billion)*in_train_tokens*in_epochs/"
-              f"({p}tr_tflops*c_flop_per_tflop*in_mfu*c_s_per_h)")
-    cells = [
-        ("tr_mem_b", fm, ts.memory_gb * 1e9, "calc_sci"),
-        ("tr_min_gpus", f"=MAX(1,ROUNDUP({ref['tr_mem_b'](c)}/({p}tr_mem*c_bytes_per_gb*in_mem_usable),0))", ts.min_gpus,
-         "calc_int"),
-        ("tr_min_servers", f"=ROUNDUP({ref['tr_min_gpus'](c)}/{p}tr_gps,0)", min_servers, "calc_int"),
-        ("gpu_hours", fh, ts.gpu_hours, "calc_num"),
-        ("tr_wanted", fw, wanted, "calc_int"),
-        ("tr_servers", fs, ts.servers, "calc_int"),
-        ("tr_gpus", f"={ref['tr_servers'](c)}*{p}tr_gps", ts.gpus, "calc_int"),
-        ("scaling_eff", f"=IF({ref['tr_gpus'](c)}<=1,1,{p}tr_scaling)", ts.scaling_efficiency, "calc_pct"),
-        ("wall_hours", f"=IF({ref['gpu_hours'](c)}>0,{ref['gpu_hours'](c)}/({ref['tr_gpus'](c)}*{ref['scaling_eff'](c)}),0)",
-         ts.wall_hours, "calc_num"),
-    ]
-    for key, f, v, fmt in cells:
-        ws.write_formula(at[key], ci, f, book.fmt(fmt), num(v))
+    return training_rules.sheet_rules(tr.method, hours_given=tr.gpu_hours is not None,
+                                      servers_given=tr.servers is not None)
+
+
+def _unit(book: Book, unit: str) -> str:
+    return {"-": "", "servers": book.t("u_servers")}.get(unit, unit)
+
+
+def _training_cells(book: Book, ws, at: dict, ci: int, prefix: str, ts, cluster: tuple) -> None:
+    """The training cluster in option column ``ci``: each rule of tco.training_rules as its formula, cached with the
+    value the engine's evaluation of the same rule gave (``TrainingSize.rows``)."""
+    ctx = XlContext(col=col(ci), prev=None, row_of=lambda key: at[key] + 1,
+                    name_of=lambda name: training_rules.INPUTS[name].format(p=prefix))
+    for rule in cluster:
+        ws.write_formula(at[rule.key], ci, rule.formula(ctx), book.fmt(TRAINING_FORMATS[rule.unit]),
+                         num(ts.rows[rule.key]))

@@ -141,9 +141,10 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
               f"{tr.gpu.source} ({tr.gpu.as_of})")
         w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
         w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
-        table = book.scaling
-        w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect),
-              float(table.get(tr.gpu.interconnect, table.get("pcie", 0.5))), "", "in_pct")
+        from tco.training_rules import multi_gpu_scaling
+
+        scaling = multi_gpu_scaling(tr.gpu.interconnect, book.scaling)  # the catalog's, or the fallback
+        w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect), scaling, "", "in_pct")
     from tco.report.workbook_deps import live
 
     _, used = live(o.costs)  # a price factor of the other kind of fleet drives nothing: not an input

@@ -1,0 +1,127 @@
+"""The training cluster as rules: one declaration that the engine evaluates (``tco.sizing.size_training``) and the
+Sizing sheet writes as live formulas, one column per option, with that evaluation's values as cache.
+
+Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", §2.1),
+GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600). The memory of the method sets the fewest GPUs that hold the
+job (mixed-precision Adam keeps 16 B per trained parameter, Rajbhandari et al. 2020, ZeRO, §3.1; LoRA keeps the
+frozen base in bf16), the target duration (or the servers the scenario gives) the rest; the wall-clock time
+divides the work by the GPUs and by the share of linear speed-up the interconnect keeps.
+
+The rules read the inputs of ``INPUTS`` (named as ``size_training``'s arguments) and one scalar per option;
+``rules`` picks the branches (method, GPU-hours given or derived, servers given or sized), the one place that
+branches.
+
+>>> rows = evaluate_cluster(rules(TrainingMethod.LORA, hours_given=False, servers_given=False), dict(
+...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu=0.4, peak_tflops=989.5, gpu_memory_gb=141.0,
+...     memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25, lora_share=0.01,
+...     multi_gpu_scaling=0.9))
+>>> rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
+(2.0, 1.0, 245.6)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from tco.constants import (
+    ADAM_BYTES,
+    BYTES_PER_GB,
+    FLOPS_PER_TFLOPS,
+    FROZEN_BYTES,
+    H_PER_DAY,
+    PER_BILLION,
+    S_PER_H,
+    TRAIN_FLOPS,
+)
+from tco.domain import Interconnect, TrainingMethod
+from tco.expr import IF, MAX, ROUNDUP, Expr, In, Row, Rule, evaluate
+
+INPUTS: dict[str, str] = {
+    "params": f"(in_params_b*{PER_BILLION.name})", "active_params": f"(in_active_params_b*{PER_BILLION.name})",
+    "tokens": "in_train_tokens", "epochs": "in_epochs", "mfu": "in_mfu", "gpu_hours": "in_gpu_hours",
+    "activation_share": "in_act_share", "lora_share": "in_lora_share", "memory_usable_share": "in_mem_usable",
+    "target_days": "in_target_days", "servers": "in_train_servers",
+    "peak_tflops": "{p}tr_tflops", "gpu_memory_gb": "{p}tr_mem", "gpus_per_server": "{p}tr_gps",
+    "multi_gpu_scaling": "{p}tr_scaling",
+}
+"""Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``): parameters [-], tokens
+[-], epochs [-], MFU [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak BF16 [TFLOPS],
+GPU memory [GB], GPUs per server [-] and the multi-GPU scaling efficiency of the interconnect [-]."""
+
+UNLISTED_INTERCONNECT_SCALING = 0.5
+"""Multi-GPU scaling efficiency [-] of an interconnect the catalog's table (defaults.toml ``[scaling_efficiency]``)
+lists neither by name nor as PCIe: about 50 % over PCIe (the seed article, DESIGN.md's modelling rules)."""
+
+
+def multi_gpu_scaling(interconnect: str, table: Mapping[str, float]) -> float:
+    """Share of linear speed-up a job keeps across several GPUs over ``interconnect`` [-]: the table's value; an
+    interconnect the table does not list scales like PCIe, and as ``UNLISTED_INTERCONNECT_SCALING`` when the table
+    has no PCIe entry either.
+
+    >>> multi_gpu_scaling("nvlink", {"nvlink": 0.9, "pcie": 0.5}), multi_gpu_scaling("infiniband", {})
+    (0.9, 0.5)
+    """
+    return float(table.get(interconnect, table.get(Interconnect.PCIE, UNLISTED_INTERCONNECT_SCALING)))
+
+
+PARAMS, ACTIVE = In("params"), In("active_params")
+
+
+def memory(method: TrainingMethod) -> Expr:
+    """Memory to train [B]: full and pre-training keep Adam's 16 B per parameter; LoRA the frozen bf16 base (2 B per
+    parameter) and 16 B per trainable adapter parameter; both × (1 + activation share)."""
+    if method in (TrainingMethod.FULL, TrainingMethod.PRETRAIN):
+        states = ADAM_BYTES * PARAMS
+    elif method == TrainingMethod.LORA:
+        states = FROZEN_BYTES * PARAMS + ADAM_BYTES * In("lora_share") * PARAMS
+    else:
+        raise ValueError(f"no training cluster for method {method!r}")
+    return states * (1 + In("activation_share"))
+
+
+FLOPS = Rule("tr_flops", TRAIN_FLOPS * ACTIVE * In("tokens") * In("epochs"), "FLOP",
+             "training compute = 6 · active parameters · tokens · epochs (Kaplan et al. 2020, §2.1)")
+HOURS_DERIVED = Rule("gpu_hours", Row("tr_flops") / (In("peak_tflops") * FLOPS_PER_TFLOPS * In("mfu") * S_PER_H),
+                     "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS × 10¹² × MFU × 3600 s/h)")
+HOURS_GIVEN = Rule("gpu_hours", In("gpu_hours"), "GPU·h", "useful GPU-hours, as the scenario gives them")
+MIN_GPUS = Rule("tr_min_gpus", MAX(1, ROUNDUP(Row("tr_mem_b") / (In("gpu_memory_gb") * BYTES_PER_GB
+                                                                 * In("memory_usable_share")))), "GPU",
+                "fewest GPUs that hold the job = ⌈memory / (GPU memory × usable share)⌉, at least 1")
+MIN_SERVERS = Rule("tr_min_servers", ROUNDUP(Row("tr_min_gpus") / In("gpus_per_server")), "servers",
+                   "fewest servers that hold the job = ⌈minimum GPUs / GPUs per server⌉")
+WANTED_SIZED = Rule("tr_wanted", IF(Row("gpu_hours") > 0, ROUNDUP(Row("gpu_hours") / (
+    In("multi_gpu_scaling") * In("gpus_per_server") * In("target_days") * H_PER_DAY)), 1), "servers",
+    "servers that finish in the target duration = ⌈GPU-hours / (multi-GPU scaling × GPUs per server × days × 24)⌉"
+    )
+WANTED_GIVEN = Rule("tr_wanted", In("servers"), "servers", "servers, as the scenario gives them")
+SERVERS = Rule("tr_servers", MAX(Row("tr_min_servers"), Row("tr_wanted")), "servers",
+               "servers of the cluster: those wanted, never fewer than hold the job")
+GPUS = Rule("tr_gpus", Row("tr_servers") * In("gpus_per_server"), "GPU", "GPUs of the cluster = servers × GPUs")
+SCALING = Rule("scaling_eff", IF(Row("tr_gpus") <= 1, 1, In("multi_gpu_scaling")), "-",
+               "share of linear speed-up kept: 1 on one GPU, else the interconnect's (multi_gpu_scaling)")
+WALL = Rule("wall_hours", IF(Row("gpu_hours") > 0, Row("gpu_hours") / (Row("tr_gpus") * Row("scaling_eff")), 0), "h",
+            "wall-clock time = GPU-hours / (GPUs × scaling efficiency)")
+BILLED = Rule("tr_billed_gpu_hours", Row("wall_hours") * Row("tr_gpus"), "GPU·h",
+              "GPU-hours billed = wall-clock hours × GPUs, what a cluster rented by the hour is paid for")
+
+
+def rules(method: str, *, hours_given: bool, servers_given: bool) -> tuple[Rule, ...]:
+    """The training cluster of ``method`` in the order it is computed and shown. The FLOPs come first even when the
+    GPU-hours are given (the results report them; ``sheet_rules`` leaves them out of the workbook then)."""
+    mem = Rule("tr_mem_b", memory(TrainingMethod(method)), "B",
+               "memory to train = bytes of the method's states per parameter × (1 + activation share)")
+    return (FLOPS, mem, MIN_GPUS, MIN_SERVERS, HOURS_GIVEN if hours_given else HOURS_DERIVED,
+            WANTED_GIVEN if servers_given else WANTED_SIZED, SERVERS, GPUS, SCALING, WALL, BILLED)
+
+
+def sheet_rules(method: str, *, hours_given: bool, servers_given: bool) -> tuple[Rule, ...]:
+    """The rules the Sizing sheet writes: all, but the FLOPs when the GPU-hours are given (they drive nothing then,
+    and the Inputs sheet has no tokens)."""
+    return tuple(r for r in rules(method, hours_given=hours_given, servers_given=servers_given)
+                 if not (hours_given and r is FLOPS))
+
+
+def evaluate_cluster(rule_set: tuple[Rule, ...], inputs: Mapping[str, float]) -> dict[str, float]:
+    """Evaluate the rules for one cluster: rule key → value."""
+    rows = evaluate(rule_set, inputs, 1)
+    return {rule.key: float(rows[rule.key][0]) for rule in rule_set}
