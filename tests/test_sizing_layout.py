@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tco.sizing_inference import Calibration, Hardware, Layout, Load, ModelSpec
+from tco.sizing_inference import Calibration, Hardware, Load, ModelSpec
 from tco.sizing_layout import candidates, choose, layouts, to_replica_size
 
 LLAMA70 = ModelSpec(70e9, 70e9, layers=80, hidden=8192, kv_heads=8, head_dim=128, precision="fp8", kv_precision="fp8")
