@@ -128,3 +128,43 @@ def test_library_api_is_exported():
     import tco
 
     assert callable(tco.run) and callable(tco.write) and callable(tco.load) and callable(tco.check)
+
+
+# --- a test module per package module (issue 8, part 6) ---------------------------------------------------------
+
+NO_OWN_TEST_YET = {
+    # Not yet given their own tests/test_<stem>.py (the "tests" helper ran out of time, not a judgement that they
+    # need none). Each is exercised today through broad modules: the report writers by test_workbook.py (recalculated
+    # in LibreOffice), test_proposal.py, test_i18n.py, test_cli.py and test_robustness.py; resolve_fleet by
+    # test_resolve.py; benchmarks and calibrate_report by test_calibrate.py; schema_doc and starter by test_cli.py /
+    # test_scenario.py. Remove a name here when its module gets its own test file (the test below insists).
+    "benchmarks", "calibrate_report", "chart_svg", "fmt", "json_out", "ledger_csv", "notes_txt", "plan_table",
+    "proposal_annex", "proposal_body", "proposal_offer", "proposal_sources", "proposal_words", "resolve_fleet",
+    "schema_doc", "starter", "terminal", "view", "workbook_book", "workbook_breakeven", "workbook_calc",
+    "workbook_checks", "workbook_deps", "workbook_index", "workbook_inputs", "workbook_levers", "workbook_model",
+    "workbook_option_inputs", "workbook_outputs", "workbook_plans", "workbook_print", "workbook_replica",
+    "workbook_summary",
+}
+"""Modules of tco/ without their own test module, each named on purpose (see the comment)."""
+
+
+def _stems() -> list[str]:
+    return sorted(p.stem for p in PKG.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+
+
+def test_every_module_has_its_own_test_module():
+    tests = Path(__file__).resolve().parent
+    missing = sorted(s for s in _stems() if not (tests / f"test_{s}.py").is_file() and s not in NO_OWN_TEST_YET)
+    assert missing == [], f"modules of tco/ with no tests/test_<stem>.py: {missing}"
+
+
+def test_the_list_of_modules_without_tests_is_not_stale():
+    tests = Path(__file__).resolve().parent
+    stale = sorted(s for s in NO_OWN_TEST_YET if (tests / f"test_{s}.py").is_file() or s not in _stems())
+    assert stale == [], f"remove from NO_OWN_TEST_YET (tested now, or no such module): {stale}"
+
+
+def test_module_stems_are_unique():
+    """tests/test_<stem>.py names one module only if no two modules share a stem."""
+    stems = _stems()
+    assert sorted({s for s in stems if stems.count(s) > 1}) == []

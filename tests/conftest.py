@@ -1,0 +1,36 @@
+"""Shared fixtures for the per-module tests: the seed scenario run once per session, deterministically
+(no Monte Carlo, no plan search), so a module's test reads real Results without re-running the pipeline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED = ROOT / "scenarios" / "seed_70b_h200.toml"
+SMALL = ROOT / "scenarios" / "assistant_8b_l4.toml"
+
+
+@pytest.fixture(scope="session")
+def seed_inputs():
+    import tco
+
+    return tco.load(SEED)
+
+
+@pytest.fixture(scope="session")
+def seed_results(seed_inputs):
+    """The seed's Results without the Monte Carlo (percentiles equal the deterministic value)."""
+    from tco.engine import run_scenario
+
+    return run_scenario(seed_inputs.scenario, seed_inputs.catalog, file=seed_inputs.path, lines=seed_inputs.key_lines,
+                        simulate=False)
+
+
+@pytest.fixture(scope="session")
+def small_run():
+    """The small L4 example through the library API: 200 FX paths, analysis and plans (what the writers read)."""
+    import tco
+
+    return tco.run(SMALL, paths=200, seed=7)

@@ -1,0 +1,56 @@
+"""tco.plan.costing: components costed with the engine's own cost function add up to the engine's TCO, and
+``sums`` splits lines by currency by hand."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tco.domain import Currency
+from tco.plan.components import context, offers
+from tco.plan.costing import serving_comps, shared_comps, sums, training_comps
+from tco.scenario import Plan
+
+
+def test_sums_by_hand():
+    ctx = SimpleNamespace(h=3, fx=np.array([5.0, 5.5, 6.0]))
+    lines = {"inference_compute": np.array([10.0, 10.0, 10.0]), "setup": np.array([100.0, 0, 0]),
+             "egress": np.array([1.0, 2.0, 3.0]), "taxes": np.array([9e9, 9e9, 9e9])}
+    currency = {"inference_compute": Currency.USD, "setup": Currency.BRL, "egress": Currency.USD,
+                "taxes": Currency.USD}
+    brl, usd = sums(ctx, lines, currency)
+    np.testing.assert_array_equal(brl, [100.0, 0.0, 0.0])
+    np.testing.assert_array_equal(usd, [(10 + 1) * 5.0, (10 + 2) * 5.5, (10 + 3) * 6.0])   # taxes left out
+
+
+@pytest.fixture(scope="module")
+def dedicated(seed_inputs):
+    s = seed_inputs.scenario.model_copy(update={"plan": Plan(providers=["br-dedicated"])})
+    ctx = context(s, seed_inputs.catalog)
+    return ctx, offers(ctx)
+
+
+def test_a_shared_component_is_the_engines_option(dedicated, seed_results):
+    ctx, fleets = dedicated
+    comps = {c.fleet.offer_id: c for c in shared_comps(ctx, fleets)}
+    c = comps["br-dedicated/sp/hgx-h200-8x"]
+    engine = next(o for o in seed_results.options if o.name == "Dedicado BR — 8x H200")   # the same shared fleet
+    assert float((c.brl + c.usd + c.taxes).sum()) == pytest.approx(engine.tco.deterministic, rel=1e-12)
+    assert c.training is not None and c.mode == "shared"
+
+
+def test_serving_and_training_components(dedicated):
+    ctx, fleets = dedicated
+    serving, rep = serving_comps(ctx, fleets, None)
+    assert serving and all(c.role == "serving" and c.mode == "dedicated" for c in serving)
+    assert rep is not None
+    assert all(c.replica.target_met for c in serving)
+    training = training_comps(ctx, fleets, rep)
+    for t in training:
+        assert t.role == "training" and t.training is not None
+        assert t.brl.sum() > 0 and t.usd.sum() == 0                       # a dedicated burst is billed in BRL
+    # the skipped offers carry their reason (the 1× H200 NVL cannot train across 8 bridged servers)
+    reasons = {(d["offer"], d["role"]): d["reason"] for d in ctx.skipped}
+    assert "nvlink_bridge" in reasons[("br-dedicated/sp/h200-nvl-1x", "training")]

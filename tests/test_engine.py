@@ -1,0 +1,102 @@
+"""tco.engine: the pipeline's totals agree with its ledger, GPU-hour prices by hand, defaults and notices,
+and the FX risk step without Monte Carlo."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tco.domain import LINES, FleetKind, Notice
+from tco.engine import HOURS_PER_MONTH, apply_fx_risk, defaults_for, price_notices, run_scenario, workload
+from tco.scenario import load_text
+
+from conftest import SEED
+
+
+def test_defaults_for_reads_the_catalog_and_falls_back():
+    cat = SimpleNamespace(defaults={"training": {"mfu": 0.41}, "inference": {"flops_efficiency_share": 0.6}})
+    d = defaults_for(cat)
+    assert d["mfu"] == 0.41 and d["flops_efficiency_share"] == 0.6
+    assert d["bandwidth_efficiency_share"] == 0.7                     # the fallback
+    assert d["scaling_efficiency"]["pcie"] == 0.5
+    assert defaults_for(SimpleNamespace(defaults={}))["mfu"] == 0.38
+
+
+def test_totals_are_the_sums_of_the_lines(seed_results):
+    res = seed_results
+    df = res.timeline["df"]
+    for o in res.options:
+        assert set(o.lines_brl) == set(LINES)
+        total = np.zeros(len(res.months))
+        for line in LINES:
+            total = total + o.lines_brl[line]
+        np.testing.assert_array_equal(o.total_brl, total)
+        assert o.tco.deterministic == pytest.approx(total.sum(), rel=1e-12)
+        assert o.npv.deterministic == pytest.approx(float(np.sum(total * df)), rel=1e-12)
+        assert o.npv.deterministic < o.tco.deterministic                  # discount rate 14 %, costs positive
+        ledger_total = sum(s.amount_brl.sum() for s in res.ledger.series if s.option == o.name)
+        assert ledger_total == pytest.approx(o.tco.deterministic, rel=1e-12)
+
+
+def test_options_keep_their_order_and_kind(seed_results):
+    names = [o.name for o in seed_results.options]
+    assert names == [o.name for o in seed_results.scenario.options]
+    kinds = {o.name: o.kind for o in seed_results.options}
+    assert kinds["Dedicado BR — 8x H200"] == FleetKind.DEDICATED
+    assert kinds["AWS us-east-1 — p5en (H200)"] == FleetKind.CLOUD
+    assert kinds[names[-1]] == FleetKind.HYBRID                           # AWS training, dedicated serving
+
+
+def test_workload_rows(seed_results):
+    s = seed_results.scenario
+    users, requests, tokens, hourly, egress = workload(s, seed_results.days)
+    np.testing.assert_array_equal(users, seed_results.users)
+    assert users[0] == 0                                                   # serving starts in month 2
+    # month 2: 200 users × 30 requests × that month's days (the logistic curve starts at start_users)
+    assert requests[1] == pytest.approx(users[1] * 30 * seed_results.days[1], rel=1e-12)
+    assert tokens[1] == pytest.approx(requests[1] * (2000 + 400), rel=1e-12)
+    assert egress[1] == pytest.approx(requests[1] * 20e3 / 1e9, rel=1e-12)    # 20 kB per request, in GB
+    assert hourly.shape == (36, 24)
+
+
+def test_dedicated_gpu_hour_price_by_hand(seed_inputs):
+    text = SEED.read_text(encoding="utf-8").replace(
+        'inference_offer = "br-dedicated/sp/h200-nvl-1x"\nfleet = "separate"\n\n[[options]]\nname = "AWS us-east-1',
+        'inference_offer = "br-dedicated/sp/h200-nvl-1x"\nfleet = "separate"\nbrl_per_month = 73000\n\n[[options]]\n'
+        'name = "AWS us-east-1', 1)
+    assert "brl_per_month = 73000" in text
+    res = run_scenario(load_text(text, "s.toml"), seed_inputs.catalog, simulate=False)
+    o = res.options[1]
+    gpus = o.resolved.inference.gpus_per_server
+    assert gpus == 1                                                       # 1× H200 NVL
+    # 73,000 BRL a month for one GPU over 730 hours: 100 BRL per GPU-hour
+    assert o.gpu_hour_brl["inference"]["brl_per_gpu_hour"] == pytest.approx(73000 / (1 * 730))
+    assert HOURS_PER_MONTH == 8760 / 12
+
+
+def test_price_notices(seed_results):
+    opt = seed_results.options[0].resolved
+    fleet = opt.inference
+    est = replace(opt, inference=replace(fleet, price_status="estimate"), training=None)
+    assert Notice("price_estimate", opt.name, {"offer": fleet.offer_id}) in price_notices(est, "2029-12")
+    odd = replace(opt, inference=replace(fleet, price_status="unverified", price_source="flagged anomalous"),
+                  training=None)
+    got = price_notices(odd, "2029-12")
+    assert Notice("price_status", opt.name, {"offer": fleet.offer_id, "status": "unverified"}) in got
+    assert Notice("price_anomalous", opt.name, {"offer": fleet.offer_id, "pricing": fleet.pricing}) in got
+    listed = replace(opt, inference=replace(fleet, price_status="listed", price_source="x"), training=None)
+    assert not [n for n in price_notices(listed, "2029-12") if n.code.startswith("price_")]
+
+
+def test_apply_fx_risk_without_monte_carlo_marks_the_cheapest(seed_results):
+    res = seed_results
+    s = res.scenario.model_copy(update={"fx": res.scenario.fx.model_copy(update={"model": "fixed"})})
+    out = apply_fx_risk(replace(res, scenario=s))
+    best = min(out.options, key=lambda o: o.tco.deterministic)
+    assert [o.prob_cheapest for o in out.options] == [1.0 if o is best else 0.0 for o in out.options]
+    assert out.fx_info["model"] == "fixed" and out.fx_info["base_path"] == "focus"
+    for o in out.options:
+        assert o.tco.p5 == o.tco.p50 == o.tco.p95 == o.tco.deterministic

@@ -1,0 +1,75 @@
+"""tco.outputs: the files a run publishes (named after the stem, in the formats asked), the checks on formats,
+names and the output folder, and the clean-up of temporary folders left by dead runs."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tco.outputs import COMMIT, FORMATS, TEMP_PREFIX, check_output_dir, clean_stale, write_outputs
+
+from conftest import SMALL
+
+
+def test_writes_the_formats_asked_and_nothing_else(small_run, tmp_path):
+    out = tmp_path / "a" / "b"                                   # nested folders are created
+    paths = write_outputs(small_run, out, "x", ["csv", "json"], sha="abc", scenario_path=str(SMALL))
+    assert [p.name for p in paths] == ["x.json", "x.csv"]        # the formats' order, not the order asked
+    assert sorted(p.name for p in out.iterdir()) == ["x.csv", "x.json"]   # no temporary folder left
+    doc = json.loads((out / "x.json").read_text(encoding="utf-8"))
+    assert doc["scenario"]["sha256"] == "abc" and doc["scenario"]["file"] == str(SMALL)
+    assert [o["name"] for o in doc["options"]] == [o.name for o in small_run.options]
+
+
+@pytest.mark.parametrize("formats", [["docx"], [], ["json", "html"]])
+def test_unknown_formats_are_refused_before_anything_is_created(small_run, tmp_path, formats):
+    with pytest.raises(ValueError, match=f"formats must be some of {', '.join(FORMATS)}"):
+        write_outputs(small_run, tmp_path / "new", "x", formats, sha="", scenario_path=str(SMALL))
+    assert not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("stem", ["", ".hidden", "a/b"])
+def test_the_stem_must_be_a_plain_name(small_run, tmp_path, stem):
+    with pytest.raises(ValueError, match="must be a plain file name not starting with '.'"):
+        write_outputs(small_run, tmp_path, stem, ["json"], sha="", scenario_path=str(SMALL))
+
+
+def test_check_output_dir(tmp_path):
+    assert check_output_dir("  ") == "-o: the output folder name is empty; give a folder, e.g. -o output"
+    f = tmp_path / "file"
+    f.write_text("x")
+    assert check_output_dir(str(f)) == f"-o {f}: exists and is not a folder"
+    assert check_output_dir(str(tmp_path)) is None
+    assert check_output_dir(str(tmp_path / "not-yet")) is None
+
+
+def _dead_pid() -> int:
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return pid
+
+
+def test_clean_stale_removes_dead_runs_folders_and_keeps_live_ones(tmp_path):
+    dead = tmp_path / f"{TEMP_PREFIX}{_dead_pid()}-abc123"
+    live = tmp_path / f"{TEMP_PREFIX}{os.getpid()}-xyz789"
+    other = tmp_path / ".tco-not-ours-!"
+    for d in (dead, live, other):
+        d.mkdir()
+    assert clean_stale(tmp_path) == [dead]
+    assert live.is_dir() and other.is_dir()
+    assert clean_stale(tmp_path / "absent") == []
+
+
+def test_clean_stale_finishes_a_committed_generation(tmp_path):
+    tmp = tmp_path / f"{TEMP_PREFIX}{os.getpid()}-gen1"
+    tmp.mkdir()
+    (tmp / "s.json").write_text("new", encoding="utf-8")
+    (tmp / COMMIT).write_text(json.dumps({"files": ["s.json"]}), encoding="utf-8")
+    (tmp_path / "s.json").write_text("old", encoding="utf-8")
+    assert clean_stale(tmp_path) == [tmp]
+    assert Path(tmp_path / "s.json").read_text(encoding="utf-8") == "new" and not tmp.exists()

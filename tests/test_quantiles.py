@@ -1,0 +1,53 @@
+"""tco.quantiles: exact percentiles, the same floats as np.percentile, on both the fast path and the fallback."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tco.quantiles import FAST_MIN, percentiles, row_percentiles
+
+
+def test_small_array_by_hand():
+    # 5 values, linear method: position (n-1)·q = 4·0.25 = 1 → the 2nd smallest; 4·0.5 = 2 → 3rd; 4·0.9 = 3.6
+    x = np.array([40.0, 10.0, 30.0, 20.0, 50.0])
+    expected = [20.0, 30.0, 40.0 + 0.6 * (50.0 - 40.0)]
+    np.testing.assert_allclose(percentiles(x, (25, 50, 90)), expected, rtol=0, atol=1e-12)
+
+
+def test_fast_path_by_hand_on_a_permutation():
+    # x = 0, 1, …, n-1 shuffled: the q-th percentile is (n-1)·q exactly (the values equal their ranks)
+    n = FAST_MIN * 4 + 1                      # n - 1 = 65536, so 5 % → 3276.8, 50 % → 32768, 95 % → 62259.2
+    x = np.random.default_rng(3).permutation(n).astype(float)
+    got = percentiles(x, (5, 50, 95))
+    np.testing.assert_allclose(got, [0.05 * (n - 1), 0.5 * (n - 1), 0.95 * (n - 1)], rtol=0, atol=1e-9)
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(FAST_MIN, FAST_MIN * 3),
+       q=st.lists(st.floats(0.5, 99.5), min_size=1, max_size=4), kind=st.sampled_from(["normal", "lognormal", "ties"]))
+def test_equals_numpy_bit_for_bit_on_random_arrays(seed, n, q, kind):
+    rng = np.random.default_rng(seed)
+    x = {"normal": lambda: rng.normal(5e6, 1e5, n), "lognormal": lambda: rng.lognormal(0, 2, n),
+         "ties": lambda: rng.integers(0, 7, n).astype(float)}[kind]()
+    np.testing.assert_array_equal(percentiles(x, q), np.percentile(x, q))
+
+
+@pytest.mark.parametrize("q", [(0, 50), (50, 100), (5, 50, 95)])
+def test_fallbacks_equal_numpy(q):
+    rng = np.random.default_rng(0)
+    small = rng.normal(size=100)                      # below FAST_MIN
+    with_nan = rng.normal(size=FAST_MIN * 2)
+    with_nan[7] = np.nan
+    as_f32 = rng.normal(size=FAST_MIN * 2).astype(np.float32)
+    for x in (small, with_nan, as_f32):
+        np.testing.assert_array_equal(percentiles(x, q), np.percentile(x, q))
+
+
+def test_row_percentiles_shape_and_values():
+    rows = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [10.0, 10.0, 10.0, 10.0, 10.0]])
+    got = row_percentiles(rows, (25, 50))
+    assert got.shape == (2, 2)                        # (len(q), rows)
+    np.testing.assert_array_equal(got, [[2.0, 10.0], [3.0, 10.0]])  # 4·0.25 = 1 → 2.0; 4·0.5 = 2 → 3.0

@@ -1,0 +1,52 @@
+"""tco.results: which options may be ranked, and the two problems a run refuses (nothing to cost, nothing
+feasible), with file, line and key."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tco.domain import Dist
+from tco.results import infeasible_problem, rankable, workload_problem
+
+
+def _slow(o, tps=3.0):
+    return replace(o, replica=replace(o.replica, target_met=False, tokens_per_second_per_user=tps))
+
+
+def test_feasible_reads_the_replica(seed_results):
+    o = seed_results.options[0]
+    assert o.feasible and o.replica.target_met
+    assert not _slow(o).feasible
+    assert _slow(o, 7.25).achieved_tokens_per_second_per_user == 7.25
+
+
+def test_rankable_keeps_feasible_options_in_order(seed_results):
+    a, b, c = seed_results.options[:3]
+    assert rankable([a, _slow(b), c]) == [a, c]
+    assert rankable([_slow(a)]) == []
+
+
+def test_workload_problem_names_the_free_option(seed_results):
+    res = seed_results
+    assert workload_problem(res, "s.toml", {}) is None
+    free = replace(res.options[1], tco=Dist.point(0.0))
+    p = workload_problem(replace(res, options=[res.options[0], free]), "s.toml", {("inference", "users"): 27})
+    assert (p.file, p.line, p.key) == ("s.toml", 27, "inference.users")
+    assert f"{free.name!r} costs R$ 0 over the horizon" in p.message
+    # without the key's own line, the section's line
+    p = workload_problem(replace(res, options=[free]), "s.toml", {("inference",): 20})
+    assert p.line == 20
+
+
+def test_infeasible_problem_names_the_fastest(seed_results):
+    res = seed_results
+    assert infeasible_problem(res, "s.toml", None) is None
+    slow = [_slow(res.options[0], 4.0), _slow(res.options[1], 12.5), _slow(res.options[2], 9.0)]
+    p = infeasible_problem(replace(res, options=slow), "s.toml", {("inference", "tokens_per_second_per_user"): 33})
+    assert (p.key, p.line) == ("inference.tokens_per_second_per_user", 33)
+    target = res.scenario.inference.tokens_per_second_per_user
+    assert f"({target:g} tokens/s per user)" in p.message
+    assert f"the fastest, {slow[1].name!r}, reaches 12.5 tokens/s per user" in p.message
+    # one feasible option is enough; no options at all is not this problem
+    assert infeasible_problem(replace(res, options=slow + [res.options[3]]), "s.toml", None) is None
+    assert infeasible_problem(replace(res, options=[]), "s.toml", None) is None

@@ -1,0 +1,67 @@
+"""tco.catalog.toml_data: tax profiles, reform periods and billing (tax_profiles.toml), defaults.toml and the
+serving calibration; every bad value named with file, key and, where found, line."""
+
+from __future__ import annotations
+
+from tco.catalog.toml_data import load_calibration, load_defaults, load_taxes
+from tco.catalog.types import DATA_DIR
+
+
+def test_shipped_tax_file_reads_without_problems():
+    problems = []
+    profiles, periods, billing = load_taxes([DATA_DIR / "tax_profiles.toml"], problems)
+    assert problems == []
+    assert {"import_direct_sp", "aws_brazil_local", "none"} <= set(profiles)
+    assert profiles["none"].method == "none"
+    assert [p.start for p in periods] == sorted(p.start for p in periods)            # month order
+    assert all(0 <= r < 1 for prof in profiles.values() for r in prof.rates.values())
+    assert all(b.profile in profiles for b in billing.values())
+
+
+def test_bad_rates_methods_modes_and_profiles_are_named(tmp_path):
+    p = tmp_path / "tax_profiles.toml"
+    p.write_text('[profiles.x]\nmethod = "import_grossup"\nirrf_rate = 1.5\n\n'
+                 '[billing.acme]\nmode = "imported"\nprofile = "nope"\n\n'
+                 '[reform.r]\nfrom = "2027-13"\n', encoding="utf-8")
+    problems = []
+    profiles, periods, billing = load_taxes([p], problems)
+    got = {q.key: q for q in problems}
+    assert got["profiles.x.irrf_rate"].message == "rate must be a fraction in [0, 1), got 1.5"
+    assert got["profiles.x.method"].message.startswith("unknown tax method 'import_grossup'; did you mean "
+                                                       "'import_gross_up'")
+    assert got["profiles.x.method"].line == 2
+    assert got["billing.acme.mode"].line == 6 and "did you mean 'import'" in got["billing.acme.mode"].message
+    assert got["billing.acme.profile"].message.startswith("unknown tax profile 'nope'")
+    assert got["reform.r"].message == "'from' and 'until' must be months written 'YYYY-MM'"
+    assert profiles["x"].rates["irrf_rate"] == 0.0 and periods == ()
+    assert all(q.file == str(p) for q in problems)
+
+
+def test_toml_syntax_error_names_the_line(tmp_path):
+    p = tmp_path / "defaults.toml"
+    p.write_text("[training]\nmfu = 0.4\nbroken = \n", encoding="utf-8")
+    problems = []
+    assert load_defaults([p], problems) == {}
+    assert problems[0].line == 3 and problems[0].message.startswith("TOML syntax error")
+
+
+def test_defaults_checks_shares_and_merges_files(tmp_path):
+    p = tmp_path / "defaults.toml"
+    p.write_text("[training]\nmfu = 1.2\n[inference]\nbandwidth_efficiency_share = 0.6\n", encoding="utf-8")
+    problems = []
+    out = load_defaults([DATA_DIR / "defaults.toml", p], problems)
+    assert [(q.key, q.message) for q in problems] == [("training.mfu", "must be a share in (0, 1], got 1.2")]
+    assert out["training"]["mfu"] == 0.385                        # the bad file is left out whole
+    q = tmp_path / "ok.toml"
+    q.write_text("[inference]\nbandwidth_efficiency_share = 0.6\n", encoding="utf-8")
+    out = load_defaults([DATA_DIR / "defaults.toml", q], [])
+    assert out["inference"]["bandwidth_efficiency_share"] == 0.6 and out["inference"]["flops_efficiency_share"] == 0.5
+
+
+def test_calibration_last_file_wins_and_names_itself(tmp_path):
+    shipped = DATA_DIR / "calibration_default.toml"
+    out = load_calibration([shipped, tmp_path / "absent.toml"], [])
+    assert out["file"] == str(shipped)
+    p = tmp_path / "calibration_default.toml"
+    p.write_text('name = "mine"\n', encoding="utf-8")
+    assert load_calibration([shipped, p], []) == {"name": "mine", "file": str(p)}
