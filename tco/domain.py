@@ -110,15 +110,6 @@ def is_monte_carlo(model: str) -> bool:
     return model in (FxModel.GBM, FxModel.BOOTSTRAP)
 
 
-class TrainingMethod(StrEnum):
-    """How the model is trained before it serves (the scenario's ``[training] method``)."""
-
-    NONE = "none"
-    LORA = "lora"
-    FULL = "full"
-    PRETRAIN = "pretrain"
-
-
 class GrowthModel(StrEnum):
     """How the number of active users grows (the scenario's ``inference.users.model``)."""
 
