@@ -164,6 +164,7 @@ class Plan(Frozen):
     storage_usd_per_gb_month: dict[str, NonNegative] = {}
     """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
     max_candidates: int = Field(5_000_000, ge=1)
-    """Refuse a search larger than this many candidate plans (narrow providers or gpus instead)."""
+    """Refuse a search that would score more plans than this (training bursts × serving fleets, plus each term's
+    committed levels, plus shared fleets); narrow providers or gpus instead."""
     show: int = Field(3, ge=1, le=50)
     """Plans listed per provider (the best and its runners-up)."""
