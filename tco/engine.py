@@ -250,7 +250,7 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
     s = res.scenario
     info = {"model": s.fx.model, "paths": paths or s.fx.paths, "seed": seed if seed is not None else s.fx.seed,
             "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
-            "base_path_annual_change_rate": fxmod.base_annual_change(s.fx, res.fx_path)}
+            "base_path_annual_change_rate": fxmod.base_annual_change(res.fx_path)}
     info |= fxmod.describe_base(s.fx, s.scenario.start, len(res.months))
     if not is_monte_carlo(s.fx.model):
         ok = [i for i, o in enumerate(res.options) if o.feasible]

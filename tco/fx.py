@@ -44,15 +44,11 @@ def deterministic_path(fx, horizon: int, start: str | None = None) -> np.ndarray
     return fx_path(fx, horizon, start)
 
 
-def base_annual_change(fx, path: np.ndarray | None = None) -> float:
-    """Yearly change of the base path [fraction/yr]: (S_H/S_1)^(12/(H − 1)) − 1 over the path given (0 for one
-    month); without a path, that of the spot and forward rules: 0 or (1 + i_BRL)/(1 + i_USD) − 1."""
-    if path is not None:
-        p = np.asarray(path, dtype=float)
-        return float((p[-1] / p[0]) ** (12.0 / (len(p) - 1)) - 1.0) if len(p) > 1 else 0.0
-    if base_path(fx) == "forward":
-        return (1.0 + fx.brl_rate) / (1.0 + fx.usd_rate) - 1.0
-    return 0.0
+def base_annual_change(path: np.ndarray) -> float:
+    """Yearly change of the evaluated base path (``timeline.fx_rule``) [fraction/yr]: (S_H/S_1)^(12/(H − 1)) − 1
+    (0 for one month)."""
+    p = np.asarray(path, dtype=float)
+    return float((p[-1] / p[0]) ** (12.0 / (len(p) - 1)) - 1.0) if len(p) > 1 else 0.0
 
 
 def history_source(fx) -> str:

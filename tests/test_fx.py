@@ -158,3 +158,14 @@ def test_a_horizon_past_the_surveys_last_year_end_says_the_last_median_holds():
     assert held and held[0].params == {"edition": max(fxmod.focus_table()), "year": "2029"}
     path = fxmod.deterministic_path(s.fx, 60, s.scenario.start)
     assert np.allclose(path[35:], path[35])  # December 2029 (t = 36) onwards: the last median
+
+
+def test_base_annual_change_is_read_from_the_evaluated_path():
+    """(S_H / S_1)^(12 / (H − 1)) − 1 over the path the engine evaluated; one month has no change."""
+    from tco.fx import base_annual_change
+
+    thirteen = np.linspace(5.0, 5.5, 13)  # 12 steps = one year, 5.0 → 5.5
+    assert base_annual_change(thirteen) == pytest.approx(5.5 / 5.0 - 1)  # 0.10
+    twenty_five = np.array([5.0] + [5.2] * 23 + [6.05])  # two years, 5.0 → 6.05 = 1.21×
+    assert base_annual_change(twenty_five) == pytest.approx(1.21 ** (12 / 24) - 1)  # 0.10 a year
+    assert base_annual_change(np.array([5.3])) == 0.0
