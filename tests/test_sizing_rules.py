@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 
 from tco import sizing_rules
-from tco.expr import Expr, In, XlContext
+from tco.expr import XlContext
 from tco.sizing_inference import Calibration, Hardware, Layout, Load, ModelSpec, inputs_of, replica_table
+from expr_walk import inputs_used
 
 formulas = pytest.importorskip("formulas")
 
@@ -25,20 +26,12 @@ TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0
                       collective_latency_seconds=1e-5)
 
 
-def _inputs_used(expr: Expr, out: set[str]) -> set[str]:
-    if isinstance(expr, In):
-        out.add(expr.name)
-    for value in vars(expr).values():
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, Expr):
-                _inputs_used(item, out)
-    return out
 
 
 def test_every_input_has_a_workbook_name_and_a_numpy_value():
     used: set[str] = set()
     for rule in sizing_rules.RULES:
-        _inputs_used(rule.expr, used)
+        inputs_used(rule.expr, used)
     assert used <= set(sizing_rules.INPUTS)
     assert set(sizing_rules.INPUTS) <= set(inputs_of(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF))
 

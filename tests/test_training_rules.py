@@ -13,8 +13,9 @@ import pytest
 
 from tco import training_rules
 from tco.domain import TrainingMethod
-from tco.expr import Expr, In, Rule, XlContext, evaluate
+from tco.expr import Rule, XlContext, evaluate
 from tco.training_rules import UNLISTED_INTERCONNECT_SCALING, evaluate_cluster, multi_gpu_scaling, rules
+from expr_walk import inputs_used
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.4, gpu_hours=0.0, peak_tflops=989.0,
@@ -118,14 +119,6 @@ def test_scaling_without_a_table_uses_the_one_fallback():
 # declaration and Excel rendering
 
 
-def _inputs_used(expr: Expr, out: set[str]) -> set[str]:
-    if isinstance(expr, In):
-        out.add(expr.name)
-    for value in vars(expr).values():
-        for item in value if isinstance(value, tuple) else (value,):
-            if isinstance(item, Expr):
-                _inputs_used(item, out)
-    return out
 
 
 @pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
@@ -135,7 +128,7 @@ def test_every_rule_has_a_unit_a_sentence_and_named_inputs(method, hours_given, 
     used: set[str] = set()
     for rule in rules(method, hours_given=hours_given, servers_given=servers_given):
         assert rule.unit in TRAINING_FORMATS and len(rule.doc) > 20, rule.key
-        _inputs_used(rule.expr, used)
+        inputs_used(rule.expr, used)
     assert used <= set(training_rules.INPUTS) == set(BASE)
 
 

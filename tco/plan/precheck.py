@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tco.catalog import Catalog
 from tco.costs import inference_servers_by_hour
-from tco.domain import FleetKind, commitment_term_months, is_capacity_block, is_committed
+from tco.domain import FleetKind, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem
 from tco.plan.check import check
 from tco.plan.components import Ctx, context, offers, serving_roles, serving_size
@@ -45,7 +45,7 @@ def scored(ctx: Ctx) -> int | None:
     level of every term of each committed baseline + shared fleets; None when no offer can serve. An upper bound:
     offers the engine then refuses (a price it cannot resolve, a training cluster across PCIe servers) drop out."""
     fleets = offers(ctx)
-    with_training = ctx.s.training.method != "none"
+    with_training = ctx.s.training.method != TrainingMethod.NONE
     serving = levels = shared = 0
     for f in fleets:
         modes = serving_roles(ctx, f)
