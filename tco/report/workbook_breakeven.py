@@ -75,7 +75,7 @@ def taxed_part(o, lines: list[str]) -> np.ndarray:
     oc = o.costs
     taxed = taxed_lines(o)
     base = sum((np.asarray(oc.lines[k], dtype=float) for k in taxed), np.zeros(len(o.total_brl)))
-    ratio = np.asarray(oc.lines["taxes"], dtype=float) / np.where(base == 0, 1.0, base)
+    ratio = np.asarray(oc.lines[CostLine.TAXES], dtype=float) / np.where(base == 0, 1.0, base)
     return sum((np.asarray(o.lines_brl[k], dtype=float) * ((1.0 + ratio) if k in taxed else 1.0) for k in lines),
                np.zeros(len(o.total_brl)))
 

@@ -15,6 +15,7 @@ import datetime as dt
 from tco.domain import CostLine, Currency
 from tco import __version__
 from tco.costs import LINES
+from tco.tax_rules import CREDITABLE, TAXES
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range
 
 OK_FILL = {"bg_color": "#C6EFCE"}
@@ -67,16 +68,15 @@ def _integrity(book: Book, res, i: int, o) -> list[tuple[str, str, float, str, s
     out.append(("chk_cum", f"={last}-SUM({total})", gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
     # the tax block: Σ taxes − credits = the taxes line; the taxes moved out of a price = the price before − after
     tv = oc.tax_rows
-    taxes = ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")
-    bal = f"=SUM({','.join(rng('tx_' + k) for k in taxes)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
-    gap = float(sum(tv["tx_" + k].sum() for k in taxes if "tx_" + k in tv) - tv["tx_credits"].sum()
-                - oc.lines["taxes"].sum())
+    bal = f"=SUM({','.join(rng('tx_' + k) for k in TAXES)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
+    gap = float(sum(tv["tx_" + k].sum() for k in TAXES if "tx_" + k in tv) - tv["tx_credits"].sum()
+                - oc.lines[CostLine.TAXES].sum())
     gross = [k for k in LINES if "g_" + k in rows and "l_" + k in tv and k != CostLine.TAXES]
     if gross and oc.currency[CostLine.TAXES] == Currency.BRL:
-        moved = ",".join(rng("tx_" + k) for k in ("pis_cofins", "cbs", "ibs"))
+        moved = ",".join(rng("tx_" + k) for k in CREDITABLE)
         bal += "+ABS(" + "+".join(f"SUM({rng('g_' + k)})-SUM({rng('l_' + k)})" for k in gross) + f"-SUM({moved}))"
         gap += abs(float(sum(v["l_" + k].sum() - tv["l_" + k].sum() for k in gross)
-                         - sum(tv["tx_" + k].sum() for k in ("pis_cofins", "cbs", "ibs"))))
+                         - sum(tv["tx_" + k].sum() for k in CREDITABLE)))
     out.append(("chk_taxes", bal, gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
     return out
 

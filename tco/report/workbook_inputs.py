@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tco.domain import FxModel
+from tco.domain import FxBasePath, FxModel, GrowthModel, Redundancy, TrainingMethod, is_monte_carlo
 from tco import demand
 from tco.timeline import fx_lists
 from tco.report.workbook_book import Book, abs_cell, reform_periods
@@ -89,14 +89,14 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, t("u_per_year"), "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
-    base = res.fx_info.get("base_path", "spot")
+    base = res.fx_info.get("base_path", FxBasePath.SPOT)
     w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num", res.fx_info.get("base_path_source", ""))
-    if base == "forward":
+    if base == FxBasePath.FORWARD:
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == FxModel.GBM and fx.drift is not None:
         w.add("in_fx_drift", t("fx_drift"), fx.drift, t("u_per_year"), "in_num6")
-    if fx.model in ("gbm", "bootstrap"):
+    if is_monte_carlo(fx.model):
         info = res.fx_info
         mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
               (t("seed"), info.get("seed"), "eng_gen")]
@@ -110,19 +110,19 @@ def write_inputs(book: Book, res) -> None:
     g = inf.users
     w.section(t("sec_demand"))
     w.add("in_inf_start", t("inf_start"), inf.start_month, "t", "in_int")
-    if tr.method != "none":
+    if tr.method != TrainingMethod.NONE:
         w.add("in_train_start", t("train_start"), tr.start_month, "t", "in_int")
     w.add(None, t("growth_model"), book.term("growth", g.model), "")
     users_u = t("u_users")
-    if g.model == "linear":
+    if g.model == GrowthModel.LINEAR:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_end_users", t("end_users"), g.end_users, users_u, "in_int")
-    elif g.model == "compound":
+    elif g.model == GrowthModel.COMPOUND:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_growth_rate", t("growth_rate"), g.monthly_growth_rate, t("u_per_month"), "in_pct")
         if g.max_users is not None:
             w.add("in_max_users", t("max_users"), g.max_users, users_u, "in_int")
-    elif g.model == "logistic":
+    elif g.model == GrowthModel.LOGISTIC:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
         w.add("in_steepness", t("steepness"), g.steepness_per_month, t("u_per_month"), "in_num4")
@@ -133,9 +133,9 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_egress_kb", t("egress_kb"), inf.egress_kb_per_request, "kB/req", "in_num")
     w.add("in_storage_gb", t("storage_gb"), inf.storage_gb, "GB", "in_int")
     w.add("in_utilization", t("utilization"), inf.utilization_target_share, "", "in_pct")
-    w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == "n+1" else 0, "", "in_int")
+    w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == Redundancy.N_PLUS_1 else 0, "", "in_int")
     w.flag()
-    if g.model == "list":
+    if g.model == GrowthModel.LIST:
         w.section(t("sec_users_list"))
         first = w.r
         for month_k, n_users in enumerate(g.users, start=1):
@@ -184,7 +184,7 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
     _serving_inputs(w, t, res)
-    if tr.method != "none":
+    if tr.method != TrainingMethod.NONE:
         w.add(None, t("train_method"), book.term("method", tr.method), "")
         if tr.gpu_hours is not None:
             w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
@@ -193,7 +193,7 @@ def write_inputs(book: Book, res) -> None:
             w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
             w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
         w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
-        if tr.method == "lora":
+        if tr.method == TrainingMethod.LORA:
             w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
         if tr.servers is not None:
             w.add("in_train_servers", t("train_servers_given"), tr.servers, "", "in_int")

@@ -8,6 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from tco import demand, timeline, training_rules
+from tco.domain import ParallelMode
+from tco.sizing_rules import EP, TP
 from tco.expr import XlContext
 from tco.report import workbook_replica as replica
 from tco.report.workbook_cells import by_letters
@@ -167,10 +169,10 @@ def write_sizing(book: Book, res) -> None:
         pick = f"MATCH(MAX({score}),{score},0)"
         for key in ("tp",) + tuple(k for k, _ in replica.ROWS) + ("bound",):
             rng = f"$C${crow[key] + 1}:${last}${crow[key] + 1}"
-            default = 1 if key == "ep" and best["mode"] == "ep" else 0
+            default = 1 if key == EP.key and best["mode"] == ParallelMode.EP else 0
             cached = book.term("bound", best["bound"]) if key == "bound" else (
                 best[key] if isinstance(best.get(key), bool) else num(best.get(key, default)))
-            fmt = "text" if key == "bound" else ("calc_int" if key == "tp" else replica.fmt_of(key))
+            fmt = "text" if key == "bound" else ("calc_int" if key == TP.key else replica.fmt_of(key))
             ws.write_formula(at[key], ci, f"=INDEX({rng},{pick})", book.fmt(fmt), cached)
         R = {k: ref[k](c) for k in ref}
         ws.write_formula(at["rps_server"], ci, f"=IF({R['nodes']}>1,1/{R['nodes']},{p}inf_gps/{R['tp']})",

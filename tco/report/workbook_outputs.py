@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco.costs import LINES
+from tco.domain import is_monte_carlo
 from tco.report.workbook_book import FIRST_COL, Book, month_col, num, qs, row_range
 
 
@@ -165,7 +166,7 @@ def write_fx_risk(book: Book, res) -> None:
         else:
             ws.write_string(r, 1, str(v), book.fmt("eng_text"))
         r += 1
-    mc = info.get("model") in ("gbm", "bootstrap")
+    mc = is_monte_carlo(str(info.get("model")))
     if not mc:
         ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
     r += 1
