@@ -39,7 +39,8 @@ def _write(res, doc: dict, path: Path) -> None:
     import xlsxwriter
 
     from tco.report.workbook_calc import write_calc
-    from tco.report.workbook_inputs import write_catalog, write_inputs
+    from tco.report.workbook_catalog import write_catalog
+    from tco.report.workbook_inputs import write_inputs
     from tco.report.workbook_model import write_sizing, write_timeline
     from tco.report.workbook_finance import finance_formats, write_finance
     from tco.report.workbook_index import write_index
