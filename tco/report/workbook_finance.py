@@ -165,7 +165,7 @@ def _lines_by_year(s: _Sheet, r: int) -> int:
 def _committed(s: _Sheet, r: int) -> int:
     """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
     minimum term or commitment, from its first month."""
-    from tco.report.workbook_breakeven import taxed_part_formula
+    from tco.report.workbook_tco_parts import taxed_part_formula
 
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_committed"), book.fmt("h2"))

@@ -75,7 +75,7 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
 
 def committed_amount(o, lines: list[str], start: int, term: int) -> float:
     """Payments of `lines` (with the taxes on them) in months start … start + term − 1 [BRL]."""
-    from tco.report.workbook_breakeven import taxed_part
+    from tco.report.workbook_tco_parts import taxed_part
 
     part = taxed_part(o, lines)
     t = np.arange(1, len(part) + 1)
