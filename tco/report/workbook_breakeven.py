@@ -211,7 +211,30 @@ def breakevens(res) -> dict:
 
 
 def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: dict, v: dict) -> None:
+    """The summary under the table from row `s0`: each cell of SUMMARY named, live where it has a formula, with its
+    comment; then the goal-seek note."""
     t = book.t
+    formulas = _summary_formulas(book, res, rng, cell)
+    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
+    for j, key in enumerate(SUMMARY):
+        rr = s0 + 1 + j
+        f, cached, fmt = formulas[key]
+        ws.write_string(rr, 0, t(key))
+        if f is None:
+            ws.write_number(rr, 1, cached, book.fmt(fmt))
+        else:
+            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
+        book.name(key, abs_cell(sheet, rr, 1))
+        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
+            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
+    rr = s0 + 1 + len(SUMMARY)
+    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
+    ws.set_row(rr, 36)
+
+
+def _summary_formulas(book: Book, res, rng: dict, cell: dict) -> dict[str, tuple]:
+    """Summary cell → (formula or None for an input, cached value, number format): the leader and its position, the
+    nearest FX and cloud price multiples each side of 1, the trial multiples and the gaps goal seek zeroes."""
     b = breakevens(res)
     lead = b["lead"]
     s = res.scenario.fx.usdbrl
@@ -220,7 +243,7 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
     def rate(mult):
         return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
 
-    formulas = {
+    return {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),
         "be_leader_pos": (f"=MATCH(MIN({rng['D']}),{rng['D']},0)", (lead or 0) + 1, "calc_int"),
         "be_min_multiple": (None, MIN_MULTIPLE, "calc_num4"),
@@ -237,18 +260,3 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
         "be_gap_fx": (f'=IF(COUNT({rng["M"]})=0,"",MIN({rng["M"]})-(INDEX({rng["F"]},{pos})+{cell["be_trial_fx"]}'
                       f'*INDEX({rng["E"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
     }
-    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
-    for j, key in enumerate(SUMMARY):
-        rr = s0 + 1 + j
-        f, cached, fmt = formulas[key]
-        ws.write_string(rr, 0, t(key))
-        if f is None:
-            ws.write_number(rr, 1, cached, book.fmt(fmt))
-        else:
-            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
-        book.name(key, abs_cell(sheet, rr, 1))
-        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
-            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
-    rr = s0 + 1 + len(SUMMARY)
-    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
-    ws.set_row(rr, 36)
