@@ -63,6 +63,44 @@ class Precision(StrEnum):
     FP8 = "fp8"
 
 
+class Redundancy(StrEnum):
+    """Spare serving capacity (``[inference] redundancy``): none, or one server more than the load needs."""
+
+    NONE = "none"
+    N_PLUS_1 = "n+1"
+
+
+class TaxMethod(StrEnum):
+    """How an invoice is taxed (tax_profiles.toml ``method``; the formulas of each are in ``tco.taxes``)."""
+
+    IMPORT_GROSS_UP = "import_gross_up"
+    """The buyer imports the service and bears every tax on top of the price."""
+    LOCAL_POR_DENTRO = "local_por_dentro"
+    """A Brazilian entity's BRL invoice with PIS/COFINS and ISS inside it."""
+    LOCAL_INCLUSIVE = "local_inclusive"
+    """A BRL price that already holds the seller's taxes (a dedicated provider): the creditable part moves to the
+    taxes line."""
+    NONE = "none"
+    """Nothing added, nothing credited."""
+
+
+class BillingMode(StrEnum):
+    """How a provider bills a Brazilian CNPJ (offers.csv ``br_billing``)."""
+
+    LOCAL_ENTITY = "local_entity"
+    """Through a Brazilian entity: an NFS-e in BRL."""
+    IMPORT = "import"
+    """As an import of services."""
+
+
+class TaxRegime(StrEnum):
+    """The buyer's tax regime (``[scenario] tax_regime``): which taxes paid come back as credits."""
+
+    LUCRO_REAL = "lucro_real"
+    LUCRO_PRESUMIDO = "lucro_presumido"
+    SIMPLES = "simples"
+
+
 class ParallelMode(StrEnum):
     """How a replica spans GPUs: tensor parallel inside a server, pipeline or expert parallel across servers."""
 
@@ -108,6 +146,19 @@ class FxModel(StrEnum):
 def is_monte_carlo(model: str) -> bool:
     """True when the FX model ``model`` draws random paths."""
     return model in (FxModel.GBM, FxModel.BOOTSTRAP)
+
+
+class FxBasePath(StrEnum):
+    """Where the deterministic USD/BRL path comes from (``[fx] base_path``)."""
+
+    FOCUS = "focus"
+    """The Banco Central Focus survey median."""
+    SPOT = "spot"
+    """Today's rate, flat."""
+    FORWARD = "forward"
+    """The covered-interest-parity forward."""
+    LIST = "list"
+    """A path given month by month."""
 
 
 class GrowthModel(StrEnum):

@@ -27,9 +27,11 @@ from typing import Any
 import numpy as np
 
 from tco import sizing_rules as rules
+from tco.domain import ParallelMode, Precision
 from tco.expr import Env, In
 
-BYTES_PER_PARAM = {"bf16": 2.0, "fp8": 1.0}
+BYTES_PER_PARAM: dict[str, float] = {Precision.BF16: 2.0, Precision.FP8: 1.0}
+"""Bytes a weight or a KV-cache value takes in each number format [B]."""
 
 
 @dataclass(frozen=True)
@@ -59,8 +61,8 @@ class ModelSpec:
     head_dim: int
     experts: int = 0
     experts_per_token: int = 0
-    precision: str = "bf16"
-    kv_precision: str = "bf16"
+    precision: str = Precision.BF16
+    kv_precision: str = Precision.BF16
 
 
 @dataclass(frozen=True)
@@ -91,7 +93,7 @@ class Load:
 class Layout:
     tp: int
     nodes: int = 1
-    mode: str = "tp"
+    mode: str = ParallelMode.TP
     """'tp' (one server or less), 'pp' (pipeline over `nodes` servers), 'ep' (experts over `nodes` servers)."""
 
     @property
@@ -200,7 +202,7 @@ def evaluate_layouts(lays: list[Layout], inputs: dict[str, Any], batch: int | No
     """The rules over layouts whose inputs are scalars or one value per layout (tco.calibrate: one
     benchmark row per position)."""
     table = rules.run(rules.RULES if batch is None else rules.with_batch(batch), inputs,
-                      [lay.tp for lay in lays], [lay.nodes for lay in lays], [int(lay.mode == "ep") for lay in lays])
+                      [lay.tp for lay in lays], [lay.nodes for lay in lays], [int(lay.mode == ParallelMode.EP) for lay in lays])
     link, net = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
                  for k in ("link_gbs", "network_gbps"))
     out = []

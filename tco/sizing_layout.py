@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tco.domain import ParallelMode
 from tco.sizing_inference import (
     Calibration,
     Hardware,
@@ -27,7 +28,7 @@ def candidates(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> list
     out = replica_table(layouts(m, hw, load), m, hw, load, eff)
     if not any(c["fits"] for c in out) and hw.network_gbps:
         for nodes in (2, 4, 8):
-            modes = ("pp", "ep") if m.experts else ("pp",)
+            modes = (ParallelMode.PP, ParallelMode.EP) if m.experts else (ParallelMode.PP,)
             out += replica_table([Layout(hw.gpus_per_server, nodes, mode) for mode in modes], m, hw, load, eff)
             if any(c["fits"] for c in out):
                 break
@@ -58,7 +59,7 @@ class ReplicaSize:
     """What limits the batch: 'memory', 'max-batch', 'latency-bandwidth', 'latency-compute',
     'latency-interconnect', 'latency-overhead' or 'latency-ttft'."""
     nodes: int = 1
-    parallel_mode: str = "tp"
+    parallel_mode: str = ParallelMode.TP
     gpus_per_replica: int = 0
     ttft_seconds: float = 0.0
     """Predicted time to first token at the planned batch [s] (prompt alone + one cycle)."""

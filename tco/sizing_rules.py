@@ -148,73 +148,107 @@ def _bound() -> Expr:
 
 
 def _rules() -> tuple[Rule, ...]:
-    def r(key: str, expr: Expr, unit: str, doc: str) -> Rule:
-        return Rule(key, expr, unit, doc)
+    """The replica's rules in the order they are computed (each reads only those above it)."""
+    return _replica_resources() + _sequence_terms() + _collective_terms() + _batch_passes() + _cycle_terms() + _outcomes()
 
+
+def _replica_resources() -> tuple[Rule, ...]:
+    """The replica's GPUs, the weights it holds, its memory, bandwidth, compute and links."""
     w, we = Row("weights_b"), Row("expert_b")
+    return (
+        Rule("gpus", TP * NODES, "GPU", "GPUs of one replica"),
+        Rule("weights_b", In("params") * In("weight_bytes"), "B", "weights of the model"),
+        Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
+        Rule("held_b", w + IF(EP.eq(1), (NODES - 1) * (w - we), 0), "B",
+             "weights the replica holds: expert parallel keeps the shared weights on every server"),
+        Rule("kv_tok", kv_bytes(), "B/token", "KV cache per token = 2 (K and V) × layers × KV heads × head dim × bytes"),
+        Rule("mem_b", Row("gpus") * In("memory_gb") * 1e9 * In("mem_usable"), "B", "usable memory of the replica"),
+        Rule("bw", TP * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s", "effective memory bandwidth of one stage"),
+        Rule("fl", Row("gpus") * In("peak_tflops") * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
+        Rule("link", In("link_gbs") * 1e9 * In("link_eff"), "B/s", "effective GPU-to-GPU bandwidth, one way"),
+        Rule("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),
+    )
+
+
+def _sequence_terms() -> tuple[Rule, ...]:
+    """What one sequence needs: its prompt share, FLOPs per token, KV cache; the largest batch memory allows; a
+    prompt alone."""
+    return (
+        Rule("ratio", ISL / OSL, "", "r = ISL/OSL: prompt tokens riding in each cycle per sequence"),
+        Rule("flops_tok", flops_per_token(Row("ratio")), "FLOP", "FLOPs per generated token with its share of the prompt"),
+        Rule("fits", Row("held_b") + Row("kv_tok") * (ISL + OSL) <= Row("mem_b"), "",
+             "weights and one full sequence fit in the usable memory"),
+        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_tok") * CTX))), "seq",
+             "sequences whose mean context fits beside the weights"),
+        Rule("b_max", MIN(Row("b_mem"), In("max_batch")), "seq", "largest batch: memory and the sequence cap"),
+        Rule("prefill", _prefill(), "s", "one prompt alone"),
+    )
+
+
+def _collective_terms() -> tuple[Rule, ...]:
+    """The collectives of a cycle (a latency part and a part per sequence) and the cycle time per sequence."""
     seq_coll_ep = (IF(TP > 1, L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
                    + IF(NODES > 1, L * 2 * (NODES - 1) / NODES * (1 + Row("ratio")) / NODES * K * D * 2
                         / Row("net"), 0))
     seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
                    + IF(NODES > 1, (1 + Row("ratio")) * D * 2 / Row("net"), 0))
     return (
-        r("gpus", TP * NODES, "GPU", "GPUs of one replica"),
-        r("weights_b", In("params") * In("weight_bytes"), "B", "weights of the model"),
-        r("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
-        r("held_b", w + IF(EP.eq(1), (NODES - 1) * (w - we), 0), "B",
-          "weights the replica holds: expert parallel keeps the shared weights on every server"),
-        r("kv_tok", kv_bytes(), "B/token", "KV cache per token = 2 (K and V) × layers × KV heads × head dim × bytes"),
-        r("mem_b", Row("gpus") * In("memory_gb") * 1e9 * In("mem_usable"), "B", "usable memory of the replica"),
-        r("bw", TP * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s", "effective memory bandwidth of one stage"),
-        r("fl", Row("gpus") * In("peak_tflops") * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
-        r("link", In("link_gbs") * 1e9 * In("link_eff"), "B/s", "effective GPU-to-GPU bandwidth, one way"),
-        r("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),
-        r("ratio", ISL / OSL, "", "r = ISL/OSL: prompt tokens riding in each cycle per sequence"),
-        r("flops_tok", flops_per_token(Row("ratio")), "FLOP", "FLOPs per generated token with its share of the prompt"),
-        r("fits", Row("held_b") + Row("kv_tok") * (ISL + OSL) <= Row("mem_b"), "",
-          "weights and one full sequence fit in the usable memory"),
-        r("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_tok") * CTX))), "seq",
-          "sequences whose mean context fits beside the weights"),
-        r("b_max", MIN(Row("b_mem"), In("max_batch")), "seq", "largest batch: memory and the sequence cap"),
-        r("prefill", _prefill(), "s", "one prompt alone"),
-        r("c_const", IF(EP.eq(1), IF(TP > 1, L * LAT, 0) + IF(NODES > 1, L * 2 * LAT, 0),
-                        IF(TP > 1, 2 * L * LAT, 0) + IF(NODES > 1, NODES * LAT, 0)), "s",
-          "collectives: the latency part of a cycle"),
-        r("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        r("slope", CTX * Row("kv_tok") / NODES / Row("bw") + Row("flops_tok") / Row("fl") + Row("c_seq"), "s",
-          "s: cycle time per sequence (KV read, compute, collectives)"),
-        r("a1", weights_read(Const(1)) / Row("bw") + Row("c_const") + OVER, "s", "cycle at zero batch, every expert"),
-        r("b1", batch_limit(Row("a1")), "seq", "batch, pass 1 (every expert read)"),
-        r("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
-        r("a2", weights_read(Row("touch1")) / Row("bw") + Row("c_const") + OVER, "s",
-          "cycle at zero batch, pass-1 experts"),
-        r("b2", batch_limit(Row("a2")), "seq", "batch, pass 2"),
-        r("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
-        r("cycle2", weights_read(Row("touch2")) / Row("bw") + Row("b2") * Row("slope") + Row("c_const") + OVER, "s",
-          "cycle at the pass-2 batch"),
-        r("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
-          "pass 2 meets the targets"),
-        r("batch", IF(Row("ok2"), Row("b2"), Row("b1")), "seq", "the batch: pass 2 if it meets the targets"),
-        r("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
-        r("w_read", weights_read(Row("touch")), "B", "weights read per cycle"),
-        r("kv_read", Row("batch") * CTX * Row("kv_tok") / NODES, "B", "KV cache read per cycle (per stage)"),
-        r("mem_s", (Row("w_read") + Row("kv_read")) / Row("bw"), "s", "cycle: memory reads (roofline)"),
-        r("cmp_s", Row("batch") * Row("flops_tok") / Row("fl"), "s", "cycle: compute (roofline)"),
-        r("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
-        r("overhead_s", OVER, "s", "cycle: fixed step overhead t0"),
-        r("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
-        r("decode_tps", Row("batch") / Row("cycle"), "tokens/s", "output tokens per second of the replica"),
-        r("ttft", Row("prefill") + Row("cycle"), "s", "time to first token: prompt alone plus one cycle"),
-        r("per_request", OSL * Row("cycle") / Row("batch"), "s", "replica time per request"),
-        r("cap", 1 / Row("per_request"), "req/s", "requests the replica completes per second at full load"),
-        r("tps_met", meets_tps(Row("cycle")), "", "the tokens/s target is met (no target: met)"),
-        r("ttft_met", meets_ttft(Row("ttft")), "", "the time-to-first-token target is met (0: none)"),
-        r("met", AND(Row("tps_met"), Row("ttft_met")), "", "both targets are met"),
-        r("score", IF(Row("fits"), IF(Row("met"), 1e9, 0) + Row("cap") / Row("gpus"), -1), "",
-          "choice among layouts: meets the targets first, then requests/s per GPU; −1 if it does not fit"),
-        r("bound", _bound(), "", "code of what stops the batch (BOUND_TERMS)"),
+        Rule("c_const", IF(EP.eq(1), IF(TP > 1, L * LAT, 0) + IF(NODES > 1, L * 2 * LAT, 0),
+                           IF(TP > 1, 2 * L * LAT, 0) + IF(NODES > 1, NODES * LAT, 0)), "s",
+             "collectives: the latency part of a cycle"),
+        Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
+        Rule("slope", CTX * Row("kv_tok") / NODES / Row("bw") + Row("flops_tok") / Row("fl") + Row("c_seq"), "s",
+             "s: cycle time per sequence (KV read, compute, collectives)"),
     )
 
+
+def _batch_passes() -> tuple[Rule, ...]:
+    """The batch in two passes: at the cycle of every expert, then at the cycle of the experts that batch reads;
+    pass 2 when it meets the targets."""
+    return (
+        Rule("a1", weights_read(Const(1)) / Row("bw") + Row("c_const") + OVER, "s", "cycle at zero batch, every expert"),
+        Rule("b1", batch_limit(Row("a1")), "seq", "batch, pass 1 (every expert read)"),
+        Rule("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
+        Rule("a2", weights_read(Row("touch1")) / Row("bw") + Row("c_const") + OVER, "s",
+             "cycle at zero batch, pass-1 experts"),
+        Rule("b2", batch_limit(Row("a2")), "seq", "batch, pass 2"),
+        Rule("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
+        Rule("cycle2", weights_read(Row("touch2")) / Row("bw") + Row("b2") * Row("slope") + Row("c_const") + OVER, "s",
+             "cycle at the pass-2 batch"),
+        Rule("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
+             "pass 2 meets the targets"),
+        Rule("batch", IF(Row("ok2"), Row("b2"), Row("b1")), "seq", "the batch: pass 2 if it meets the targets"),
+    )
+
+
+def _cycle_terms() -> tuple[Rule, ...]:
+    """One decode cycle at the batch: experts touched, weights and KV cache read, then its four terms (roofline)."""
+    return (
+        Rule("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
+        Rule("w_read", weights_read(Row("touch")), "B", "weights read per cycle"),
+        Rule("kv_read", Row("batch") * CTX * Row("kv_tok") / NODES, "B", "KV cache read per cycle (per stage)"),
+        Rule("mem_s", (Row("w_read") + Row("kv_read")) / Row("bw"), "s", "cycle: memory reads (roofline)"),
+        Rule("cmp_s", Row("batch") * Row("flops_tok") / Row("fl"), "s", "cycle: compute (roofline)"),
+        Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
+        Rule("overhead_s", OVER, "s", "cycle: fixed step overhead t0"),
+        Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
+    )
+
+
+def _outcomes() -> tuple[Rule, ...]:
+    """What the layout delivers (tokens/s, TTFT, requests/s), whether it meets the targets, its score and bound."""
+    return (
+        Rule("decode_tps", Row("batch") / Row("cycle"), "tokens/s", "output tokens per second of the replica"),
+        Rule("ttft", Row("prefill") + Row("cycle"), "s", "time to first token: prompt alone plus one cycle"),
+        Rule("per_request", OSL * Row("cycle") / Row("batch"), "s", "replica time per request"),
+        Rule("cap", 1 / Row("per_request"), "req/s", "requests the replica completes per second at full load"),
+        Rule("tps_met", meets_tps(Row("cycle")), "", "the tokens/s target is met (no target: met)"),
+        Rule("ttft_met", meets_ttft(Row("ttft")), "", "the time-to-first-token target is met (0: none)"),
+        Rule("met", AND(Row("tps_met"), Row("ttft_met")), "", "both targets are met"),
+        Rule("score", IF(Row("fits"), IF(Row("met"), 1e9, 0) + Row("cap") / Row("gpus"), -1), "",
+             "choice among layouts: meets the targets first, then requests/s per GPU; −1 if it does not fit"),
+        Rule("bound", _bound(), "", "code of what stops the batch (BOUND_TERMS)"),
+    )
 
 RULES = _rules()
 FLAGS = ("fits", "ok2", "tps_met", "ttft_met", "met")

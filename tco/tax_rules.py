@@ -25,13 +25,14 @@ import functools
 import datetime as dt
 from collections.abc import Sequence
 
+from tco.domain import TaxMethod
 from tco.expr import AND, IF, MAX, Const, Expr, In, Row, Rule
 
 TAXES = ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")
 """Charged components, in ledger order."""
 
-USES = {"import_gross_up": TAXES, "local_por_dentro": ("iss", "pis_cofins", "cbs", "ibs"),
-        "local_inclusive": ("pis_cofins", "cbs", "ibs"), "none": ()}
+USES: dict[str, tuple[str, ...]] = {TaxMethod.IMPORT_GROSS_UP: TAXES, TaxMethod.LOCAL_POR_DENTRO: ("iss", "pis_cofins", "cbs", "ibs"),
+        TaxMethod.LOCAL_INCLUSIVE: ("pis_cofins", "cbs", "ibs"), TaxMethod.NONE: ()}
 """Method → the taxes (and so the rates) it has."""
 
 CREDITABLE = ("pis_cofins", "cbs", "ibs")
@@ -90,24 +91,24 @@ def _rate_rules(taxes: tuple[str, ...], periods: int, prefix: str, key: str) -> 
 
 def _factors(method: str, r, v: Expr) -> dict[str, Expr]:
     """Each tax per unit of the taxed amount (rates read through `r`, the gross-up factor `v`), as tco.taxes states."""
-    if method == "import_gross_up":
+    if method == TaxMethod.IMPORT_GROSS_UP:
         return {"irrf": v - 1, "cide": r("cide") * v, "iss": r("iss") * v,
                 "pis_cofins": r("pis_cofins") * v * (1 + r("iss")) / (1 - r("pis_cofins")),
                 "cbs": r("cbs") * v, "ibs": r("ibs") * v, "iof": r("iof")}
-    if method == "local_por_dentro":
-        return {k: r(k) * v for k in ("iss", "pis_cofins", "cbs", "ibs")}
-    if method == "local_inclusive":
+    if method == TaxMethod.LOCAL_POR_DENTRO:
+        return {k: r(k) * v for k in USES[TaxMethod.LOCAL_POR_DENTRO]}
+    if method == TaxMethod.LOCAL_INCLUSIVE:
         vat = 1 + r("cbs") + r("ibs")
         return {"pis_cofins": r("pis_cofins"), "cbs": r("cbs") / vat, "ibs": r("ibs") / vat}
-    if method == "none":
+    if method == TaxMethod.NONE:
         return {}
     raise ValueError(f"unknown tax method {method!r}")
 
 
 def _gross_up(method: str, r) -> Expr:
-    if method == "import_gross_up":
+    if method == TaxMethod.IMPORT_GROSS_UP:
         return 1 / (1 - r("irrf"))
-    if method == "local_por_dentro":
+    if method == TaxMethod.LOCAL_POR_DENTRO:
         return 1 / (1 - r("pis_cofins") - r("iss"))
     return NOT_APPLICABLE
 
@@ -138,7 +139,7 @@ def _component_rules(method: str, taxed: tuple[str, ...], netted: tuple[str, ...
         return Row("rate_" + k)
 
     uses = USES[method]
-    inclusive = method == "local_inclusive"
+    inclusive = method == TaxMethod.LOCAL_INCLUSIVE
     gross_up = _gross_up(method, r)
     fac = _factors(method, r, Row("gross_up"))
     out = [Rule("gross_up", gross_up, "-", "gross-up factor: 1/(1 − IRRF) (import), 1/(1 − PIS/COFINS − ISS) "

@@ -42,6 +42,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tco import tax_rules as rules
+from tco.domain import BillingMode, TaxMethod, TaxRegime
 from tco.expr import evaluate
 
 RATE_KEYS = ("irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "cbs_rate", "ibs_rate", "iof_rate")
@@ -53,12 +54,14 @@ TAXES = rules.TAXES
 COMPONENTS = TAXES + ("credits",)
 """Components of the taxes line: the charged taxes, then the credits that reduce them."""
 
-METHODS = ("import_gross_up", "local_por_dentro", "local_inclusive", "none")
+METHODS: tuple[str, ...] = tuple(m.value for m in TaxMethod)
+"""Tax method ids, as the catalog writes them."""
 
-REGIMES = {"lucro_real": ("pis_cofins", "cbs", "ibs"), "lucro_presumido": ("cbs", "ibs"), "simples": ()}
+REGIMES: dict[str, tuple[str, ...]] = {TaxRegime.LUCRO_REAL.value: ("pis_cofins", "cbs", "ibs"),
+                                       TaxRegime.LUCRO_PRESUMIDO.value: ("cbs", "ibs"), TaxRegime.SIMPLES.value: ()}
 """Buyer regime → the components it takes as credits."""
 
-BILLING_MODES = ("local_entity", "import")
+BILLING_MODES: tuple[str, ...] = tuple(m.value for m in BillingMode)
 """How a provider bills a Brazilian CNPJ: through a Brazilian entity (NFS-e in BRL) or as an import of services."""
 
 
@@ -110,7 +113,7 @@ def rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...] 
     """Each rate of `profile` in force in each month [-] (``tax_rules.rate_rules``): the base rates, replaced in
     reform periods. Months given as '' (unknown) take the base rates. Kept per profile, months and reform (the
     engine asks again for every option and plan component): each call gets its own copy of the arrays."""
-    if profile.method == "none" or not getattr(profile, "reform", True) or not all(months):
+    if profile.method == TaxMethod.NONE or not getattr(profile, "reform", True) or not all(months):
         reform = ()
     key = (profile.method, tuple(sorted(profile.rates.items())), bool(getattr(profile, "pis_cofins_creditable", False)),
            tuple(months), tuple(reform))
@@ -135,7 +138,7 @@ def _rates_by_month(profile, months: list[str], reform: tuple[ReformPeriod, ...]
 
 def periods_used(profile, months: list[str], reform: tuple[ReformPeriod, ...]) -> list[ReformPeriod]:
     """The reform periods that touch the months (none for a profile without taxes)."""
-    if profile.method == "none" or not getattr(profile, "reform", True) or not months:
+    if profile.method == TaxMethod.NONE or not getattr(profile, "reform", True) or not months:
         return []
     return [p for p in reform if months_in_force(months, p.start, p.until).any()]
 

@@ -138,8 +138,8 @@ def _code_text() -> dict[Path, str]:
 
 def _families() -> set[str]:
     """Prefixes the code completes with an id at run time (plus the workbook Catalog sheet's table of
-    column → prefix, `workbook_inputs.TRANSLATED`, which `term` reads through a variable)."""
-    from tco.report.workbook_inputs import TRANSLATED
+    column → prefix, `workbook_catalog.TRANSLATED`, which `term` reads through a variable)."""
+    from tco.report.workbook_catalog import TRANSLATED
 
     out = {v + "_" for v in TRANSLATED.values()}
     for text in _code_text().values():

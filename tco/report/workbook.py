@@ -36,28 +36,31 @@ def write(res, doc: dict, path: Path) -> None:
 
 
 def _write(res, doc: dict, path: Path) -> None:
+    """The sheets in the order their cells are needed: inputs first, each sheet then reads the rows and names the
+    ones before it placed (``Book.rows``, ``Book.outputs``, defined names)."""
+    plans = doc.get("plans") or (res.meta or {}).get("plans")
+    keys = sheet_keys(len(res.options), bool(doc.get("sensitivity")), bool(plans))
+    book = _new_book(res, path, keys)
+    _write_model(book, res, doc)
+    _write_outputs(book, res, doc, plans)
+    _checks(book, res)
+    _summary(book, res, doc)
+    _finish(book, res, keys)
+
+
+def _new_book(res, path: Path, keys: list[str]) -> Book:
+    """An empty workbook at `path` with its formats, its sheets (named in the scenario's locale) and properties."""
     import xlsxwriter
 
-    from tco.report.workbook_calc import write_calc
-    from tco.report.workbook_inputs import write_catalog, write_inputs
-    from tco.report.workbook_model import write_sizing, write_timeline
-    from tco.report.workbook_finance import finance_formats, write_finance
-    from tco.report.workbook_index import write_index
-    from tco.report.workbook_outputs import write_comparison, write_fx_risk
-    from tco.report.workbook_sensitivity import write_sensitivity
-    from tco.report.workbook_plans import write_plans
-    from tco.report.workbook_print import finish, unlock_inputs
+    from tco.report.workbook_finance import finance_formats
     from tco.report.workbook_summary import summary_formats
 
     s = res.scenario
-    locale = i18n.locale_of(s.scenario.locale)
     wb = xlsxwriter.Workbook(str(path), WB_OPTIONS)
-    book = Book(wb, locale, s.scenario.horizon_months)
+    book = Book(wb, i18n.locale_of(s.scenario.locale), s.scenario.horizon_months)
     book.fmts = make_formats(wb)
     finance_formats(book)
     summary_formats(book)
-    plans = doc.get("plans") or (res.meta or {}).get("plans")
-    keys = sheet_keys(len(res.options), bool(doc.get("sensitivity")), bool(plans))
     for k in keys:
         name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
         book.sheets[k] = name
@@ -65,6 +68,15 @@ def _write(res, doc: dict, path: Path) -> None:
     wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
                        "comments": "Live model; Inputs sheet holds every input."})
     wb.set_calc_mode("auto")
+    return book
+
+
+def _write_model(book: Book, res, doc: dict) -> None:
+    """Inputs, Catalog, Timeline, Sizing and one Calc sheet per option."""
+    from tco.report.workbook_calc import write_calc
+    from tco.report.workbook_catalog import write_catalog
+    from tco.report.workbook_inputs import write_inputs
+    from tco.report.workbook_model import write_sizing, write_timeline
 
     write_inputs(book, res)
     write_catalog(book, doc)
@@ -72,6 +84,15 @@ def _write(res, doc: dict, path: Path) -> None:
     write_sizing(book, res)
     for i, o in enumerate(res.options, start=1):
         write_calc(book, res, i, o)
+
+
+def _write_outputs(book: Book, res, doc: dict, plans) -> None:
+    """Comparison, Finance, Plans (when the run searched), FX risk and Sensitivity (when the engine ran it)."""
+    from tco.report.workbook_finance import write_finance
+    from tco.report.workbook_outputs import write_comparison, write_fx_risk
+    from tco.report.workbook_plans import write_plans
+    from tco.report.workbook_sensitivity import write_sensitivity
+
     write_comparison(book, res)
     write_finance(book, res)
     if plans:
@@ -79,13 +100,18 @@ def _write(res, doc: dict, path: Path) -> None:
     write_fx_risk(book, res)
     if doc.get("sensitivity"):
         write_sensitivity(book, doc["sensitivity"], res)
-    _checks(book, res)
-    _summary(book, res, doc)
+
+
+def _finish(book: Book, res, keys: list[str]) -> None:
+    """The Index, the input cells unlocked, print settings, the Summary active; then the file is closed (written)."""
+    from tco.report.workbook_index import write_index
+    from tco.report.workbook_print import finish, unlock_inputs
+
     write_index(book, res, keys)
     unlock_inputs(book)
     finish(book, res, keys)
-    wb.get_worksheet_by_name(book.sheets["summary"]).activate()
-    wb.close()
+    book.wb.get_worksheet_by_name(book.sheets["summary"]).activate()
+    book.wb.close()
 
 
 def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xlsxwriter.utility import xl_col_to_name, xl_rowcol_to_cell
 
-from tco.domain import CostLine, Currency
+from tco.domain import CostLine, Currency, TaxMethod
 from tco.report import i18n
 from tco.report.workbook_cells import plain, row_texts
 
@@ -170,7 +170,7 @@ def hybrid_brl_invoice(o) -> bool:
     """A hybrid option whose BRL invoice earns credits netted from its BRL lines (tco.costs.option_taxes)."""
     r = o.resolved
     return (o.costs.currency[CostLine.TAXES] == Currency.USD and r.brl_tax is not None
-            and r.brl_tax.method == "local_inclusive" and o.costs.brl_price_credits is not None)
+            and r.brl_tax.method == TaxMethod.LOCAL_INCLUSIVE and o.costs.brl_price_credits is not None)
 
 
 def merged(seqs) -> list[str]:

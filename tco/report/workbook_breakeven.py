@@ -17,11 +17,11 @@ The leader changes at the crossing nearest to 1 on each side.
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import dataclass
 
-from tco.domain import CostLine, Currency
-from tco.costs import LINES
+from tco.domain import FleetKind
 from tco.report.workbook_book import Book, abs_cell, num, qs, row_range
+from tco.report.workbook_tco_parts import price_lines, taxed_part, taxed_part_formula, usd_lines
 
 
 MIN_MULTIPLE = 0.001
@@ -61,57 +61,6 @@ def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
 
 
 # ---------------------------------------------------------------------------------------------
-# the parts of an option's TCO, on the engine's arrays and as formulas of its Calc sheet
-
-
-def taxed_lines(o) -> list[str]:
-    """Lines in the taxed amount: every line in the taxes line's currency (``costs.option_taxes``)."""
-    cur = o.costs.currency
-    return [k for k in LINES if k != CostLine.TAXES and cur[k] == cur[CostLine.TAXES]]
-
-
-def taxed_part(o, lines: list[str]) -> np.ndarray:
-    """Monthly BRL of `lines` with the taxes they bear: a taxed line × (1 + taxes / taxed amount) [BRL]."""
-    oc = o.costs
-    taxed = taxed_lines(o)
-    base = sum((np.asarray(oc.lines[k], dtype=float) for k in taxed), np.zeros(len(o.total_brl)))
-    ratio = np.asarray(oc.lines["taxes"], dtype=float) / np.where(base == 0, 1.0, base)
-    return sum((np.asarray(o.lines_brl[k], dtype=float) * ((1.0 + ratio) if k in taxed else 1.0) for k in lines),
-               np.zeros(len(o.total_brl)))
-
-
-def taxed_part_formula(book: Book, i: int, o, lines: list[str]) -> str:
-    """The same as an array expression of the Calc sheet's rows (for SUMPRODUCT)."""
-    sheet, rows, h = book.sheets[f"calc{i}"], book.outputs[(i, "rows")], book.horizon
-
-    def rng(key: str) -> str:
-        return row_range(sheet, rows[key], h)
-
-    taxed = taxed_lines(o)
-    inside = [k for k in lines if k in taxed]
-    outside = [k for k in lines if k not in taxed]
-    parts = []
-    if inside:
-        base = "(" + "+".join(rng("l_" + k) for k in taxed) + ")"
-        parts.append("(" + "+".join(rng("b_" + k) for k in inside) + f")*(1+{rng('l_taxes')}/({base}+({base}=0)))")
-    if outside:
-        parts.append("(" + "+".join(rng("b_" + k) for k in outside) + ")")
-    return "+".join(parts) if parts else "0"
-
-
-def price_lines(o, kind: str) -> list[str]:
-    """Compute lines driven by the prices of fleets of `kind` (cloud or dedicated)."""
-    r = o.resolved
-    out = [line for fleet, line in ((r.training, "training_compute"), (r.inference, "inference_compute"))
-           if fleet is not None and fleet.kind == kind]
-    return list(dict.fromkeys(out))
-
-
-def usd_lines(o) -> list[str]:
-    return [k for k in LINES if o.costs.currency[k] == Currency.USD]
-
-
-# ---------------------------------------------------------------------------------------------
 # the block
 
 
@@ -129,6 +78,38 @@ COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": 
 
 
 def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
+    """The break-even table from row `r` (one row per option: its parts, the multiples at which it ties the leader,
+    its TCO at the trial multiples) and the summary below it; returns the next free row."""
+    hr = _breakeven_head(book, ws, r)
+    first, last = hr + 1, hr + len(res.options)
+    s0 = last + 2
+    g = _Grid(first, {c: f"${c}${first + 1}:${c}${last + 1}" for c in "ABCDEFGHIJKLMNOPQ"},
+              {k: f"$B${s0 + 2 + j}" for j, k in enumerate(SUMMARY)}, _values(res))
+    book.outputs["be_first"] = (qs(sheet), first + 1)  # 1-based row of option 1 (the tornado's live rows read it)
+    for j, o in enumerate(res.options):
+        _part_cells(book, ws, g, j, o)
+        _multiple_cells(book, res, ws, g, j)
+    _summary_cells(book, res, ws, sheet, s0, g.rng, g.cell, g.v)
+    return s0 + 2 + len(SUMMARY) + 2
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Where the break-even table sits: the 0-based row of option 1, each column's range over the options, the A1
+    reference of each summary cell, and the cached values (``_values``)."""
+
+    first: int
+    rng: dict[str, str]
+    cell: dict[str, str]
+    v: dict
+
+    def at(self, c: str) -> str:
+        """The leader's value in column c."""
+        return f"INDEX({self.rng[c]},{self.cell['be_leader_pos']})"
+
+
+def _breakeven_head(book: Book, ws, r: int) -> int:
+    """Title, note and column heads; returns the heads' row."""
     t = book.t
     ws.write_string(r, 0, t("be_title"), book.fmt("h2"))
     ws.merge_range(r + 1, 0, r + 1, 12, t("be_note"), book.fmt("small_wrap"))
@@ -138,59 +119,50 @@ def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
     for c, hd in enumerate(heads):
         ws.write_string(hr, c, hd, book.fmt("head"))
     ws.set_row(hr, 48)
-    opts = res.options
-    n = len(opts)
-    first, last = hr + 1, hr + n
-    rng = {c: f"${c}${first + 1}:${c}${last + 1}" for c in "ABCDEFGHIJKLMNOPQ"}
-    s0 = last + 2
-    cell = {k: f"$B${s0 + 2 + j}" for j, k in enumerate(SUMMARY)}  # A1 references of the summary cells
-    pos = cell["be_leader_pos"]
+    return hr
 
-    def at(c: str) -> str:  # the leader's value in column c
-        return f"INDEX({rng[c]},{pos})"
 
-    v = _values(res)
-    lead, feas = v["lead"], v["feas"]
-    book.outputs["be_first"] = (qs(sheet), first + 1)  # 1-based row of option 1 (the tornado's live rows read it)
-    cmp_ = qs(book.sheets["comparison"])
-    c0 = book.rows["cmp_first"] + 1
-    for j, o in enumerate(opts):
-        i, rr, x = j + 1, first + j, first + j + 1
-        other = feas[j] and lead is not None and j != lead
-        ws.write_string(rr, 0, o.name)  # scenario text
-        ws.write_number(rr, 1, i, book.fmt("calc_int"))
-        ws.write_string(rr, 2, book.term("kind", o.kind))
-        ws.write_formula(rr, 3, f"={cmp_}N{c0 + j}", book.fmt("fin_kbrl"),
-                         num(v["tco"][j]) if feas[j] else t("infeasible"))
-        rows = book.outputs[(i, "rows")]
-        u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
-        ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
-        ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
-        for c, kind in ((6, "cloud"), (7, "dedicated")):
-            ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
-                             book.fmt("fin_kbrl"), num(v[kind][j]))
-        skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={pos})"
-        k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
-        ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
-                         book.fmt("fin_mult"),
-                         _blank(v["k"][j]))
-        ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
-                         _blank(v["k"][j], res.scenario.fx.usdbrl))
-        m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
-        ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
-                         book.fmt("fin_mult"),
-                         _blank(v["m"][j]))
-        ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
-                         num(v["tco"][j]) if other else "")
-        ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
-                         num(v["tco"][j]) if other else "")
-        for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
-            val = v["k" if src == "I" else "m"][j]
-            ok = val is not None and (val < 1 if below else val > 1)
-            ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
-                             book.fmt("fin_mult"), val if ok else "")
-    _summary_cells(book, res, ws, sheet, s0, rng, cell, v)
-    return s0 + 2 + len(SUMMARY) + 2
+def _part_cells(book: Book, ws, g: _Grid, j: int, o) -> None:
+    """Columns A–H of option j: name, number, kind, ranked TCO, its USD and BRL parts, the parts the cloud and the
+    dedicated prices drive (each with the taxes it bears)."""
+    i, rr, x, v = j + 1, g.first + j, g.first + j + 1, g.v
+    ws.write_string(rr, 0, o.name)  # scenario text
+    ws.write_number(rr, 1, i, book.fmt("calc_int"))
+    ws.write_string(rr, 2, book.term("kind", o.kind))
+    ws.write_formula(rr, 3, f"={qs(book.sheets['comparison'])}N{book.rows['cmp_first'] + 1 + j}", book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if v["feas"][j] else book.t("infeasible"))
+    rows = book.outputs[(i, "rows")]
+    u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
+    ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
+    ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
+    for c, kind in ((6, FleetKind.CLOUD), (7, FleetKind.DEDICATED)):
+        ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
+                         book.fmt("fin_kbrl"), num(v[kind][j]))
+
+
+def _multiple_cells(book: Book, res, ws, g: _Grid, j: int) -> None:
+    """Columns I–Q of option j: the FX multiple k* (and its rate) and the cloud price multiple m* at which it ties
+    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest)."""
+    rr, x, v, at, cell = g.first + j, g.first + j + 1, g.v, g.at, g.cell
+    other = v["feas"][j] and v["lead"] is not None and j != v["lead"]
+    skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={cell['be_leader_pos']})"
+    k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
+    ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
+                     book.fmt("fin_mult"), _blank(v["k"][j]))
+    ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
+                     _blank(v["k"][j], res.scenario.fx.usdbrl))
+    m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
+    ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
+                     book.fmt("fin_mult"), _blank(v["m"][j]))
+    ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if other else "")
+    ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if other else "")
+    for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
+        val = v["k" if src == "I" else "m"][j]
+        ok = val is not None and (val < 1 if below else val > 1)
+        ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
+                         book.fmt("fin_mult"), val if ok else "")
 
 
 def defined(book: Book, name: str) -> bool:
@@ -216,8 +188,8 @@ def _values(res) -> dict:
     tco = [o.tco.deterministic for o in opts]
     usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
     brl = [a - b for a, b in zip(tco, usd)]
-    cloud = [float(taxed_part(o, price_lines(o, "cloud")).sum()) for o in opts]
-    ded = [float(taxed_part(o, price_lines(o, "dedicated")).sum()) for o in opts]
+    cloud = [float(taxed_part(o, price_lines(o, FleetKind.CLOUD)).sum()) for o in opts]
+    ded = [float(taxed_part(o, price_lines(o, FleetKind.DEDICATED)).sum()) for o in opts]
     lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
     ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
           for j in range(n)]
@@ -239,7 +211,30 @@ def breakevens(res) -> dict:
 
 
 def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: dict, v: dict) -> None:
+    """The summary under the table from row `s0`: each cell of SUMMARY named, live where it has a formula, with its
+    comment; then the goal-seek note."""
     t = book.t
+    formulas = _summary_formulas(book, res, rng, cell)
+    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
+    for j, key in enumerate(SUMMARY):
+        rr = s0 + 1 + j
+        f, cached, fmt = formulas[key]
+        ws.write_string(rr, 0, t(key))
+        if f is None:
+            ws.write_number(rr, 1, cached, book.fmt(fmt))
+        else:
+            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
+        book.name(key, abs_cell(sheet, rr, 1))
+        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
+            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
+    rr = s0 + 1 + len(SUMMARY)
+    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
+    ws.set_row(rr, 36)
+
+
+def _summary_formulas(book: Book, res, rng: dict, cell: dict) -> dict[str, tuple]:
+    """Summary cell → (formula or None for an input, cached value, number format): the leader and its position, the
+    nearest FX and cloud price multiples each side of 1, the trial multiples and the gaps goal seek zeroes."""
     b = breakevens(res)
     lead = b["lead"]
     s = res.scenario.fx.usdbrl
@@ -248,7 +243,7 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
     def rate(mult):
         return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
 
-    formulas = {
+    return {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),
         "be_leader_pos": (f"=MATCH(MIN({rng['D']}),{rng['D']},0)", (lead or 0) + 1, "calc_int"),
         "be_min_multiple": (None, MIN_MULTIPLE, "calc_num4"),
@@ -265,18 +260,3 @@ def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: di
         "be_gap_fx": (f'=IF(COUNT({rng["M"]})=0,"",MIN({rng["M"]})-(INDEX({rng["F"]},{pos})+{cell["be_trial_fx"]}'
                       f'*INDEX({rng["E"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
     }
-    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
-    for j, key in enumerate(SUMMARY):
-        rr = s0 + 1 + j
-        f, cached, fmt = formulas[key]
-        ws.write_string(rr, 0, t(key))
-        if f is None:
-            ws.write_number(rr, 1, cached, book.fmt(fmt))
-        else:
-            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
-        book.name(key, abs_cell(sheet, rr, 1))
-        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
-            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
-    rr = s0 + 1 + len(SUMMARY)
-    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
-    ws.set_row(rr, 36)

@@ -15,6 +15,7 @@ import datetime as dt
 from tco.domain import CostLine, Currency
 from tco import __version__
 from tco.costs import LINES
+from tco.tax_rules import CREDITABLE, TAXES
 from tco.report.workbook_book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range
 
 OK_FILL = {"bg_color": "#C6EFCE"}
@@ -31,54 +32,74 @@ def _paint(book: Book, ws, first: int, last: int, c: int) -> None:
 def _integrity(book: Book, res, i: int, o) -> list[tuple[str, str, float, str, str, bool]]:
     """(label key, value formula, cached value, number format, test formula on {C}, cached result) of one option's
     checks; the cached value and result are the same check evaluated on the engine's numbers."""
-    import numpy as np
-
-    from tco.constants import EPS, TOL_BRL
-
-    sheet = book.sheets[f"calc{i}"]
-    rows = book.outputs[(i, "rows")]
-    h = book.horizon
+    sheet, rows, h = book.sheets[f"calc{i}"], book.outputs[(i, "rows")], book.horizon
 
     def rng(key: str) -> str:
         return row_range(sheet, rows[key], h)
 
-    oc, v = o.costs, o.costs.rows
+    last = f"{qs(sheet)}${month_col(h)}${rows['cum'] + 1}"
+    return (_line_checks(book, i, o, rng) + _capacity_checks(book, res, i, o, rng)
+            + [_cumulative_check(o, rng, last), _tax_check(o, rng, rows)])
+
+
+def _line_checks(book: Book, i: int, o, rng) -> list[tuple]:
+    """The lines add up to the total; no total and no price line is negative."""
+    from tco.constants import TOL_BRL
+
     total = rng("total")
     diff = float(sum(o.lines_brl[k].sum() for k in LINES) - o.total_brl.sum())
-    out = [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",
-            abs(diff) < TOL_BRL.value)]
     prices = ",".join(rng("l_" + k) for k in LINES if k != CostLine.TAXES)
-    low = min(float(o.total_brl.min()), min(float(oc.lines[k].min()) for k in LINES if k != CostLine.TAXES))
-    out.append(("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value))
-    # capacity: the replicas at the peak hour serve the peak load
-    const = book.outputs[(i, "const")]
-    cap = f"{qs(sheet)}$C${const['cap'] + 1}"
-    peak_rps = row_range(book.sheets["timeline"], book.rows["peak_rps"], h)
+    low = min(float(o.total_brl.min()), min(float(o.costs.lines[k].min()) for k in LINES if k != CostLine.TAXES))
+    return [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",
+             abs(diff) < TOL_BRL.value),
+            ("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value)]
+
+
+def _capacity_checks(book: Book, res, i: int, o, rng) -> list[tuple]:
+    """The replicas at the peak hour serve the peak load; the fleet paid for is never below the fleet needed."""
+    import numpy as np
+
+    from tco.constants import EPS
+
+    v = o.costs.rows
+    cap = f"{qs(book.sheets[f'calc{i}'])}$C${book.outputs[(i, 'const')]['cap'] + 1}"
+    peak_rps = row_range(book.sheets["timeline"], book.rows["peak_rps"], book.horizon)
     util = res.scenario.inference.utilization_target_share
     short = int(np.count_nonzero(v["peak_replicas"] * o.replica.requests_per_second * util
                                  < res.timeline["peak_rps"] - EPS.value))
-    out.append(("chk_capacity", f"=SUMPRODUCT(--({rng('peak_replicas')}*{cap}*in_utilization<{peak_rps}-c_eps))",
-                short, "int", "={C}=0", short == 0))
     paid, need = ("fleet", "need") if "fleet" in v else ("inf_paid", "peak")
     fewer = int(np.count_nonzero(v[paid] < v[need] - EPS.value))
-    out.append(("chk_fleet", f"=SUMPRODUCT(--({rng(paid)}<{rng(need)}-c_eps))", fewer, "int", "={C}=0", fewer == 0))
-    last = f"{qs(sheet)}${month_col(h)}${rows['cum'] + 1}"
+    return [("chk_capacity", f"=SUMPRODUCT(--({rng('peak_replicas')}*{cap}*in_utilization<{peak_rps}-c_eps))",
+             short, "int", "={C}=0", short == 0),
+            ("chk_fleet", f"=SUMPRODUCT(--({rng(paid)}<{rng(need)}-c_eps))", fewer, "int", "={C}=0", fewer == 0)]
+
+
+def _cumulative_check(o, rng, last: str) -> tuple:
+    """The cumulative row ends at the total (`last`: its last cell)."""
+    import numpy as np
+
+    from tco.constants import TOL_BRL
+
     gap = float(np.cumsum(o.total_brl)[-1] - o.total_brl.sum())
-    out.append(("chk_cum", f"={last}-SUM({total})", gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
-    # the tax block: Σ taxes − credits = the taxes line; the taxes moved out of a price = the price before − after
-    tv = oc.tax_rows
-    taxes = ("irrf", "cide", "iss", "pis_cofins", "cbs", "ibs", "iof")
-    bal = f"=SUM({','.join(rng('tx_' + k) for k in taxes)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
-    gap = float(sum(tv["tx_" + k].sum() for k in taxes if "tx_" + k in tv) - tv["tx_credits"].sum()
-                - oc.lines["taxes"].sum())
+    return ("chk_cum", f"={last}-SUM({rng('total')})", gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value)
+
+
+def _tax_check(o, rng, rows: dict) -> tuple:
+    """The tax block: Σ taxes − credits = the taxes line; the taxes moved out of a BRL price = the price before −
+    after."""
+    from tco.constants import TOL_BRL
+
+    oc, v, tv = o.costs, o.costs.rows, o.costs.tax_rows
+    bal = f"=SUM({','.join(rng('tx_' + k) for k in TAXES)})-SUM({rng('tx_credits')})-SUM({rng('l_taxes')})"
+    gap = float(sum(tv["tx_" + k].sum() for k in TAXES if "tx_" + k in tv) - tv["tx_credits"].sum()
+                - oc.lines[CostLine.TAXES].sum())
     gross = [k for k in LINES if "g_" + k in rows and "l_" + k in tv and k != CostLine.TAXES]
     if gross and oc.currency[CostLine.TAXES] == Currency.BRL:
-        moved = ",".join(rng("tx_" + k) for k in ("pis_cofins", "cbs", "ibs"))
+        moved = ",".join(rng("tx_" + k) for k in CREDITABLE)
         bal += "+ABS(" + "+".join(f"SUM({rng('g_' + k)})-SUM({rng('l_' + k)})" for k in gross) + f"-SUM({moved}))"
         gap += abs(float(sum(v["l_" + k].sum() - tv["l_" + k].sum() for k in gross)
-                         - sum(tv["tx_" + k].sum() for k in ("pis_cofins", "cbs", "ibs"))))
-    out.append(("chk_taxes", bal, gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value))
-    return out
+                         - sum(tv["tx_" + k].sum() for k in CREDITABLE)))
+    return ("chk_taxes", bal, gap, "brl", "=ABS({C})<c_tol_brl", abs(gap) < TOL_BRL.value)
 
 
 def write_checks(book: Book, res) -> None:
@@ -126,33 +147,19 @@ def write_checks(book: Book, res) -> None:
 def _reconciliation(book: Book, ws, res, r: int) -> int:
     """The engine's run, as values, beside the live numbers (informational: an edit makes them differ)."""
     t = book.t
-    h = book.horizon
     ws.write_string(r, 0, t("chk_recon", date=dt.date.today().isoformat(), v=__version__), book.fmt("h2"))
     r += 1
     for c, hd in enumerate((t("col_option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"),
                             t("difference"))):
         ws.write_string(r, c, hd, book.fmt("head"))
-    r += 1
-    first = r
-    n = len(res.options)
-    eng_r0 = first + 4 * n + 3  # the engine's monthly totals, as values, below
-    ws.write_string(eng_r0 - 1, 0, t("engine_monthly"), book.fmt("h2"))
-    for m in range(h):
-        ws.write_number(eng_r0 - 1, FIRST_COL + m, m + 1, book.fmt("head"))
+    first = r + 1
+    eng_r0 = first + 4 * len(res.options) + 3  # the engine's monthly totals, as values, below
+    _engine_monthly(book, ws, res, eng_r0)
+    r = first
     for i, o in enumerate(res.options, start=1):
-        er = eng_r0 + i - 1
-        ws.write_string(er, 0, o.name)
-        for m in range(h):
-            ws.write_number(er, FIRST_COL + m, float(o.total_brl[m]), book.fmt("eng_brl"))
-        eng_row = f"${month_col(1)}${er + 1}:${month_col(h)}${er + 1}"
-        tot = book.outputs[(i, "total")]
-        money = "=ABS(C{r}-D{r})<c_tol_brl"
-        items = [("chk_tco", "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl", money),
-                 ("chk_npv", "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl", money),
-                 ("chk_monthly", f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<c_tol_brl))", h, "int", "=C{r}=D{r}"),
-                 ("chk_cap", "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
-                  "=ABS(C{r}/D{r}-1)<c_eps")]
-        for key, f, engine_v, fmt, test in items:
+        er = eng_r0 + i - 1  # the option's row of engine values
+        eng_row = f"${month_col(1)}${er + 1}:${month_col(book.horizon)}${er + 1}"
+        for key, f, engine_v, fmt, test in _reconciled(book, i, o, eng_row):
             ws.write_string(r, 0, o.name)
             ws.write_string(r, 1, t(key))
             ws.write_formula(r, 2, f, book.fmt("calc_" + fmt), num(engine_v))
@@ -164,7 +171,31 @@ def _reconciliation(book: Book, ws, res, r: int) -> int:
     ws.write_string(r, 1, t("chk_recon_all"), book.fmt("bold_gen"))
     ws.write_formula(r, 4, f"=AND(E{first + 1}:E{r})", book.fmt("check"), True)
     book.name("chk_reconciled", abs_cell(book.sheets["checks"], r, 4))
-    return eng_r0 + n + 1
+    return eng_r0 + len(res.options) + 1
+
+
+def _engine_monthly(book: Book, ws, res, eng_r0: int) -> None:
+    """Each option's monthly total as the engine computed it (values), from row `eng_r0`, under a month header."""
+    ws.write_string(eng_r0 - 1, 0, book.t("engine_monthly"), book.fmt("h2"))
+    for m in range(book.horizon):
+        ws.write_number(eng_r0 - 1, FIRST_COL + m, m + 1, book.fmt("head"))
+    for i, o in enumerate(res.options, start=1):
+        er = eng_r0 + i - 1
+        ws.write_string(er, 0, o.name)
+        for m in range(book.horizon):
+            ws.write_number(er, FIRST_COL + m, float(o.total_brl[m]), book.fmt("eng_brl"))
+
+
+def _reconciled(book: Book, i: int, o, eng_row: str) -> list[tuple[str, str, float, str, str]]:
+    """(label key, live formula, engine value, number format, test on row {r}) of option i: TCO, NPV, the months
+    that match the engine's (`eng_row`), the replica's capacity."""
+    tot = book.outputs[(i, "total")]
+    money = "=ABS(C{r}-D{r})<c_tol_brl"
+    return [("chk_tco", "=" + book.outputs[(i, "tco")], o.tco.deterministic, "brl", money),
+            ("chk_npv", "=" + book.outputs[(i, "npv")], o.npv.deterministic, "brl", money),
+            ("chk_monthly", f"=SUMPRODUCT(--(ABS({tot}-{eng_row})<c_tol_brl))", book.horizon, "int", "=C{r}=D{r}"),
+            ("chk_cap", "=" + book.sizing[(i, "cap")], o.replica.requests_per_second, "num4",
+             "=ABS(C{r}/D{r}-1)<c_eps")]
 
 
 def _input_copies(book: Book, ws, r: int, flag_row: int) -> int:

@@ -165,7 +165,7 @@ def _lines_by_year(s: _Sheet, r: int) -> int:
 def _committed(s: _Sheet, r: int) -> int:
     """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
     minimum term or commitment, from its first month."""
-    from tco.report.workbook_breakeven import taxed_part_formula
+    from tco.report.workbook_tco_parts import taxed_part_formula
 
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_committed"), book.fmt("h2"))
@@ -179,9 +179,9 @@ def _committed(s: _Sheet, r: int) -> int:
     tt = s.timeline("t")
     any_row = False
     for i, o in enumerate(s.res.options, start=1):
-        for role, fleet, lines, term, start in commitments(o, _start(s.res, "training"), _start(s.res, "inference")):
-            start_name = {"training": "in_train_start", "inference": "in_inf_start"}.get(role,
-                                                                                          "MIN(in_train_start,in_inf_start)")
+        for role, fleet, lines, term, start in commitments(o, _start(s.res, Role.TRAINING),
+                                                           _start(s.res, Role.INFERENCE)):
+            start_name = START_NAMES.get(role, "MIN(in_train_start,in_inf_start)")
             ws.write_string(r, 0, o.name)  # scenario text
             ws.write_string(r, 1, t("fin_role_" + role))
             ws.write_string(r, 2, f"{fleet.offer_id} · {book.term('pricing', fleet.pricing)}", book.fmt("small"))
@@ -201,6 +201,10 @@ def _committed(s: _Sheet, r: int) -> int:
         r += 1
     ws.write_string(r, 0, t("fin_term_source"), book.fmt("small"))
     return r + 1
+
+
+START_NAMES: dict[str, str] = {Role.TRAINING: "in_train_start", Role.INFERENCE: "in_inf_start"}
+"""Role → the input that names its first month (a shared commitment starts at the earlier of the two)."""
 
 
 def _start(res, role: str) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from tco.domain import FxModel
+from tco.domain import FxBasePath, FxModel, GrowthModel, Redundancy, TrainingMethod, is_monte_carlo
 from tco import demand
 from tco.timeline import fx_lists
 from tco.report.workbook_book import Book, abs_cell, reform_periods
@@ -60,16 +60,35 @@ class _Writer:
 
 
 def write_inputs(book: Book, res) -> None:
-    s = res.scenario
+    """The Inputs sheet, top to bottom: constants, levers, general and FX, demand, the given paths, the daily
+    profile, the model and its serving, training, the tax reform periods, then each option's prices."""
+    from tco.report.workbook_levers import write_levers
+    from tco.report.workbook_option_inputs import write_option_inputs
+
     book.scaling = dict(res.defaults.get("scaling_efficiency", {}))
+    w = _sheet_head(book)
+    _constants(w, book.t)
+    write_levers(book, w)
+    _general(w, res)
+    _demand(w, res.scenario)
+    _users_list(w, res.scenario.inference.users)
+    _fx_list(w, res)
+    _profile(w, res.scenario.inference)
+    _model(w, res)
+    _serving_inputs(w, book.t, res)
+    _training(w, res)
+    _reform(w, res)
+    write_option_inputs(book, w, res)
+    w.ws.print_area(0, 0, w.r, 1 + len(res.options))
+
+
+def _sheet_head(book: Book) -> _Writer:
+    """Column widths, title, legend and column heads; a writer placed under them."""
     sheet = book.sheets["inputs"]
     ws = book.wb.get_worksheet_by_name(sheet)
     t = book.t
-    ws.set_column(0, 0, 48)
-    ws.set_column(1, 1, 18)
-    ws.set_column(2, 3, 12)
-    ws.set_column(4, 4, 14)
-    ws.set_column(5, 5, 60)
+    for first, last, width in ((0, 0, 48), (1, 1, 18), (2, 3, 12), (4, 4, 14), (5, 5, 60)):
+        ws.set_column(first, last, width)
     ws.write_string(0, 0, t("sh_inputs"), book.fmt("title"))
     ws.write_string(0, 2, t("inputs_legend"), book.fmt("small"))
     for c, k in enumerate(("col_item", "col_value", "", "", "unit", "col_source")):
@@ -78,25 +97,25 @@ def write_inputs(book: Book, res) -> None:
     w = _Writer(book, ws, sheet)
     w.r = 2
     ws.freeze_panes(2, 1)
+    return w
 
-    _constants(w, t)
-    from tco.report.workbook_levers import write_levers
 
-    write_levers(book, w)
-    fx = s.fx
+def _general(w: _Writer, res) -> None:
+    """Start date, discount rate, and the FX model with its base path and (Monte Carlo) parameters."""
+    s, fx, book, t = res.scenario, res.scenario.fx, w.book, w.book.t
     w.section(t("sec_general"))
     w.add("in_start_date", t("start_date"), excel_date(s.scenario.start), "", "in_date")
     w.add("in_discount_rate", t("discount_rate"), s.scenario.discount_rate, t("u_per_year"), "in_pct")
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
-    base = res.fx_info.get("base_path", "spot")
+    base = _base_path(res)
     w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num", res.fx_info.get("base_path_source", ""))
-    if base == "forward":
+    if base == FxBasePath.FORWARD:
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == FxModel.GBM and fx.drift is not None:
         w.add("in_fx_drift", t("fx_drift"), fx.drift, t("u_per_year"), "in_num6")
-    if fx.model in ("gbm", "bootstrap"):
+    if is_monte_carlo(fx.model):
         info = res.fx_info
         mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
               (t("seed"), info.get("seed"), "eng_gen")]
@@ -106,23 +125,30 @@ def write_inputs(book: Book, res) -> None:
             if v is not None:
                 w.add(None, lab, float(v), "", fmt, t("mc_input_note"))
 
-    inf, tr = s.inference, s.training
-    g = inf.users
+
+def _base_path(res) -> str:
+    return res.fx_info.get("base_path", FxBasePath.SPOT)
+
+
+def _demand(w: _Writer, s) -> None:
+    """When serving and training start, the users curve of the growth model, the load per user and the fleet's
+    utilization target and redundancy."""
+    inf, tr, g, book, t = s.inference, s.training, s.inference.users, w.book, w.book.t
     w.section(t("sec_demand"))
     w.add("in_inf_start", t("inf_start"), inf.start_month, "t", "in_int")
-    if tr.method != "none":
+    if tr.method != TrainingMethod.NONE:
         w.add("in_train_start", t("train_start"), tr.start_month, "t", "in_int")
     w.add(None, t("growth_model"), book.term("growth", g.model), "")
     users_u = t("u_users")
-    if g.model == "linear":
+    if g.model == GrowthModel.LINEAR:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_end_users", t("end_users"), g.end_users, users_u, "in_int")
-    elif g.model == "compound":
+    elif g.model == GrowthModel.COMPOUND:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_growth_rate", t("growth_rate"), g.monthly_growth_rate, t("u_per_month"), "in_pct")
         if g.max_users is not None:
             w.add("in_max_users", t("max_users"), g.max_users, users_u, "in_int")
-    elif g.model == "logistic":
+    elif g.model == GrowthModel.LOGISTIC:
         w.add("in_start_users", t("start_users"), g.start_users, users_u, "in_int")
         w.add("in_ceiling_users", t("ceiling_users"), g.ceiling_users, users_u, "in_int")
         w.add("in_steepness", t("steepness"), g.steepness_per_month, t("u_per_month"), "in_num4")
@@ -133,40 +159,65 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_egress_kb", t("egress_kb"), inf.egress_kb_per_request, "kB/req", "in_num")
     w.add("in_storage_gb", t("storage_gb"), inf.storage_gb, "GB", "in_int")
     w.add("in_utilization", t("utilization"), inf.utilization_target_share, "", "in_pct")
-    w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == "n+1" else 0, "", "in_int")
+    w.add("in_n1", t("n_plus_1"), 1 if inf.redundancy == Redundancy.N_PLUS_1 else 0, "", "in_int")
     w.flag()
-    if g.model == "list":
-        w.section(t("sec_users_list"))
-        first = w.r
-        for month_k, n_users in enumerate(g.users, start=1):
-            w.add(None, f"k = {month_k}", n_users, users_u, "in_int")
-        book.name("in_users_list", f"{abs_cell(sheet, first, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
-    lists = fx_lists(fx, s.scenario.start, s.scenario.horizon_months)
+
+
+def _name_range(w: _Writer, name: str, first: int, last: int, c: int) -> None:
+    """Name the cells of column `c` in the rows first..last (0-based) of the Inputs sheet."""
+    w.book.name(name, f"{abs_cell(w.sheet, first, c)}:{abs_cell(w.sheet, last, c).split('!')[1]}")
+
+
+def _users_list(w: _Writer, g) -> None:
+    """The users given month by month (the list growth model), named in_users_list."""
+    if g.model != GrowthModel.LIST:
+        return
+    t = w.book.t
+    w.section(t("sec_users_list"))
+    first = w.r
+    for month_k, n_users in enumerate(g.users, start=1):
+        w.add(None, f"k = {month_k}", n_users, t("u_users"), "in_int")
+    _name_range(w, "in_users_list", first, w.r - 1, 1)
+
+
+def _fx_list(w: _Writer, res) -> None:
+    """The FX path the Timeline's fx row reads, when it is given month by month: a list, or the Focus weights
+    (fx_t = spot × w_t + b_t: the spot's weight in B, the survey's part in C)."""
+    s, t = res.scenario, w.book.t
+    lists = fx_lists(s.fx, s.scenario.start, s.scenario.horizon_months)
     given, weights, parts = lists["fx_list"], lists["fx_w"], lists["fx_b"]
-    if given is not None or (weights is not None and parts is not None):  # the path the Timeline's fx row reads
-        w.section(t("sec_fx_list", path=book.term("fxb", base)))
-        first = w.r
-        if given is not None:
-            for m, v in enumerate(given, start=1):
-                w.add(None, f"t = {m}", v, "BRL/USD", "in_num4")
-        else:  # Focus: fx_t = spot × w_t + b_t (the spot's weight in B, the survey's part in C)
-            for m, (v, b) in enumerate(zip(weights or [], parts or []), start=1):
-                w.add(None, f"t = {m}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if m == 1 else "", [b],
-                      ["in_num4"])
-        last = w.r - 1
-        names = (("in_fx_list", 1),) if given is not None else (("in_fx_w", 1), ("in_fx_b", 2))
-        for name, c in names:
-            book.name(name, f"{abs_cell(sheet, first, c)}:{abs_cell(sheet, last, c).split('!')[1]}")
+    if given is None and (weights is None or parts is None):
+        return
+    w.section(t("sec_fx_list", path=w.book.term("fxb", _base_path(res))))
+    first = w.r
+    if given is not None:
+        for m, v in enumerate(given, start=1):
+            w.add(None, f"t = {m}", v, "BRL/USD", "in_num4")
+    else:
+        for m, (v, b) in enumerate(zip(weights or [], parts or []), start=1):
+            w.add(None, f"t = {m}", v, "w / BRL/USD", "in_num6", t("fx_focus_row") if m == 1 else "", [b],
+                  ["in_num4"])
+    names = (("in_fx_list", 1),) if given is not None else (("in_fx_w", 1), ("in_fx_b", 2))
+    for name, c in names:
+        _name_range(w, name, first, w.r - 1, c)
 
-    w.section(t("sec_profile"))
+
+def _profile(w: _Writer, inf) -> None:
+    """The share of a day's requests in each hour (24 inputs, named in_profile)."""
+    w.section(w.book.t("sec_profile"))
     raw = inf.daily_profile if not isinstance(inf.daily_profile, str) else demand.profile(inf.daily_profile)
-    book.rows["profile_first_input"] = w.r
+    w.book.rows["profile_first_input"] = w.r
     for h in range(24):
-        w.add(f"in_profile_{h:02d}", t("hour", h=h), float(raw[h]), "", "in_num6",
+        w.add(f"in_profile_{h:02d}", w.book.t("hour", h=h), float(raw[h]), "", "in_num6",
               inf.daily_profile if isinstance(inf.daily_profile, str) and h == 0 else "")
-    book.name("in_profile", f"{abs_cell(sheet, w.r - 24, 1)}:{abs_cell(sheet, w.r - 1, 1).split('!')[1]}")
+    _name_range(w, "in_profile", w.r - 24, w.r - 1, 1)
 
-    m = res.model
+
+def _model(w: _Writer, res) -> None:
+    """The model's architecture and number formats, the serving targets and the efficiencies."""
+    from tco.sizing import BYTES_PER_PARAM
+
+    s, inf, m, t = res.scenario, res.scenario.inference, res.model, w.book.t
     w.section(t("sec_model"))
     w.add(None, t("src_model"), m.model, "", source=m.source)
     w.add("in_params_b", t("params_b"), m.params_b, "1e9", "in_num")
@@ -174,8 +225,6 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_layers", t("col_layers"), m.layers, "", "in_int")
     w.add("in_kv_heads", t("col_kv_heads"), m.kv_heads, "", "in_int")
     w.add("in_head_dim", t("col_head_dim"), m.head_dim, "", "in_int")
-    from tco.sizing import BYTES_PER_PARAM
-
     w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
     w.add("in_kv_bytes", t("kv_bytes"), BYTES_PER_PARAM[s.model.kv_precision], "B", "in_num", s.model.kv_precision)
     w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
@@ -183,41 +232,45 @@ def write_inputs(book: Book, res) -> None:
     w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
     w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
-    _serving_inputs(w, t, res)
-    if tr.method != "none":
-        w.add(None, t("train_method"), book.term("method", tr.method), "")
-        if tr.gpu_hours is not None:
-            w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
-        else:
-            w.add("in_mfu", t("eff_mfu"), res.defaults["mfu"], "", "in_pct")
-            w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
-            w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
-        w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
-        if tr.method == "lora":
-            w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
-        if tr.servers is not None:
-            w.add("in_train_servers", t("train_servers_given"), tr.servers, "", "in_int")
-        else:
-            w.add("in_target_days", t("target_days"), tr.target_days, "d", "in_num")
 
-    periods = reform_periods(res)
-    if periods:
-        w.section(t("sec_reform"))
-        for j, per in enumerate(periods, start=1):
-            note = f"{per.status}: {per.source} ({per.as_of})"
-            w.add(f"in_rf{j}_from", t("rf_from", j=j, pid=per.period_id), excel_date(per.start), "", "in_date", note)
-            last = per.until if per.until and per.until < res.months[-1] else res.months[-1]
-            w.add(f"in_rf{j}_until", t("rf_until", j=j, pid=per.period_id), excel_date(last), "", "in_date",
-                  "" if per.until else t("rf_open"))
-            w.add(f"in_rf{j}_pc", t("rf_pc", j=j), per.pis_cofins_share, "", "in_pct")
-            w.add(f"in_rf{j}_iss", t("rf_iss", j=j), per.iss_share, "", "in_pct")
-            w.add(f"in_rf{j}_cbs", t("rf_cbs", j=j), per.cbs_rate, "", "in_pct")
-            w.add(f"in_rf{j}_ibs", t("rf_ibs", j=j), per.ibs_rate, "", "in_pct")
 
-    from tco.report.workbook_option_inputs import write_option_inputs
+def _training(w: _Writer, res) -> None:
+    """The training method and what sizes it: GPU-hours given, or MFU, tokens and epochs; servers given, or days."""
+    tr, t = res.scenario.training, w.book.t
+    if tr.method == TrainingMethod.NONE:
+        return
+    w.add(None, t("train_method"), w.book.term("method", tr.method), "")
+    if tr.gpu_hours is not None:
+        w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
+    else:
+        w.add("in_mfu", t("eff_mfu"), res.defaults["mfu"], "", "in_pct")
+        w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
+        w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
+    w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
+    if tr.method == TrainingMethod.LORA:
+        w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
+    if tr.servers is not None:
+        w.add("in_train_servers", t("train_servers_given"), tr.servers, "", "in_int")
+    else:
+        w.add("in_target_days", t("target_days"), tr.target_days, "d", "in_num")
 
-    write_option_inputs(book, w, res)
-    ws.print_area(0, 0, w.r, 1 + len(res.options))
+
+def _reform(w: _Writer, res) -> None:
+    """Each tax reform period (LC 214/2025): its first and last month and its rates, with status and source."""
+    periods, t = reform_periods(res), w.book.t
+    if not periods:
+        return
+    w.section(t("sec_reform"))
+    for j, per in enumerate(periods, start=1):
+        note = f"{per.status}: {per.source} ({per.as_of})"
+        w.add(f"in_rf{j}_from", t("rf_from", j=j, pid=per.period_id), excel_date(per.start), "", "in_date", note)
+        last = per.until if per.until and per.until < res.months[-1] else res.months[-1]
+        w.add(f"in_rf{j}_until", t("rf_until", j=j, pid=per.period_id), excel_date(last), "", "in_date",
+              "" if per.until else t("rf_open"))
+        w.add(f"in_rf{j}_pc", t("rf_pc", j=j), per.pis_cofins_share, "", "in_pct")
+        w.add(f"in_rf{j}_iss", t("rf_iss", j=j), per.iss_share, "", "in_pct")
+        w.add(f"in_rf{j}_cbs", t("rf_cbs", j=j), per.cbs_rate, "", "in_pct")
+        w.add(f"in_rf{j}_ibs", t("rf_ibs", j=j), per.ibs_rate, "", "in_pct")
 
 
 def _constants(w: _Writer, t) -> None:
@@ -241,64 +294,3 @@ def _serving_inputs(w, t, res) -> None:
     w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
     w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
-
-
-
-
-TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
-              "pis_cofins_creditable": "yesno"}
-"""Catalog columns whose values are engine ids shown through the shared catalog (i18n.term) (column → label prefix)."""
-
-
-def write_catalog(book: Book, doc: dict) -> None:
-    """Every catalog row the scenario used, with its source and date (values, for reference)."""
-    sheet = book.sheets["catalog"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    ws.set_column(0, 0, 40)
-    ws.set_column(1, 8, 16)
-    ws.set_column(9, 10, 60)
-    ws.write_string(0, 0, t("sh_catalog"), book.fmt("title"))
-    ws.write_string(1, 0, t("cat_reference"), book.fmt("bold_gen"))
-    cat = doc["catalog_rows"]
-    r = 2
-
-    def table(title: str, cols: list[str], rows: list[dict]) -> None:
-        nonlocal r
-        ws.write_string(r, 0, title, book.fmt("h2"))
-        r += 1
-        for c, k in enumerate(cols):
-            ws.write_string(r, c, book.term("col", k), book.fmt("head"))
-        r += 1
-        for row in rows:
-            for c, k in enumerate(cols):
-                v = row.get(k)
-                if k in TRANSLATED:  # an engine id with a label; catalog ids (offer, tables, GPUs) stay as listed
-                    ws.write_string(r, c, book.term(TRANSLATED[k], v))
-                elif isinstance(v, bool) or v is None or isinstance(v, (str, dict, list, tuple)):
-                    ws.write_string(r, c, "" if v is None else str(v))
-                else:
-                    ws.write_number(r, c, float(v), book.fmt("calc_gen"))
-            r += 1
-        r += 1
-
-    table(t("src_gpus"), ["gpu", "memory_gb", "bandwidth_tbs", "bf16_tflops", "fp8_tflops", "tdp_w", "interconnect",
-                          "interconnect_gbs", "as_of", "source"], cat["gpus"])
-    mdl = doc["model"]
-    table(t("src_model"), ["model", "family", "params_b", "active_params_b", "layers", "kv_heads", "head_dim",
-                           "max_context_tokens", "as_of", "source"], [mdl])
-    table(t("cat_offers"), ["offer", "kind", "gpu", "gpus_per_server", "price", "price_unit", "currency", "pricing",
-                            "as_of", "source", "status", "setup_fee_brl", "min_term_months"], cat["offers"])
-    tiers = [{"egress_id": e["egress_id"], "tier_from_gb": lo, "tier_to_gb": hi, "usd_per_gb": p, "as_of": e["as_of"],
-              "source": e["source"]} for e in cat["egress"] for lo, hi, p in e["tiers"]]
-    table(t("src_egress"), ["egress_id", "tier_from_gb", "tier_to_gb", "usd_per_gb", "as_of", "source"], tiers)
-    taxes = [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
-              "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
-             for x in cat["taxes"]]
-    table(t("src_taxes"), ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pis_cofins_rate", "cbs_rate",
-                           "ibs_rate", "iof_rate", "pis_cofins_creditable", "as_of", "source"], taxes)
-    storage = [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
-                "source": o["storage"]["source"]} for o in doc["options"]]
-    table(t("src_storage"), ["option", "id", "usd_per_gb_month", "source"], storage)
-    table(t("src_files"), ["file"], [{"file": f} for f in cat["files"]])
-    ws.print_area(0, 0, r, 12)

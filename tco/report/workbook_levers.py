@@ -22,8 +22,8 @@ LEVERS = (
 )
 SCENARIOS = ("base", "conservative", "aggressive")
 
-PRICES = {"inf_price": "inference", "tr_price": "training", "burst_price": "inference"}
-"""Option inputs that are compute prices (→ the fleet whose kind picks the lever)."""
+PRICES: dict[str, str] = {"inf_price": Role.INFERENCE, "tr_price": Role.TRAINING, "burst_price": Role.INFERENCE}
+"""Option inputs that are compute prices (→ the role of the fleet whose kind picks the lever)."""
 
 
 def write_levers(book: Book, w) -> None:
@@ -62,7 +62,7 @@ def price_name(name: str, defined: str, opt) -> str:
     if fleet is None:
         return defined
     f = opt.inference if fleet == Role.INFERENCE else opt.training
-    lever = "lv_cloud" if f is not None and f.kind == FleetKind.CLOUD else "lv_dedicated"
+    lever = "lv_" + (FleetKind.CLOUD if f is not None and f.kind == FleetKind.CLOUD else FleetKind.DEDICATED)
     return f"({defined}*{lever})"
 
 

@@ -94,31 +94,55 @@ def _cell(book: Book, ws, sheet: str, r: int, c: int, g: dict) -> None:
 
 
 def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
-    t = book.t
-    r = o.resolved
-    inf, tr = r.inference, r.training
+    """One option's column, top to bottom: its fleet and serving prices, the serving hardware, the training fleet,
+    the price factors and storage, the taxes of its invoices, the credits its buyer takes back, the egress tiers."""
     p = f"in_o{i}_"
-    per_month = t("per_month")
+    _serving_prices(book, w, p, o.resolved)
+    _serving_hardware(book, w, p, o, s)
+    if o.resolved.training is not None:
+        _training_fleet(book, w, p, o.resolved)
+    _factors_and_storage(book, w, p, o)
+    uses = _taxes(book, w, p, o)
+    b_uses = _brl_invoice_taxes(book, w, p, o)
+    _credits(book, w, p, o.resolved, uses + b_uses)
+    _egress_tiers(book, w, p, o)
+
+
+def _price_unit(book: Book, fleet) -> tuple[str, str]:
+    """A fleet's price unit and input format: US$ per hour, or R$ per month."""
+    if fleet.currency == Currency.USD:
+        return "US$/h", "in_usd_unit"
+    return "R$" + book.t("per_month"), "in_brl"
+
+
+def _serving_prices(book: Book, w: _Column, p: str, r) -> None:
+    """The fleet mode, the serving offer and its price; a dedicated setup fee, a cloud upfront payment, or the
+    committed baseline (k servers per term at the price, the hours above at the burst price)."""
+    t, inf = book.t, r.inference
     w.add(None, t("col_fleet"),
           f"{book.term('fleet', r.fleet)}; {t('autoscale')}: {book.term('onoff', bool(r.autoscale))}; "
           f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
-    unit = "US$/h" if inf.currency == Currency.USD else "R$" + per_month
-    w.add(p + "inf_price", t("inf_price"), inf.price, unit, "in_usd_unit" if inf.currency == Currency.USD else "in_brl",
-          f"{inf.price_source} ({inf.price_as_of})")
+    unit, fmt = _price_unit(book, inf)
+    w.add(p + "inf_price", t("inf_price"), inf.price, unit, fmt, f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == FleetKind.DEDICATED:
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")
     if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0:  # paid as each term starts; inf_price is the effective rate
         w.add(p + "upfront", t("upfront"), inf.upfront_usd, "US$", "in_usd_unit",
               f"{inf.price_source} ({inf.price_as_of})")
         w.add(p + "up_term", t("up_term"), inf.upfront_term_months, t("months"), "in_int")
-    if r.committed is not None:  # committed baseline: k per term at inf_price, the hours above at burst_price
+    if r.committed is not None:
         w.add(p + "burst_price", t("burst_price"), r.burst.price, "US$/h", "in_usd_unit",
               f"{r.burst.pricing}: {r.burst.price_source} ({r.burst.price_as_of})")
         w.add(p + "commit_term", t("commit_term"), r.commit_term_months, t("months"),
               "in_int")
         for j, k in enumerate(r.committed, 1):
             w.add(p + f"commit_{j}", t("commit_n", j=j), k, "", "in_int")
+
+
+def _serving_hardware(book: Book, w: _Column, p: str, o, s) -> None:
+    """The serving server: GPUs, memory, bandwidth, peak TFLOPS at the model's precision, link and network."""
+    t, inf = book.t, o.resolved.inference
     w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
     w.add(p + "inf_mem", t("inf_mem"), inf.gpu.memory_gb, "GB", "in_num")
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
@@ -127,41 +151,54 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
-    if tr is not None:
-        w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
-        if r.fleet == FleetMode.SEPARATE:
-            unit = "US$/h" if tr.currency == Currency.USD else "R$" + per_month
-            w.add(p + "tr_price", t("tr_price"), tr.price, unit,
-                  "in_usd_unit" if tr.currency == Currency.USD else "in_brl",
-                  f"{tr.price_source} ({tr.price_as_of})")
-            if tr.kind == FleetKind.DEDICATED:
-                w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
-                w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
-        w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num",
-              f"{tr.gpu.source} ({tr.gpu.as_of})")
-        w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
-        w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
-        from tco.training_rules import multi_gpu_scaling
 
-        scaling = multi_gpu_scaling(tr.gpu.interconnect, book.scaling)  # the catalog's, or the fallback
-        w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect), scaling, "", "in_pct")
+
+def _training_fleet(book: Book, w: _Column, p: str, r) -> None:
+    """The training offer; its price, setup and minimum term when it is a fleet of its own; its server."""
+    from tco.training_rules import multi_gpu_scaling
+
+    t, tr = book.t, r.training
+    w.add(None, t("wl_offer"), tr.offer_id, "", source=f"{tr.gpus_per_server} × {tr.gpu.gpu}")
+    if r.fleet == FleetMode.SEPARATE:
+        unit, fmt = _price_unit(book, tr)
+        w.add(p + "tr_price", t("tr_price"), tr.price, unit, fmt, f"{tr.price_source} ({tr.price_as_of})")
+        if tr.kind == FleetKind.DEDICATED:
+            w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
+            w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
+    w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num",
+          f"{tr.gpu.source} ({tr.gpu.as_of})")
+    w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
+    w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
+    scaling = multi_gpu_scaling(tr.gpu.interconnect, book.scaling)  # the catalog's, or the fallback
+    w.add(p + "tr_scaling", t("tr_scaling", ic=tr.gpu.interconnect), scaling, "", "in_pct")
+
+
+def _factors_and_storage(book: Book, w: _Column, p: str, o) -> None:
+    """The yearly price factors the option's rules read (indexation, price trend) and the storage price."""
     from tco.report.workbook_deps import live
 
+    t, r = book.t, o.resolved
     _, used = live(o.costs)  # a price factor of the other kind of fleet drives nothing: not an input
     if "o.index" in used:
         w.add(p + "index", t("index_rate"), r.indexation_rate, t("u_per_year"), "in_pct")
     if "o.trend" in used:
         w.add(p + "trend", t("trend_rate"), r.price_trend_rate, t("u_per_year"), "in_pct")
-    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + per_month, "in_usd_unit",
+    w.add(p + "storage", t("storage_price"), r.storage_usd_per_gb_month, "US$/GB" + t("per_month"), "in_usd_unit",
           r.storage_source)
+
+
+def _taxes(book: Book, w: _Column, p: str, o) -> tuple[str, ...]:
+    """The tax profile of the option's taxed invoice, its billing and the rates its method has (a rate that drives
+    nothing is not an input); returns the taxes it has."""
+    from tco.tax_rules import USES
+
+    t, r = book.t, o.resolved
     tax = r.brl_tax if o.costs.currency[CostLine.TAXES] == Currency.BRL else r.tax
     w.add(None, t("col_tax_profile"), tax.profile_id, "", "lbl_text",
           source=f"{book.term('taxm', tax.method)}: {getattr(tax, 'label_' + i18n.language(book.locale))}")
     if r.billing is not None:
         w.add(None, t("br_billing"), r.billing.mode, "", "lbl_text", source=f"{r.billing.status}: {r.billing.source}")
-    from tco.tax_rules import CREDITABLE, USES
-
-    uses = USES[tax.method]  # only the taxes its method has: a rate that drives nothing is not an input
+    uses = USES[tax.method]
     for k in uses:
         w.add(p + k, book.term("col", k + "_rate"), tax.rates.get(k + "_rate", 0.0), "", "in_pct",
               f"{tax.source} ({tax.as_of})" if k == uses[0] else "")
@@ -170,31 +207,49 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
     if "pis_cofins" in uses:
         w.add(p + "credit", t("creditable"), 1 if tax.pis_cofins_creditable else 0, "", "in_int")
         w.flag()
-    from tco.report.workbook_book import hybrid_brl_invoice
+    return uses
 
-    b_uses: tuple[str, ...] = ()
-    if hybrid_brl_invoice(o):  # the BRL invoice of a hybrid: its own profile, for its credits
-        bt = r.brl_tax
-        b_uses = USES[bt.method]
-        w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "", "lbl_text",
-              source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
-        for k in b_uses:
-            w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"),
-                  bt.rates.get(k + "_rate", 0.0), "", "in_pct",
-                  f"{bt.source} ({bt.as_of})" if k == b_uses[0] else "")
-        if "pis_cofins" in b_uses:
-            w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
-                  "in_int")
-            w.flag()
-    w.add(None, t("tax_regime"), r.regime or "—", "", "lbl_text")
+
+def _brl_invoice_taxes(book: Book, w: _Column, p: str, o) -> tuple[str, ...]:
+    """The BRL invoice of a hybrid: its own tax profile and rates, for its credits; returns the taxes it has."""
+    from tco.report.workbook_book import hybrid_brl_invoice
+    from tco.tax_rules import USES
+
+    if not hybrid_brl_invoice(o):
+        return ()
+    t, bt = book.t, o.resolved.brl_tax
+    b_uses = USES[bt.method]
+    w.add(None, t("col_tax_profile") + " — " + t("brl_invoice"), bt.profile_id, "", "lbl_text",
+          source=f"{book.term('taxm', bt.method)}: {getattr(bt, 'label_' + i18n.language(book.locale))}")
+    for k in b_uses:
+        w.add(p + "b_" + k, book.term("col", k + "_rate") + " — " + t("brl_invoice"),
+              bt.rates.get(k + "_rate", 0.0), "", "in_pct",
+              f"{bt.source} ({bt.as_of})" if k == b_uses[0] else "")
+    if "pis_cofins" in b_uses:
+        w.add(p + "b_credit", t("creditable") + " — " + t("brl_invoice"), 1 if bt.pis_cofins_creditable else 0, "",
+              "in_int")
+        w.flag()
+    return b_uses
+
+
+def _credits(book: Book, w: _Column, p: str, r, taxed: tuple[str, ...]) -> None:
+    """The buyer's regime and, for each creditable tax some invoice has, whether the regime takes it back."""
+    from tco.tax_rules import CREDITABLE
     from tco.taxes import REGIMES
 
+    t = book.t
+    w.add(None, t("tax_regime"), r.regime or "—", "", "lbl_text")
     credited = REGIMES.get(r.regime or "", ())
     for k in CREDITABLE:
-        if k in uses or k in b_uses:
+        if k in taxed:
             w.add(p + "cr_" + k, t("cr_" + k), 1 if k in credited else 0, "", "in_int")
             w.flag()
-    eg = r.egress
+
+
+def _egress_tiers(book: Book, w: _Column, p: str, o) -> None:
+    """Each egress tier: from, to and price (an open top or an unverified price is a label, not a number to edit:
+    the rules do not read it)."""
+    t, eg = book.t, o.resolved.egress
     eg_usd = o.costs.currency[CostLine.EGRESS] == Currency.USD
     for j, (lo, hi, price) in enumerate(eg.tiers, start=1):
         note = eg.egress_id + (f" — {eg.source[:120]} ({eg.as_of})" if j == 1 else "")
@@ -202,9 +257,6 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
             note = t("unverified") + "; " + note
         if hi is None:
             note = t("unbounded") + "; " + note
-        # an open top or an unverified price is no number to edit: a label (the rules do not read it)
         w.add(f"{p}eg{j}_@", t("egress_tier", j=j), lo, "GB; " + ("US$/GB" if eg_usd else "R$/GB"),
               "in_num", note, extra=[t("open_top") if hi is None else hi, t("unpriced") if price is None else price],
               extra_fmts=["in_num", "in_usd_unit" if eg_usd else "in_brl_unit"])
-
-

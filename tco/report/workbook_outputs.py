@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco.costs import LINES
+from tco.domain import is_monte_carlo
 from tco.report.workbook_book import FIRST_COL, Book, month_col, num, qs, row_range
 
 
@@ -40,55 +41,22 @@ def sort_order(options) -> list[int]:
 
 
 def write_comparison(book: Book, res) -> None:
-    sheet = book.sheets["comparison"]
-    ws = book.wb.get_worksheet_by_name(sheet)
-    t = book.t
-    n = len(res.options)
-    ws.set_column(0, 0, 6)
-    ws.set_column(1, 1, 46)
-    ws.set_column(2, 2, 38)
-    ws.set_column(3, 14, 17)
-    ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
-    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"),
-             t("per_mtok"),
-             t("tco_mc") + " " + t("mean"), t("tco_mc") + " " + t("col_p5"), t("tco_mc") + " " + t("col_p50"),
-             t("tco_mc") + " " + t("col_p95"), t("prob_cheapest"), t("ranked_tco"), t("cmp_order")]
-    for c, hd in enumerate(heads):
-        ws.write_string(2, c, hd, book.fmt("head"))
-    ws.freeze_panes(3, 2)
-    r0 = 3
-    # infeasible options are shown but not ranked: column N holds the TCO of feasible options only, as the
-    # range that RANK and MIN read (text is ignored by both)
+    """The Comparison sheet: one row per option (live TCO and NPV, rank, gap to the best, cost per million tokens,
+    the Monte Carlo statistics, the place in the sorted ranking), the Monte Carlo note, then the charts.
+    Infeasible options are shown but not ranked: column N holds the TCO of feasible options only, as the range
+    that RANK and MIN read (text is ignored by both)."""
+    ws = _comparison_head(book)
+    t, n, r0 = book.t, len(res.options), 3
     tcos = [o.tco.deterministic for o in res.options if o.feasible]
-    rank_of = ranks_among(res.options)
     best = min(tcos) if tcos else float("nan")
     tco_rng = f"$N${r0 + 1}:$N${r0 + n}"
-    tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
-    order = sort_order(res.options)
+    rank_of, order = ranks_among(res.options), sort_order(res.options)
     for j, o in enumerate(res.options):
-        i, r = j + 1, r0 + j
-        ws.write_number(r, 0, i, book.fmt("calc_int"))
-        ws.write_string(r, 1, o.name)
-        ws.write_string(r, 2, f"{book.term('kind', o.kind)} / {book.term('fleet', o.resolved.fleet)}")
-        ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
-        ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
-        if o.feasible:
-            ws.write_formula(r, 13, f"=D{r + 1}", book.fmt("calc_brl"), num(o.tco.deterministic))
-            ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank_of[j])
-            ws.write_formula(r, 6, f'=IF(MIN({tco_rng})>0,D{r + 1}/MIN({tco_rng})-1,"")', book.fmt("calc_pct"),
-                             num(o.tco.deterministic / best - 1) if best > 0 else "")
-        else:
-            ws.write_string(r, 13, t("infeasible"))
-            ws.write_string(r, 5, t("infeasible"))
-            ws.write_string(r, 6, infeasible_text(book, o))
-        cpm = o.cost_per_million_tokens_brl
-        ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/fin_million),0)", book.fmt("calc_brl"),
-                         num(cpm if cpm is not None else 0.0))
-        for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
-            ws.write_number(r, c, num(v), book.fmt("eng_brl"))
-        ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+        _rank_cells(book, ws, r0 + j, o, tco_rng, best, rank_of[j])
+        _option_cells(book, ws, r0 + j, j + 1, o)
         # the place of the option in the sorted ranking, ties in scenario order, infeasible options last (the
         # Summary lists the options by this order with INDEX/MATCH, so it reorders when the leader changes)
+        r = r0 + j
         x, so_far = r + 1, f"N${r0 + 1}:N{r + 1}"
         ws.write_formula(r, 14, f"=IF(ISNUMBER(N{x}),RANK(N{x},{tco_rng},1)+COUNTIF({so_far},N{x})-1,"
                          f"COUNT({tco_rng})+COUNTA({so_far})-COUNT({so_far}))", book.fmt("calc_int"), order[j])
@@ -96,8 +64,58 @@ def write_comparison(book: Book, res) -> None:
     book.rows["cmp_first"] = r0
     ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
                     f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
-    # charts: cumulative cost per option, monthly cost by line for each option
-    at = r0 + n + 3
+    _comparison_charts(book, ws, res, r0 + n + 3)
+
+
+def _comparison_head(book: Book):
+    """Column widths, title and column heads of the Comparison sheet; returns the sheet."""
+    ws = book.wb.get_worksheet_by_name(book.sheets["comparison"])
+    t = book.t
+    for first, last, width in ((0, 0, 6), (1, 1, 46), (2, 2, 38), (3, 14, 17)):
+        ws.set_column(first, last, width)
+    ws.write_string(0, 1, t("sh_comparison"), book.fmt("title"))
+    mc = t("tco_mc") + " "
+    heads = ["#", t("col_option"), t("col_kind"), t("col_tco"), t("col_npv"), t("rank"), t("col_vs_best"),
+             t("per_mtok"), mc + t("mean"), mc + t("col_p5"), mc + t("col_p50"), mc + t("col_p95"),
+             t("prob_cheapest"), t("ranked_tco"), t("cmp_order")]
+    for c, hd in enumerate(heads):
+        ws.write_string(2, c, hd, book.fmt("head"))
+    ws.freeze_panes(3, 2)
+    return ws
+
+
+def _rank_cells(book: Book, ws, r: int, o, tco_rng: str, best: float, rank: int | None) -> None:
+    """The ranked TCO (column N), the rank and the gap to the best of a feasible option; 'infeasible' otherwise."""
+    t = book.t
+    if o.feasible:
+        ws.write_formula(r, 13, f"=D{r + 1}", book.fmt("calc_brl"), num(o.tco.deterministic))
+        ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank)
+        ws.write_formula(r, 6, f'=IF(MIN({tco_rng})>0,D{r + 1}/MIN({tco_rng})-1,"")', book.fmt("calc_pct"),
+                         num(o.tco.deterministic / best - 1) if best > 0 else "")
+    else:
+        ws.write_string(r, 13, t("infeasible"))
+        ws.write_string(r, 5, t("infeasible"))
+        ws.write_string(r, 6, infeasible_text(book, o))
+
+
+def _option_cells(book: Book, ws, r: int, i: int, o) -> None:
+    """Number, name, kind, the live TCO and NPV, the cost per million tokens and the Monte Carlo statistics."""
+    tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
+    ws.write_number(r, 0, i, book.fmt("calc_int"))
+    ws.write_string(r, 1, o.name)
+    ws.write_string(r, 2, f"{book.term('kind', o.kind)} / {book.term('fleet', o.resolved.fleet)}")
+    ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
+    ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
+    cpm = o.cost_per_million_tokens_brl
+    ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/fin_million),0)", book.fmt("calc_brl"),
+                     num(cpm if cpm is not None else 0.0))
+    for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
+        ws.write_number(r, c, num(v), book.fmt("eng_brl"))
+    ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
+
+
+def _comparison_charts(book: Book, ws, res, at: int) -> None:
+    """The cumulative cost per option, then the monthly cost by line of each option, two per row."""
     ws.insert_chart(at, 1, cumulative_chart(book, res), {"x_scale": 1.6, "y_scale": 1.3})
     at += 22
     for i, o in enumerate(res.options, start=1):
@@ -146,10 +164,26 @@ def _lines_chart(book: Book, i: int):
 
 
 def write_fx_risk(book: Book, res) -> None:
+    """The FX sheet: the FX model's parameters, each option's TCO and NPV under FX uncertainty, then month by month
+    the USD/BRL fan and each option's cost fan, with a fan chart for each that moves with the dollar."""
     sheet = book.sheets["fx"]
     ws = book.wb.get_worksheet_by_name(sheet)
+    r = _fx_parameters(book, ws, res.fx_info)
+    r = _fx_totals(book, ws, r, res.options) + 1
+    ws.write_string(r, 0, book.t("month"), book.fmt("head"))
+    for m, label in enumerate(res.months):
+        ws.write_string(r, FIRST_COL + m, label, book.fmt("head"))
+    hdr = r
+    r, charts = _rate_fan(book, ws, sheet, hdr, r + 1, res)
+    r = _option_fans(book, ws, sheet, hdr, r, res.options, charts) + 1
+    for n, ch in enumerate(charts):
+        ws.insert_chart(r + 20 * (n // 2), 5 * (n % 2), ch, {"x_scale": 1.3, "y_scale": 1.2})
+    ws.freeze_panes(0, 2)
+
+
+def _fx_parameters(book: Book, ws, info: dict) -> int:
+    """Column widths, title, the Monte Carlo note and the FX model's parameters; returns the next free row."""
     t = book.t
-    info = res.fx_info
     ws.set_column(0, 0, 46)
     ws.set_column(1, 2, 14)
     ws.set_column(3, FIRST_COL + book.horizon, 14)
@@ -165,10 +199,15 @@ def write_fx_risk(book: Book, res) -> None:
         else:
             ws.write_string(r, 1, str(v), book.fmt("eng_text"))
         r += 1
-    mc = info.get("model") in ("gbm", "bootstrap")
-    if not mc:
+    if not is_monte_carlo(str(info.get("model"))):
         ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
-    r += 1
+    return r + 1
+
+
+def _fx_totals(book: Book, ws, r: int, options) -> int:
+    """Each option's TCO and NPV, deterministic and Monte Carlo (mean, P5, P50, P95), and its chance of being the
+    cheapest; returns the row after the table."""
+    t = book.t
     heads = [t("col_option"), t("col_tco") + " det.", t("tco_mc") + " " + t("mean"), t("col_p5"), t("col_p50"),
              t("col_p95"),
              t("col_npv") + " det.", t("npv_mc") + " " + t("mean"), t("col_p5"), t("col_p50"), t("col_p95"),
@@ -176,7 +215,7 @@ def write_fx_risk(book: Book, res) -> None:
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    for o in res.options:
+    for o in options:
         ws.write_string(r, 0, o.name)
         vals = [o.tco.deterministic, o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95,
                 o.npv.deterministic, o.npv.mean, o.npv.p5, o.npv.p50, o.npv.p95]
@@ -184,59 +223,64 @@ def write_fx_risk(book: Book, res) -> None:
             ws.write_number(r, c, num(v), book.fmt("eng_brl"))
         ws.write_number(r, 11, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))
         r += 1
-    r += 1
-    # monthly fan per option (values) and a fan chart for each option exposed to the dollar
-    ws.write_string(r, 0, t("month"), book.fmt("head"))
-    for m, label in enumerate(res.months):
-        ws.write_string(r, FIRST_COL + m, label, book.fmt("head"))
-    hdr = r
-    r += 1
-    charts = []
+    return r
+
+
+def _rate_fan(book: Book, ws, sheet: str, hdr: int, r: int, res) -> tuple[int, list]:
+    """The USD/BRL rate itself when it was simulated: the deterministic path (live, from the Timeline) and the
+    simulated percentiles, with their chart; returns the next free row and the charts so far."""
     rate_fan = (res.meta or {}).get("fx_fan")
-    if rate_fan is not None:
-        # the USD/BRL rate itself: the deterministic path (live, from the Timeline) and the simulated percentiles
-        first = r
-        ws.write_string(r, 0, t("fx_det"))
-        ws.write_string(r, 1, "BRL/USD", book.fmt("small"))
-        tl = qs(book.sheets["timeline"])
-        for m in range(book.horizon):
-            ws.write_formula(r, FIRST_COL + m, f"={tl}{month_col(m + 1)}{book.rows['fx'] + 1}", book.fmt("calc_num4"),
-                             num(res.fx_path[m]))
+    if rate_fan is None:
+        return r, []
+    t, first = book.t, r
+    ws.write_string(r, 0, t("fx_det"))
+    ws.write_string(r, 1, "BRL/USD", book.fmt("small"))
+    tl = qs(book.sheets["timeline"])
+    for m in range(book.horizon):
+        ws.write_formula(r, FIRST_COL + m, f"={tl}{month_col(m + 1)}{book.rows['fx'] + 1}", book.fmt("calc_num4"),
+                         num(res.fx_path[m]))
+    r += 1
+    for q in ("p5", "p50", "p95"):
+        ws.write_string(r, 0, "USD/BRL")
+        ws.write_string(r, 1, t("col_" + q))
+        for m, v in enumerate(rate_fan[q]):
+            ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_num4"))
         r += 1
-        for q in ("p5", "p50", "p95"):
-            ws.write_string(r, 0, "USD/BRL")
-            ws.write_string(r, 1, t("col_" + q))
-            for m, v in enumerate(rate_fan[q]):
-                ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_num4"))
-            r += 1
-        ch = book.wb.add_chart({"type": "line"})
-        for rr, color, dash, name in ((first + 1, "#9DC3E6", "dash", [sheet, first + 1, 1]),
-                                      (first + 2, "#1F3864", "solid", [sheet, first + 2, 1]),
-                                      (first + 3, "#C00000", "dash", [sheet, first + 3, 1]),
-                                      (first, "#7F7F7F", "round_dot", [sheet, first, 0])):
-            ch.add_series({"name": name, "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
-                           "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
-                           "line": {"color": color, "dash_type": dash, "width": 1.75}})
-        ch.set_title({"name": t("fx_fan_title"), "name_font": {"size": 10}})
-        ch.set_y_axis({"num_format": "0.00"})
-        ch.set_legend({"position": "bottom"})
-        charts.append(ch)
-    for i, o in enumerate(res.options, start=1):
+    return r, [_rate_fan_chart(book, sheet, hdr, first)]
+
+
+def _rate_fan_chart(book: Book, sheet: str, hdr: int, first: int):
+    """P5/P50/P95 of the USD/BRL rate (rows first+1..first+3) and its deterministic path (row first)."""
+    ch = book.wb.add_chart({"type": "line"})
+    for rr, color, dash, name in ((first + 1, "#9DC3E6", "dash", [sheet, first + 1, 1]),
+                                  (first + 2, "#1F3864", "solid", [sheet, first + 2, 1]),
+                                  (first + 3, "#C00000", "dash", [sheet, first + 3, 1]),
+                                  (first, "#7F7F7F", "round_dot", [sheet, first, 0])):
+        ch.add_series({"name": name, "categories": [sheet, hdr, FIRST_COL, hdr, FIRST_COL + book.horizon - 1],
+                       "values": [sheet, rr, FIRST_COL, rr, FIRST_COL + book.horizon - 1],
+                       "line": {"color": color, "dash_type": dash, "width": 1.75}})
+    ch.set_title({"name": book.t("fx_fan_title"), "name_font": {"size": 10}})
+    ch.set_y_axis({"num_format": "0.00"})
+    ch.set_legend({"position": "bottom"})
+    return ch
+
+
+def _option_fans(book: Book, ws, sheet: str, hdr: int, r: int, options, charts: list) -> int:
+    """Each option's monthly cost P5/P50/P95 [BRL]; a fan chart (added to `charts`) for each option whose cost
+    moves with the dollar. Returns the next free row."""
+    for o in options:
         if o.fan_brl is None:
             continue
         first = r
         for q in ("p5", "p50", "p95"):
             ws.write_string(r, 0, o.name)  # scenario text
-            ws.write_string(r, 1, t("col_" + q))
+            ws.write_string(r, 1, book.t("col_" + q))
             for m, v in enumerate(o.fan_brl[q]):
                 ws.write_number(r, FIRST_COL + m, num(v), book.fmt("eng_brl"))
             r += 1
         if np.any(np.abs(o.fan_brl["p95"] - o.fan_brl["p5"]) > 0.005):
             charts.append(_fan_chart(book, sheet, hdr, first))
-    r += 1
-    for n, ch in enumerate(charts):
-        ws.insert_chart(r + 20 * (n // 2), 5 * (n % 2), ch, {"x_scale": 1.3, "y_scale": 1.2})
-    ws.freeze_panes(0, 2)
+    return r
 
 
 def _fan_chart(book: Book, sheet: str, hdr: int, first: int):

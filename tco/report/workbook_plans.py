@@ -43,18 +43,26 @@ def _training(book: Book, p: dict) -> str:
 
 
 def write_plans(book: Book, res, plans: dict, source: str) -> None:
-    sheet = book.sheets["plans"]
-    ws = book.wb.get_worksheet_by_name(sheet)
+    """The Plans sheet: how the search ran, each group's plans ranked by TCO (the runners-up folded), then the best
+    plan against the scenario's cheapest option."""
+    ws = book.wb.get_worksheet_by_name(book.sheets["plans"])
+    r = _plans_head(book, ws, plans.get("search", {}), source)
+    rows = plan_rows(plans)
+    best = min(p["tco_brl"] for _, _, p in rows)
+    r = _plan_table(book, ws, r, rows, best) + 1
+    _vs_options(book, ws, r, res, plans.get("vs_options") or {}, best)
+    ws.freeze_panes(0, 1)
+
+
+def _plans_head(book: Book, ws, srch: dict, source: str) -> int:
+    """Column widths, title, the note with the command, and the search's candidates, providers and switches;
+    returns the next free row."""
     t = book.t
-    ws.set_column(0, 0, 18)
-    ws.set_column(1, 1, 6)
-    ws.set_column(2, 4, 15)
-    ws.set_column(5, 6, 60)
-    ws.set_column(7, 8, 30)
+    for first, last, width in ((0, 0, 18), (1, 1, 6), (2, 4, 15), (5, 6, 60), (7, 8, 30)):
+        ws.set_column(first, last, width)
     ws.write_string(0, 0, t("sh_plans"), book.fmt("title"))
     ws.merge_range(1, 0, 1, 8, t("plan_note", cmd=f"python -m tco plan {source}"), book.fmt("small_wrap"))
     ws.set_row(1, 30)
-    srch = plans.get("search", {})
     info = ((t("plan_candidates"), srch.get("candidates")), (t("plan_providers"), ", ".join(srch.get("providers", []))),
             (t("plan_brazil_only"), t("yes") if srch.get("brazil_only") else t("no")),
             (t("plan_hybrids"), t("yes") if srch.get("hybrids") else t("no")))
@@ -66,17 +74,20 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
         else:
             ws.write_string(r, 2, str(v), book.fmt("eng_text"))  # catalog ids
         r += 1
-    r += 1
+    return r + 1
+
+
+def _plan_table(book: Book, ws, r: int, rows: list, best: float) -> int:
+    """The heads, then one row per plan (group, place, TCO, NPV, multiple of the best, training, serving, tax
+    profile, notes); the runners-up of a group on an outline level. Returns the row after the table."""
+    t = book.t
     heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"),
-             t("plan_training"),
-             t("plan_serving"), t("plan_tax"), t("note"))
+             t("plan_training"), t("plan_serving"), t("plan_tax"), t("note"))
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     ws.set_row(r, 30)
     r += 1
-    rows = plan_rows(plans)
     first, last = r + 1, r + len(rows)
-    best = min(p["tco_brl"] for _, _, p in rows)
     for g, n, p in rows:
         label = book.term("kind", FleetKind.HYBRID) if g == FleetKind.HYBRID else g
         ws.write_string(r, 0, label if n == 1 else "", book.fmt("bold_gen") if n == 1 else book.fmt("text"))
@@ -92,8 +103,12 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
         if n > 1:
             ws.set_row(r, None, None, {"level": 1})
         r += 1
-    r += 1
-    vs = plans.get("vs_options") or {}
+    return r
+
+
+def _vs_options(book: Book, ws, r: int, res, vs: dict, best: float) -> None:
+    """The scenario's cheapest option (live, from the Comparison), the best plan, and what the plan saves."""
+    t = book.t
     cmp_ = qs(book.sheets["comparison"])
     c0 = book.rows["cmp_first"] + 1
     tcos = f"{cmp_}$N${c0}:$N${c0 + len(res.options) - 1}"
@@ -106,4 +121,3 @@ def write_plans(book: Book, res, plans: dict, source: str) -> None:
     ws.write_string(r + 3, 0, t("plan_saving"))
     ws.write_formula(r + 3, 2, f"=C{r + 2}-C{r + 3}", book.fmt("calc_brl"),
                      num(cheapest - vs.get("best_plan_tco_brl", best)))
-    ws.freeze_panes(0, 1)

@@ -8,11 +8,12 @@ numpy) as cache; the main table takes the column with the highest score by INDEX
 from __future__ import annotations
 
 from tco import sizing_rules
+from tco.domain import ParallelMode
 from tco.expr import XlContext
 from tco.report.workbook_book import Book, col, num
 from tco.report.workbook_cells import by_letters, row_texts
 
-ROWS = (("nodes", "servers"), ("ep", "")) + tuple((r.key, r.unit) for r in sizing_rules.RULES if r.key != "bound")
+ROWS = (("nodes", "servers"), (sizing_rules.EP.key, "")) + tuple((r.key, r.unit) for r in sizing_rules.RULES if r.key != "bound")
 """The rows below the layout's tensor-parallel degree: the two given rows, then every rule but the bound."""
 FORMATS = {"ep": "calc_int", "nodes": "calc_int", "gpus": "calc_int", "b_mem": "calc_int", "b_max": "calc_int",
            "b1": "calc_int", "b2": "calc_int", "batch": "calc_int", "ratio": "calc_num", "decode_tps": "calc_num",
@@ -62,7 +63,7 @@ def candidate_block(book: Book, ws, r: int, i: int, o, vals: list[dict]) -> tupl
                       columns, by_letters(BOUND.expr))
     for j, v in enumerate(vals):
         ws.write_number(rows["nodes"], 2 + j, v["nodes"], book.fmt("eng_int"))
-        ws.write_number(rows["ep"], 2 + j, 1 if v["mode"] == "ep" else 0, book.fmt("eng_int"))
+        ws.write_number(rows["ep"], 2 + j, 1 if v["mode"] == ParallelMode.EP else 0, book.fmt("eng_int"))
         for rule in sizing_rules.RULES:
             if rule.key != "bound":
                 x = v[rule.key]

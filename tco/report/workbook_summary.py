@@ -17,14 +17,28 @@ from tco.report.workbook_outputs import cumulative_chart, infeasible_text, ranks
 
 
 def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
-    s = res.scenario
-    sheet = book.sheets["summary"]
-    ws = book.wb.get_worksheet_by_name(sheet)
+    """The Summary sheet: the cover facts, the master check, the leader's KPIs, the ranking (sorted by formula) with
+    its chart, the cumulative cost chart, then the scenario's notes and the warnings."""
+    ws = book.wb.get_worksheet_by_name(book.sheets["summary"])
+    r = _cover(book, ws, res.scenario) + 1
+    _master_check(book, ws, r)
+    r = _kpis(book, res, doc, ws, r + 3)
+    first = r + 2
+    r = _ranking(book, res, ws, r + 1, order)
+    _chart_series(book, first, r - 1)
+    ws.insert_chart(r + 1, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
+    r = _notes_and_warnings(book, ws, r + 21, res)
+    ws.write_string(r + 1, 0, book.t("generated", v=__version__), book.fmt("small"))
+
+
+def _cover(book: Book, ws, s) -> int:
+    """Column widths, title, the scenario's name, client and author, its start, horizon and spot rate (live), and
+    the FX model; returns the last row written."""
+    from tco.report.workbook_inputs import excel_date
+
     t = book.t
-    ws.set_column(0, 0, 50)
-    ws.set_column(1, 1, 50)
-    ws.set_column(2, 4, 16)
-    ws.set_column(5, 5, 6)
+    for first, last, width in ((0, 0, 50), (1, 1, 50), (2, 4, 16), (5, 5, 6)):
+        ws.set_column(first, last, width)
     ws.write_string(0, 0, t("title"), book.fmt("title"))
     r = 2
     for k, v in ((t("cover_scenario"), s.scenario.name), (t("cover_client"), s.scenario.client),
@@ -32,8 +46,6 @@ def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
         ws.write_string(r, 0, k, book.fmt("bold_gen"))
         ws.write_string(r, 1, v)  # scenario text: always a string, never a formula or link
         r += 1
-    from tco.report.workbook_inputs import excel_date
-
     live = ((t("start"), "=in_start_date", excel_date(s.scenario.start), "sum_month"),
             (t("cover_horizon"), "=tl_h", float(s.scenario.horizon_months), "sum_months"),
             (t("usdbrl"), "=in_usdbrl", float(s.fx.usdbrl), "sum_rate"))
@@ -43,7 +55,12 @@ def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
         r += 1
     ws.write_string(r, 0, t("fx_model"), book.fmt("bold_gen"))
     ws.write_string(r, 1, book.term("fxm", s.fx.model) + " — " + t("sum_engine_setting"))
-    r += 2
+    return r + 1
+
+
+def _master_check(book: Book, ws, r: int) -> None:
+    """The master check (green when every check of the Checks sheet passes) and the note under it."""
+    t = book.t
     ws.write_string(r, 0, t("master_check"), book.fmt("bold_gen"))
     ws.write_formula(r, 1, "=" + book.outputs["master"], book.fmt("check"), book.outputs.get("master_ok", True))
     for crit, color in (("TRUE", "#C6EFCE"), ("FALSE", "#FFC7CE")):
@@ -51,16 +68,16 @@ def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
                                            "format": book.wb.add_format({"bg_color": color})})
     ws.merge_range(r + 1, 1, r + 1, 4, t("chk_note"), book.fmt("small_wrap"))
     ws.set_row(r + 1, 34)
-    r = _kpis(book, res, doc, ws, r + 3)
-    first = r + 2
-    r = _ranking(book, res, ws, r + 1, order)
-    _chart_series(book, first, r - 1)
-    ws.insert_chart(r + 1, 0, cumulative_chart(book, res), {"x_scale": 1.7, "y_scale": 1.2})
-    r += 21
-    if s.scenario.notes:
+
+
+def _notes_and_warnings(book: Book, ws, r: int, res) -> int:
+    """The scenario's notes and the run's warnings (in the workbook's language), each row as tall as its wrapped
+    text; returns the next free row."""
+    t, notes = book.t, res.scenario.scenario.notes
+    if notes:
         ws.write_string(r, 0, t("notes"), book.fmt("bold_gen"))
-        ws.merge_range(r, 1, r, 4, s.scenario.notes, book.fmt("wrap"))
-        ws.set_row(r, 15 * (1 + s.scenario.notes.count("\n") + len(s.scenario.notes) // 100))
+        ws.merge_range(r, 1, r, 4, notes, book.fmt("wrap"))
+        ws.set_row(r, 15 * (1 + notes.count("\n") + len(notes) // 100))
         r += 1
     if res.notices:
         from tco.report import notices
@@ -71,8 +88,7 @@ def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
             ws.merge_range(r, 1, r, 4, text, book.fmt("wrap"))
             ws.set_row(r, 15 * (1 + len(text) // 90))
             r += 1
-    r += 1
-    ws.write_string(r, 0, t("generated", v=__version__), book.fmt("small"))
+    return r
 
 
 def summary_formats(book: Book) -> None:
@@ -97,50 +113,13 @@ def summary_formats(book: Book) -> None:
 def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
     """The leader's KPIs, its cash out by year, and where it stops leading (break-evens); a chart beside them."""
     t = book.t
-    fin = qs(book.sheets["finance"])
     b = breakevens(res)
-    lead = b["lead"]
-    o = res.options[lead] if lead is not None else None
-    tco = o.tco.deterministic if o else 0.0
-    cmp_ = qs(book.sheets["comparison"])
-    c0 = book.rows["cmp_first"] + 1
-    n = len(res.options)
-    col = lambda c: f"{cmp_}${c}${c0}:${c}${c0 + n - 1}"  # noqa: E731
+    o = res.options[b["lead"]] if b["lead"] is not None else None
     ws.write_string(r, 0, t("sum_dashboard"), book.fmt("h1"))
     ws.write_string(r, 1, "", book.fmt("h1"))
     ws.write_string(r, 2, t("unit"), book.fmt("h1"))
     r += 1
-    users = float(sum(res.users))
-    tokens = float(sum(res.tokens))
-    first_fin, _, ny, nc = book.outputs["fin_years"]
-    by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
-    rows = [
-        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "",
-         "kpi_text",
-         ""),
-        (t("sum_lead_tco"), f"=MIN({col('N')})", num(tco), "kpi", t("fin_kbrl")),
-        (t("sum_lead_npv"), f"=INDEX({col('E')},be_leader_pos)", num(o.npv.deterministic) if o else 0.0, "kpi",
-         t("fin_kbrl")),
-        (t("sum_margin"), f'=IF(COUNT({col("N")})>1,SMALL({col("N")},2)-MIN({col("N")}),"")',
-         "" if b["margin"] is None else num(b["margin"]), "kpi", t("fin_kbrl")),
-        (t("fin_per_user_month"), "=INDEX(fin_per_user,be_leader_pos)", per_unit(tco, users), "kpi_brl", ""),
-        (t("fin_per_gpu_hour"), "=INDEX(fin_per_gpu_h,be_leader_pos)", per_unit(tco, gpu_hours(o)) if o else 0.0,
-         "kpi_brl", ""),
-        (t("per_mtok"), "=INDEX(fin_per_mtok,be_leader_pos)", per_unit(tco, tokens, 1e6), "kpi_brl", ""),
-    ]
-    years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
-    for j, (label, v) in enumerate(zip(years, by_c + by_cal)):
-        c = _col(2 + j)
-        rows.append((t("sum_cash_out_year", y=label),
-                     f"=INDEX({fin}${c}${first_fin + 1}:${c}${first_fin + n},be_leader_pos)",
-                     num(v), "kpi", t("fin_kbrl")))
-    s0 = res.scenario.fx.usdbrl
-    rows += [
-        (t("be_fx_down_rate"), "=be_fx_down_rate", "" if b["fx_down"] is None else b["fx_down"] * s0, "kpi_rate",
-         "BRL/USD"),
-        (t("be_cloud_down"), "=be_cloud_down", "" if b["cloud_down"] is None else b["cloud_down"], "kpi_mult", ""),
-        (t("be_cloud_up"), "=be_cloud_up", "" if b["cloud_up"] is None else b["cloud_up"], "kpi_mult", ""),
-    ]
+    rows = _leader_kpis(book, res, doc, b, o) + _cash_out_kpis(book, res, o) + _breakeven_kpis(book, res, b)
     top = r
     for label, f, cached, fmt, unit in rows:
         ws.write_string(r, 0, label)
@@ -150,6 +129,65 @@ def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
         r += 1
     ws.insert_chart(top - 1, 6, _ranking_chart(book), {"x_scale": 1.25, "y_scale": 1.15})
     return max(r, top + 17)
+
+
+def _comparison_column(book: Book, res, c: str) -> str:
+    """The Comparison sheet's column c over the options."""
+    c0 = book.rows["cmp_first"] + 1
+    return f"{qs(book.sheets['comparison'])}${c}${c0}:${c}${c0 + len(res.options) - 1}"
+
+
+def _leader_kpis(book: Book, res, doc: dict, b: dict, o) -> list[tuple]:
+    """(label, formula, cached, format, unit) of the leader, its TCO and NPV, its margin over the second, and its
+    cost per user-month, per GPU-hour and per million tokens."""
+    t = book.t
+    tco = o.tco.deterministic if o else 0.0
+
+    def col(c: str) -> str:
+        return _comparison_column(book, res, c)
+
+    return [
+        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "",
+         "kpi_text", ""),
+        (t("sum_lead_tco"), f"=MIN({col('N')})", num(tco), "kpi", t("fin_kbrl")),
+        (t("sum_lead_npv"), f"=INDEX({col('E')},be_leader_pos)", num(o.npv.deterministic) if o else 0.0, "kpi",
+         t("fin_kbrl")),
+        (t("sum_margin"), f'=IF(COUNT({col("N")})>1,SMALL({col("N")},2)-MIN({col("N")}),"")',
+         "" if b["margin"] is None else num(b["margin"]), "kpi", t("fin_kbrl")),
+        (t("fin_per_user_month"), "=INDEX(fin_per_user,be_leader_pos)", per_unit(tco, float(sum(res.users))),
+         "kpi_brl", ""),
+        (t("fin_per_gpu_hour"), "=INDEX(fin_per_gpu_h,be_leader_pos)", per_unit(tco, gpu_hours(o)) if o else 0.0,
+         "kpi_brl", ""),
+        (t("per_mtok"), "=INDEX(fin_per_mtok,be_leader_pos)", per_unit(tco, float(sum(res.tokens)), 1e6), "kpi_brl",
+         ""),
+    ]
+
+
+def _cash_out_kpis(book: Book, res, o) -> list[tuple]:
+    """The leader's cash out in each contract year, then each calendar year (the Finance sheet's rows)."""
+    t, n = book.t, len(res.options)
+    fin = qs(book.sheets["finance"])
+    first_fin, _, ny, nc = book.outputs["fin_years"]
+    by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
+    years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
+    out = []
+    for j, (label, v) in enumerate(zip(years, by_c + by_cal)):
+        c = _col(2 + j)
+        out.append((t("sum_cash_out_year", y=label),
+                    f"=INDEX({fin}${c}${first_fin + 1}:${c}${first_fin + n},be_leader_pos)", num(v), "kpi",
+                    t("fin_kbrl")))
+    return out
+
+
+def _breakeven_kpis(book: Book, res, b: dict) -> list[tuple]:
+    """The rate at which the dollar's fall ends the lead, and the cloud price multiples that end it."""
+    t, s0 = book.t, res.scenario.fx.usdbrl
+    return [
+        (t("be_fx_down_rate"), "=be_fx_down_rate", "" if b["fx_down"] is None else b["fx_down"] * s0, "kpi_rate",
+         "BRL/USD"),
+        (t("be_cloud_down"), "=be_cloud_down", "" if b["cloud_down"] is None else b["cloud_down"], "kpi_mult", ""),
+        (t("be_cloud_up"), "=be_cloud_up", "" if b["cloud_up"] is None else b["cloud_up"], "kpi_mult", ""),
+    ]
 
 
 def _col(c: int) -> str:

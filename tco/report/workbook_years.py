@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tco.domain import FleetMode, Role, commitment_term_months
+from tco.domain import CostLine, FleetMode, Role, commitment_term_months
 
 
 def contract_years(horizon: int) -> int:
@@ -53,7 +53,7 @@ def hour_keys(o) -> list[str]:
 def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, Any, list[str], int, int]]:
     """(role, fleet, compute lines, term [months], first month) of each fleet with a minimum term or a committed
     price. A shared fleet is one contract: its training and serving lines, from the first month either starts."""
-    out = []
+    out: list[tuple[str, Any, list[str], int, int]] = []
     r = o.resolved
 
     def term_of(fleet, role: str) -> int:
@@ -61,13 +61,13 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
         return max(term, r.commit_term_months) if role == Role.INFERENCE and r.commit_term_months else term
 
     if r.fleet == FleetMode.SHARED and r.training is not None:
-        term = max(term_of(r.training, "training"), term_of(r.inference, "inference"))
+        term = max(term_of(r.training, Role.TRAINING), term_of(r.inference, Role.INFERENCE))
         if term > 0:
-            out.append(("shared", r.inference, ["training_compute", "inference_compute"], term,
+            out.append((Role.SHARED, r.inference, [CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE], term,
                         min(training_start, inference_start)))
         return out
-    for role, fleet, line, start in (("training", r.training, "training_compute", training_start),
-                                     ("inference", r.inference, "inference_compute", inference_start)):
+    for role, fleet, line, start in ((Role.TRAINING, r.training, CostLine.TRAINING_COMPUTE, training_start),
+                                     (Role.INFERENCE, r.inference, CostLine.INFERENCE_COMPUTE, inference_start)):
         if fleet is not None and term_of(fleet, role) > 0:
             out.append((role, fleet, [line], term_of(fleet, role), start))
     return out
@@ -75,7 +75,7 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
 
 def committed_amount(o, lines: list[str], start: int, term: int) -> float:
     """Payments of `lines` (with the taxes on them) in months start … start + term − 1 [BRL]."""
-    from tco.report.workbook_breakeven import taxed_part
+    from tco.report.workbook_tco_parts import taxed_part
 
     part = taxed_part(o, lines)
     t = np.arange(1, len(part) + 1)
