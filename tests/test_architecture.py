@@ -140,7 +140,7 @@ NO_OWN_TEST_YET = {
     # test_scenario.py. Remove a name here when its module gets its own test file (the test below insists).
     "benchmarks", "calibrate_report",
     "resolve_fleet",
-    "schema_doc", "starter", "workbook_book", "workbook_breakeven", "workbook_calc",
+    "workbook_book", "workbook_breakeven", "workbook_calc",
     "workbook_checks", "workbook_deps", "workbook_index", "workbook_inputs", "workbook_levers", "workbook_model",
     "workbook_option_inputs", "workbook_outputs", "workbook_plans", "workbook_print", "workbook_replica",
     "workbook_summary",
