@@ -146,7 +146,6 @@ NO_OWN_TEST_YET = {
     # through the parent's test module: analysis_figures by test_analysis, costs_taxes by test_costs and test_taxes,
     # scenario_options / scenario_workload by test_scenario, workbook_calc_rows / workbook_sensitivity /
     # workbook_years by test_workbook and test_workbook_finance.
-    "workbook_years",
 }
 """Modules of tco/ without their own test module, each named on purpose (see the comment)."""
 
