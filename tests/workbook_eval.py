@@ -58,6 +58,11 @@ def _array(got) -> np.ndarray:
     return np.array(rows, dtype=object).view(Array)
 
 
+class _Fake:
+    def __init__(self, value):
+        self.value = value
+
+
 class Book:
     """A written workbook opened twice: formulas (``f``) and cached values (``v``)."""
 
@@ -113,32 +118,40 @@ class Book:
 
     # --- evaluating --------------------------------------------------------------------------------------------------
 
-    def _input(self, ref: str, here: str):
-        """The cached value(s) of a formula input as `formulas` names it: 'SHEET'!A1:B2, A1, or a defined name."""
+    def _input(self, ref: str, here: str, override: dict | None = None):
+        """The cached value(s) of a formula input as `formulas` names it: 'SHEET'!A1:B2, A1, or a defined name;
+        `override` {(sheet, "A1"): value} replaces single cells (what an edit would put there)."""
         sheet, _, cells = ref.rpartition("!")
         if sheet:
             sheet = self._sheets[sheet.strip("'").replace("''", "'")]
         else:
             sheet = here
         if re.fullmatch(r"[A-Z]{1,3}\d+(:[A-Z]{1,3}\d+)?", cells):
-            got = self.v[sheet][cells]
-            return _array(got if isinstance(got, tuple) else ((got,),))
+            return self._cells(sheet, cells, override)
         name = self._names[cells]
         s, r = self.name_ref(name)
-        got = self.v[s][r]
-        return _array(got if isinstance(got, tuple) else ((got,),))
+        return self._cells(s, r, override)
+
+    def _cells(self, sheet: str, ref: str, override: dict | None):
+        got = self.v[sheet][ref]
+        got = got if isinstance(got, tuple) else ((got,),)
+        rows = [row if isinstance(row, tuple) else (row,) for row in got]
+        if override:
+            rows = [tuple(_Fake(override[sheet, c.coordinate]) if (sheet, c.coordinate) in override else c
+                          for c in row) for row in rows]
+        return _array(rows)
 
     def _rows_count(self, ref: str, here: str) -> int:
         got = self._input(ref.upper() if "!" not in ref else ref, here)
         return int(np.shape(got)[0])
 
-    def evaluate(self, sheet: str, row: int, col: int):
-        """The formula of a cell computed from the cached values of what it references."""
+    def evaluate(self, sheet: str, row: int, col: int, override: dict | None = None):
+        """The formula of a cell computed from the cached values of what it references (`override`: see _input)."""
         text = self.formula(sheet, row, col)
         # ROWS(reference) needs the reference itself, which `formulas` does not pass on: its count, written in
         text = re.sub(r"ROWS\(([^()]+)\)", lambda m: str(self._rows_count(m[1].replace("$", ""), sheet)), text)
         fn = _compiled(text)
-        args = [self._input(k, sheet) for k in fn.inputs]
+        args = [self._input(k, sheet, override) for k in fn.inputs]
         out = fn(*args)
         out = np.asarray(out).ravel()[0] if np.ndim(out) else out
         return out.item() if hasattr(out, "item") else out
