@@ -140,7 +140,6 @@ NO_OWN_TEST_YET = {
     # test_scenario.py. Remove a name here when its module gets its own test file (the test below insists).
     "workbook_book", "workbook_breakeven",
     "workbook_deps",
-    "workbook_plans",
     # Split off their parent module this round (2026-12-01) to keep modules near 300 lines; their behaviour is tested
     # through the parent's test module: analysis_figures by test_analysis, costs_taxes by test_costs and test_taxes,
     # scenario_options / scenario_workload by test_scenario, workbook_calc_rows / workbook_sensitivity /
