@@ -138,7 +138,6 @@ NO_OWN_TEST_YET = {
     # in LibreOffice), test_proposal.py, test_i18n.py, test_cli.py and test_robustness.py; resolve_fleet by
     # test_resolve.py; benchmarks and calibrate_report by test_calibrate.py; schema_doc and starter by test_cli.py /
     # test_scenario.py. Remove a name here when its module gets its own test file (the test below insists).
-    "workbook_deps",
     # Split off their parent module this round (2026-12-01) to keep modules near 300 lines; their behaviour is tested
     # through the parent's test module: analysis_figures by test_analysis, costs_taxes by test_costs and test_taxes,
     # scenario_options / scenario_workload by test_scenario, workbook_calc_rows / workbook_sensitivity /
