@@ -10,9 +10,11 @@ what the formula gives, shows as a mismatch, without LibreOffice (tests/test_wor
 
 from __future__ import annotations
 
+import atexit
 import functools
 import math
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -206,7 +208,9 @@ def written(res, scenario_file: str = "scenario.toml") -> Book:
     if id(res) not in _BOOKS:
         from tco.report import json_out, workbook
 
-        path = Path(tempfile.mkdtemp(prefix="tests-wb-")) / "book.xlsx"
+        folder = Path(tempfile.mkdtemp(prefix="tests-wb-"))
+        atexit.register(shutil.rmtree, folder, True)
+        path = folder / "book.xlsx"
         workbook.write(res, json_out.build(res, "", scenario_file), path)
         _BOOKS[id(res)] = (res, Book(path))
     return _BOOKS[id(res)][1]
