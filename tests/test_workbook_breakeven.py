@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from workbook_eval import written
 
 from tco.report.i18n import t
-from tco.report.workbook_breakeven import (MIN_MULTIPLE, breakevens, fx_multiple, nearest, taxed_lines, taxed_part,
-                                           tie_multiple)
+from tco.report.workbook_breakeven import MIN_MULTIPLE, breakevens, fx_multiple, nearest, tie_multiple
+from tco.report.workbook_tco_parts import taxed_lines, taxed_part
 
 LOC = "pt-BR"
 
