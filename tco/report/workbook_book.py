@@ -174,13 +174,24 @@ def hybrid_brl_invoice(o) -> bool:
 
 
 def merged(seqs) -> list[str]:
-    """One order holding every key of each sequence in its own order (a key new to the order goes right after the
-    key before it in its sequence)."""
-    out: list[str] = []
+    """One order holding every key of each sequence in its own order. A key new to the order goes right after the key
+    before it in its sequence (so a group's keys stay together); then the keys are sorted so that each comes after its
+    predecessor in every sequence, ties kept in that first order (an order that already agrees is left as it is; where
+    two sequences disagree, the key placed first stays first)."""
+    draft: list[str] = []
+    after: dict[str, set[str]] = {}
     for seq in seqs:
         for j, k in enumerate(seq):
-            if k in out:
+            after.setdefault(k, set()).update(seq[j - 1:j])
+            if k in draft:
                 continue
-            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in out), None)
-            out.insert(out.index(prev) + 1 if prev is not None else 0, k)
+            prev = next((seq[n] for n in range(j - 1, -1, -1) if seq[n] in draft), None)
+            draft.insert(draft.index(prev) + 1 if prev is not None else 0, k)
+    out: list[str] = []
+    pending = set(draft)
+    while draft:
+        ready = next((k for k in draft if after[k].isdisjoint(pending)), draft[0])
+        out.append(ready)
+        draft.remove(ready)
+        pending.discard(ready)
     return out
