@@ -62,5 +62,23 @@ def percentiles(x, q=(5, 50, 95)) -> np.ndarray:
 
 
 def row_percentiles(rows: np.ndarray, q=(5, 50, 95)) -> np.ndarray:
-    """``np.percentile(rows, q, axis=1)`` of a 2-D array, row by row with `percentiles`: shape (len(q), rows)."""
-    return np.stack([percentiles(r, q) for r in rows], axis=1)
+    """``np.percentile(rows, q, axis=1)`` of a 2-D array, the same floats: shape (len(q), rows). The rows are
+    sorted (one vectorised sort: the monthly fan's 120 × 50,000 rates in a third of the time of partitioning each
+    row) and the order statistics interpolated as numpy's ``_lerp`` does."""
+    rows = np.asarray(rows)
+    qs = np.true_divide(q, 100)
+    if (rows.ndim != 2 or rows.shape[1] == 0 or rows.dtype != np.float64 or qs.ndim != 1
+            or not np.all((qs >= 0) & (qs <= 1)) or not np.isfinite(rows.sum())):
+        return np.percentile(rows, q, axis=1)
+    n = rows.shape[1]
+    virtual = (n - 1) * qs
+    prev = np.floor(virtual).astype(np.intp)
+    nxt = np.minimum(prev + 1, n - 1)
+    gamma = np.asanyarray(virtual - prev, dtype=virtual.dtype)[:, None]
+    ordered = np.sort(rows, axis=1)
+    a = ordered[:, prev].T
+    b = ordered[:, nxt].T
+    diff_b_a = b - a  # numpy's _lerp
+    out = np.add(a, diff_b_a * gamma)
+    np.subtract(b, diff_b_a * (1 - gamma), out=out, where=gamma >= 0.5, casting="unsafe", dtype=out.dtype.type)
+    return out

@@ -135,12 +135,12 @@ def test_option_groups_fit_the_memory_budget():
 def test_simulating_options_in_groups_gives_the_single_pass_results(monkeypatch):
     s = scenario_with(model="gbm", volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=4, simulate=False)
-    one = risk.simulate(base, paths=6000, seed=4)
+    one = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
     # a budget of 2 options' arrays: the options go 2 at a time (7 options: 4 groups), each redrawing the same paths
     monkeypatch.setattr(risk, "WORK_BYTES", 16 * 6000 * 2)
     n = len(base.options)
     assert len(risk.option_groups(n, 6000)) == (n + 1) // 2 and n > 2
-    grouped = risk.simulate(base, paths=6000, seed=4)
+    grouped = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
     for a, b in zip(one, grouped, strict=True):
         np.testing.assert_allclose(b.tco_samples, a.tco_samples, rtol=1e-12)
         for q in ("mean", "p5", "p50", "p95"):
@@ -160,7 +160,7 @@ def test_factor_form_gives_the_textbook_gbm_costs_to_1e12():
     s = scenario_with(model="gbm", volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=2, simulate=False)
     n, h = 3001, len(base.months)  # odd: the last chunk's mirror is one path short
-    out = risk.simulate(base, paths=n, seed=2)
+    out = risk.simulate(base, paths=n, seed=2, keep_samples=True)
     # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k
     z = np.random.default_rng(2).standard_normal(((n + 1) // 2, h))
     w = 0.13 * np.sqrt(1 / 12) * np.cumsum(z, axis=1)
@@ -224,3 +224,40 @@ def test_cheapest_is_argmin_with_infeasible_rows_at_infinity():
     np.testing.assert_array_equal(val, ranked.min(axis=0))
     idx, val = risk._cheapest(tco, np.zeros(4, dtype=bool))  # nothing feasible: row 0, as argmin of all-inf
     assert not idx.any() and np.isinf(val).all()
+
+
+@pytest.mark.parametrize("model", ["gbm", "bootstrap"])
+def test_same_seed_same_bits_however_the_work_is_cut(monkeypatch, model):
+    """Every path's sums come from matrix products of one shape (BLOCK paths, padded): the block size and the
+    option groups change how the work is cut, not one bit of the results."""
+    s = scenario_with(model=model, volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=5, simulate=False)
+    n = 5001  # odd: a chunk's last path has no mirror; blocks of 256 leave a short last block
+    runs = []
+    for block, budget in ((2048, 1 << 30), (256, 1 << 30), (4096, 16 * n * 2), (64, 16 * n)):
+        monkeypatch.setattr(risk, "BLOCK", block)
+        monkeypatch.setattr(risk, "WORK_BYTES", budget)
+        runs.append(risk.simulate(base, paths=n, seed=5, keep_samples=True))
+    assert len(risk.option_groups(6, n, 16 * n)) == 6  # the last run: one option per group
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other, strict=True):
+            assert a.tco == b.tco and a.npv == b.npv and a.prob_cheapest == b.prob_cheapest
+            np.testing.assert_array_equal(a.tco_samples, b.tco_samples)
+            for q in ("p5", "p50", "p95"):
+                np.testing.assert_array_equal(a.fan_brl[q], b.fan_brl[q])
+
+
+def test_same_seed_same_json_with_one_or_two_blas_threads(tmp_path):
+    """OpenBLAS splits a product between threads when allowed: the JSON is the same bytes either way."""
+    import os
+    import subprocess
+    import sys
+
+    out = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, PYTHONPATH=str(ROOT))
+        d = tmp_path / threads
+        subprocess.run([sys.executable, "-m", "tco", "run", str(ROOT / "scenarios" / "seed_70b_h200.toml"), "-o",
+                        str(d), "--quiet", "--formats", "json", "--paths", "6000", "--seed", "3"], check=True, env=env)
+        out.append((d / "seed_70b_h200.json").read_bytes())
+    assert out[0] == out[1]
