@@ -5,15 +5,15 @@ ledger, taxes included). On a rate path S_p,m the option costs b_m + u_m·S_p,m 
 
     TCO_p = Σ_m b_m + Σ_m u_m·S_p,m          NPV_p = Σ_m d_m·b_m + Σ_m d_m·u_m·S_p,m
 
-which is one matrix product per block of paths: no Python loop over paths. The paths are those of
-tco.risk_paths (chunks of CHUNK from one seeded generator). An option without USD costs costs the same on every
-path: it is not simulated (its percentiles are its value). GBM paths are never written out:
-S_p,m = S_0·e^(d_m)·E_p,m with random factors E (`risk_paths.gbm_factors`), so the products run on E with
-weights u_m·S_0·e^(d_m), BLOCK paths at a time (`_gbm_sums`).
+which is one matrix product per block of paths (tco.risk_sums): no Python loop over paths. An option without
+USD costs costs the same on every path: it is not simulated (its percentiles are its value).
 
-Same seed, same bytes, however the work is cut: every matrix product has the same shape (BLOCK paths; a last,
-shorter block is padded), and each path's sum then has the same floating-point operations whatever the number
-of paths, the option groups or OpenBLAS's threads (tests/test_risk.py checks it bit for bit).
+The paths come a chunk at a time (CHUNK paths, tco.risk_paths) and are not kept: each chunk adds to the sums of
+the means, to the count of each option being the cheapest, and to the exact percentiles (`StreamPercentiles`:
+the first chunk brackets each order statistic, the others count what falls below and keep what falls inside).
+Memory is a few chunks, whatever the number of paths. A mean is Σ over chunks of the chunk's sum (numpy's
+pairwise sum), divided by the number of paths: np.mean itself up to one chunk. Same seed, same bits, however the
+work is cut (block size, BLAS threads): tests/test_risk.py checks it bit for bit.
 """
 
 from __future__ import annotations
@@ -24,21 +24,17 @@ import numpy as np
 
 from tco import finance
 from tco.domain import Dist, FxModel
-from tco.quantiles import percentiles, row_percentiles
+from tco.quantiles import StreamPercentiles, percentiles, row_percentiles
 from tco.risk_paths import (  # noqa: F401  re-exported: the paths live in tco.risk_paths
     CHUNK, bootstrap_paths, drift, gbm_factors, gbm_paths, gbm_trend, rate_paths)
+from tco.risk_sums import chunk_sums
 
 FAN_MAX_PATHS = 50_000
 """The monthly fan (P5/P50/P95 per month) is taken from at most this many paths (the first chunk's)."""
-BLOCK = 2048
-"""Paths computed at a time, and the width of every matrix product (a multiple of 64: OpenBLAS then runs its full
-kernels on every column, so a path's sum does not depend on where it falls). A block's factors, 120 × 2048
-floats, stay in the cache from the draw to the products."""
 WORK_BYTES = 1 << 30
-"""Budget [bytes] for the per-path arrays of one group of options (TCO and NPV, 16 B per path and option with
-USD costs). When paths × options exceed it, the options are simulated in groups, each group drawing the same
-paths again from the same seed: memory stays bounded (1e7 paths × 20 options in about 1.3 GiB), at the price of
-drawing again. Below it (1 M paths × 64 options) there is one group."""
+"""Budget [bytes] for the per-path arrays kept when a percentile must be computed again from all the paths (a
+bracket of `StreamPercentiles` missed, improbable): 8 B per path and row, in groups of rows that fit (each group
+drawing the same paths again from the same seed)."""
 
 
 def describe(s) -> dict:
@@ -67,40 +63,18 @@ def simulate(res, *, paths: int, seed: int, progress=None, keep_samples: bool = 
     h = len(res.months)
     disc = finance.discount_factors(h, res.scenario.scenario.discount_rate)
     parts = [res.ledger.by_currency(o.name) for o in res.options]
-    feasible = [o.feasible for o in res.options]  # infeasible options are never "the cheapest"
     brl = [(float(b.sum()), float(b @ disc)) for b, _ in parts]
-    live = [j for j, (_, u) in enumerate(parts) if np.any(u)]
-    stats = {j: _constant(t, n, paths, keep_samples) for j, (t, n) in enumerate(brl) if j not in live}
-    best = _Cheapest(paths)
-    q_rates = None
-    groups = option_groups(len(live), paths) or [range(0)]
-    for gi, group in enumerate(groups):
-        cols = [live[r] for r in group]
-        usd = np.array([parts[j][1] for j in cols]).reshape(len(cols), h)
-        weights = np.concatenate([usd, usd * disc], axis=0)  # (2L, H): TCO rows, NPV rows
-        fan = np.empty((h, min(paths, FAN_MAX_PATHS))) if q_rates is None else None
-        sums = _sums(res, weights, paths, seed, progress if gi == len(groups) - 1 else None, fan)
-        if fan is not None:
-            q_rates = row_percentiles(fan)  # (3, H)
-            del fan
-        upto = cols[-1] if gi < len(groups) - 1 else len(parts) - 1
-        for j in range(best.done, upto + 1):  # every option in order: ties go to the earlier one
-            if j in stats:
-                best.add(j, brl[j][0], feasible[j])
-                continue
-            r = cols.index(j)
-            tco, npv = sums[r], sums[len(cols) + r]
-            tco += brl[j][0]
-            npv += brl[j][1]
-            best.add(j, tco, feasible[j])
-            stats[j] = (float(tco.mean()), percentiles(tco), float(npv.mean()), percentiles(npv),
-                        tco.copy() if keep_samples else None)
-        del sums
-    cheapest = best.shares(len(parts))
-    assert q_rates is not None  # the first group kept the fan's paths
+    fan = np.empty((h, min(paths, FAN_MAX_PATHS)))
+    stats, cheapest = _simulate(res, parts, brl, disc, paths, seed, progress, fan, keep_samples)
+    q_rates = row_percentiles(fan, overwrite=True)  # (3, H)
+    del fan
     out = []
     for j, o in enumerate(res.options):
         b, u = parts[j]
+        if j not in stats:  # no USD costs: the same on every path (np.percentile of equal values is the value)
+            t, n = brl[j]
+            stats[j] = (_mean_of_constant(t, paths), [t] * 3, _mean_of_constant(n, paths), [n] * 3,
+                        np.full(paths, t) if keep_samples else None)
         t_mean, tq, n_mean, nq, samples = stats[j]
         fan_brl = {"p5": b + u * q_rates[0], "p50": b + u * q_rates[1], "p95": b + u * q_rates[2]}
         out.append(replace(o, tco=Dist(o.tco.deterministic, t_mean, *map(float, tq)),
@@ -109,31 +83,83 @@ def simulate(res, *, paths: int, seed: int, progress=None, keep_samples: bool = 
     return out
 
 
-def _constant(tco: float, npv: float, paths: int, keep_samples: bool) -> tuple:
-    """The statistics of an option that costs the same on every path: its percentiles are its value (what
-    np.percentile gives: the interpolation between two equal values), its mean the mean of `paths` copies."""
-    row = np.full(paths, tco)
-    return (float(row.mean()), [tco] * 3, float(np.full(paths, npv).mean()), [npv] * 3,
-            row if keep_samples else None)
+def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_samples: bool):
+    """({option with USD costs: (TCO mean, TCO percentiles, NPV mean, NPV percentiles, TCO samples or None)},
+    share of paths on which each option is the cheapest), the fan's rates written into `fan`."""
+    live = [j for j, (_, u) in enumerate(parts) if np.any(u)]
+    usd = np.array([parts[j][1] for j in live]).reshape(len(live), len(disc))
+    weights = np.concatenate([usd, usd * disc], axis=0)  # (2L, H): TCO rows, NPV rows
+    shift = np.array([brl[j][0] for j in live] + [brl[j][1] for j in live])
+    best = _Cheapest(paths)
+    pct = StreamPercentiles(len(weights), paths)
+    totals = np.zeros(len(weights))
+    kept = []
+    for at, sums in chunk_sums(res, weights, paths, seed, progress, fan):
+        if not live:
+            break  # the fan's paths only
+        sums += shift[:, None]
+        totals += [np.add.reduce(row) for row in sums]
+        _rank(best, res.options, brl, live, sums, slice(at, at + sums.shape[1]))
+        pct.add(sums)
+        if keep_samples:
+            kept.append(sums[: len(live)].copy())
+    if not live:
+        _rank(best, res.options, brl, live, None, slice(None))
+        return {}, best.shares(len(parts))
+    q = pct.result()
+    if q is None:
+        q = _again(res, weights, shift, paths, seed)
+    means = totals / paths
+    samples = np.concatenate(kept, axis=1) if keep_samples else None
+    n = len(live)
+    stats = {j: (float(means[r]), q[r], float(means[n + r]), q[n + r], None if samples is None else samples[r])
+             for r, j in enumerate(live)}
+    return stats, best.shares(len(parts))
+
+
+def _mean_of_constant(value: float, paths: int) -> float:
+    """The mean of `paths` copies of value, summed as the simulated options' are (chunk by chunk)."""
+    total = 0.0
+    for at in range(0, paths, CHUNK):
+        total += float(np.add.reduce(np.full(min(CHUNK, paths - at), value)))
+    return total / paths
+
+
+def _rank(best: _Cheapest, options, brl, live: list[int], sums, at: slice) -> None:
+    """Every option in order (ties go to the earlier one) into `best`, on the paths `at`: the simulated TCO rows
+    of `sums` for the options in `live`, the BRL total for the others."""
+    for j, o in enumerate(options):
+        best.add(j, sums[live.index(j)] if j in live else brl[j][0], o.feasible, at)
+
+
+def _again(res, weights: np.ndarray, shift: np.ndarray, paths: int, seed: int) -> np.ndarray:
+    """The percentiles of every row of weights @ S + shift from all the paths kept, in groups of rows that fit
+    WORK_BYTES (a group has two rows at least: a product of one row is a different BLAS routine)."""
+    out = np.empty((len(weights), 3))
+    for group in option_groups(len(weights), paths, WORK_BYTES // 2):
+        rows = list(group) if len(group) > 1 else [group[0], group[0]]
+        full = np.empty((len(rows), paths))
+        for at, sums in chunk_sums(res, weights[rows], paths, seed):
+            np.add(sums, shift[rows, None], out=full[:, at:at + sums.shape[1]])
+        for r, row in zip(group, full, strict=False):
+            out[r] = percentiles(row)
+    return out
 
 
 class _Cheapest:
-    """The cheapest feasible option of each path, the options added one at a time in order: what ``argmin``
-    over all of them gives with infeasible ones at +inf (ties: the earlier option; none feasible: option 0)."""
+    """The cheapest feasible option of each path, the options added in order: what ``argmin`` over all of them
+    gives with infeasible ones at +inf (ties: the earlier option; none feasible: option 0)."""
 
     def __init__(self, paths: int):
         self.idx = np.zeros(paths, dtype=np.intp)
         self.val = np.full(paths, np.inf)
-        self.done = 0
 
-    def add(self, j: int, tco, feasible: bool) -> None:
-        """Option j (the next one), its TCO per path (an array, or one value for every path)."""
-        assert j == self.done
-        self.done += 1
+    def add(self, j: int, tco, feasible: bool, at: slice = slice(None)) -> None:
+        """Option j, its TCO on the paths `at` (an array, or one value for every path)."""
         if feasible:
-            better = tco < self.val
-            self.idx[better] = j
-            np.minimum(self.val, tco, out=self.val)
+            val, idx = self.val[at], self.idx[at]
+            idx[tco < val] = j
+            np.minimum(val, tco, out=val)
 
     def shares(self, n_options: int) -> np.ndarray:
         return np.bincount(self.idx, minlength=n_options) / len(self.idx)
@@ -147,99 +173,10 @@ def _cheapest(tco: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray, np.nda
     return best.idx, best.val
 
 
-def _sums(res, weights: np.ndarray, paths: int, seed: int, progress, fan) -> np.ndarray:
-    """weights @ S_p for every path p (weights × paths) on the scenario's rate paths, and, when `fan` is given,
-    its first columns' rates month by month (H × its width). Without weights only the fan's paths are drawn."""
-    if res.scenario.fx.model == FxModel.GBM:
-        return _gbm_sums(res, weights, paths, seed, progress, fan)
-    out = np.empty((len(weights), paths))
-    rates = np.ones((len(res.months), BLOCK))  # month × path, as for GBM: the same products
-    at = 0
-    for chunk in rate_paths(res, paths if len(weights) else 0 if fan is None else fan.shape[1], seed, progress):
-        m = len(chunk)
-        for a in range(0, m, BLOCK):
-            b = min(a + BLOCK, m)
-            rates[:, : b - a] = chunk[a:b].T
-            _product(weights, rates, b - a, out, at + a)
-        if fan is not None and at < fan.shape[1]:
-            take = min(m, fan.shape[1] - at)
-            fan[:, at:at + take] = chunk[:take].T
-        at += m
-    return out
-
-
-def _product(w: np.ndarray, e: np.ndarray, n: int, out: np.ndarray, at: int) -> None:
-    """out[:, at:at+n] = (w @ e)[:, :n], e being BLOCK paths wide (its columns past n are padding)."""
-    if not len(w):
-        return
-    if n == e.shape[1]:
-        np.matmul(w, e, out=out[:, at:at + n])
-    else:
-        out[:, at:at + n] = (w @ e)[:, :n]
-
-
-def _gbm_sums(res, weights, paths: int, seed: int, progress, fan) -> np.ndarray:
-    """`_sums` for GBM, on the factors E instead of the rates.
-
-    Σ_m w_m·S_m = Σ_m (w_m·S_0·e^(d_m))·E_m, and the mirrored path has 1/E in place of E. The factors of a block
-    of paths are drawn, summed month by month and exponentiated as `gbm_factors` does (the same variates in the
-    same order, the same operations on each), but laid out month × path, so that the running sum over months is
-    a row added to the next and the product needs no transpose; the mirror is a reciprocal in place."""
-    fx = res.scenario.fx
-    h = len(res.months)
-    trend = gbm_trend(h, fx.usdbrl, 0.0, fx.volatility, np.log(np.asarray(res.fx_path, dtype=float)))
-    wt = np.ascontiguousarray(weights * trend)
-    n_fan = 0 if fan is None else fan.shape[1]
-    todo = paths if len(wt) else n_fan
-    out = np.empty((len(wt), todo))
-    z = np.empty((BLOCK, h))
-    e = np.ones((h, BLOCK))  # month × path: padding columns stay finite
-    scale = fx.volatility * np.sqrt(1.0 / 12.0)
-    rng = np.random.default_rng(seed)
-    at = 0
-    while at < todo:
-        m = min(CHUNK, paths - at)
-        half = (m + 1) // 2
-        mirror = m - half
-        for i in range(0, half, BLOCK):
-            j = min(i + BLOCK, half)
-            _factors(rng, z[: j - i], e, scale)
-            _fan_rows(fan, n_fan, trend, e[:, : j - i], at + i)
-            _product(wt, e, j - i, out, at + i)
-            k = max(0, min(j, mirror) - i)  # paths of this block whose mirror is a path too
-            if k:
-                np.reciprocal(e[:, :k], out=e[:, :k])
-                _fan_rows(fan, n_fan, trend, e[:, :k], at + half + i)
-                _product(wt, e, k, out, at + half + i)
-        at += m
-        if progress is not None:
-            progress(at, paths)
-    return out
-
-
-def _factors(rng: np.random.Generator, z: np.ndarray, e: np.ndarray, scale: float) -> None:
-    """E = exp(scale·ΣZ) of len(z) paths into e's first columns (month × path), from len(z) × H fresh variates."""
-    n, h = z.shape
-    rng.standard_normal(out=z)
-    f = e[:, :n]
-    np.copyto(f[0], z[:, 0])
-    for m in range(1, h):  # the running sum, month by month: the additions np.cumsum makes, in its order
-        np.add(f[m - 1], z[:, m], out=f[m])
-    f *= scale
-    np.exp(f, out=f)
-
-
-def _fan_rows(fan, n_fan: int, trend: np.ndarray, e: np.ndarray, at: int) -> None:
-    """Rates trend·e of paths at, at+1, … (e: month × path) into the fan's columns (those below n_fan)."""
-    if fan is None or at >= n_fan:
-        return
-    take = min(e.shape[1], n_fan - at)
-    np.multiply(trend[:, None], e[:, :take], out=fan[:, at:at + take])
-
-
 def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
     """P5/P50/P95 of the USD/BRL rate per month (for charts): the rates of the simulation's fan."""
     fan = np.empty((len(res.months), min(paths, FAN_MAX_PATHS)))
-    _sums(res, np.zeros((0, len(res.months))), paths, seed, None, fan)
-    q = row_percentiles(fan)
+    for _ in chunk_sums(res, np.zeros((0, len(res.months))), paths, seed, fan=fan):
+        pass
+    q = row_percentiles(fan, overwrite=True)
     return {"p5": q[0], "p50": q[1], "p95": q[2]}

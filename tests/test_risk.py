@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tco import risk
+from tco import risk, risk_sums
 from tco.catalog import load_catalog
 from tco.cli import main
 from tco.engine import run_scenario
@@ -138,6 +138,7 @@ def test_simulating_options_in_groups_gives_the_single_pass_results(monkeypatch)
     one = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
     # a budget of 2 options' arrays: the options go 2 at a time (7 options: 4 groups), each redrawing the same paths
     monkeypatch.setattr(risk, "WORK_BYTES", 16 * 6000 * 2)
+    monkeypatch.setattr(risk.StreamPercentiles, "result", lambda self: None)  # as if a bracket missed: all kept
     n = len(base.options)
     assert len(risk.option_groups(n, 6000)) == (n + 1) // 2 and n > 2
     grouped = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
@@ -229,14 +230,17 @@ def test_cheapest_is_argmin_with_infeasible_rows_at_infinity():
 @pytest.mark.parametrize("model", ["gbm", "bootstrap"])
 def test_same_seed_same_bits_however_the_work_is_cut(monkeypatch, model):
     """Every path's sums come from matrix products of one shape (BLOCK paths, padded): the block size and the
-    option groups change how the work is cut, not one bit of the results."""
+    groups of rows computed again from all paths (as when a percentile's bracket misses) change how the work is
+    cut, not one bit of the results."""
     s = scenario_with(model=model, volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=5, simulate=False)
     n = 5001  # odd: a chunk's last path has no mirror; blocks of 256 leave a short last block
     runs = []
-    for block, budget in ((2048, 1 << 30), (256, 1 << 30), (4096, 16 * n * 2), (64, 16 * n)):
-        monkeypatch.setattr(risk, "BLOCK", block)
-        monkeypatch.setattr(risk, "WORK_BYTES", budget)
+    for block, budget in ((2048, None), (256, None), (4096, 16 * n * 2), (64, 16 * n)):
+        monkeypatch.setattr(risk_sums, "BLOCK", block)
+        monkeypatch.setattr(risk, "WORK_BYTES", budget or risk.WORK_BYTES)
+        if budget:  # all paths kept, one or two rows at a time
+            monkeypatch.setattr(risk.StreamPercentiles, "result", lambda self: None)
         runs.append(risk.simulate(base, paths=n, seed=5, keep_samples=True))
     assert len(risk.option_groups(6, n, 16 * n)) == 6  # the last run: one option per group
     for other in runs[1:]:
@@ -261,3 +265,17 @@ def test_same_seed_same_json_with_one_or_two_blas_threads(tmp_path):
                         str(d), "--quiet", "--formats", "json", "--paths", "6000", "--seed", "3"], check=True, env=env)
         out.append((d / "seed_70b_h200.json").read_bytes())
     assert out[0] == out[1]
+
+
+def test_many_chunks_give_numpys_percentiles_and_the_chunked_mean():
+    """Past one chunk the paths are not kept: the percentiles are still np.percentile's, bit for bit, and the mean
+    is the sum over chunks of each chunk's sum, over the number of paths (np.mean's own sum up to one chunk)."""
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=6, simulate=False)
+    n = risk.CHUNK + 3001
+    out = risk.simulate(base, paths=n, seed=6, keep_samples=True)
+    for o in out:
+        x = o.tco_samples
+        assert [o.tco.p5, o.tco.p50, o.tco.p95] == np.percentile(x, [5, 50, 95]).tolist()
+        assert o.tco.mean == (np.add.reduce(x[:risk.CHUNK]) + np.add.reduce(x[risk.CHUNK:])) / n
+        assert o.tco.mean == pytest.approx(x.mean(), rel=1e-14)
