@@ -105,6 +105,8 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
             kept.append(sums[: len(live)].copy())
     if not live:
         _rank(best, res.options, brl, live, None, slice(None))
+        if progress is not None:
+            progress(paths, paths)  # nothing else to draw
         return {}, best.shares(len(parts))
     q = pct.result()
     if q is None:

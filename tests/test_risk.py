@@ -279,3 +279,26 @@ def test_many_chunks_give_numpys_percentiles_and_the_chunked_mean():
         assert [o.tco.p5, o.tco.p50, o.tco.p95] == np.percentile(x, [5, 50, 95]).tolist()
         assert o.tco.mean == (np.add.reduce(x[:risk.CHUNK]) + np.add.reduce(x[risk.CHUNK:])) / n
         assert o.tco.mean == pytest.approx(x.mean(), rel=1e-14)
+
+
+def test_options_without_usd_costs_only_draw_the_fans_paths():
+    """All options in BRL: nothing to simulate but the fan; each costs its BRL total on every path."""
+    from dataclasses import replace
+
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=8, simulate=False)
+    brl_only = [o for o in base.options if not np.any(base.ledger.by_currency(o.name)[1])]
+    assert len(brl_only) >= 2
+    res = replace(base, options=brl_only)
+    seen = []
+    out = risk.simulate(res, paths=70_000, seed=8, progress=lambda d, n: seen.append((d, n)))
+    assert seen == [(70_000, 70_000)]
+    totals = [base.ledger.by_currency(o.name)[0].sum() for o in brl_only]
+    ok = [t if o.feasible else np.inf for o, t in zip(brl_only, totals, strict=True)]
+    for o, t in zip(out, totals, strict=True):
+        assert o.tco.p5 == o.tco.p50 == o.tco.p95 == t
+        assert o.tco.mean == pytest.approx(t, rel=1e-15)
+        assert o.prob_cheapest == (1.0 if t == min(ok) and o.feasible else 0.0)
+    fan = risk.fx_fan(res, 70_000, 8)
+    b, u = base.ledger.by_currency(brl_only[0].name)
+    np.testing.assert_array_equal(out[0].fan_brl["p50"], b + u * fan["p50"])
