@@ -91,7 +91,7 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
     weights = np.concatenate([usd, usd * disc], axis=0)  # (2L, H): TCO rows, NPV rows
     shift = np.array([brl[j][0] for j in live] + [brl[j][1] for j in live])
     best = _Cheapest(paths)
-    pct = StreamPercentiles(len(weights), paths)
+    pct = StreamPercentiles(len(weights), paths, vouched_finite=True)  # the sums in `totals` say
     totals = np.zeros(len(weights))
     kept = []
     for at, sums in chunk_sums(res, weights, paths, seed, progress, fan):
@@ -108,7 +108,7 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
         if progress is not None:
             progress(paths, paths)  # nothing else to draw
         return {}, best.shares(len(parts))
-    q = pct.result()
+    q = pct.result() if np.isfinite(totals).all() else None
     if q is None:
         q = _again(res, weights, shift, paths, seed)
     means = totals / paths

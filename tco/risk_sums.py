@@ -77,6 +77,7 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
     z = np.empty((BLOCK, h))
     e = np.ones((h, BLOCK))  # month × path: padding columns stay finite
     scale = fx.volatility * np.sqrt(1.0 / 12.0)
+    views = (list(e), list(z.T))  # ~30,000 steps per million paths: three new views each would cost as much
     rng = np.random.default_rng(seed)
     at = 0
     while at < todo:
@@ -85,7 +86,7 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
         mirror = m - half
         for i in range(0, half, BLOCK):
             j = min(i + BLOCK, half)
-            _factors(rng, z[: j - i], e, scale)
+            _factors(rng, z[: j - i], e, scale, views if j - i == BLOCK else None)
             _fan_rows(fan, n_fan, trend, e[:, : j - i], at + i)
             _product(wt, e, j - i, out, i)
             k = max(0, min(j, mirror) - i)  # paths of this block whose mirror is a path too
@@ -99,14 +100,16 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
             progress(at, paths)
 
 
-def _factors(rng: np.random.Generator, z: np.ndarray, e: np.ndarray, scale: float) -> None:
-    """E = exp(scale·ΣZ) of len(z) paths into e's first columns (month × path), from len(z) × H fresh variates."""
+def _factors(rng: np.random.Generator, z: np.ndarray, e: np.ndarray, scale: float, views=None) -> None:
+    """E = exp(scale·ΣZ) of len(z) paths into e's first columns (month × path), from len(z) × H fresh variates.
+    `views` = (e's rows, z's columns) when z is the whole buffer: made once, not at each of the H steps."""
     n, h = z.shape
     rng.standard_normal(out=z)
     f = e[:, :n]
-    np.copyto(f[0], z[:, 0])
+    months, draws = views or (list(f), list(z.T))
+    np.copyto(months[0], draws[0])
     for m in range(1, h):  # the running sum, month by month: the additions np.cumsum makes, in its order
-        np.add(f[m - 1], z[:, m], out=f[m])
+        np.add(months[m - 1], draws[m], out=months[m])
     f *= scale
     np.exp(f, out=f)
 
