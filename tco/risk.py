@@ -11,7 +11,7 @@ USD costs costs the same on every path: it is not simulated (its percentiles are
 The paths come a chunk at a time (CHUNK paths, tco.risk_paths) and are not kept: each chunk adds to the sums of
 the means, to the count of each option being the cheapest, and to the exact percentiles (`StreamPercentiles`:
 the first chunk brackets each order statistic, the others count what falls below and keep what falls inside).
-Memory is a few chunks, whatever the number of paths. A mean is Σ over chunks of the chunk's sum (numpy's
+Memory is a few chunks and the fan's 50,000 paths, whatever the number of paths. A mean is Σ over chunks of the chunk's sum (numpy's
 pairwise sum), divided by the number of paths: np.mean itself up to one chunk. Same seed, same bits, however the
 work is cut (block size, BLAS threads): tests/test_risk.py checks it bit for bit.
 """
@@ -90,7 +90,7 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
     usd = np.array([parts[j][1] for j in live]).reshape(len(live), len(disc))
     weights = np.concatenate([usd, usd * disc], axis=0)  # (2L, H): TCO rows, NPV rows
     shift = np.array([brl[j][0] for j in live] + [brl[j][1] for j in live])
-    best = _Cheapest(paths)
+    wins = np.zeros(len(parts), dtype=np.int64)  # paths on which each option is the cheapest
     pct = StreamPercentiles(len(weights), paths, vouched_finite=True)  # the sums in `totals` say
     totals = np.zeros(len(weights))
     kept = []
@@ -99,15 +99,14 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
             break  # the fan's paths only
         sums += shift[:, None]
         totals += [np.add.reduce(row) for row in sums]
-        _rank(best, res.options, brl, live, sums, slice(at, at + sums.shape[1]))
+        wins += _wins(res.options, brl, live, sums, sums.shape[1])
         pct.add(sums)
         if keep_samples:
             kept.append(sums[: len(live)].copy())
-    if not live:
-        _rank(best, res.options, brl, live, None, slice(None))
+    if not live:  # every path the same: one stands for all
         if progress is not None:
             progress(paths, paths)  # nothing else to draw
-        return {}, best.shares(len(parts))
+        return {}, _wins(res.options, brl, live, None, 1).astype(float)
     q = pct.result() if np.isfinite(totals).all() else None
     if q is None:
         q = _again(res, weights, shift, paths, seed)
@@ -116,7 +115,7 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
     n = len(live)
     stats = {j: (float(means[r]), q[r], float(means[n + r]), q[n + r], None if samples is None else samples[r])
              for r, j in enumerate(live)}
-    return stats, best.shares(len(parts))
+    return stats, wins / paths
 
 
 def _mean_of_constant(value: float, paths: int) -> float:
@@ -127,18 +126,20 @@ def _mean_of_constant(value: float, paths: int) -> float:
     return total / paths
 
 
-def _rank(best: _Cheapest, options, brl, live: list[int], sums, at: slice) -> None:
-    """Every option in order (ties go to the earlier one) into `best`, on the paths `at`: the simulated TCO rows
-    of `sums` for the options in `live`, the BRL total for the others."""
+def _wins(options, brl, live: list[int], sums, m: int) -> np.ndarray:
+    """On how many of m paths each option is the cheapest: the simulated TCO rows of `sums` for the options in
+    `live`, the BRL total for the others (every option in order: ties go to the earlier one)."""
+    best = _Cheapest(m)
     for j, o in enumerate(options):
-        best.add(j, sums[live.index(j)] if j in live else brl[j][0], o.feasible, at)
+        best.add(j, sums[live.index(j)] if j in live else brl[j][0], o.feasible)
+    return np.bincount(best.idx, minlength=len(options))
 
 
 def _again(res, weights: np.ndarray, shift: np.ndarray, paths: int, seed: int) -> np.ndarray:
     """The percentiles of every row of weights @ S + shift from all the paths kept, in groups of rows that fit
     WORK_BYTES (a group has two rows at least: a product of one row is a different BLAS routine)."""
     out = np.empty((len(weights), 3))
-    for group in option_groups(len(weights), paths, WORK_BYTES // 2):
+    for group in option_groups(len(weights), paths, 2 * WORK_BYTES):  # 16 B per path and option: 8 per row
         rows = list(group) if len(group) > 1 else [group[0], group[0]]
         full = np.empty((len(rows), paths))
         for at, sums in chunk_sums(res, weights[rows], paths, seed):
@@ -156,15 +157,11 @@ class _Cheapest:
         self.idx = np.zeros(paths, dtype=np.intp)
         self.val = np.full(paths, np.inf)
 
-    def add(self, j: int, tco, feasible: bool, at: slice = slice(None)) -> None:
-        """Option j, its TCO on the paths `at` (an array, or one value for every path)."""
+    def add(self, j: int, tco, feasible: bool) -> None:
+        """Option j, its TCO on each path (an array, or one value for every path)."""
         if feasible:
-            val, idx = self.val[at], self.idx[at]
-            idx[tco < val] = j
-            np.minimum(val, tco, out=val)
-
-    def shares(self, n_options: int) -> np.ndarray:
-        return np.bincount(self.idx, minlength=n_options) / len(self.idx)
+            self.idx[tco < self.val] = j
+            np.minimum(self.val, tco, out=self.val)
 
 
 def _cheapest(tco: np.ndarray, feasible: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
