@@ -43,10 +43,7 @@ def percentiles(x, q=(5, 50, 95)) -> np.ndarray:
     if (x.ndim != 1 or n < FAST_MIN or x.dtype != np.float64 or qs.ndim != 1 or not np.all((qs > 0) & (qs < 1))
             or not np.isfinite(x.sum())):
         return np.percentile(x, q)
-    virtual = (n - 1) * qs  # numpy's "linear" virtual index, previous/next index and gamma
-    prev = np.floor(virtual).astype(np.intp)
-    nxt = np.minimum(prev + 1, n - 1)
-    gamma = np.asanyarray(virtual - prev, dtype=virtual.dtype)
+    prev, nxt, gamma = _positions(n, qs)
     sample = np.sort(x[::SAMPLE_STEP])
     a = np.empty(len(qs))
     b = np.empty(len(qs))
@@ -55,12 +52,99 @@ def percentiles(x, q=(5, 50, 95)) -> np.ndarray:
         if got is None:
             return np.percentile(x, q)
         a[i], b[i] = got
-    diff_b_a = b - a  # numpy's _lerp
+    return _lerp(a, b, gamma)
+
+
+def _positions(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """numpy's "linear" method: the previous and next index of each virtual index (n − 1)·q, and gamma."""
+    virtual = (n - 1) * qs
+    prev = np.floor(virtual).astype(np.intp)
+    return prev, np.minimum(prev + 1, n - 1), np.asanyarray(virtual - prev, dtype=virtual.dtype)
+
+
+def _lerp(a, b, gamma) -> np.ndarray:
+    """numpy 2.x's ``_lerp``: a + (b − a)·γ, or b − (b − a)·(1 − γ) where γ ≥ 0.5 (the same floats)."""
+    diff_b_a = b - a
     out = np.add(a, diff_b_a * gamma)
     np.subtract(b, diff_b_a * (1 - gamma), out=out, where=gamma >= 0.5, casting="unsafe", dtype=out.dtype.type)
     return out
 
 
-def row_percentiles(rows: np.ndarray, q=(5, 50, 95)) -> np.ndarray:
-    """``np.percentile(rows, q, axis=1)`` of a 2-D array, row by row with `percentiles`: shape (len(q), rows)."""
-    return np.stack([percentiles(r, q) for r in rows], axis=1)
+class StreamPercentiles:
+    """``np.percentile(row, q)`` of each row of a (rows × n) float64 array that arrives in chunks of columns, the
+    same floats, without keeping the array: the first chunk (a random sample of the paths) brackets each order
+    statistic between two of its values (±6 standard deviations of its rank, plus a margin, as `percentiles`
+    does); every chunk then adds its count of values below each bracket and keeps the few values inside. `result`
+    is None if a bracket missed its rank (improbable) or a value was not finite: the caller computes again."""
+
+    def __init__(self, rows: int, n: int, q=(5, 50, 95), vouched_finite: bool = False):
+        self.qs = np.true_divide(q, 100)
+        self.n = n
+        self.prev, self.next, self.gamma = _positions(n, self.qs)
+        self.lo: np.ndarray | None = None
+        self.hi = np.empty((rows, len(self.qs)))
+        self.below = np.zeros((rows, len(self.qs)), dtype=np.int64)
+        self.inside: list[list[list[np.ndarray]]] = [[[] for _ in self.qs] for _ in range(rows)]
+        self.finite = True
+        self.vouched = vouched_finite
+        """The caller checks the values are finite itself (a sum of each row, say): no pass here."""
+
+    def add(self, chunk: np.ndarray) -> None:
+        """The next chunk of columns (rows × m)."""
+        if not self.vouched and not np.isfinite(chunk.sum()):
+            self.finite = False
+            return
+        if self.lo is None:
+            self._brackets(chunk)
+        assert self.lo is not None
+        union = np.zeros(chunk.shape, dtype=bool)  # inside one bracket or another: one extraction for all
+        for i in range(len(self.qs)):
+            below = chunk < self.lo[:, i:i + 1]
+            self.below[:, i] += np.count_nonzero(below, axis=1)
+            union |= np.greater(chunk <= self.hi[:, i:i + 1], below)  # ≤ hi and not < lo
+        counts = np.count_nonzero(union, axis=1)
+        for r, part in enumerate(np.split(chunk[union], np.cumsum(counts)[:-1])):
+            for i in range(len(self.qs)):
+                self.inside[r][i].append(part[(part >= self.lo[r, i]) & (part <= self.hi[r, i])])
+
+    def _brackets(self, pilot: np.ndarray) -> None:
+        ordered = np.sort(pilot, axis=1)
+        ns = ordered.shape[1]
+        self.lo = np.empty_like(self.hi)
+        for i, p in enumerate(self.qs.tolist()):
+            centre = p * (ns - 1)
+            spread = 6.0 * np.sqrt(ns * p * (1.0 - p)) + 8.0
+            lo, hi = int(centre - spread), int(centre + spread) + 1  # past the first chunk's ends: unbounded
+            self.lo[:, i] = ordered[:, lo] if centre - spread >= 0 else -np.inf
+            self.hi[:, i] = ordered[:, hi] if hi <= ns - 1 else np.inf
+
+    def result(self) -> np.ndarray | None:
+        """(rows × len(q)) percentiles, or None (see the class)."""
+        if not self.finite or self.lo is None:
+            return None
+        a = np.empty(self.below.shape)
+        b = np.empty(self.below.shape)
+        for r, per_q in enumerate(self.inside):
+            for i, parts in enumerate(per_q):
+                inside = np.concatenate(parts)
+                lo_rank, hi_rank = self.prev[i] - self.below[r, i], self.next[i] - self.below[r, i]
+                if lo_rank < 0 or hi_rank >= inside.size:
+                    return None
+                part = np.partition(inside, [lo_rank, hi_rank])
+                a[r, i], b[r, i] = part[lo_rank], part[hi_rank]
+        return _lerp(a, b, self.gamma)
+
+
+def row_percentiles(rows: np.ndarray, q=(5, 50, 95), overwrite: bool = False) -> np.ndarray:
+    """``np.percentile(rows, q, axis=1)`` of a 2-D array, the same floats: shape (len(q), rows). The rows are
+    sorted (one vectorised sort: the monthly fan's 120 × 50,000 rates in a third of the time of partitioning each
+    row) and the order statistics interpolated as numpy's ``_lerp`` does. With `overwrite`, in place."""
+    rows = np.asarray(rows)
+    qs = np.true_divide(q, 100)
+    if (rows.ndim != 2 or rows.shape[1] == 0 or rows.dtype != np.float64 or qs.ndim != 1
+            or not np.all((qs >= 0) & (qs <= 1)) or not np.isfinite(rows.sum())):
+        return np.percentile(rows, q, axis=1)
+    prev, nxt, gamma = _positions(rows.shape[1], qs)
+    ordered = rows if overwrite else rows.copy()
+    ordered.sort(axis=1)
+    return _lerp(ordered[:, prev].T, ordered[:, nxt].T, gamma[:, None])

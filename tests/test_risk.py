@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tco import risk
+from tco import risk, risk_sums
 from tco.catalog import load_catalog
 from tco.cli import main
 from tco.engine import run_scenario
@@ -135,12 +135,13 @@ def test_option_groups_fit_the_memory_budget():
 def test_simulating_options_in_groups_gives_the_single_pass_results(monkeypatch):
     s = scenario_with(model="gbm", volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=4, simulate=False)
-    one = risk.simulate(base, paths=6000, seed=4)
+    one = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
     # a budget of 2 options' arrays: the options go 2 at a time (7 options: 4 groups), each redrawing the same paths
     monkeypatch.setattr(risk, "WORK_BYTES", 16 * 6000 * 2)
+    monkeypatch.setattr(risk.StreamPercentiles, "result", lambda self: None)  # as if a bracket missed: all kept
     n = len(base.options)
     assert len(risk.option_groups(n, 6000)) == (n + 1) // 2 and n > 2
-    grouped = risk.simulate(base, paths=6000, seed=4)
+    grouped = risk.simulate(base, paths=6000, seed=4, keep_samples=True)
     for a, b in zip(one, grouped, strict=True):
         np.testing.assert_allclose(b.tco_samples, a.tco_samples, rtol=1e-12)
         for q in ("mean", "p5", "p50", "p95"):
@@ -160,7 +161,7 @@ def test_factor_form_gives_the_textbook_gbm_costs_to_1e12():
     s = scenario_with(model="gbm", volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=2, simulate=False)
     n, h = 3001, len(base.months)  # odd: the last chunk's mirror is one path short
-    out = risk.simulate(base, paths=n, seed=2)
+    out = risk.simulate(base, paths=n, seed=2, keep_samples=True)
     # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k
     z = np.random.default_rng(2).standard_normal(((n + 1) // 2, h))
     w = 0.13 * np.sqrt(1 / 12) * np.cumsum(z, axis=1)
@@ -224,3 +225,80 @@ def test_cheapest_is_argmin_with_infeasible_rows_at_infinity():
     np.testing.assert_array_equal(val, ranked.min(axis=0))
     idx, val = risk._cheapest(tco, np.zeros(4, dtype=bool))  # nothing feasible: row 0, as argmin of all-inf
     assert not idx.any() and np.isinf(val).all()
+
+
+@pytest.mark.parametrize("model", ["gbm", "bootstrap"])
+def test_same_seed_same_bits_however_the_work_is_cut(monkeypatch, model):
+    """Every path's sums come from matrix products of one shape (BLOCK paths, padded): the block size and the
+    groups of rows computed again from all paths (as when a percentile's bracket misses) change how the work is
+    cut, not one bit of the results."""
+    s = scenario_with(model=model, volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=5, simulate=False)
+    n = 5001  # odd: a chunk's last path has no mirror; blocks of 256 leave a short last block
+    runs = []
+    for block, budget in ((2048, None), (256, None), (4096, 16 * n * 2), (64, 16 * n)):
+        monkeypatch.setattr(risk_sums, "BLOCK", block)
+        monkeypatch.setattr(risk, "WORK_BYTES", budget or risk.WORK_BYTES)
+        if budget:  # all paths kept, one or two rows at a time
+            monkeypatch.setattr(risk.StreamPercentiles, "result", lambda self: None)
+        runs.append(risk.simulate(base, paths=n, seed=5, keep_samples=True))
+    assert len(risk.option_groups(6, n, 16 * n)) == 6  # the last run: one option per group
+    for other in runs[1:]:
+        for a, b in zip(runs[0], other, strict=True):
+            assert a.tco == b.tco and a.npv == b.npv and a.prob_cheapest == b.prob_cheapest
+            np.testing.assert_array_equal(a.tco_samples, b.tco_samples)
+            for q in ("p5", "p50", "p95"):
+                np.testing.assert_array_equal(a.fan_brl[q], b.fan_brl[q])
+
+
+def test_same_seed_same_json_with_one_or_two_blas_threads(tmp_path):
+    """OpenBLAS splits a product between threads when allowed: the JSON is the same bytes either way."""
+    import os
+    import subprocess
+    import sys
+
+    out = []
+    for threads in ("1", "2"):
+        env = dict(os.environ, OPENBLAS_NUM_THREADS=threads, PYTHONPATH=str(ROOT))
+        d = tmp_path / threads
+        subprocess.run([sys.executable, "-m", "tco", "run", str(ROOT / "scenarios" / "seed_70b_h200.toml"), "-o",
+                        str(d), "--quiet", "--formats", "json", "--paths", "6000", "--seed", "3"], check=True, env=env)
+        out.append((d / "seed_70b_h200.json").read_bytes())
+    assert out[0] == out[1]
+
+
+def test_many_chunks_give_numpys_percentiles_and_the_chunked_mean():
+    """Past one chunk the paths are not kept: the percentiles are still np.percentile's, bit for bit, and the mean
+    is the sum over chunks of each chunk's sum, over the number of paths (np.mean's own sum up to one chunk)."""
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=6, simulate=False)
+    n = risk.CHUNK + 3001
+    out = risk.simulate(base, paths=n, seed=6, keep_samples=True)
+    for o in out:
+        x = o.tco_samples
+        assert [o.tco.p5, o.tco.p50, o.tco.p95] == np.percentile(x, [5, 50, 95]).tolist()
+        assert o.tco.mean == (np.add.reduce(x[:risk.CHUNK]) + np.add.reduce(x[risk.CHUNK:])) / n
+        assert o.tco.mean == pytest.approx(x.mean(), rel=1e-14)
+
+
+def test_options_without_usd_costs_only_draw_the_fans_paths():
+    """All options in BRL: nothing to simulate but the fan; each costs its BRL total on every path."""
+    from dataclasses import replace
+
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=8, simulate=False)
+    brl_only = [o for o in base.options if not np.any(base.ledger.by_currency(o.name)[1])]
+    assert len(brl_only) >= 2
+    res = replace(base, options=brl_only)
+    seen = []
+    out = risk.simulate(res, paths=70_000, seed=8, progress=lambda d, n: seen.append((d, n)))
+    assert seen == [(70_000, 70_000)]
+    totals = [base.ledger.by_currency(o.name)[0].sum() for o in brl_only]
+    ok = [t if o.feasible else np.inf for o, t in zip(brl_only, totals, strict=True)]
+    for o, t in zip(out, totals, strict=True):
+        assert o.tco.p5 == o.tco.p50 == o.tco.p95 == t
+        assert o.tco.mean == pytest.approx(t, rel=1e-15)
+        assert o.prob_cheapest == (1.0 if t == min(ok) and o.feasible else 0.0)
+    fan = risk.fx_fan(res, 70_000, 8)
+    b, u = base.ledger.by_currency(brl_only[0].name)
+    np.testing.assert_array_equal(out[0].fan_brl["p50"], b + u * fan["p50"])

@@ -1,0 +1,30 @@
+"""tco.risk_sums: the Monte Carlo's inner loop, against the plain formulas (its bit-for-bit checks are in
+test_risk.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco import risk_paths, risk_sums
+
+
+def test_factors_are_gbm_factors_laid_out_month_by_path_bit_for_bit():
+    h, n, sigma = 24, 300, 0.13
+    z = np.empty((n, h))
+    e = np.ones((h, risk_sums.BLOCK))
+    risk_sums._factors(np.random.default_rng(4), z, e, sigma * np.sqrt(1.0 / 12.0))
+    expected = risk_paths.gbm_factors(np.random.default_rng(4), 2 * n, h, sigma)  # ⌈2n/2⌉ = n rows
+    np.testing.assert_array_equal(e[:, :n], expected.T)
+    assert np.all(e[:, n:] == 1.0)  # the padding is untouched
+
+
+def test_product_of_a_short_block_is_the_first_columns_of_a_full_one():
+    # w = [[1, 2], [3, 4]], e's first column (1, 1) → 1 + 2 = 3 and 3 + 4 = 7; second column (2, 0) → 2, 6
+    w = np.array([[1.0, 2.0], [3.0, 4.0]])
+    e = np.ones((2, risk_sums.BLOCK))
+    e[:, 1] = [2.0, 0.0]
+    out = np.full((2, 5), -1.0)
+    risk_sums._product(w, e, 2, out, 1)
+    np.testing.assert_array_equal(out, [[-1.0, 3.0, 2.0, -1.0, -1.0], [-1.0, 7.0, 6.0, -1.0, -1.0]])
+    risk_sums._product(np.zeros((0, 2)), e, 2, out, 0)  # no weights: nothing to do
+    assert out[0, 0] == -1.0
