@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from tco.expr import AND, IF, INT, MAX, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
+from tco.expr.base import along_months
 
 
 class Terms(Protocol):
@@ -35,10 +36,9 @@ class Renewals(Expr):
     n: int
 
     def np(self, env: Env) -> np.ndarray:
-        x = np.broadcast_to(np.asarray(self.x.np(env), dtype=float), (env.horizon,))
-        out = x.copy()
+        out = along_months(self.x.np(env), env.horizon).copy()
         for t in range(self.n, env.horizon):
-            out[t] += out[t - self.n]
+            out[..., t] += out[..., t - self.n]
         return out
 
     def xl(self, ctx: XlContext) -> str:
