@@ -13,7 +13,7 @@ at most what was charged; on a BRL invoice with its taxes inside (a dedicated of
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,17 +21,16 @@ import numpy as np
 from tco import taxes as taxmod
 from tco.catalog import EgressTable, TaxProfile
 from tco.domain import LINES, FleetKind, FleetMode, Notice, is_committed
-from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, evaluate
+from tco.expr import ROUNDUP, Fill, In, Month, Ratchet, Row, Rule, Scalar, evaluate
+from tco.expr.deps import needed
 from tco.fleet_rules import Shape, egress_rules, factor, plan, replicas
 from tco.costs_taxes import TaxPlan, option_taxes, tax_plan  # noqa: F401  (re-exported)
-from tco.upfront_rules import hourly_part, term_starts
 from tco.sizing import ReplicaSize, TrainingSize
 
 if TYPE_CHECKING:
     from tco.resolve import ResolvedOption
 
-__all__ = ["LINES", "OptionCosts", "egress_cost_usd", "hourly_part", "is_committed", "option_costs", "tax_uplift",
-           "term_starts"]
+__all__ = ["LINES", "OptionCosts", "committed_levels", "egress_cost_usd", "is_committed", "option_costs", "tax_uplift"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -82,37 +81,6 @@ def spread_hours(wall_hours: float, start_month: int, days: np.ndarray) -> np.nd
     (the ``train_hours`` rule)."""
     return evaluate(_SPREAD, {"wall": wall_hours, "start": float(start_month)}, len(days),
                     rows={"hours": np.asarray(days, dtype=float) * 24.0})["x"]
-
-
-def committed_schedule(committed: tuple[int, ...], term_months: int, first_month: int, horizon: int) -> np.ndarray:
-    """Committed instances in each month 1..H [-]: ``committed[j]`` for the j-th term counted from
-    `first_month` (the last value holds for later terms), 0 before it."""
-    out = np.zeros(horizon)
-    for j, start in enumerate(range(first_month - 1, horizon, term_months)):
-        out[start:start + term_months] = committed[min(j, len(committed) - 1)]
-    return out
-
-
-def committed_baseline_hours(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray
-                             ) -> tuple[np.ndarray, np.ndarray]:
-    """Instance-hours of a committed baseline plus an on-demand (or spot) top-up, month by month [h].
-
-    committed hours[m] = k[m] × 24 × days[m]                (paid every hour of the term, used or not)
-    burst hours[m]     = Σ_h max(S[m, h] − k[m], 0) × days[m]  (the hours of the day above the baseline)
-    S = servers needed by month × hour of day, k = committed instances by month. ``committed`` may carry
-    leading axes (…, H): every commitment level is then costed at once (the plan's ladder).
-    """
-    k = np.asarray(committed, dtype=float)
-    burst = np.clip(servers_by_hour - k[..., None], 0.0, None).sum(axis=-1) * days
-    return k * 24.0 * days, burst
-
-
-def committed_baseline_cost(servers_by_hour: np.ndarray, days: np.ndarray, committed: np.ndarray, price: float,
-                            burst_price: float, trend: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Inference compute of a committed baseline [USD/month] and its instance-hours [h]:
-    (committed hours × committed price + burst hours × burst price) × price trend."""
-    c_hours, b_hours = committed_baseline_hours(servers_by_hour, days, committed)
-    return (c_hours * price + b_hours * burst_price) * trend, c_hours + b_hours
 
 
 def ratchet(servers: np.ndarray) -> np.ndarray:
@@ -247,6 +215,10 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
     return out
 
 
+GIVEN_ROWS = ("t", "year", "days", "hours", "egress", "peak_rps", *(f"rps_{hr}" for hr in range(24)))
+"""The timeline rows an option's rules read (``given_rows``)."""
+
+
 def given_rows(rps: np.ndarray, days: np.ndarray, egress_gb: np.ndarray) -> dict[str, np.ndarray]:
     """The timeline rows the option's rules read: t, contract year, days, hours, hourly load, egress."""
     h = len(days)
@@ -256,6 +228,37 @@ def given_rows(rps: np.ndarray, days: np.ndarray, egress_gb: np.ndarray) -> dict
             "peak_rps": np.asarray(rps, dtype=float).max(axis=1)}
     rows |= {f"rps_{hr}": np.asarray(rps[:, hr], dtype=float) for hr in range(24)}
     return rows
+
+
+def committed_levels(opt: ResolvedOption, oc: OptionCosts, committed: np.ndarray) -> np.ndarray:
+    """The serving line of a committed baseline for each row of `committed` [USD/month], rows × months.
+
+    ``committed[n, j]`` is case n's committed level in term j + 1 (the last holding for later terms); `opt` is the
+    baseline (its ``burst`` and ``commit_term_months``; its own ``committed`` is replaced by each row) and `oc` the
+    costs of its serving offer at its pricing (``option_costs``: the rule inputs and timeline rows it ran with).
+    The rules are the option's own (``fleet_rules.plan``, its committed branch ``_committed_rules`` with the
+    upfronts), evaluated once with the cases as a leading axis: the plan search costs every level of its ladder in
+    one evaluation, and the level it keeps exactly as the engine costs that option."""
+    levels = np.asarray(committed, dtype=float)
+    n, terms = levels.shape
+    assert opt.burst is not None, "a committed baseline has a burst pricing"
+    shape = replace(_shape(opt, "train_hours" in oc.rows), commit_terms=terms)
+    inputs = oc.inputs | {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
+    inputs |= {f"o.commit_{j}": levels[:, j - 1:j] for j in range(1, terms + 1)}
+    h = len(oc.rows["days"])
+    rows = evaluate(_serving_line_rules(shape), inputs, h, rows={k: oc.rows[k] for k in _LADDER_GIVEN})
+    return np.broadcast_to(rows["l_inference_compute"], (n, h))
+
+
+_LADDER_GIVEN = (*GIVEN_ROWS, "trend", *(f"srv_{hr}" for hr in range(24)))
+"""What the ladder reads from the option's costs at its pricing: the timeline rows, and the rows of the rules every
+shape begins with (``fleet_rules._sizing_rules``: the price trend, the servers needed at each hour)."""
+
+
+@functools.lru_cache(maxsize=64)
+def _serving_line_rules(shape: Shape) -> tuple[Rule | Scalar, ...]:
+    """The rules of ``plan(shape)`` the serving line depends on, past the rows the ladder is given."""
+    return needed(plan(shape), ("l_inference_compute",), given=_LADDER_GIVEN)
 
 
 def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, rps: np.ndarray,

@@ -196,9 +196,9 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
 
 
 def _committed_rules(terms: int) -> list[Rule | Scalar]:
-    """A committed baseline plus a burst (costs.committed_baseline_hours): k instances every hour of each term
-    at the committed price (k of the term, counted from the first serving month, the last level holding) and the
-    hours of the day above k at the burst price."""
+    """A committed baseline plus a burst: k instances every hour of each term at the committed price (k of the term,
+    counted from the first serving month, the last level holding) and the hours of the day above k at the burst
+    price. The plan search evaluates these rules for every level k at once (``costs.committed_levels``)."""
     t, start = Month(), In("inf_start")
     term = MIN(INT((t - start) / In("o.commit_term")) + 1, terms)
     level = CHOOSE(term, *(In(f"o.commit_{j}") for j in range(1, terms + 1)))

@@ -481,24 +481,34 @@ def test_committed_baseline_with_upfront_pays_each_terms_level_at_its_start():
 
 
 def test_the_plan_search_costs_an_upfront_baseline_as_the_engine_does():
-    # tco.plan.costing._ladder: committed_baseline_cost at the hourly part + term_starts × upfront × trend
+    # tco.plan.costing._ladder: costs.committed_levels, the baseline's own rules evaluated over a batch of levels
     from dataclasses import replace
 
-    from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts
+    from tco.costs import committed_levels
 
     inf = upfront_fleet(3.0, 730.0 * 12, 12, "ri_1yr_standard_all_upfront_effective")
     burst = fleet("cloud/serve", "cloud", 5.0, pricing="on_demand")
     opt = replace(option(inf, None, trend=-0.1), committed=(1, 2), burst=burst, commit_term_months=12)
     days = demand.days_in_months("2027-01", 26)
     load = [0.0] + [0.4] * 12 + [1.2] * 13  # 1 server needed, then 2 from month 14
-    oc = option_costs(opt, training=None, replica=REPLICA, rps=flat_rps(load), days=days, egress_gb=np.zeros(26),
-                      storage_gb=0.0, training_start=1, inference_start=2, utilization=0.5, redundancy="none")
-    sched = committed_schedule((1, 2), 12, 2, 26)
-    trend = yearly_factor(np.arange(1, 27), -0.1)
-    hourly = hourly_part(3.0, 8760.0, 12)
-    assert hourly == pytest.approx(3.0 - 8760.0 / (12 * 730))  # 2.0
-    cost, _ = committed_baseline_cost(oc.servers_by_hour, days, sched, hourly, 5.0, trend)
-    cost = cost + term_starts(sched, 12, 2) * 8760.0 * trend
-    np.testing.assert_allclose(cost, oc.lines["inference_compute"])
-    # by hand: terms start in months 2 (1 instance), 14 (2) and 26 (2, the last level holding)
-    np.testing.assert_array_equal(np.nonzero(term_starts(sched, 12, 2))[0] + 1, [2, 14, 26])
+
+    def costs_of(o):
+        return option_costs(o, training=None, replica=REPLICA, rps=flat_rps(load), days=days, egress_gb=np.zeros(26),
+                            storage_gb=0.0, training_start=1, inference_start=2, utilization=0.5, redundancy="none")
+
+    oc = costs_of(opt)
+    base = costs_of(replace(opt, committed=None, burst=None))  # the offer at its pricing, as the search costs it first
+    np.testing.assert_array_equal(committed_levels(opt, base, np.array([[1.0, 2.0]]))[0], oc.lines["inference_compute"])
+    ladder = committed_levels(opt, base, np.array([[0.0], [1.0], [2.0]]))  # each level held over every term, at once
+    for k in range(3):
+        np.testing.assert_array_equal(ladder[k], costs_of(replace(opt, committed=(k,))).lines["inference_compute"])
+    # by hand: hourly part 3 − 8,760 / (12 × 730) = 2.0; terms start in months 2 (1 instance), 14 (2) and 26 (2, the
+    # last level holding); the load never exceeds the baseline (no burst); the trend 0.9^⌊(t − 1)/12⌋
+    assert oc.rows["hourly_part"][0] == pytest.approx(3.0 - 8760.0 / (12 * 730))
+    np.testing.assert_array_equal(np.nonzero(oc.rows["upfronts"])[0] + 1, [2, 14, 26])
+    commit = np.array([0] + [1] * 12 + [2] * 13, dtype=float)
+    starts = np.zeros(26)
+    starts[[1, 13, 25]] = [1, 2, 2]
+    trend = 0.9 ** np.floor(np.arange(26) / 12)
+    expected = (commit * 24 * days * 2.0 + starts * 8760.0) * trend
+    np.testing.assert_allclose(oc.lines["inference_compute"], expected)

@@ -7,11 +7,12 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts, yearly_factor
-from tco.domain import CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
+from tco.costs import committed_levels
+from tco.domain import ON_DEMAND, CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
 from tco.engine import option_costs_for
 from tco.plan.components import (
     Comp,
+    SKIP_STATUSES,
     Ctx,
     _option,
     allowed,
@@ -114,27 +115,20 @@ def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
 
 def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     """The committed baseline: k instances per term at the commitment, hours above k at on demand. Every
-    level k of every term is costed at once; the best level of each term is kept (the terms are separable)."""
+    level k is costed at once by the baseline's own rules (``costs.committed_levels``); the best level of each term
+    is kept (the terms are separable: a term's level changes only that term's months)."""
     if base is None:
         return None
-    burst = fleet_of(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
-    if burst is None or burst.price_status in ("not_offered", "anomalous") or not allowed(ctx.spec, "on_demand"):
+    burst = fleet_of(ctx.cat, f.offer_id, ON_DEMAND, None, None, None, None, "", [], "", None)
+    if burst is None or burst.price_status in SKIP_STATUSES or not allowed(ctx.spec, ON_DEMAND):
         return None
     r, oc = base
     h, first = ctx.h, ctx.s.inference.start_month
-    months = np.arange(1, h + 1)
     by_hour = oc.servers_by_hour
     term = commitment_term_months(f.pricing) or h
-    trend = yearly_factor(months, r.price_trend_rate)
+    baseline = replace(r, committed=(0,), burst=burst, commit_term_months=term)
     levels = np.arange(int(by_hour.max(initial=0)) + 1, dtype=float)
-    sched = levels[:, None] * (months >= first)[None, :]
-    price = hourly_part(f.price, f.upfront_usd, f.upfront_term_months)  # an upfront is paid as each term starts
-
-    def cost_of(schedule):
-        c, _ = committed_baseline_cost(by_hour, ctx.days, schedule, price, burst.price, trend)
-        return c + term_starts(schedule, term, first) * f.upfront_usd * trend if f.upfront_usd else c
-
-    cost_fx = cost_of(sched) * ctx.fx  # levels × months [BRL before taxes]
+    cost_fx = committed_levels(baseline, oc, levels[:, None]) * ctx.fx  # levels × months [BRL before taxes]
     best, combos = [], 1
     for start in range(first - 1, h, term):
         block = slice(start, min(start + term, h))
@@ -142,16 +136,21 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
         best.append(int(np.argmin(cost_fx[:top + 1, block].sum(axis=1))))
         combos *= top + 1
     committed = tuple(best)
-    line = cost_of(committed_schedule(committed, term, first, h))
-    by_line = gross(oc) | {"inference_compute": line}
-    over = (first - 1 + len(best) * term) - h
-    past = ("its upfront is paid in full, its hours past the horizon are not costed" if f.upfront_usd
-            else "those months are not costed")
-    notes = (f"the last {term}-month term runs {over} month(s) past the horizon; {past}",) \
-        if over > 0 and best[-1] > 0 else ()
+    line = committed_levels(baseline, oc, np.array([committed], dtype=float))[0]
+    by_line = gross(oc) | {CostLine.INFERENCE_COMPUTE: line}
     return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
-                committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,
-                notes=notes)
+                committed=committed, burst_pricing=ON_DEMAND, peak=int(by_hour.max(initial=0)), replica=rep,
+                notes=_past_horizon(first, term, h, best, f.upfront_usd))
+
+
+def _past_horizon(first: int, term: int, h: int, best: list[int], upfront: float) -> tuple[str, ...]:
+    """A note when the last term of a baseline that commits something runs past the horizon."""
+    over = (first - 1 + len(best) * term) - h
+    if over <= 0 or best[-1] == 0:
+        return ()
+    past = ("its upfront is paid in full, its hours past the horizon are not costed" if upfront
+            else "those months are not costed")
+    return (f"the last {term}-month term runs {over} month(s) past the horizon; {past}",)
 
 
 def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
