@@ -53,7 +53,7 @@ class ResolvedOption:
     tax_periods: tuple = ()
     """Reform periods (tco.taxes.ReformPeriod) the option's months fall in."""
     committed: tuple[int, ...] | None = None
-    """Committed baseline instances per term (costs.committed_schedule), or None."""
+    """Committed baseline instances per term, the last holding (``fleet_rules._committed_rules``), or None."""
     burst: Fleet | None = None
     """The inference offer at its burst pricing (hours above the committed baseline)."""
     commit_term_months: int = 0
