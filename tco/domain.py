@@ -119,6 +119,21 @@ class GrowthModel(StrEnum):
     LIST = "list"
 
 
+class PlanMode(StrEnum):
+    """How a component of the plan search runs its fleet (the JSON's ``plans … serving.mode``)."""
+
+    BURST = "burst"
+    """A training burst."""
+    AUTOSCALED = "autoscaled"
+    COMMITTED_ALL_MONTH = "committed_all_month"
+    """Committed instances for the peak, kept all month."""
+    COMMITTED_BASELINE = "committed_baseline"
+    """Committed instances per term, the hours above them at on demand."""
+    DEDICATED = "dedicated"
+    SHARED = "shared"
+    """One fleet that trains and serves."""
+
+
 ON_DEMAND = "on_demand"
 SPOT = "spot"
 """The plain spot pricing (``is_spot`` also takes the catalog's variants of it)."""

@@ -19,7 +19,7 @@ from tco.plan.components import (
 )
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.scenario import Scenario
-from tco.domain import FleetKind, FleetMode, Role
+from tco.domain import FleetKind, FleetMode, PlanMode, Role, TrainingMethod
 
 NO_TRAINING = None
 
@@ -78,7 +78,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     precheck(s, cat, file=file, lines=lines)
     ctx = context(s, cat, file)
     fleets = offers(ctx)
-    with_training = s.training.method != "none"
+    with_training = s.training.method != TrainingMethod.NONE
     tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None
     Iv, rep_any = serving_comps(ctx, fleets, tsize_any)
     T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
@@ -166,12 +166,12 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
     shared = i.role == Role.SHARED
     f = i.fleet
     opt: dict = {"inference_offer": f.offer_id, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
-                 "autoscale": i.mode == "autoscaled"}
+                 "autoscale": i.mode == PlanMode.AUTOSCALED}
     if f.kind == FleetKind.CLOUD:
         opt["pricing"] = f.pricing
     if i.committed is not None:
         opt |= {"committed_instances": list(i.committed), "burst_pricing": i.burst_pricing}
-    if shared and ctx.s.training.method != "none":
+    if shared and ctx.s.training.method != TrainingMethod.NONE:
         opt["training_offer"] = f.offer_id
         if f.kind == FleetKind.CLOUD:
             opt["training_pricing"] = f.pricing
@@ -207,7 +207,7 @@ def _name(group: str, t: Comp | None, i: Comp) -> str:
     serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
     if i.committed is not None:
         serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
-    elif i.mode == "autoscaled":
+    elif i.mode == PlanMode.AUTOSCALED:
         serve += " autoscaled"
     if i.role == Role.SHARED:
         return f"Plan {group}: shared {serve} ({f.region})"

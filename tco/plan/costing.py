@@ -8,7 +8,20 @@ from dataclasses import replace
 import numpy as np
 
 from tco.costs import committed_levels
-from tco.domain import ON_DEMAND, CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
+from tco.domain import (
+    ON_DEMAND,
+    CostLine,
+    Currency,
+    FleetKind,
+    FleetMode,
+    Interconnect,
+    PlanMode,
+    TrainingMethod,
+    commitment_term_months,
+    is_capacity_block,
+    is_committed,
+    is_spot,
+)
 from tco.engine import option_costs_for
 from tco.plan.components import (
     Comp,
@@ -17,7 +30,7 @@ from tco.plan.components import (
     _option,
     allowed,
     check_resolves,
-    serving_roles,
+    serving_modes,
     serving_size,
     skip,
     training_size,
@@ -56,7 +69,7 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         if r is None:
             continue
         tsize = training_size(ctx, f)
-        if tsize.servers > 1 and f.gpu.interconnect != "nvlink":
+        if tsize.servers > 1 and f.gpu.interconnect != Interconnect.NVLINK:
             skip(ctx, f, "training", f"the job would span {tsize.servers} servers linked by {f.gpu.interconnect}; "
                  "the network between servers is not modelled (see the engine's warning)")
             continue
@@ -67,16 +80,16 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         if is_spot(f.pricing):
             notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
                        "and interruptions are not costed"),)
-        out.append(Comp("training", f, "burst", *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
+        out.append(Comp("training", f, PlanMode.BURST, *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
                         training=tsize, notes=notes))
     return out
 
 
 def _serving_option(ctx: Ctx, f, mode: str):
-    kw: dict = {"autoscale": mode == "autoscaled"}
+    kw: dict = {"autoscale": mode == PlanMode.AUTOSCALED}
     if f.kind == FleetKind.CLOUD:
         kw["pricing"] = f.pricing
-    if ctx.s.training.method != "none":
+    if _trains(ctx):
         kw |= {"training_offer": f.offer_id, "training_usd_per_hour": 1.0, "training_brl_per_month": 1.0}
     return _option(f, ctx, **kw)
 
@@ -85,7 +98,9 @@ def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
     """A serving fleet on each offer in each mode it allows; (components, a replica for burst-only costing)."""
     out, rep_any = [], None
     for f in fleets:
-        modes = serving_roles(ctx, f)
+        modes, why_none = serving_modes(ctx, f)
+        if why_none:
+            skip(ctx, f, "serving", why_none)
         if not modes:
             continue
         rep = serving_size(ctx, f)
@@ -93,24 +108,33 @@ def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
             skip(ctx, f, "serving", rep)
             continue
         rep_any = rep_any or rep
-        base = None
-        for mode in modes:
-            if mode == "committed_baseline":
-                comp = _ladder(ctx, f, base, rep)
-                if comp is not None:
-                    out.append(comp)
-                continue
-            with_tr = ctx.s.training.method != "none"
-            r = check_resolves(ctx, f, "serving", _serving_option(ctx, f, mode), with_tr)
-            if r is None:
-                break
-            if r.training is not None:
-                r = replace(r, training=zero_cloud(r.training))
-            oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
-            base = (r, oc)
-            out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
-                            peak=int(oc.inference_servers.max(initial=0)), replica=rep))
+        out += _serving_modes_of(ctx, f, modes, rep, tsize_any)
     return out, rep_any
+
+
+def _serving_modes_of(ctx: Ctx, f, modes: list[PlanMode], rep, tsize_any) -> list[Comp]:
+    """The serving components of one offer, mode by mode (a committed baseline after the commitment it ladders)."""
+    out = []
+    base = None
+    for mode in modes:
+        if mode == PlanMode.COMMITTED_BASELINE:
+            comp = _ladder(ctx, f, base, rep)
+            out += [comp] if comp is not None else []
+            continue
+        r = check_resolves(ctx, f, "serving", _serving_option(ctx, f, mode), _trains(ctx))
+        if r is None:
+            break
+        if r.training is not None:
+            r = replace(r, training=zero_cloud(r.training))
+        oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
+        base = (r, oc)
+        out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
+                        peak=int(oc.inference_servers.max(initial=0)), replica=rep))
+    return out
+
+
+def _trains(ctx: Ctx) -> bool:
+    return ctx.s.training.method != TrainingMethod.NONE
 
 
 def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
@@ -138,7 +162,7 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     committed = tuple(best)
     line = committed_levels(baseline, oc, np.array([committed], dtype=float))[0]
     by_line = gross(oc) | {CostLine.INFERENCE_COMPUTE: line}
-    return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
+    return Comp("serving", f, PlanMode.COMMITTED_BASELINE, *sums(ctx, by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing=ON_DEMAND, peak=int(by_hour.max(initial=0)), replica=rep,
                 notes=_past_horizon(first, term, h, best, f.upfront_usd))
 
@@ -155,16 +179,16 @@ def _past_horizon(first: int, term: int, h: int, best: list[int], upfront: float
 
 def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
     """One fleet that trains and serves, kept all horizon, on each offer (whole plans, taxes included)."""
-    if ctx.s.training.method == "none":
+    if not _trains(ctx):
         return []
     out = []
     for f in fleets:
-        if not [m for m in serving_roles(ctx, f) if m != "committed_baseline"]:
+        if not [m for m in serving_modes(ctx, f)[0] if m != PlanMode.COMMITTED_BASELINE]:
             continue
         rep = serving_size(ctx, f)
         if isinstance(rep, str):
             continue
-        kw = {"training_offer": f.offer_id, "fleet": "shared", "autoscale": False}
+        kw = {"training_offer": f.offer_id, "fleet": FleetMode.SHARED, "autoscale": False}
         if f.kind == FleetKind.CLOUD:
             kw |= {"pricing": f.pricing, "training_pricing": f.pricing}
         r = check_resolves(ctx, f, "shared", _option(f, ctx, **kw), True)
@@ -173,7 +197,7 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
         tsize = training_size(ctx, f)
         oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)
         tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == Currency.USD else 1.0)
-        out.append(Comp("shared", f, "shared", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
+        out.append(Comp("shared", f, PlanMode.SHARED, *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
                         taxes=tax, tax_profile=r.tax.profile_id,
                         notes=tuple(n.code for n in oc.notices)))
