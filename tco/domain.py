@@ -119,6 +119,26 @@ class GrowthModel(StrEnum):
     LIST = "list"
 
 
+class Redundancy(StrEnum):
+    """Spare serving capacity (``[inference] redundancy``)."""
+
+    NONE = "none"
+    N_PLUS_1 = "n+1"
+    """One replica more than the load needs, whenever there is load."""
+
+
+class TaxMethod(StrEnum):
+    """How a tax profile taxes a price (tax_profiles.toml ``method``)."""
+
+    NONE = "none"
+    IMPORT_GROSS_UP = "import_gross_up"
+    """A service imported from abroad: withholding grossed up, then the import taxes on top."""
+    LOCAL_POR_DENTRO = "local_por_dentro"
+    """A Brazilian invoice, taxes computed inside the price and added to it."""
+    LOCAL_INCLUSIVE = "local_inclusive"
+    """A Brazilian invoice whose price already includes its taxes."""
+
+
 class PlanMode(StrEnum):
     """How a component of the plan search runs its fleet (the JSON's ``plans … serving.mode``)."""
 

@@ -13,7 +13,8 @@ import numpy as np
 from tco import demand, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
 from tco.catalog import Catalog, ModelArch
-from tco.costs import OptionCosts, UnverifiedPriceError, option_costs
+from tco.costs import OptionCosts, option_costs
+from tco.costs_rules import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, TrainingMethod, is_monte_carlo
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
