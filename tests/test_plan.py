@@ -333,14 +333,14 @@ def test_capacity_block_is_refused_for_a_shared_fleet(cat):
 
 
 def test_cloud_price_sensitivity_moves_the_burst_price_too(cat):
-    from tco import analysis
+    from tco.analysis_sensitivity import scaled_prices
 
     s, _, _ = load(SEED)
     opt = Option(name="baseline", training_offer="aws/sa-east-1/p5.48xlarge", inference_offer="aws/sa-east-1/p5.48xlarge",
                  pricing="ri_1yr_convertible_no_upfront", committed_instances=[0], burst_pricing="on_demand",
                  autoscale=False)
     res = run_scenario(s.model_copy(update={"options": [opt], "plan": None}), cat, simulate=False)
-    scaled = run_scenario(analysis._scaled_prices(res, "cloud", 1.1), cat, simulate=False)
+    scaled = run_scenario(scaled_prices(res, "cloud", 1.1), cat, simulate=False)
     # with nothing committed every serving hour is a burst hour: the serving line scales by 1.1 exactly
     before = res.options[0].costs.lines["inference_compute"]
     after = scaled.options[0].costs.lines["inference_compute"]
