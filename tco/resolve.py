@@ -99,7 +99,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     lines = lines or {}
     problems: list[Problem] = []
     months = month_labels(s.scenario.start, s.scenario.horizon_months)
-    line = _line_of(lines)
+    line = line_of(lines)
     model = cat.models.get(s.model.id)
     if model is None:
         problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; "
@@ -117,7 +117,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     return model, out
 
 
-def _line_of(lines: dict):
+def line_of(lines: dict):
     """The line of a key path in the scenario file, or of its nearest parent that has one (None if none)."""
     def line(*key):
         while key:
@@ -131,7 +131,7 @@ def _line_of(lines: dict):
 def _fleets_of(s: Scenario, o, i: int, cat: Catalog, problems: list[Problem], file: str, lines: dict
                ) -> tuple[Fleet | None, Fleet | None]:
     """(serving fleet, training fleet) of option i, with the scenario's price overrides and quotes."""
-    key, line = f"options[{i}]", _line_of(lines)
+    key, line = f"options[{i}]", line_of(lines)
     pricing_key = f"{key}.pricing" if "pricing" in o.model_fields_set else ""
     serve = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
                      o.min_term_months, f"{key}.inference_offer", problems, file,
