@@ -27,7 +27,7 @@ from tco.analysis_sensitivity import (  # noqa: F401  (re-exported: the sensitiv
     SENSITIVITY, Variants, kind_pair, leaders, only, rerun, scale_users, scaled_fx, scaled_prices, scaled_taxes,
     tornado, totals, variant,
 )
-from tco.domain import FleetMode, FxModel, TrainingMethod
+from tco.domain import FleetKind, FleetMode, FxModel, TrainingMethod
 from tco.engine import Results
 
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
     if meta["decomposition"] is not None:  # what each side's fleet arrangement is worth, beside the line split
         by = {r["option"]: r for r in meta["separation"]}
         meta["decomposition"]["fleet_separation_brl"] = {
-            side: (by.get(meta["decomposition"][side]) or {}).get("saving_brl") for side in ("dedicated", "cloud")}
+            side: (by.get(meta["decomposition"][side]) or {}).get("saving_brl") for side in (FleetKind.DEDICATED, FleetKind.CLOUD)}
         meta["decomposition"]["fleet_separation_note"] = (
             "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two "
             "options; "

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from tco.domain import FleetKind, FxModel, GrowthModel
+from tco.domain import FleetKind, FxBasePath, FxModel, GrowthModel
 from tco.engine import Results, rankable, run_scenario
 
 
@@ -92,9 +92,9 @@ def scaled_fx(s, k: float):
     from tco.timeline import fx_path
 
     upd: dict = {"usdbrl": s.fx.usdbrl * k}
-    if base_path(s.fx) in ("focus", "list"):  # the survey's (or the user's) path moves as a whole, like the spot
+    if base_path(s.fx) in (FxBasePath.FOCUS, FxBasePath.LIST):  # the survey's (or the user's) path moves as a whole, like the spot
         flat = fx_path(s.fx.model_copy(update={"drift": None}), s.scenario.horizon_months, s.scenario.start)
-        upd |= {"base_path": "list", "path": [float(x) * k for x in flat], "focus_edition": None}
+        upd |= {"base_path": FxBasePath.LIST, "path": [float(x) * k for x in flat], "focus_edition": None}
     return s.fx.model_copy(update=upd)
 
 

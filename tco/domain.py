@@ -110,6 +110,34 @@ def is_monte_carlo(model: str) -> bool:
     return model in (FxModel.GBM, FxModel.BOOTSTRAP)
 
 
+class FxBasePath(StrEnum):
+    """The deterministic USD/BRL path (``[fx] base_path``) that a Monte Carlo model moves around."""
+
+    FOCUS = "focus"
+    """The Central Bank's Focus survey median."""
+    SPOT = "spot"
+    FORWARD = "forward"
+    LIST = "list"
+
+
+class Status(StrEnum):
+    """How far a catalog figure can be trusted (its ``status`` column), or where a price came from."""
+
+    LISTED = "listed"
+    QUOTE = "quote"
+    SCENARIO_OVERRIDE = "scenario_override"
+    ESTIMATE = "estimate"
+    ILLUSTRATIVE_ESTIMATE = "illustrative_estimate"
+    SOURCED = "sourced"
+    UNVERIFIED = "unverified"
+    NOT_OFFERED = "not_offered"
+    ANOMALOUS = "anomalous"
+
+
+REFUSED_STATUSES = (Status.NOT_OFFERED, Status.ANOMALOUS)
+"""Catalog rows the engine refuses and the plan search never uses."""
+
+
 class GrowthModel(StrEnum):
     """How the number of active users grows (the scenario's ``inference.users.model``)."""
 

@@ -15,7 +15,7 @@ from tco import fx as fxmod
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
 from tco.costs_rules import UnverifiedPriceError
-from tco.domain import FleetKind, Interconnect, Notice, TrainingMethod, is_monte_carlo
+from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
@@ -46,18 +46,18 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == FleetKind.DEDICATED:
+        if f.price_status in (Status.ESTIMATE, Status.ILLUSTRATIVE_ESTIMATE) and f.kind == FleetKind.DEDICATED:
             out.append(Notice("price_estimate", opt.name, {"offer": f.offer_id}))
-        elif f.price_status not in ("listed", "scenario_override", "quote"):
+        elif f.price_status not in (Status.LISTED, Status.SCENARIO_OVERRIDE, Status.QUOTE):
             out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
     tax = opt.tax
     b = opt.billing
-    if b is not None and b.status != "sourced" and tax.profile_id == b.profile:
+    if b is not None and b.status != Status.SOURCED and tax.profile_id == b.profile:
         out.append(Notice("billing_unverified", opt.name, {"provider": b.provider, "mode": b.mode, "status": b.status,
                                                            "profile": b.profile}))
-    if tax.valid_until and last_month > tax.valid_until and tax.method != "none" and not tax.reform:
+    if tax.valid_until and last_month > tax.valid_until and tax.method != TaxMethod.NONE and not tax.reform:
         out.append(Notice("tax_horizon", opt.name, {"profile": tax.profile_id, "until": tax.valid_until,
                                                     "end": last_month, "year": "2027"}))
     return out
@@ -190,7 +190,7 @@ def _scenario_notices(s: Scenario, cat: Catalog) -> list[Notice]:
 
 def _tax_period_notices(resolved: list[ResolvedOption]) -> list[Notice]:
     """Tax-reform periods the options fall in whose rates are estimates, named once (the earliest first)."""
-    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != "sourced"}.values(),
+    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != Status.SOURCED}.values(),
                  key=lambda p: p.start)
     if not est:
         return []

@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, Gpu
-from tco.domain import Currency, FleetKind, commitment_term_months
+from tco.domain import REFUSED_STATUSES, Currency, FleetKind, Status, commitment_term_months
 from tco.errors import Problem, closest
 
-REFUSED = ("not_offered", "anomalous")
+REFUSED = REFUSED_STATUSES
 """Catalog statuses never used silently: an option naming one must give the price itself."""
 DEFAULT_PROFILE = {"import": "import_direct_sp", "local_entity": "brazil_local_entity_sp"}
 """Tax profile by billing mode when tax_profiles.toml has no [billing.<mode>] entry."""
@@ -53,7 +53,7 @@ def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
         same = known if known is not None and known.mode == mode else None
         prov = getattr(cat, "providers", {}).get(fleet.provider)
         status = (getattr(prov, "br_billing_status", "") or (same.status if same else "")
-                  or ("sourced" if getattr(offer, "br_billing_source", "") else "unverified"))
+                  or (Status.SOURCED if getattr(offer, "br_billing_source", "") else Status.UNVERIFIED))
         dflt = cat.billing.get(mode)
         profile = same.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
         return Billing(fleet.provider, mode, profile, status,
@@ -62,7 +62,7 @@ def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
     if known is not None:
         return known
     dflt = cat.billing.get("import")
-    return Billing(fleet.provider, "import", dflt.profile if dflt else DEFAULT_PROFILE["import"], "unverified",
+    return Billing(fleet.provider, "import", dflt.profile if dflt else DEFAULT_PROFILE["import"], Status.UNVERIFIED,
                    f"no billing information for provider {fleet.provider!r}: taken as an import of services", "")
 
 
@@ -92,7 +92,7 @@ def fleet_of(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_overri
                "in the scenario (brl_per_month)")
         return None
     price = brl_override if brl_override is not None else offer.brl_per_month
-    status = "scenario_override" if brl_override is not None else offer.status
+    status = Status.SCENARIO_OVERRIDE if brl_override is not None else offer.status
     return Fleet(offer_id, FleetKind.DEDICATED, gpu, offer.gpu_count, Currency.BRL, price, "BRL/month", "monthly",
                  setup_override if setup_override is not None else offer.setup_fee_brl,
                  term_override if term_override is not None else offer.min_term_months,
@@ -103,8 +103,9 @@ def fleet_of(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_overri
 def _cloud_fleet(offer_id: str, offer: CloudOffer, gpu, pricing: str, usd_override, refuse) -> Fleet | None:
     """A cloud offer at a pricing, or None once `refuse` has recorded why (no price, a price the catalog refuses)."""
     p = offer.prices.get(pricing)
+    status: str
     if usd_override is not None:
-        price, src, asof, status = usd_override, "price given in the scenario", "scenario", "scenario_override"
+        price, src, asof, status = usd_override, "price given in the scenario", "scenario", Status.SCENARIO_OVERRIDE
     elif p is None or p.usd_per_hour is None:
         have = [k for k, v in offer.prices.items() if v.usd_per_hour is not None]
         why = p.status if p is not None else "not in the catalog"

@@ -21,7 +21,7 @@ from tco.plan.components import (
 )
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.scenario import Scenario
-from tco.domain import FleetKind, FleetMode, PlanMode, Role, TrainingMethod
+from tco.domain import FleetKind, FleetMode, PlanMode, Role, TaxMethod, TrainingMethod
 
 NO_TRAINING = None
 
@@ -40,7 +40,7 @@ def tax_shares(ctx: Ctx, r) -> tuple[np.ndarray, np.ndarray]:
     usd = taxmod.total(taxmod.components(ones, r.tax, r.tax_rates or taxmod.rates_by_month(r.tax, [""] * ctx.h),
                                          r.regime))
     brl = np.zeros(ctx.h)
-    if r.brl_tax is not None and r.brl_tax.method != "none":
+    if r.brl_tax is not None and r.brl_tax.method != TaxMethod.NONE:
         rates = r.brl_tax_rates or taxmod.rates_by_month(r.brl_tax, [""] * ctx.h)
         brl = np.broadcast_to(taxmod.credit_share(r.brl_tax, rates, r.regime), (ctx.h,)).astype(float)
     return usd, brl

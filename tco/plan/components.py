@@ -13,7 +13,17 @@ import numpy as np
 from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
-from tco.domain import ON_DEMAND, Currency, FleetKind, PlanMode, commitment_term_months, is_capacity_block, is_committed, is_spot
+from tco.domain import (
+    ON_DEMAND,
+    REFUSED_STATUSES,
+    Currency,
+    FleetKind,
+    PlanMode,
+    commitment_term_months,
+    is_capacity_block,
+    is_committed,
+    is_spot,
+)
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest
 from tco.resolve import Fleet, ResolvedOption, resolve
@@ -22,8 +32,8 @@ from tco.scenario import Option, Plan, Scenario, Training
 
 BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
 """Regions in Brazil (AWS São Paulo, GCP São Paulo, Azure Brazil South, the dedicated providers)."""
-SKIP_STATUSES = ("not_offered", "anomalous")
-"""Catalog rows the search never uses."""
+SKIP_STATUSES = REFUSED_STATUSES
+"""Catalog rows the search never uses (the rows the engine refuses)."""
 
 
 @dataclass(frozen=True)
