@@ -35,9 +35,6 @@ __all__ = ["LINES", "OptionCosts", "UnverifiedPriceError", "committed_levels", "
            "spread_hours", "tax_uplift", "yearly_factor"]
 
 
-# ---------------------------------------------------------------------------------------------
-
-
 @dataclass(frozen=True)
 class OptionCosts:
     lines: dict[str, np.ndarray]
@@ -155,7 +152,8 @@ def committed_levels(opt: ResolvedOption, oc: OptionCosts, committed: np.ndarray
     levels = np.asarray(committed, dtype=float)
     n, terms = levels.shape
     assert opt.burst is not None, "a committed baseline has a burst pricing"
-    shape = replace(_shape(opt, "train_hours" in oc.rows), commit_terms=terms)
+    trains = "train_hours" in oc.rows  # the option's costs were made with its training rules
+    shape = replace(_shape(opt, trains), commit_terms=terms)
     inputs = oc.inputs | {"o.burst_price": opt.burst.price, "o.commit_term": float(opt.commit_term_months)}
     inputs |= {f"o.commit_{j}": levels[:, j - 1:j] for j in range(1, terms + 1)}
     h = len(oc.rows["days"])
@@ -168,7 +166,7 @@ _LADDER_GIVEN = (*GIVEN_ROWS, "trend", *(f"srv_{hr}" for hr in range(24)))
 shape begins with (``fleet_rules._sizing_rules``: the price trend, the servers needed at each hour)."""
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=256)
 def _serving_line_rules(shape: Shape) -> tuple[Rule | Scalar, ...]:
     """The rules of ``plan(shape)`` the serving line depends on, past the rows the ladder is given."""
     return needed(plan(shape), ("l_inference_compute",), given=_LADDER_GIVEN)
