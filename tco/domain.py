@@ -63,6 +63,44 @@ class Precision(StrEnum):
     FP8 = "fp8"
 
 
+class Redundancy(StrEnum):
+    """Spare serving capacity (``[inference] redundancy``): none, or one server more than the load needs."""
+
+    NONE = "none"
+    N_PLUS_1 = "n+1"
+
+
+class TaxMethod(StrEnum):
+    """How an invoice is taxed (tax_profiles.toml ``method``; the formulas of each are in ``tco.taxes``)."""
+
+    IMPORT_GROSS_UP = "import_gross_up"
+    """The buyer imports the service and bears every tax on top of the price."""
+    LOCAL_POR_DENTRO = "local_por_dentro"
+    """A Brazilian entity's BRL invoice with PIS/COFINS and ISS inside it."""
+    LOCAL_INCLUSIVE = "local_inclusive"
+    """A BRL price that already holds the seller's taxes (a dedicated provider): the creditable part moves to the
+    taxes line."""
+    NONE = "none"
+    """Nothing added, nothing credited."""
+
+
+class BillingMode(StrEnum):
+    """How a provider bills a Brazilian CNPJ (offers.csv ``br_billing``)."""
+
+    LOCAL_ENTITY = "local_entity"
+    """Through a Brazilian entity: an NFS-e in BRL."""
+    IMPORT = "import"
+    """As an import of services."""
+
+
+class TaxRegime(StrEnum):
+    """The buyer's tax regime (``[scenario] tax_regime``): which taxes paid come back as credits."""
+
+    LUCRO_REAL = "lucro_real"
+    LUCRO_PRESUMIDO = "lucro_presumido"
+    SIMPLES = "simples"
+
+
 class ParallelMode(StrEnum):
     """How a replica spans GPUs: tensor parallel inside a server, pipeline or expert parallel across servers."""
 
@@ -111,13 +149,40 @@ def is_monte_carlo(model: str) -> bool:
 
 
 class FxBasePath(StrEnum):
-    """The deterministic USD/BRL path (``[fx] base_path``) that a Monte Carlo model moves around."""
+    """Where the deterministic USD/BRL path comes from (``[fx] base_path``)."""
 
     FOCUS = "focus"
-    """The Central Bank's Focus survey median."""
+    """The Banco Central Focus survey median."""
     SPOT = "spot"
+    """Today's rate, flat."""
     FORWARD = "forward"
+    """The covered-interest-parity forward."""
     LIST = "list"
+    """A path given month by month."""
+
+
+class GrowthModel(StrEnum):
+    """How the number of active users grows (the scenario's ``inference.users.model``)."""
+
+    LINEAR = "linear"
+    COMPOUND = "compound"
+    LOGISTIC = "logistic"
+    LIST = "list"
+
+
+class PlanMode(StrEnum):
+    """How a component of the plan search runs its fleet (the JSON's ``plans … serving.mode``)."""
+
+    BURST = "burst"
+    """A training burst."""
+    AUTOSCALED = "autoscaled"
+    COMMITTED_ALL_MONTH = "committed_all_month"
+    """Committed instances for the peak, kept all month."""
+    COMMITTED_BASELINE = "committed_baseline"
+    """Committed instances per term, the hours above them at on demand."""
+    DEDICATED = "dedicated"
+    SHARED = "shared"
+    """One fleet that trains and serves."""
 
 
 class Status(StrEnum):
@@ -136,50 +201,6 @@ class Status(StrEnum):
 
 REFUSED_STATUSES = (Status.NOT_OFFERED, Status.ANOMALOUS)
 """Catalog rows the engine refuses and the plan search never uses."""
-
-
-class GrowthModel(StrEnum):
-    """How the number of active users grows (the scenario's ``inference.users.model``)."""
-
-    LINEAR = "linear"
-    COMPOUND = "compound"
-    LOGISTIC = "logistic"
-    LIST = "list"
-
-
-class Redundancy(StrEnum):
-    """Spare serving capacity (``[inference] redundancy``)."""
-
-    NONE = "none"
-    N_PLUS_1 = "n+1"
-    """One replica more than the load needs, whenever there is load."""
-
-
-class TaxMethod(StrEnum):
-    """How a tax profile taxes a price (tax_profiles.toml ``method``)."""
-
-    NONE = "none"
-    IMPORT_GROSS_UP = "import_gross_up"
-    """A service imported from abroad: withholding grossed up, then the import taxes on top."""
-    LOCAL_POR_DENTRO = "local_por_dentro"
-    """A Brazilian invoice, taxes computed inside the price and added to it."""
-    LOCAL_INCLUSIVE = "local_inclusive"
-    """A Brazilian invoice whose price already includes its taxes."""
-
-
-class PlanMode(StrEnum):
-    """How a component of the plan search runs its fleet (the JSON's ``plans … serving.mode``)."""
-
-    BURST = "burst"
-    """A training burst."""
-    AUTOSCALED = "autoscaled"
-    COMMITTED_ALL_MONTH = "committed_all_month"
-    """Committed instances for the peak, kept all month."""
-    COMMITTED_BASELINE = "committed_baseline"
-    """Committed instances per term, the hours above them at on demand."""
-    DEDICATED = "dedicated"
-    SHARED = "shared"
-    """One fleet that trains and serves."""
 
 
 ON_DEMAND = "on_demand"
