@@ -11,7 +11,7 @@ import numpy as np
 
 from tco import tax_rules
 from tco import taxes as taxmod
-from tco.domain import LINES, Currency
+from tco.domain import LINES, CostLine, Currency, TaxMethod
 from tco.expr import evaluate
 
 if TYPE_CHECKING:
@@ -77,19 +77,19 @@ def tax_plan(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: dict[s
     """The tax rules of an option: taxed lines are those of the taxes' currency that are not zero throughout (a line
     that does not apply adds nothing)."""
     cloud = currency["training_compute"] == Currency.USD or currency["inference_compute"] == Currency.USD
-    live = [k for k in LINES if k != "taxes" and np.any(lines[k] != 0)]
+    live = [k for k in LINES if k != CostLine.TAXES and np.any(lines[k] != 0)]
     brl_keys = tuple(k for k in live if currency[k] == Currency.BRL)
     if cloud or opt.brl_tax is None:
         cur, profile = "USD", opt.tax
         taxed = tuple(k for k in live if currency[k] == Currency.USD)
         netted: tuple[str, ...] = ()
-        hybrid = opt.brl_tax is not None and opt.brl_tax.method != "none" and bool(brl_keys)
+        hybrid = opt.brl_tax is not None and opt.brl_tax.method != TaxMethod.NONE and bool(brl_keys)
     else:
         cur, profile, taxed = "BRL", opt.brl_tax, brl_keys
-        netted = brl_keys if profile.method == "local_inclusive" else ()
+        netted = brl_keys if profile.method == TaxMethod.LOCAL_INCLUSIVE else ()
         hybrid = False
     assert profile is not None
-    periods = len(opt.tax_periods) if profile.method != "none" and profile.reform else 0
+    periods = len(opt.tax_periods) if profile.method != TaxMethod.NONE and profile.reform else 0
     h_rules = None
     if hybrid:
         bt = opt.brl_tax

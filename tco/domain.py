@@ -170,6 +170,39 @@ class GrowthModel(StrEnum):
     LIST = "list"
 
 
+class PlanMode(StrEnum):
+    """How a component of the plan search runs its fleet (the JSON's ``plans … serving.mode``)."""
+
+    BURST = "burst"
+    """A training burst."""
+    AUTOSCALED = "autoscaled"
+    COMMITTED_ALL_MONTH = "committed_all_month"
+    """Committed instances for the peak, kept all month."""
+    COMMITTED_BASELINE = "committed_baseline"
+    """Committed instances per term, the hours above them at on demand."""
+    DEDICATED = "dedicated"
+    SHARED = "shared"
+    """One fleet that trains and serves."""
+
+
+class Status(StrEnum):
+    """How far a catalog figure can be trusted (its ``status`` column), or where a price came from."""
+
+    LISTED = "listed"
+    QUOTE = "quote"
+    SCENARIO_OVERRIDE = "scenario_override"
+    ESTIMATE = "estimate"
+    ILLUSTRATIVE_ESTIMATE = "illustrative_estimate"
+    SOURCED = "sourced"
+    UNVERIFIED = "unverified"
+    NOT_OFFERED = "not_offered"
+    ANOMALOUS = "anomalous"
+
+
+REFUSED_STATUSES = (Status.NOT_OFFERED, Status.ANOMALOUS)
+"""Catalog rows the engine refuses and the plan search never uses."""
+
+
 ON_DEMAND = "on_demand"
 SPOT = "spot"
 """The plain spot pricing (``is_spot`` also takes the catalog's variants of it)."""

@@ -6,26 +6,26 @@ catalog and returns frozen Results; every table in JSON, workbook and PDF derive
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from tco import demand, finance, ledger as ledger_mod, sizing, timeline
+from tco import demand, ledger as ledger_mod, sizing, timeline
 from tco import fx as fxmod
-from tco.catalog import Catalog
+from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
-from tco.domain import Currency, Dist, FleetKind, Notice, Role, is_monte_carlo, option_kind
+from tco.costs_rules import UnverifiedPriceError
+from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
-from tco.results import OptionResult, Results, infeasible_problem, rankable, workload_problem
+from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
+                         workload_problem)
 from tco.scenario import Scenario, plausibility
 
-__all__ = ["OptionResult", "Results", "apply_fx_risk", "defaults_for", "infeasible_problem", "option_costs_for",
+__all__ = ["HOURS_PER_MONTH", "OptionResult", "Results", "apply_fx_risk", "defaults_for", "infeasible_problem", "option_costs_for",
            "rankable", "replica_for", "run_scenario", "training_for", "workload", "workload_problem"]
 
 NO_NETWORK = " (the catalog has no cluster network for this offer: add it to interconnect.csv)"
-
-HOURS_PER_MONTH = 730.0
-"""Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
-
 
 def defaults_for(cat: Catalog) -> dict:
     d = cat.defaults
@@ -46,18 +46,18 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if f is not None:
             fleets.setdefault((f.offer_id, f.pricing), f)
     for f in fleets.values():
-        if f.price_status in ("estimate", "illustrative_estimate") and f.kind == FleetKind.DEDICATED:
+        if f.price_status in (Status.ESTIMATE, Status.ILLUSTRATIVE_ESTIMATE) and f.kind == FleetKind.DEDICATED:
             out.append(Notice("price_estimate", opt.name, {"offer": f.offer_id}))
-        elif f.price_status not in ("listed", "scenario_override", "quote"):
+        elif f.price_status not in (Status.LISTED, Status.SCENARIO_OVERRIDE, Status.QUOTE):
             out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
     tax = opt.tax
     b = opt.billing
-    if b is not None and b.status != "sourced" and tax.profile_id == b.profile:
+    if b is not None and b.status != Status.SOURCED and tax.profile_id == b.profile:
         out.append(Notice("billing_unverified", opt.name, {"provider": b.provider, "mode": b.mode, "status": b.status,
                                                            "profile": b.profile}))
-    if tax.valid_until and last_month > tax.valid_until and tax.method != "none" and not tax.reform:
+    if tax.valid_until and last_month > tax.valid_until and tax.method != TaxMethod.NONE and not tax.reform:
         out.append(Notice("tax_horizon", opt.name, {"profile": tax.profile_id, "until": tax.valid_until,
                                                     "end": last_month, "year": "2027"}))
     return out
@@ -103,69 +103,112 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     show up against the catalog (unknown offers, a model that fits on no GPU, …)."""
     model, resolved = resolve(s, cat, file, lines)
     dflt = defaults_for(cat)
-    h = s.scenario.horizon_months
-    months = demand.month_labels(s.scenario.start, h)
-    days = demand.days_in_months(s.scenario.start, h)
-    tr = s.training
-    mfu = tr.mfu if tr.mfu is not None else dflt["mfu"]
-    eff = sizing.serving_calibration(s, cat, file, lines)
-    bw_eff, fl_eff = eff.bandwidth_share, eff.flops_share
-
-    # demand
-    rows = timeline.evaluate_timeline(s, days)
-    users, requests, tokens, egress = rows["users"], rows["requests"], rows["tokens"], rows["egress"]
-    rps = timeline.hourly_rows(rows)
-
-    # sizing and costs, option by option
+    months = demand.month_labels(s.scenario.start, s.scenario.horizon_months)
+    days = demand.days_in_months(s.scenario.start, s.scenario.horizon_months)
+    rows = timeline.evaluate_timeline(s, days)  # demand
+    ctx = _Run(s, cat, model, sizing.serving_calibration(s, cat, file, lines),
+               s.training.mfu if s.training.mfu is not None else dflt["mfu"], dflt, days, timeline.hourly_rows(rows),
+               rows, months[-1], file, lines)
     problems: list[Problem] = []
-    notices: list[Notice] = plausibility(s)
-    if cat.empty_dir:
-        notices.append(Notice("catalog_dir_empty", None, {"folder": cat.empty_dir}))
-    all_series: tuple[ledger_mod.Series, ...] = ()
-    fx_path = rows["fx"]
-    results: list[OptionResult] = []
-    train_by_opt: dict[str, sizing.TrainingSize] = {}
-    for opt in resolved:
-        fleet = opt.inference
-        cands, rep = sizing.size_inference(model, fleet, s, eff, cat.network_for(fleet.offer_id))
-        if rep is None:
-            problems.append(_fits_nowhere(opt, s, model, cat, file, lines))
+    notices: list[Notice] = _scenario_notices(s, cat)
+    done: list[_Costed] = []
+    for opt in resolved:  # sizing and costs, option by option
+        costed = _cost_option(ctx, opt)
+        if isinstance(costed, Problem):
+            problems.append(costed)
             continue
-        notices += _replica_notices(opt, rep, s, cat)
-        tsize = None
-        if tr.method != "none" and opt.training is not None:
-            tsize = training_for(opt.training, s, model, mfu, dflt)
-            train_by_opt[opt.name] = tsize
-            notices += _training_notices(opt, tsize)
-        try:
-            oc = option_costs_for(opt, s, tsize, rep, days, rps, egress)
-        except ValueError as exc:
-            problems.append(Problem(file, f"options[{opt.index}].egress", str(exc),
-                                    (lines or {}).get(("options", opt.index))))
-            continue
-        notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
-        notices += price_notices(opt, months[-1])
-        series = ledger_mod.option_series(opt, oc, fx_path, oc.storage_gb)
-        all_series += series
-        results.append(_option_result(opt, oc, rep, cands, series, s, rows))
+        done.append(costed)
+        notices += costed.notices
     if problems:
         raise InputError(problems)
-    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != "sourced"}.values(),
-                 key=lambda p: p.start)
-    if est:
-        notices.append(Notice("tax_rates_estimate", None, {"start": est[0].start, "status": est[0].status,
-                                                            "periods": ", ".join(p.period_id for p in est)}))
-    meta: dict = {}
-
-    res = Results(s, months, days, fx_path, users, requests, tokens, egress, rps.max(axis=1), rps,
-                  next(iter(train_by_opt.values()), None), train_by_opt, results, model,
-                  {"mfu": mfu, "bandwidth_efficiency_share": bw_eff, "flops_efficiency_share": fl_eff,
-                   "scaling_efficiency": dflt["scaling_efficiency"],
-                   "serving_calibration": sizing.calibration_dict(eff)},
-                  cat, ledger_mod.Ledger(tuple(months), fx_path, all_series), tuple(notices), timeline=rows, meta=meta)
+    notices += _tax_period_notices(resolved)
+    res = _results(ctx, months, done, tuple(notices))
     if not simulate:
         return res
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What costing one option of a scenario reads."""
+
+    s: Scenario
+    cat: Catalog
+    model: ModelArch
+    eff: sizing.Calibration
+    """The scenario's serving calibration (``sizing.serving_calibration``)."""
+    mfu: float
+    dflt: dict
+    days: np.ndarray
+    rps: np.ndarray
+    """Requests/s by month × hour of day."""
+    rows: dict[str, np.ndarray]
+    """The timeline's rows (``timeline.evaluate_timeline``)."""
+    last_month: str
+    file: str
+    lines: dict | None
+
+
+@dataclass(frozen=True)
+class _Costed:
+    """One option sized and costed: its result, ledger series, training cluster and notices."""
+
+    result: OptionResult
+    series: tuple[ledger_mod.Series, ...]
+    training: sizing.TrainingSize | None
+    notices: list[Notice]
+
+
+def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
+    """Size one option's serving replica and training cluster and cost it; a Problem when it cannot be costed."""
+    s, fleet = ctx.s, opt.inference
+    cands, rep = sizing.size_inference(ctx.model, fleet, s, ctx.eff, ctx.cat.network_for(fleet.offer_id))
+    if rep is None:
+        return _fits_nowhere(opt, s, ctx.model, ctx.cat, ctx.file, ctx.lines)
+    notices = _replica_notices(opt, rep, s, ctx.cat)
+    tsize = None
+    if s.training.method != TrainingMethod.NONE and opt.training is not None:
+        tsize = training_for(opt.training, s, ctx.model, ctx.mfu, ctx.dflt)
+        notices += _training_notices(opt, tsize)
+    try:
+        oc = option_costs_for(opt, s, tsize, rep, ctx.days, ctx.rps, ctx.rows["egress"])
+    except UnverifiedPriceError as exc:
+        return Problem(ctx.file, f"options[{opt.index}].egress", str(exc), (ctx.lines or {}).get(("options", opt.index)))
+    notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
+    notices += price_notices(opt, ctx.last_month)
+    series = ledger_mod.option_series(opt, oc, ctx.rows["fx"], oc.storage_gb)
+    return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows), series, tsize, notices)
+
+
+def _scenario_notices(s: Scenario, cat: Catalog) -> list[Notice]:
+    """Notices about the scenario as a whole: implausible inputs, an empty catalog folder."""
+    out: list[Notice] = plausibility(s)
+    if cat.empty_dir:
+        out.append(Notice("catalog_dir_empty", None, {"folder": cat.empty_dir}))
+    return out
+
+
+def _tax_period_notices(resolved: list[ResolvedOption]) -> list[Notice]:
+    """Tax-reform periods the options fall in whose rates are estimates, named once (the earliest first)."""
+    est = sorted({p.period_id: p for o in resolved for p in o.tax_periods if p.status != Status.SOURCED}.values(),
+                 key=lambda p: p.start)
+    if not est:
+        return []
+    return [Notice("tax_rates_estimate", None, {"start": est[0].start, "status": est[0].status,
+                                                "periods": ", ".join(p.period_id for p in est)})]
+
+
+def _results(ctx: _Run, months: list[str], done: list[_Costed], notices: tuple[Notice, ...]) -> Results:
+    """The deterministic Results of the options costed (the FX risk fills their percentiles later)."""
+    rows, rps, fx_path = ctx.rows, ctx.rps, ctx.rows["fx"]
+    train_by_opt = {c.result.name: c.training for c in done if c.training is not None}
+    efficiencies = {"mfu": ctx.mfu, "bandwidth_efficiency_share": ctx.eff.bandwidth_share,
+                    "flops_efficiency_share": ctx.eff.flops_share, "scaling_efficiency": ctx.dflt["scaling_efficiency"],
+                    "serving_calibration": sizing.calibration_dict(ctx.eff)}
+    ledger = ledger_mod.Ledger(tuple(months), fx_path, tuple(x for c in done for x in c.series))
+    return Results(ctx.s, months, ctx.days, fx_path, rows["users"], rows["requests"], rows["tokens"], rows["egress"],
+                   rps.max(axis=1), rps, next(iter(train_by_opt.values()), None), train_by_opt,
+                   [c.result for c in done], ctx.model, efficiencies, ctx.cat, ledger, notices, timeline=rows, meta={})
 
 
 def _fits_nowhere(opt: ResolvedOption, s: Scenario, model, cat: Catalog, file: str, lines: dict | None) -> Problem:
@@ -205,42 +248,10 @@ def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, 
 def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize) -> list[Notice]:
     """A training job over several servers linked only by PCIe."""
     tf = opt.training
-    if tf is None or not (tsize.servers > 1 and tf.gpu.interconnect == "pcie"):
+    if tf is None or not (tsize.servers > 1 and tf.gpu.interconnect == Interconnect.PCIE):
         return []
     return [Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
                                                    "gpu": tf.gpu.gpu, "efficiency": tsize.scaling_efficiency})]
-
-
-def _gpu_hour_prices(opt: ResolvedOption, oc: OptionCosts, usdbrl: float) -> dict[str, dict]:
-    """Per role: offer, pricing and the all-in BRL price per GPU-hour [BRL/GPU·h]."""
-    out: dict[str, dict] = {}
-    uplift = oc.tax_uplift if oc.currency["taxes"] == Currency.USD else 0.0
-    for role, f in ((Role.INFERENCE, opt.inference), (Role.TRAINING, opt.training)):
-        if f is None:
-            continue
-        if f.kind == FleetKind.CLOUD:  # USD/h per server ÷ GPUs × (1 + taxes) × spot
-            brl = f.price / f.gpus_per_server * (1.0 + uplift) * usdbrl
-        else:  # BRL/month per server ÷ (GPUs × 730 h)
-            brl = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
-        out[role] = {"offer": f.offer_id, "pricing": f.pricing, "brl_per_gpu_hour": brl}
-    return out
-
-
-def _option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize, cands: list[dict],
-                   series: tuple[ledger_mod.Series, ...], s: Scenario, rows: dict[str, np.ndarray]) -> OptionResult:
-    """One option's totals from its ledger series: TCO and NPV (deterministic until the FX risk fills
-    the percentiles), crossover month, cost per million tokens, GPU-hour prices."""
-    lines_brl = {x.line: x.amount_brl for x in series}
-    total = sum(lines_brl.values(), np.zeros(len(rows["t"])))
-    tco_det = float(total.sum())
-    npv_det = float(total @ rows["df"])
-    inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
-    train_total = float(lines_brl["training_compute"].sum())
-    kind = option_kind(opt.kind, opt.training.kind if opt.training is not None else None)
-    return OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, Dist.point(tco_det), Dist.point(npv_det),
-                        finance.crossover_month(inf_spend, train_total),
-                        finance.cost_per_million_tokens(tco_det, float(rows["tokens"].sum())),
-                        _gpu_hour_prices(opt, oc, s.fx.usdbrl))
 
 
 def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = None, progress=None) -> Results:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tco.constants import BELOW_ONE  # 1e-9: tolerance under a whole replica (named in the workbook)
 from tco.domain import LINES
@@ -137,57 +137,10 @@ def _shared_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
 
 def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]:
     """A training cluster for the burst, a serving fleet for the horizon."""
-    out: list[Rule | Scalar] = []
-    lines: dict[str, Expr] = {}
-    setup: list[str] = []
-    hours: list[str] = []
-    start = In("train_start")
-    if shape.training_cloud:
-        lines["training_compute"] = Row("train_servers") * Row("train_hours") * In("o.tr_price") * Row("trend")
-        out.append(Rule("tr_hours", Row("train_servers") * Row("train_hours"), "h", "training server-hours"))
-        hours.append("tr_hours")
-    elif shape.training:
-        out += [
-            Scalar("months_paid", MAX(In("o.tr_min_term"), In("c.n_train_months")), "months",
-                   "months the training cluster is paid: its minimum term, or the job if longer"),
-            Rule("train_paid", IF(AND(In("c.n_train_months") > 0, Month() >= start,
-                                      Month() < start + In("c.months_paid")), In("c.tr_servers"), 0), "servers",
-                 "training servers paid from the start month for the months paid"),
-            Rule("train_setup", IF(AND(In("c.n_train_months") > 0, Month().eq(start)),
-                                   In("c.tr_servers") * In("o.tr_setup"), 0), "BRL",
-                 "setup fee of every training server, in its first month"),
-            Rule("tr_hours", Row("train_paid") * Row("hours"), "h", "training server-hours paid"),
-        ]
-        lines["training_compute"] = Row("train_paid") * In("o.tr_price") * Row("index")
-        setup.append("train_setup")
-        hours.append("tr_hours")
-    if shape.inference_cloud and shape.commit_terms:
-        out += _committed_rules(shape.commit_terms)
-        out += _upfront_rules(shape, "commit")
-    elif shape.inference_cloud and shape.autoscale:
-        out += [Rule("inf_paid", Row("peak"), "servers", "serving instances at the peak hour"),
-                Rule("inf_hours", SUM(*(Row(f"srv_{h}") for h in HOURS)) * Row("days"), "h",
-                     "autoscaled: the instances of each hour of a day × days")]
-    else:
-        ratchet = shape.committed or not shape.inference_cloud
-        paid = Ratchet("inf_paid", Row("peak")) if ratchet else Row("peak")
-        out += [Rule("inf_paid", paid, "servers", "serving servers paid (never fewer for reserved and dedicated)"),
-                Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid")]
-        if shape.inference_cloud:
-            out += _upfront_rules(shape, "inf_paid")
-    upfront = _upfront_cost(shape) if shape.upfront_term and shape.inference_cloud else None
-    if shape.inference_cloud and shape.commit_terms:
-        hourly = Row("commit") * Row("hours") * _hourly_price(shape) + Row("burst_hours") * In("o.burst_price")
-        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
-    elif shape.inference_cloud:
-        hourly = Row("inf_hours") * _hourly_price(shape)
-        lines["inference_compute"] = (hourly + upfront if upfront is not None else hourly) * Row("trend")
-    else:
-        lines["inference_compute"] = Row("inf_paid") * In("o.inf_price") * Row("index")
-        out.append(Rule("inf_setup", MAX(Row("inf_paid") - Prev("inf_paid"), 0) * In("o.setup"), "BRL",
-                        "setup fee on every serving server added"))
-        setup.append("inf_setup")
-    hours.append("inf_hours")
+    train, serve = _training_cluster(shape), _serving_fleet(shape)
+    out = train.rules + serve.rules
+    lines = train.lines | serve.lines
+    setup, hours = train.setup + serve.setup, train.hours + serve.hours
     if setup:
         lines["setup"] = SUM(*(Row(k) for k in setup)) if len(setup) > 1 else Row(setup[0])
     out.append(Rule("server_hours", Row(hours[0]) + Row(hours[1]) if len(hours) > 1 else Row(hours[0]), "h",
@@ -195,10 +148,71 @@ def _separate_rules(shape: Shape) -> tuple[list[Rule | Scalar], dict[str, Expr]]
     return out, lines
 
 
+@dataclass
+class _Fleet:
+    """One fleet's rules, its cost lines, and the keys of its setup-fee and server-hour rows."""
+
+    rules: list[Rule | Scalar] = field(default_factory=list)
+    lines: dict[str, Expr] = field(default_factory=dict)
+    setup: list[str] = field(default_factory=list)
+    hours: list[str] = field(default_factory=list)
+
+
+def _training_cluster(shape: Shape) -> _Fleet:
+    """A separate training cluster: cloud instances for the job's hours, or dedicated servers for their term."""
+    start = In("train_start")
+    if shape.training_cloud:
+        return _Fleet([Rule("tr_hours", Row("train_servers") * Row("train_hours"), "h", "training server-hours")],
+                      {"training_compute": Row("train_servers") * Row("train_hours") * In("o.tr_price") * Row("trend")},
+                      [], ["tr_hours"])
+    if not shape.training:
+        return _Fleet()
+    return _Fleet([
+        Scalar("months_paid", MAX(In("o.tr_min_term"), In("c.n_train_months")), "months",
+               "months the training cluster is paid: its minimum term, or the job if longer"),
+        Rule("train_paid", IF(AND(In("c.n_train_months") > 0, Month() >= start,
+                                  Month() < start + In("c.months_paid")), In("c.tr_servers"), 0), "servers",
+             "training servers paid from the start month for the months paid"),
+        Rule("train_setup", IF(AND(In("c.n_train_months") > 0, Month().eq(start)),
+                               In("c.tr_servers") * In("o.tr_setup"), 0), "BRL",
+             "setup fee of every training server, in its first month"),
+        Rule("tr_hours", Row("train_paid") * Row("hours"), "h", "training server-hours paid"),
+    ], {"training_compute": Row("train_paid") * In("o.tr_price") * Row("index")}, ["train_setup"], ["tr_hours"])
+
+
+def _serving_fleet(shape: Shape) -> _Fleet:
+    """The serving fleet: a committed baseline plus a burst, autoscaled instances, or the peak paid all month
+    (never fewer for reserved instances and dedicated servers), with its upfronts or setup fees."""
+    if not shape.inference_cloud:
+        return _Fleet([Rule("inf_paid", Ratchet("inf_paid", Row("peak")), "servers",
+                            "serving servers paid (never fewer for reserved and dedicated)"),
+                       Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid"),
+                       Rule("inf_setup", MAX(Row("inf_paid") - Prev("inf_paid"), 0) * In("o.setup"), "BRL",
+                            "setup fee on every serving server added")],
+                      {"inference_compute": Row("inf_paid") * In("o.inf_price") * Row("index")},
+                      ["inf_setup"], ["inf_hours"])
+    if shape.commit_terms:
+        rules = _committed_rules(shape.commit_terms) + _upfront_rules(shape, "commit")
+        hourly = Row("commit") * Row("hours") * _hourly_price(shape) + Row("burst_hours") * In("o.burst_price")
+    elif shape.autoscale:
+        rules = [Rule("inf_paid", Row("peak"), "servers", "serving instances at the peak hour"),
+                 Rule("inf_hours", SUM(*(Row(f"srv_{h}") for h in HOURS)) * Row("days"), "h",
+                      "autoscaled: the instances of each hour of a day × days")]
+        hourly = Row("inf_hours") * _hourly_price(shape)
+    else:
+        paid = Ratchet("inf_paid", Row("peak")) if shape.committed else Row("peak")
+        rules = [Rule("inf_paid", paid, "servers", "serving servers paid (never fewer for reserved and dedicated)"),
+                 Rule("inf_hours", Row("inf_paid") * Row("hours"), "h", "serving server-hours paid")]
+        rules += _upfront_rules(shape, "inf_paid")
+        hourly = Row("inf_hours") * _hourly_price(shape)
+    line = (hourly + _upfront_cost(shape) if shape.upfront_term else hourly) * Row("trend")
+    return _Fleet(rules, {"inference_compute": line}, [], ["inf_hours"])
+
+
 def _committed_rules(terms: int) -> list[Rule | Scalar]:
-    """A committed baseline plus a burst (costs.committed_baseline_hours): k instances every hour of each term
-    at the committed price (k of the term, counted from the first serving month, the last level holding) and the
-    hours of the day above k at the burst price."""
+    """A committed baseline plus a burst: k instances every hour of each term at the committed price (k of the term,
+    counted from the first serving month, the last level holding) and the hours of the day above k at the burst
+    price. The plan search evaluates these rules for every level k at once (``costs.committed_levels``)."""
     t, start = Month(), In("inf_start")
     term = MIN(INT((t - start) / In("o.commit_term")) + 1, terms)
     level = CHOOSE(term, *(In(f"o.commit_{j}") for j in range(1, terms + 1)))

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from tco import taxes as taxmod
 from tco.catalog import Billing, Catalog, EgressTable, ModelArch, TaxProfile
-from tco.domain import FleetKind, FleetMode, commitment_term_months, is_capacity_block, is_committed
+from tco.domain import FleetKind, FleetMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem, closest
 from tco.resolve_fleet import Fleet, as_quote, billing_of, fleet_of
 from tco.scenario import Scenario
@@ -53,7 +53,7 @@ class ResolvedOption:
     tax_periods: tuple = ()
     """Reform periods (tco.taxes.ReformPeriod) the option's months fall in."""
     committed: tuple[int, ...] | None = None
-    """Committed baseline instances per term (costs.committed_schedule), or None."""
+    """Committed baseline instances per term, the last holding (``fleet_rules._committed_rules``), or None."""
     burst: Fleet | None = None
     """The inference offer at its burst pricing (hours above the committed baseline)."""
     commit_term_months: int = 0
@@ -99,58 +99,76 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     lines = lines or {}
     problems: list[Problem] = []
     months = month_labels(s.scenario.start, s.scenario.horizon_months)
-
-    def line(*key):
-        while key:
-            if key in lines:
-                return lines[key]
-            key = key[:-1]
-        return None
-
+    line = line_of(lines)
     model = cat.models.get(s.model.id)
     if model is None:
         problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; "
                                 f"{closest(s.model.id, list(cat.models))}", line("model", "id")))
     out: list[ResolvedOption] = []
     for i, o in enumerate(s.options):
-        key = f"options[{i}]"
-        pricing_key = f"{key}.pricing" if "pricing" in o.model_fields_set else ""
-        serve = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
-                       o.min_term_months, f"{key}.inference_offer", problems, file,
-                       line("options", i, "inference_offer"), pricing_key, lines.get(("options", i, "pricing")))
-        train = None
-        serve = as_quote(o, i, serve, o.usd_per_hour, o.brl_per_month, line, problems, file)
-        if s.training.method != "none":
-            if o.training_offer is None:
-                problems.append(Problem(file, f"{key}.training_offer",
-                                        "required key is missing (training.method is not 'none')", line("options", i)))
-            else:
-                train = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour,
-                              o.training_brl_per_month, o.setup_fee_brl, o.min_term_months, f"{key}.training_offer",
-                              problems, file, line("options", i, "training_offer"),
-                              f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
-                              lines.get(("options", i, "training_pricing")))
-        train = as_quote(o, i, train, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
+        serve, train = _fleets_of(s, o, i, cat, problems, file, lines)
         if serve is None:
             continue
-        burst, term = _pricing_checks(s, o, i, serve, train, cat, problems, file, line)
-        egress = _egress_of(o, i, serve, cat, problems, file, line)
-        sid, sprice, ssrc = _storage_of(s, o, i, serve, cat, problems, file, line)
-        tax, brl_tax, billing = _taxes_of(o, i, serve, train, cat, problems, file, line)
-        if egress is None or tax is None:
-            continue
-        autoscale = (o.autoscale and serve.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
-                     and not is_committed(o.pricing))
-        out.append(ResolvedOption(o.name, i, serve.kind, train, serve, o.fleet, autoscale,
-                                  egress, sprice, sid, ssrc, tax,
-                                  o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
-                                  taxmod.rates_by_month(tax, months, cat.tax_reform),
-                                  taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
-                                  billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
-                                  None if burst is None else _as_tuple(o.committed_instances), burst, term))
+        r = _resolved(s, o, i, serve, train, cat, months, problems, file, line)
+        if r is not None:
+            out.append(r)
     if problems or model is None:
         raise InputError(problems)
     return model, out
+
+
+def line_of(lines: dict):
+    """The line of a key path in the scenario file, or of its nearest parent that has one (None if none)."""
+    def line(*key):
+        while key:
+            if key in lines:
+                return lines[key]
+            key = key[:-1]
+        return None
+    return line
+
+
+def _fleets_of(s: Scenario, o, i: int, cat: Catalog, problems: list[Problem], file: str, lines: dict
+               ) -> tuple[Fleet | None, Fleet | None]:
+    """(serving fleet, training fleet) of option i, with the scenario's price overrides and quotes."""
+    key, line = f"options[{i}]", line_of(lines)
+    pricing_key = f"{key}.pricing" if "pricing" in o.model_fields_set else ""
+    serve = fleet_of(cat, o.inference_offer, o.pricing, o.usd_per_hour, o.brl_per_month, o.setup_fee_brl,
+                     o.min_term_months, f"{key}.inference_offer", problems, file,
+                     line("options", i, "inference_offer"), pricing_key, lines.get(("options", i, "pricing")))
+    train = None
+    serve = as_quote(o, i, serve, o.usd_per_hour, o.brl_per_month, line, problems, file)
+    if s.training.method != TrainingMethod.NONE:
+        if o.training_offer is None:
+            problems.append(Problem(file, f"{key}.training_offer",
+                                    "required key is missing (training.method is not 'none')", line("options", i)))
+        else:
+            train = fleet_of(cat, o.training_offer, o.training_pricing, o.training_usd_per_hour,
+                             o.training_brl_per_month, o.setup_fee_brl, o.min_term_months, f"{key}.training_offer",
+                             problems, file, line("options", i, "training_offer"),
+                             f"{key}.training_pricing" if "training_pricing" in o.model_fields_set else "",
+                             lines.get(("options", i, "training_pricing")))
+    train = as_quote(o, i, train, o.training_usd_per_hour, o.training_brl_per_month, line, problems, file, False)
+    return serve, train
+
+
+def _resolved(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, months: list[str],
+              problems: list[Problem], file: str, line) -> ResolvedOption | None:
+    """Option i with its fleets, egress, storage and taxes looked up (None when one of them is missing)."""
+    burst, term = _pricing_checks(s, o, i, serve, train, cat, problems, file, line)
+    egress = _egress_of(o, i, serve, cat, problems, file, line)
+    sid, sprice, ssrc = _storage_of(s, o, i, serve, cat, problems, file, line)
+    tax, brl_tax, billing = _taxes_of(o, i, serve, train, cat, problems, file, line)
+    if egress is None or tax is None:
+        return None
+    autoscale = (o.autoscale and serve.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
+                 and not is_committed(o.pricing))
+    return ResolvedOption(o.name, i, serve.kind, train, serve, o.fleet, autoscale, egress, sprice, sid, ssrc, tax,
+                          o.indexation_rate, o.price_trend_rate, s.scenario.tax_regime, brl_tax,
+                          taxmod.rates_by_month(tax, months, cat.tax_reform),
+                          taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
+                          billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
+                          None if burst is None else _as_tuple(o.committed_instances), burst, term)
 
 
 def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem],
@@ -177,13 +195,22 @@ def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, c
         problems.append(Problem(file, f"{key}.training_pricing", f"a capacity block ({o.training_pricing!r}) "
                                 "reserves a cluster for days, not a fleet that runs all month: use it for a "
                                 "separate training burst (fleet = 'separate')", line("options", i, "training_pricing")))
-    if serve.kind == FleetKind.CLOUD and is_capacity_block(o.pricing):
+    if serve.kind == FleetKind.CLOUD:
+        _serving_pricing_checks(s, o, i, cat, problems, file, line)
+    return burst, term
+
+
+def _serving_pricing_checks(s: Scenario, o, i: int, cat: Catalog, problems: list[Problem], file: str, line) -> None:
+    """A cloud serving fleet's pricing: not a capacity block, a commitment within the horizon, no autoscaling of
+    reserved capacity (a committed baseline aside)."""
+    key = f"options[{i}]"
+    if is_capacity_block(o.pricing):
         problems.append(Problem(file, f"{key}.pricing", f"a capacity block ({o.pricing!r}) reserves a cluster for "
                                 "days, not a fleet that serves all month: use it as training_pricing of a separate "
                                 "burst; serve on 'on_demand' or a 1- or 3-year commitment",
                                 line("options", i, "pricing")))
     term_m = commitment_term_months(o.pricing) if is_committed(o.pricing) else None
-    if serve.kind == FleetKind.CLOUD and term_m is not None and term_m > s.scenario.horizon_months:
+    if term_m is not None and term_m > s.scenario.horizon_months:
         offer = cat.offer(o.inference_offer)
         fit = sorted(p for p, v in offer.prices.items() if v.usd_per_hour is not None and not is_capacity_block(p)
                      and (commitment_term_months(p) or 0) <= s.scenario.horizon_months)
@@ -192,11 +219,10 @@ def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, c
                                 f"horizon would be paid but not counted; {closest(o.pricing, fit)} (pricings of "
                                 f"{o.inference_offer!r} that fit: {', '.join(fit) or 'none'}), or a longer horizon",
                                 line("options", i, "pricing")))
-    if serve.kind == FleetKind.CLOUD and o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
+    if o.autoscale and is_committed(o.pricing) and o.committed_instances is None:
         problems.append(Problem(file, f"{key}.autoscale", "reserved capacity is paid every hour and cannot follow "
                                 "the load: set autoscale = false or pricing = 'on_demand'",
                                 line("options", i, "autoscale")))
-    return burst, term
 
 
 def _egress_of(o, i: int, serve: Fleet, cat: Catalog, problems: list[Problem], file: str, line) -> EgressTable | None:

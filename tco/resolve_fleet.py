@@ -7,10 +7,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from tco.catalog import Billing, Catalog, CloudOffer, DedicatedOffer, Gpu
-from tco.domain import Currency, FleetKind, commitment_term_months
+from tco.domain import REFUSED_STATUSES, Currency, FleetKind, Status, commitment_term_months
 from tco.errors import Problem, closest
 
-REFUSED = ("not_offered", "anomalous")
+REFUSED = REFUSED_STATUSES
 """Catalog statuses never used silently: an option naming one must give the price itself."""
 DEFAULT_PROFILE = {"import": "import_direct_sp", "local_entity": "brazil_local_entity_sp"}
 """Tax profile by billing mode when tax_profiles.toml has no [billing.<mode>] entry."""
@@ -53,7 +53,7 @@ def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
         same = known if known is not None and known.mode == mode else None
         prov = getattr(cat, "providers", {}).get(fleet.provider)
         status = (getattr(prov, "br_billing_status", "") or (same.status if same else "")
-                  or ("sourced" if getattr(offer, "br_billing_source", "") else "unverified"))
+                  or (Status.SOURCED if getattr(offer, "br_billing_source", "") else Status.UNVERIFIED))
         dflt = cat.billing.get(mode)
         profile = same.profile if same else (dflt.profile if dflt else DEFAULT_PROFILE[mode])
         return Billing(fleet.provider, mode, profile, status,
@@ -62,7 +62,7 @@ def billing_of(cat: Catalog, fleet: Fleet) -> Billing:
     if known is not None:
         return known
     dflt = cat.billing.get("import")
-    return Billing(fleet.provider, "import", dflt.profile if dflt else DEFAULT_PROFILE["import"], "unverified",
+    return Billing(fleet.provider, "import", dflt.profile if dflt else DEFAULT_PROFILE["import"], Status.UNVERIFIED,
                    f"no billing information for provider {fleet.provider!r}: taken as an import of services", "")
 
 
@@ -70,57 +70,63 @@ def fleet_of(cat: Catalog, offer_id: str, pricing: str, usd_override, brl_overri
              where: str, problems: list[Problem], file: str, line, pricing_where: str = "", pricing_line=None
              ) -> Fleet | None:
     """The offer at a pricing with its price (the scenario's own price wins), or None with a problem recorded."""
+    def refuse(message: str, about_pricing: bool = False) -> None:
+        if about_pricing:
+            problems.append(Problem(file, pricing_where or where, message, pricing_line or line))
+        else:
+            problems.append(Problem(file, where, message, line))
+
     offer = cat.offer(offer_id)
     if offer is None:
-        problems.append(Problem(file, where, f"unknown offer {offer_id!r}; {closest(offer_id, cat.offer_ids)}", line))
+        refuse(f"unknown offer {offer_id!r}; {closest(offer_id, cat.offer_ids)}")
         return None
     gpu = cat.gpus.get(offer.gpu)
     if gpu is None:
-        problems.append(Problem(file, where, f"offer {offer_id!r} uses GPU {offer.gpu!r}, which is not in gpus.csv; "
-                                             f"{closest(offer.gpu, list(cat.gpus))}", line))
+        refuse(f"offer {offer_id!r} uses GPU {offer.gpu!r}, which is not in gpus.csv; {closest(offer.gpu, list(cat.gpus))}")
         return None
     if isinstance(offer, CloudOffer):
-        p = offer.prices.get(pricing)
-        if usd_override is not None:
-            price, src, asof, status = usd_override, "price given in the scenario", "scenario", "scenario_override"
-        elif p is None or p.usd_per_hour is None:
-            have = [k for k, v in offer.prices.items() if v.usd_per_hour is not None]
-            why = p.status if p is not None else "not in the catalog"
-            if not have:
-                problems.append(Problem(file, where, f"offer {offer_id!r} is {why} with no known price in any pricing "
-                                        f"({', '.join(sorted(offer.prices))}); choose another offer", line))
-                return None
-            hint = f"priced: {', '.join(sorted(have))}"
-            problems.append(Problem(file, pricing_where or where,
-                                    f"offer {offer_id!r} has no {pricing!r} price ({why}); {closest(pricing, have)} "
-                                    f"({hint}); or give the price in the scenario (usd_per_hour)",
-                                    pricing_line or line))
-            return None
-        elif p.status in REFUSED:
-            problems.append(Problem(file, pricing_where or where,
-                                    f"the {pricing!r} price of {offer_id!r} is marked {p.status!r} in the catalog"
-                                    f"{': ' + p.note if p.note else ''}; choose another offer or pricing, or give the "
-                                    "price in the scenario (usd_per_hour)", pricing_line or line))
-            return None
-        else:
-            price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
-        up = p.upfront_usd if usd_override is None and p is not None and p.upfront_usd else 0.0
-        up_term = (p.term_months or commitment_term_months(pricing) or 0) if up and p is not None else 0
-        return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0,
-                     src, asof, status, offer.provider, offer.region,
-                     up if up_term else 0.0, up_term)
+        return _cloud_fleet(offer_id, offer, gpu, pricing, usd_override, refuse)
     assert isinstance(offer, DedicatedOffer)
     if brl_override is None and offer.status in REFUSED:
-        problems.append(Problem(file, where, f"offer {offer_id!r} is marked {offer.status!r} in the catalog; choose "
-                                "another offer or give the price in the scenario (brl_per_month)", line))
+        refuse(f"offer {offer_id!r} is marked {offer.status!r} in the catalog; choose another offer or give the price "
+               "in the scenario (brl_per_month)")
         return None
     price = brl_override if brl_override is not None else offer.brl_per_month
-    status = "scenario_override" if brl_override is not None else offer.status
+    status = Status.SCENARIO_OVERRIDE if brl_override is not None else offer.status
     return Fleet(offer_id, FleetKind.DEDICATED, gpu, offer.gpu_count, Currency.BRL, price, "BRL/month", "monthly",
                  setup_override if setup_override is not None else offer.setup_fee_brl,
                  term_override if term_override is not None else offer.min_term_months,
                  offer.source if brl_override is None else "price given in the scenario",
                  offer.as_of if brl_override is None else "scenario", status, offer.provider, offer.region)
+
+
+def _cloud_fleet(offer_id: str, offer: CloudOffer, gpu, pricing: str, usd_override, refuse) -> Fleet | None:
+    """A cloud offer at a pricing, or None once `refuse` has recorded why (no price, a price the catalog refuses)."""
+    p = offer.prices.get(pricing)
+    status: str
+    if usd_override is not None:
+        price, src, asof, status = usd_override, "price given in the scenario", "scenario", Status.SCENARIO_OVERRIDE
+    elif p is None or p.usd_per_hour is None:
+        have = [k for k, v in offer.prices.items() if v.usd_per_hour is not None]
+        why = p.status if p is not None else "not in the catalog"
+        if not have:
+            refuse(f"offer {offer_id!r} is {why} with no known price in any pricing ({', '.join(sorted(offer.prices))}); "
+                   "choose another offer")
+            return None
+        refuse(f"offer {offer_id!r} has no {pricing!r} price ({why}); {closest(pricing, have)} "
+               f"(priced: {', '.join(sorted(have))}); or give the price in the scenario (usd_per_hour)", True)
+        return None
+    elif p.status in REFUSED:
+        refuse(f"the {pricing!r} price of {offer_id!r} is marked {p.status!r} in the catalog"
+               f"{': ' + p.note if p.note else ''}; choose another offer or pricing, or give the price in the scenario "
+               "(usd_per_hour)", True)
+        return None
+    else:
+        price, src, asof, status = p.usd_per_hour, p.source, p.as_of, p.status
+    up = p.upfront_usd if usd_override is None and p is not None and p.upfront_usd else 0.0
+    up_term = (p.term_months or commitment_term_months(pricing) or 0) if up and p is not None else 0
+    return Fleet(offer_id, FleetKind.CLOUD, gpu, offer.gpu_count, Currency.USD, price, "USD/h", pricing, 0.0, 0,
+                 src, asof, status, offer.provider, offer.region, up if up_term else 0.0, up_term)
 
 
 def as_quote(o, i: int, fleet: Fleet | None, usd, brl, line, problems: list[Problem], file: str,

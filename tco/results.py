@@ -7,10 +7,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import ledger as ledger_mod, sizing
+from tco import finance, ledger as ledger_mod, sizing
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
-from tco.domain import Dist, Notice
+from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind
 from tco.errors import Problem
 from tco.resolve import ResolvedOption
 from tco.scenario import Scenario
@@ -50,6 +50,42 @@ class OptionResult:
     def achieved_tokens_per_second_per_user(self) -> float:
         """Decode speed each user sees on this option's replica [tokens/s]."""
         return float(self.replica.tokens_per_second_per_user)
+
+
+HOURS_PER_MONTH = 730.0
+"""Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
+
+
+def _gpu_hour_prices(opt: ResolvedOption, oc: OptionCosts, usdbrl: float) -> dict[str, dict]:
+    """Per role: offer, pricing and the all-in BRL price per GPU-hour [BRL/GPU·h]."""
+    out: dict[str, dict] = {}
+    uplift = oc.tax_uplift if oc.currency["taxes"] == Currency.USD else 0.0
+    for role, f in ((Role.INFERENCE, opt.inference), (Role.TRAINING, opt.training)):
+        if f is None:
+            continue
+        if f.kind == FleetKind.CLOUD:  # USD/h per server ÷ GPUs × (1 + taxes) × spot
+            brl = f.price / f.gpus_per_server * (1.0 + uplift) * usdbrl
+        else:  # BRL/month per server ÷ (GPUs × 730 h)
+            brl = f.price / (f.gpus_per_server * HOURS_PER_MONTH)
+        out[role] = {"offer": f.offer_id, "pricing": f.pricing, "brl_per_gpu_hour": brl}
+    return out
+
+
+def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize, cands: list[dict],
+                  series: tuple[ledger_mod.Series, ...], usdbrl: float, rows: dict[str, np.ndarray]) -> OptionResult:
+    """One option's totals from its ledger series: TCO and NPV (deterministic until the FX risk fills
+    the percentiles), crossover month, cost per million tokens, GPU-hour prices."""
+    lines_brl = {x.line: x.amount_brl for x in series}
+    total = sum(lines_brl.values(), np.zeros(len(rows["t"])))
+    tco_det = float(total.sum())
+    npv_det = float(total @ rows["df"])
+    inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
+    train_total = float(lines_brl["training_compute"].sum())
+    kind = option_kind(opt.kind, opt.training.kind if opt.training is not None else None)
+    return OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, Dist.point(tco_det), Dist.point(npv_det),
+                        finance.crossover_month(inf_spend, train_total),
+                        finance.cost_per_million_tokens(tco_det, float(rows["tokens"].sum())),
+                        _gpu_hour_prices(opt, oc, usdbrl))
 
 
 def rankable(options: list[OptionResult]) -> list[OptionResult]:

@@ -12,6 +12,7 @@ import functools
 
 import numpy as np
 
+from tco.domain import FxBasePath, FxModel, GrowthModel
 from tco.constants import BYTES_PER_GB, BYTES_PER_KB, DAYS_PER_WEEK, MONTHS_PER_YEAR, S_PER_H
 from tco.demand import profile
 from tco.expr import EXP, IF, INT, MAX, MIN, In, Month, Pick, Row, Rule, evaluate
@@ -30,17 +31,17 @@ def users_rule(model: str, capped: bool) -> Rule:
     """
     k = Row("k")
     u1 = In("start_users")
-    if model == "linear":
+    if model == GrowthModel.LINEAR:
         body = IF((In("horizon") - In("inf_start") + 1).eq(1), u1,
                   u1 + (In("end_users") - u1) * (k - 1) / (In("horizon") - In("inf_start")))
-    elif model == "compound":
+    elif model == GrowthModel.COMPOUND:
         body = u1 * (1 + In("growth_rate")) ** (k - 1)
         if capped:
             body = MIN(body, In("max_users"))
-    elif model == "logistic":
+    elif model == GrowthModel.LOGISTIC:
         c = In("ceiling_users")
         body = c / (1 + (c / u1 - 1) * EXP(-In("steepness") * (k - 1)))
-    elif model == "list":
+    elif model == GrowthModel.LIST:
         body = Pick("users_list", k)
     else:
         raise ValueError(f"unknown growth model {model!r}")
@@ -55,13 +56,13 @@ def fx_rule(base: str, drift_given: bool) -> Rule:
     list reads the t-th value given; the last value of a list holds; a gbm drift μ multiplies the path by
     e^(μ·t/12)."""
     s = In("usdbrl")
-    if base == "forward":
+    if base == FxBasePath.FORWARD:
         expr = s * ((1 + In("brl_rate")) / (1 + In("usd_rate"))) ** (Month() / MONTHS_PER_YEAR)
-    elif base == "focus":
+    elif base == FxBasePath.FOCUS:
         expr = s * Pick("fx_w", Month()) + Pick("fx_b", Month())
-    elif base == "list":
+    elif base == FxBasePath.LIST:
         expr = Pick("fx_list", Month())
-    elif base == "spot":
+    elif base == FxBasePath.SPOT:
         expr = s
     else:
         raise ValueError(f"unknown FX base path {base!r}")
@@ -74,7 +75,7 @@ def fx_rule_of(fx) -> Rule:
     """The base-path rule of an ``[fx]`` section."""
     from tco.fx_paths import base_path
 
-    return fx_rule(base_path(fx), fx.model == "gbm" and fx.drift is not None)
+    return fx_rule(base_path(fx), fx.model == FxModel.GBM and fx.drift is not None)
 
 
 YEAR = Rule("year", INT((Month() - 1) / MONTHS_PER_YEAR), "-", "contract year y = ⌊(t − 1)/12⌋ (0 in the first 12 months)")
@@ -135,7 +136,7 @@ def growth_inputs(growth) -> dict[str, object]:
             "growth_rate": getattr(growth, "monthly_growth_rate", None), "max_users": getattr(growth, "max_users", None),
             "ceiling_users": getattr(growth, "ceiling_users", None),
             "steepness": getattr(growth, "steepness_per_month", None),
-            "users_list": list(growth.users) if growth.model == "list" else None}
+            "users_list": list(growth.users) if growth.model == GrowthModel.LIST else None}
 
 
 def users_timeline(growth, start_month: int, horizon: int) -> np.ndarray:
@@ -173,7 +174,7 @@ def fx_lists(fx, start: str | None, horizon: int) -> dict[str, list[float] | Non
     """The base-path rule's list inputs (tco.fx.list_inputs); focus needs the scenario's start month."""
     from tco.fx_paths import base_path, list_inputs
 
-    if base_path(fx) == "focus" and start is None:
+    if base_path(fx) == FxBasePath.FOCUS and start is None:
         raise ValueError("the Focus base path needs the scenario's start month")
     return list_inputs(fx, start or "", horizon)
 

@@ -1,7 +1,7 @@
 """Commitments paid partly or wholly upfront, as rules: the upfront per instance in the month each term starts
 (an instance added later starts its own term, renewed while the fleet keeps it), the hourly part every hour.
 ``tco.fleet_rules`` adds them to a committed serving fleet; the workbook's calc sheets render them; the plan
-search's committed ladder uses ``hourly_part`` and ``term_starts`` (the same arithmetic on levels × months)."""
+search's committed ladder evaluates them for every committed level at once (``costs.committed_levels``)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from tco.expr import AND, IF, INT, MAX, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
+from tco.expr.base import along_months
 
 
 class Terms(Protocol):
@@ -35,10 +36,9 @@ class Renewals(Expr):
     n: int
 
     def np(self, env: Env) -> np.ndarray:
-        x = np.broadcast_to(np.asarray(self.x.np(env), dtype=float), (env.horizon,))
-        out = x.copy()
+        out = along_months(self.x.np(env), env.horizon).copy()
         for t in range(self.n, env.horizon):
-            out[t] += out[t - self.n]
+            out[..., t] += out[..., t - self.n]
         return out
 
     def xl(self, ctx: XlContext) -> str:
@@ -82,21 +82,3 @@ def hourly_price(shape: Terms) -> Expr:
 def upfront_cost(shape: Terms) -> Expr:
     """The upfronts paid this month [USD]: instances starting a term × upfront per instance."""
     return Row("upfronts") * In("o.upfront")
-
-
-def hourly_part(price: float, upfront: float, term_months: int) -> float:
-    """Hourly part of a commitment paid partly upfront [USD/h]: effective price − upfront / (term × 730 h)
-    (the ``hourly_part`` rule); the price itself when nothing is paid upfront."""
-    if not upfront or not term_months:
-        return price
-    return max(price - upfront / (term_months * 730.0), 0.0)
-
-
-def term_starts(committed: np.ndarray, term_months: int, first_month: int) -> np.ndarray:
-    """Instances starting a commitment term each month (the ``upfronts`` rule of a committed baseline): the
-    committed level in the first month of each term counted from `first_month`, else 0. ``committed`` may carry
-    leading axes (…, H)."""
-    k = np.asarray(committed, dtype=float)
-    t = np.arange(1, k.shape[-1] + 1)
-    first = (t >= first_month) & ((t - first_month) % term_months == 0)
-    return k * first

@@ -63,12 +63,6 @@ def test_users_breakeven_flips_the_ranking(seed_flip):
     assert before[b["leader"]] <= before[b["challenger"]]
 
 
-def test_scale_users_scales_every_growth_model():
-    s, _, _ = load(ROOT / "scenarios" / "pretrain_burst.toml")  # compound with a cap
-    g = analysis.scale_users(s, 2.0).inference.users
-    assert (g.start_users, g.max_users) == (1000, 10000)
-
-
 def test_decomposition_adds_up_exactly(seed):
     _, _, res = seed
     d = analysis.decomposition(res)
@@ -85,21 +79,6 @@ def test_egress_heavy_workload_moves_the_verdict(seed):
     d = analysis.decomposition(r)
     assert d["egress_share_of_cloud_tco"] > 0.05
     assert d["parts_brl"]["egress"] > 0
-
-
-def test_tornado_rows_cover_the_inputs_and_move_the_difference(seed):
-    _, _, res = seed
-    pair = analysis.kind_pair(res)
-    t = analysis.tornado(res, paths=500, pair=pair)
-    keys = {r["input"] for r in t["rows"]}
-    assert keys == {k for k, *_ in analysis.SENSITIVITY}
-    fx = next(r for r in t["rows"] if r["input"] == "usdbrl")
-    # a dearer dollar widens the gap when dedicated leads, narrows it when a cloud option leads (the seed on the
-    # Focus path: the 3-year Savings Plan)
-    sign = 1.0 if pair[0].kind == "dedicated" else -1.0
-    assert sign * fx["low_diff_brl"] < sign * t["base_diff_brl"] < sign * fx["high_diff_brl"]
-    swings = [r["swing_brl"] for r in t["rows"]]
-    assert swings == sorted(swings, reverse=True)
 
 
 def test_separation_saving_is_shared_minus_separate(seed):
@@ -148,32 +127,3 @@ def test_hedged_tco_by_hand(seed):
     assert row["hedged_tco_brl"] == pytest.approx(expected, rel=1e-12)
     ded = next(r for r in hd["options"] if r["option"].startswith("Dedicado"))
     assert ded["hedge_cost_vs_deterministic_brl"] == pytest.approx(0.0, abs=1e-6)  # nothing in USD to hedge
-
-
-@pytest.mark.parametrize("key,v", [("cloud_price", 1.2), ("users", 0.5), ("tax", 0.8), ("discount_rate", 0.18)])
-def test_variant_runs_of_only_the_compared_options_equal_full_runs(seed, key, v):
-    """The analysis re-runs the engine with only the options it compares: each option's figures must be
-    the very same floats as in a run with every option (the engine costs options independently)."""
-    _, _, res = seed
-    a, b = analysis._leaders(res)
-    variants = analysis._Variants(res, {a.name, b.name}, 2000)
-    got = variants.figures(key, v)
-    s2, cat2 = analysis._variant(res, key, v)
-    full = run_scenario(s2, cat2, simulate=False)
-    want = {o.name: (o.npv.deterministic if key == "discount_rate" else o.tco.deterministic) for o in full.options}
-    assert set(got) == {a.name, b.name}
-    assert all(got[n] == want[n] for n in got)  # exact, not approximate
-    assert variants.figures(key, v) is got  # asked again (the second tornado): not run again
-
-
-def test_tornados_share_variant_runs(seed, monkeypatch):
-    """enrich's two tornados (leaders, dedicated vs cloud) run each of the 20 variants once."""
-    _, _, res = seed
-    calls = []
-    real = analysis.run_scenario
-    monkeypatch.setattr(analysis, "run_scenario", lambda *a, **k: calls.append(1) or real(*a, **k))
-    variants = analysis._Variants(res, {o.name for o in res.options}, 2000)
-    analysis.tornado(res, variants=variants)
-    pair = analysis.kind_pair(res)
-    analysis.tornado(res, pair=pair, variants=variants)
-    assert len(calls) == 2 * len(analysis.SENSITIVITY)

@@ -10,7 +10,7 @@ import pytest
 
 from tco.domain import FleetKind
 from tco.errors import InputError
-from tco.plan.components import BRAZIL_REGIONS, allowed, context, offers, serving_roles, zero_cloud
+from tco.plan.components import BRAZIL_REGIONS, allowed, context, offers, serving_modes, zero_cloud
 from tco.scenario import Plan
 
 
@@ -56,17 +56,17 @@ def test_offers_respect_providers_gpus_pricings_and_brazil(ctx_for, seed_inputs)
         assert cat.offer(f.offer_id).status not in ("not_offered", "anomalous")
 
 
-def test_serving_roles_by_pricing(ctx_for):
+def test_serving_modes_by_pricing(ctx_for):
     ctx = ctx_for(providers=["aws"])
     by_pricing = {}
     for f in offers(ctx):
-        by_pricing.setdefault(f.pricing, serving_roles(ctx, f))
+        by_pricing.setdefault(f.pricing, serving_modes(ctx, f)[0])
     assert by_pricing["on_demand"] == ["autoscaled"]
     assert by_pricing["spot"] == []                               # spot_for_serving is off
     assert by_pricing["reserved_1yr"] == ["committed_all_month", "committed_baseline"]
     assert by_pricing["reserved_3yr"] == ["committed_all_month", "committed_baseline"]  # 36 ≤ 36 months
     spot = next(f for f in offers(ctx) if f.pricing == "spot")
-    assert serving_roles(ctx_for(providers=["aws"], spot_for_serving=True), spot) == ["autoscaled"]
+    assert serving_modes(ctx_for(providers=["aws"], spot_for_serving=True), spot) == (["autoscaled"], "")
 
 
 def test_a_commitment_longer_than_the_horizon_is_skipped_with_a_reason(seed_inputs):
@@ -75,9 +75,8 @@ def test_a_commitment_longer_than_the_horizon_is_skipped_with_a_reason(seed_inpu
                                  "plan": Plan(providers=["aws"])})
     ctx = context(short, seed_inputs.catalog)
     three = next(f for f in offers(ctx) if f.pricing == "reserved_3yr")
-    assert serving_roles(ctx, three) == []
-    assert ctx.skipped[-1] == {"offer": three.offer_id, "pricing": "reserved_3yr", "role": "serving",
-                               "reason": "a 36-month commitment is longer than the 24-month horizon"}
+    assert serving_modes(ctx, three) == ([], "a 36-month commitment is longer than the 24-month horizon")
+    assert ctx.skipped == []  # the reason is recorded once, by the serving components (test_costing)
 
 
 def test_zero_cloud_costs_nothing_on_the_same_hardware(ctx_for):

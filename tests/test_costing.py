@@ -54,3 +54,21 @@ def test_serving_and_training_components(dedicated):
     # the skipped offers carry their reason (the 1× H200 NVL cannot train across 8 bridged servers)
     reasons = {(d["offer"], d["role"]): d["reason"] for d in ctx.skipped}
     assert "nvlink_bridge" in reasons[("br-dedicated/sp/h200-nvl-1x", "training")]
+
+
+def test_a_commitment_longer_than_the_horizon_is_skipped_once(seed_inputs):
+    # the seed trains, so the search costs serving fleets and shared fleets on every offer: the reason a 3-year
+    # commitment cannot serve a 24-month horizon is recorded once (it was once per component kind: twice)
+    s = seed_inputs.scenario
+    short = s.model_copy(update={"scenario": s.scenario.model_copy(update={"horizon_months": 24}),
+                                 "plan": Plan(providers=["aws"])})
+    ctx = context(short, seed_inputs.catalog)
+    fleets = offers(ctx)
+    serving, _ = serving_comps(ctx, fleets, None)
+    shared_comps(ctx, fleets)
+    three = [d for d in ctx.skipped if d["pricing"] == "reserved_3yr"]
+    assert three and len(three) == len({d["offer"] for d in three})
+    assert all(d == {"offer": d["offer"], "pricing": "reserved_3yr", "role": "serving",
+                     "reason": "a 36-month commitment is longer than the 24-month horizon"} for d in three)
+    keys = [(d["offer"], d["pricing"], d["role"], d["reason"]) for d in ctx.skipped]
+    assert len(keys) == len(set(keys))  # no entry twice

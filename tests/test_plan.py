@@ -17,12 +17,7 @@ from hypothesis import strategies as st
 from tco import demand, plan
 from tco.catalog import load_catalog
 from tco.cli import main
-from tco.costs import (
-    committed_baseline_cost,
-    committed_baseline_hours,
-    committed_schedule,
-    option_costs,
-)
+from tco.costs import committed_levels, option_costs
 from tco.engine import run_scenario
 from tco.resolve import Fleet, ResolvedOption
 from tco.scenario import Option, load, load_text
@@ -52,16 +47,20 @@ def _fleet(price, pricing):
                  "test", "test")
 
 
-def _committed_option(k: int) -> ResolvedOption:
+def _committed_option(k: int | tuple[int, ...] | None, term: int = 12) -> ResolvedOption:
+    """The toy serving fleet committed at k per term (None: reserved for every hour, no baseline)."""
+    committed = None if k is None else (k,) if isinstance(k, int) else k
     return ResolvedOption("toy", 0, "cloud", None, _fleet(COMMITTED_USD_H, "reserved_1yr"), "separate", False, FREE,
-                          0.0, "test", "test", NO_TAX, 0.0, 0.0, committed=(k,),
-                          burst=_fleet(ON_DEMAND_USD_H, "on_demand"), commit_term_months=12)
+                          0.0, "test", "test", NO_TAX, 0.0, 0.0, committed=committed,
+                          burst=None if k is None else _fleet(ON_DEMAND_USD_H, "on_demand"), commit_term_months=term)
 
 
-def _costs(k: int):
-    days = demand.days_in_months("2027-01", 1)  # January: 31 days
-    return option_costs(_committed_option(k), training=None, replica=REPLICA, rps=DAY[None, :], days=days,
-                        egress_gb=np.zeros(1), storage_gb=0.0, training_start=1, inference_start=1,
+def _costs(k, *, day=DAY, days=None, term: int = 12, first: int = 1):
+    """The toy's costs over `days` (default: January 2027, 31 days) with the load `day` every month."""
+    days = demand.days_in_months("2027-01", 1) if days is None else np.asarray(days, dtype=float)
+    rps = np.repeat(np.asarray(day, dtype=float)[None, :], len(days), axis=0)
+    return option_costs(_committed_option(k, term), training=None, replica=REPLICA, rps=rps, days=days,
+                        egress_gb=np.zeros(len(days)), storage_gb=0.0, training_start=1, inference_start=first,
                         utilization=0.5, redundancy="none")
 
 
@@ -81,33 +80,44 @@ def test_committed_ladder_by_hand_two_instances_is_optimal():
 
 
 def test_ladder_over_all_levels_at_once_picks_the_same_level():
-    days = np.array([31.0])
-    servers = np.array([[1] * 6 + [2] * 6 + [3] * 12], dtype=float)
     levels = np.arange(4, dtype=float)[:, None]  # 0..3 instances, one row each
-    cost, hours = committed_baseline_cost(servers, days, levels, COMMITTED_USD_H, ON_DEMAND_USD_H, np.ones(1))
+    cost = committed_levels(_committed_option(0), _costs(None), levels)
     expected = np.array([54 * 2.0, 88.8, 81.6, 86.4]) * 31  # k = 0: all 54 server-hours a day on demand
     np.testing.assert_allclose(cost[:, 0], expected)
     assert int(np.argmin(cost[:, 0])) == 2
-    np.testing.assert_allclose(hours[:, 0], np.array([54, 24 + 30, 48 + 12, 72]) * 31)
+    for k in range(4):  # each level's row is the engine's line for that level, to the last bit
+        np.testing.assert_array_equal(cost[k], _costs(k).lines["inference_compute"])
+    hours = [_costs(k).instance_hours[0] for k in range(4)]
+    np.testing.assert_allclose(hours, np.array([54, 24 + 30, 48 + 12, 72]) * 31)
 
 
 def test_committed_schedule_one_value_per_term_the_last_holds():
     # serving from month 3 of 10, 4-month terms: months 3–6 at 2, 7–10 at 5, (a third term would hold 5)
-    np.testing.assert_array_equal(committed_schedule((2, 5), 4, 3, 10), [0, 0, 2, 2, 2, 2, 5, 5, 5, 5])
-    np.testing.assert_array_equal(committed_schedule((1,), 12, 1, 3), [1, 1, 1])
+    days = np.full(10, 30.0)
+    np.testing.assert_array_equal(_costs((2, 5), days=days, term=4, first=3).rows["commit"],
+                                  [0, 0, 2, 2, 2, 2, 5, 5, 5, 5])
+    np.testing.assert_array_equal(_costs((1,), days=np.full(3, 30.0)).rows["commit"], [1, 1, 1])
+
+
+def _load_of(servers: list[int]) -> np.ndarray:
+    """A day's load [req/s] needing `servers` servers at each hour: s servers hold 2s − 1 replicas at s − 0.6 req/s
+    (replicas = ⌈rps / 0.5⌉ = 2s − 1, servers = ⌈(2s − 1) / 2⌉ = s), none without load."""
+    return np.array([s - 0.6 if s else 0.0 for s in servers])
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 6), min_size=24, max_size=24), st.integers(0, 7), st.floats(1.0, 31.0))
 def test_committed_and_burst_hours_cover_the_load(load, k, days):
     s = np.array([load], dtype=float)
-    c_hours, b_hours = committed_baseline_hours(s, np.array([days]), np.array([float(k)]))
+    oc = _costs(k, day=_load_of(load), days=[days])
+    np.testing.assert_array_equal(oc.servers_by_hour, s)
+    c_hours, b_hours = oc.rows["commit"] * oc.rows["hours"], oc.rows["burst_hours"]
     # the burst is what the baseline does not cover: Σ max(S − k, 0) + Σ min(S, k) = Σ S
     covered = np.minimum(s, k).sum() * days
     assert b_hours[0] + covered == pytest.approx(s.sum() * days)
     assert c_hours[0] == pytest.approx(k * 24 * days)
     # one more committed instance never adds burst hours
-    _, b_more = committed_baseline_hours(s, np.array([days]), np.array([float(k + 1)]))
+    b_more = _costs(k + 1, day=_load_of(load), days=[days]).rows["burst_hours"]
     assert b_more[0] <= b_hours[0] + 1e-9
 
 
@@ -323,14 +333,14 @@ def test_capacity_block_is_refused_for_a_shared_fleet(cat):
 
 
 def test_cloud_price_sensitivity_moves_the_burst_price_too(cat):
-    from tco import analysis
+    from tco.analysis_sensitivity import scaled_prices
 
     s, _, _ = load(SEED)
     opt = Option(name="baseline", training_offer="aws/sa-east-1/p5.48xlarge", inference_offer="aws/sa-east-1/p5.48xlarge",
                  pricing="ri_1yr_convertible_no_upfront", committed_instances=[0], burst_pricing="on_demand",
                  autoscale=False)
     res = run_scenario(s.model_copy(update={"options": [opt], "plan": None}), cat, simulate=False)
-    scaled = run_scenario(analysis._scaled_prices(res, "cloud", 1.1), cat, simulate=False)
+    scaled = run_scenario(scaled_prices(res, "cloud", 1.1), cat, simulate=False)
     # with nothing committed every serving hour is a burst hour: the serving line scales by 1.1 exactly
     before = res.options[0].costs.lines["inference_compute"]
     after = scaled.options[0].costs.lines["inference_compute"]

@@ -1,5 +1,5 @@
-"""tco.upfront_rules: the hourly part of a partly-upfront commitment, the months terms start, and the rules
-(numpy) rendered as workbook formulas."""
+"""tco.upfront_rules: the hourly part of a partly-upfront commitment, the months terms start (one case or a batch of
+committed levels at once), and the rules (numpy) rendered as workbook formulas."""
 
 from __future__ import annotations
 
@@ -11,38 +11,53 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tco.expr import In, Rule, XlContext, evaluate
-from tco.upfront_rules import Renewals, hourly_part, hourly_price, term_starts, upfront_cost, upfront_rules
+from tco.upfront_rules import Renewals, hourly_price, upfront_cost, upfront_rules
+
+
+def _hourly_part(price: float, upfront: float, term: int) -> float:
+    """The ``hourly_part`` rule of a fleet paying `upfront` per instance each `term` months."""
+    shape = SimpleNamespace(upfront_term=term, commit_terms=0)
+    inputs = {"o.inf_price": price, "o.upfront": upfront, "o.up_term": float(term)}
+    return float(evaluate(upfront_rules(shape, "paid"), inputs, 1, rows={"paid": np.zeros(1)})["hourly_part"][0])
 
 
 def test_hourly_part_by_hand():
     # 12-month term, 8,760 USD upfront → 8760 / (12 × 730) = 1.0 USD/h off an effective 3.5 USD/h
-    assert hourly_part(3.5, 8760.0, 12) == pytest.approx(3.5 - 8760.0 / (12 * 730))
-    assert hourly_part(3.5, 8760.0, 12) == pytest.approx(2.5)
+    assert _hourly_part(3.5, 8760.0, 12) == pytest.approx(3.5 - 8760.0 / (12 * 730))
+    assert _hourly_part(3.5, 8760.0, 12) == pytest.approx(2.5)
 
 
 def test_hourly_part_all_upfront_and_none():
-    assert hourly_part(1.0, 12 * 730 * 1.0, 12) == 0.0      # all upfront: nothing hourly
-    assert hourly_part(1.0, 12 * 730 * 5.0, 12) == 0.0      # never negative
-    assert hourly_part(2.0, 0.0, 12) == 2.0                  # nothing upfront
-    assert hourly_part(2.0, 100.0, 0) == 2.0                 # no term
+    assert _hourly_part(1.0, 12 * 730 * 1.0, 12) == 0.0      # all upfront: nothing hourly
+    assert _hourly_part(1.0, 12 * 730 * 5.0, 12) == 0.0      # never negative
+    assert _hourly_part(2.0, 0.0, 12) == 2.0                  # nothing upfront
+    # no term (nothing paid upfront: costs._shape gives the fleet no upfront term): no rules, the price itself
+    assert hourly_price(SimpleNamespace(upfront_term=0, commit_terms=0)).xl(_ctx()) == "in_o.inf_price"
+
+
+def _term_starts(committed: np.ndarray, term: int, first: int) -> np.ndarray:
+    """The ``upfronts`` rule of a committed baseline: instances starting a term each month."""
+    shape = SimpleNamespace(upfront_term=term, commit_terms=1)
+    inputs = {"inf_start": float(first), "o.up_term": float(term), "o.inf_price": 1.0, "o.upfront": 0.0}
+    return evaluate(upfront_rules(shape, "paid"), inputs, committed.shape[-1], rows={"commit": committed})["upfronts"]
 
 
 def test_term_starts_by_hand():
     committed = np.array([0, 0, 3, 3, 3, 3, 4, 4], dtype=float)
     # first serving month 3, 2-month terms → terms start in months 3, 5, 7
-    np.testing.assert_array_equal(term_starts(committed, 2, 3), [0, 0, 3, 0, 3, 0, 4, 0])
+    np.testing.assert_array_equal(_term_starts(committed, 2, 3), [0, 0, 3, 0, 3, 0, 4, 0])
 
 
 def test_term_starts_keeps_leading_axes():
     levels = np.array([[1.0] * 6, [2.0] * 6])
-    out = term_starts(levels, 3, 1)                            # months 1 and 4
+    out = _term_starts(levels, 3, 1)                            # months 1 and 4
     np.testing.assert_array_equal(out, [[1, 0, 0, 1, 0, 0], [2, 0, 0, 2, 0, 0]])
 
 
 @given(st.lists(st.integers(0, 9), min_size=1, max_size=30), st.integers(1, 12), st.integers(1, 30))
 def test_term_starts_sum_is_the_level_at_each_start(levels, n, first):
     k = np.array(levels, dtype=float)
-    out = term_starts(k, n, first)
+    out = _term_starts(k, n, first)
     starts = [t for t in range(1, len(k) + 1) if t >= first and (t - first) % n == 0]
     assert out.sum() == sum(k[t - 1] for t in starts)
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from test_workbook import SOFFICE, named_cells, named_values, recalculate, set_input
 
 from tco import api
-from tco.analysis import _scaled_prices, scaled_fx
+from tco.analysis import scaled_fx, scaled_prices
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
 from tco.report.workbook_breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
@@ -144,7 +144,7 @@ def test_break_evens_are_where_the_engine_ties(seed):
     for j in np.argsort([abs(1 - (m or 99)) for m in v["m"]])[:2]:  # the two crossings nearest to today
         m = v["m"][j]
         assert m is not None
-        r = run_scenario(_scaled_prices(res, "cloud", m), res.catalog, simulate=False)
+        r = run_scenario(scaled_prices(res, "cloud", m), res.catalog, simulate=False)
         tco = {o.name: o.tco.deterministic for o in r.options}
         assert tco[names[j]] == pytest.approx(tco[names[lead]], rel=1e-9), names[j]
         checked += 1

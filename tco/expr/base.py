@@ -25,6 +25,29 @@ class Env:
         return np.arange(1, self.horizon + 1, dtype=float)
 
 
+# ---------------------------------------------------------------------------------------------
+# The month axis. A row is (H,), months 1..H; it may carry leading axes (…, H) when an input does (a batch of
+# cases evaluated at once, as the plan search costs every committed level in one evaluation). Nodes that read a
+# row over the months (Prev, Ratchet, Fill, CountPositive) work along the last axis through these helpers.
+
+
+def along_months(x: object, horizon: int) -> np.ndarray:
+    """``x`` as a float array with the months on its last axis: (H,), or (…, H) when it carries leading axes."""
+    a = np.asarray(x, dtype=float)
+    return np.broadcast_to(a, (horizon,) if a.ndim <= 1 else a.shape[:-1] + (horizon,))
+
+
+def month_before(x: np.ndarray) -> np.ndarray:
+    """Each month's value moved one month later along the last axis, 0 in month 1."""
+    return np.concatenate([np.zeros(x.shape[:-1] + (1,)), x[..., :-1]], axis=-1)
+
+
+def first_month(value: object) -> float | np.ndarray:
+    """A ``Scalar``'s value: month 1 of its row (a float), or of each case's row ((…, 1)) under leading axes."""
+    a = np.asarray(value)
+    return float(a.ravel()[0]) if a.ndim <= 1 else np.asarray(a[..., :1], dtype=float)
+
+
 @dataclass(frozen=True)
 class XlContext:
     """Where one month's cell sits: its column, the previous month's column (``None`` in month 1,
@@ -172,8 +195,7 @@ class Prev(Expr):
     key: str
 
     def np(self, env: Env) -> np.ndarray:
-        x = env.rows[self.key]
-        return np.concatenate([[0.0], x[:-1]])
+        return month_before(env.rows[self.key])
 
     def xl(self, ctx: XlContext) -> str:
         return ctx.cell(self.key, ctx.prev) if ctx.prev else "0"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.expr.base import Env, Expr, XlContext
+from tco.expr.base import Env, Expr, XlContext, along_months, month_before
 
 
 @dataclass(frozen=True, eq=False)
@@ -23,11 +23,7 @@ class Fill(Expr):
     active: Expr
 
     def np(self, env: Env) -> np.ndarray:
-        cap = np.broadcast_to(np.asarray(self.cap.np(env), dtype=float), (env.horizon,))
-        on = np.broadcast_to(np.asarray(self.active.np(env), dtype=float), (env.horizon,)) != 0
-        usable = np.where(on, cap, 0.0)
-        before = np.concatenate([[0.0], np.cumsum(usable)[:-1]])
-        return np.where(on, np.clip(self.total.np(env) - before, 0.0, cap), 0.0)
+        return fill(self.total.np(env), self.cap.np(env), self.active.np(env), env.horizon)
 
     def xl(self, ctx: XlContext) -> str:
         done = f"SUM({ctx.cell(self.key, ctx.first)}:{ctx.cell(self.key, ctx.prev)})" if ctx.prev else "0"
@@ -62,8 +58,7 @@ class Ratchet(Expr):
     x: Expr
 
     def np(self, env: Env) -> np.ndarray:
-        x = np.broadcast_to(np.asarray(self.x.np(env), dtype=float), (env.horizon,))
-        return np.maximum.accumulate(x)
+        return ratchet(self.x.np(env), env.horizon)
 
     def xl(self, ctx: XlContext) -> str:
         prev = ctx.cell(self.key, ctx.prev) if ctx.prev else "0"
@@ -76,9 +71,32 @@ class CountPositive(Expr):
 
     key: str
 
-    def np(self, env: Env) -> float:
-        return float(np.count_nonzero(env.rows[self.key] > 0))
+    def np(self, env: Env) -> float | np.ndarray:
+        return count_positive(env.rows[self.key])
 
     def xl(self, ctx: XlContext) -> str:
         assert ctx.row_range is not None, "CountPositive needs a context with whole-row ranges"
         return f'COUNTIF({ctx.row_range(self.key)},">0")'
+
+
+# ---------------------------------------------------------------------------------------------
+# the numpy meaning of the nodes above, along the month axis (the tree walk and the compiled form both call these)
+
+
+def fill(total: object, cap: object, active: object, horizon: int) -> np.ndarray:
+    """``Fill``: clip(total − Σ_{n<m} active·cap, 0, cap) in the active months, else 0."""
+    cap_m = along_months(cap, horizon)
+    on = along_months(active, horizon) != 0
+    before = month_before(np.cumsum(np.where(on, cap_m, 0.0), axis=-1))
+    return np.where(on, np.clip(np.asarray(total, dtype=float) - before, 0.0, cap_m), 0.0)
+
+
+def ratchet(x: object, horizon: int) -> np.ndarray:
+    """``Ratchet``: the running maximum over the months."""
+    return np.maximum.accumulate(along_months(x, horizon), axis=-1)
+
+
+def count_positive(x: np.ndarray) -> float | np.ndarray:
+    """``CountPositive``: months above 0 (a float; (…, 1) under leading axes)."""
+    n = np.count_nonzero(np.asarray(x) > 0, axis=-1)
+    return float(n) if np.ndim(n) == 0 else np.asarray(n, dtype=float)[..., None]

@@ -7,7 +7,7 @@ from typing import Mapping
 
 import numpy as np
 
-from tco.expr.base import Env, Expr, XlContext
+from tco.expr.base import Env, Expr, XlContext, along_months, first_month
 
 
 @dataclass(frozen=True)
@@ -44,6 +44,9 @@ def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Map
     """Evaluate rules in order over months 1..H; each sees the rows before it (and ``rows`` given). A
     ``Scalar`` is stored both as the constant ``c.<key>`` for the rules after it and as a constant row.
 
+    An input (or a given row) may carry leading axes, ``(n, 1)`` or ``(n, H)``: the rows that depend on it are then
+    (n, H), n cases evaluated at once (months on the last axis), the others stay (H,).
+
     Runs the rules' compiled form (``tco.expr.compiled.program``, built once per rule list); the value is the
     tree walk's (``evaluate_tree``) to the last bit."""
     from tco.expr.compiled import program
@@ -66,6 +69,6 @@ def evaluate_tree(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
             value = rule.expr.np(env)
         if isinstance(rule, Scalar):
-            env.inputs["c." + rule.key] = float(np.asarray(value).ravel()[0])
-        env.rows[rule.key] = np.broadcast_to(np.asarray(value, dtype=float), (horizon,)).copy()
+            env.inputs["c." + rule.key] = first_month(value)
+        env.rows[rule.key] = along_months(value, horizon).copy()
     return env.rows

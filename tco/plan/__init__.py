@@ -11,7 +11,7 @@ only the training line and its own setup fee, the serving fleet every other line
 uplift of the pair's tax profile on its USD lines (the one rule the combination states again, in
 ``combine``; a test holds it to the engine). The ladder of a committed baseline is separable: the
 level chosen for one term changes only that term's months, so each term's best level is found on its
-own, over all levels at once (``costs.committed_baseline_cost`` on a levels × months array).
+own, over all levels at once (``costs.committed_levels``: the baseline's own rules, the levels a leading axis).
 
 Modules: ``check`` (the [plan] section against the catalog), ``precheck`` (the search's input checks without
 the search: what ``validate`` runs), ``components`` (catalog → sized components), ``costing`` (each component

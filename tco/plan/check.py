@@ -6,6 +6,7 @@ from __future__ import annotations
 from tco.catalog import Catalog
 from tco.errors import Problem, closest
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
+from tco.resolve import line_of
 from tco.scenario import Plan, Scenario
 from tco.domain import FleetKind
 
@@ -29,17 +30,17 @@ def _priced_brazil(cat: Catalog) -> list:
 def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | None = None) -> list[Problem]:
     """Problems of the [plan] section (an empty list when it is sound or absent)."""
     spec = s.plan or Plan()
-    lines = lines or {}
-
-    def line(*key):
-        while key:
-            if key in lines:
-                return lines[key]
-            key = key[:-1]
-        return None
-
+    line = line_of(lines or {})
     providers = sorted({o.provider for o in cat.cloud_offers.values()}
                        | {o.provider for o in cat.dedicated_offers.values()})
+    out = _unknown_names(spec, cat, providers, file, line)
+    if spec.brazil_only:
+        out += _brazil(spec, cat, providers, file, line)
+    return out
+
+
+def _unknown_names(spec: Plan, cat: Catalog, providers: list[str], file: str, line) -> list[Problem]:
+    """Providers, GPUs, pricings and tax profiles the [plan] names that the catalog does not know."""
     pricings = sorted({p for o in cat.cloud_offers.values() for p in o.prices})
     out: list[Problem] = []
     for j, p in enumerate(spec.providers):
@@ -64,8 +65,6 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
         if tid not in cat.taxes:
             out.append(Problem(file, f"plan.taxes.{p}", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
                                line("plan", "taxes", p)))
-    if spec.brazil_only:
-        out += _brazil(spec, cat, providers, file, line)
     return out
 
 

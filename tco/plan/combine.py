@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from tco import taxes as taxmod
@@ -19,7 +21,7 @@ from tco.plan.components import (
 )
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.scenario import Scenario
-from tco.domain import FleetKind, FleetMode, Role
+from tco.domain import FleetKind, FleetMode, PlanMode, Role, TaxMethod, TrainingMethod
 
 NO_TRAINING = None
 
@@ -38,7 +40,7 @@ def tax_shares(ctx: Ctx, r) -> tuple[np.ndarray, np.ndarray]:
     usd = taxmod.total(taxmod.components(ones, r.tax, r.tax_rates or taxmod.rates_by_month(r.tax, [""] * ctx.h),
                                          r.regime))
     brl = np.zeros(ctx.h)
-    if r.brl_tax is not None and r.brl_tax.method != "none":
+    if r.brl_tax is not None and r.brl_tax.method != TaxMethod.NONE:
         rates = r.brl_tax_rates or taxmod.rates_by_month(r.brl_tax, [""] * ctx.h)
         brl = np.broadcast_to(taxmod.credit_share(r.brl_tax, rates, r.regime), (ctx.h,)).astype(float)
     return usd, brl
@@ -78,7 +80,28 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     precheck(s, cat, file=file, lines=lines)
     ctx = context(s, cat, file)
     fleets = offers(ctx)
-    with_training = s.training.method != "none"
+    Tx, Iv, S = _components(ctx, fleets, file, lines)
+    sc = _score(ctx, Tx, Iv, S)
+    by_group = _best_by_group(ctx, sc)
+    if not by_group:
+        raise InputError([Problem(file, "plan", "no plan fits: every training or serving offer within [plan] was "
+                                  "skipped (see `python -m tco plan`)", (lines or {}).get(("plan",)))])
+    bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
+    overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
+               "runner_up": bests[1]["best"] if len(bests) > 1 else None}
+    return {"search": {"candidates": sc.covered, "providers": sorted({f.provider for f in fleets}),
+                       "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
+                       "spot_for_serving": ctx.spec.spot_for_serving,
+                       "training_components": len(Tx) if s.training.method != TrainingMethod.NONE else 0,
+                       "serving_components": len(Iv), "shared_plans": len(S),
+                       "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
+            "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+
+
+def _components(ctx: Ctx, fleets, file: str, lines: dict | None
+                ) -> tuple[list[Comp | None], list[Comp], list[Comp]]:
+    """(training bursts — [NO_TRAINING] when the scenario does not train —, serving fleets, shared fleets)."""
+    with_training = ctx.s.training.method != TrainingMethod.NONE
     tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None
     Iv, rep_any = serving_comps(ctx, fleets, tsize_any)
     T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
@@ -87,64 +110,88 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
         raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
                                   "per-user speed asked (see the skipped offers with `python -m tco plan`)",
                                   (lines or {}).get(("plan",)))])
-    Tx: list[Comp | None] = list(T) if with_training else [NO_TRAINING]
     if with_training and not T:
         Iv = []
-    # the numpy part: every training burst × every serving fleet
+    return (list(T) if with_training else [NO_TRAINING]), Iv, S
+
+
+@dataclass(frozen=True)
+class _Scores:
+    """Every candidate plan, flattened: the training × serving pairs (row-major), then the shared fleets."""
+
+    Tx: list[Comp | None]
+    Iv: list[Comp]
+    S: list[Comp]
+    U: np.ndarray
+    """Tax share on the USD lines of each pair, by month (training, serving, month) [-]."""
+    tax_ids: list[list[str]]
+    tco: np.ndarray
+    """TCO of each candidate [BRL]; inf for a pair the [plan] does not allow (a hybrid when hybrids are off)."""
+    npv: np.ndarray
+    group: np.ndarray
+    """Provider of each candidate, or "hybrid"."""
+    combos: np.ndarray
+    """Candidate plans each one stands for (every level of a committed baseline; 0 when not allowed)."""
+    covered: int
+    """The plans covered (the limit bounds those scored: precheck)."""
+
+    @property
+    def pairs(self) -> int:
+        return len(self.Tx) * len(self.Iv)
+
+
+def _score(ctx: Ctx, Tx: list[Comp | None], Iv: list[Comp], S: list[Comp]) -> _Scores:
+    """TCO and NPV of every (training, serving) pair, month by month as the engine adds its lines (BRL less its
+    credit + (1 + tax share) × USD converted), and of every shared fleet."""
     U, C, tax_ids = (_pair_uplift(ctx, Tx, Iv) if Iv
                      else (np.zeros((len(Tx), 0, ctx.h)), np.zeros((len(Tx), 0, ctx.h)), [[] for _ in Tx]))
     zero = np.zeros((1, ctx.h))
-    TB, TU = (np.array([getattr(t, k) for t in T]).reshape(len(T), ctx.h) if with_training else zero
-              for k in ("brl", "usd"))
+    trains = Tx != [NO_TRAINING]
+    TB, TU = (np.array([getattr(t, k) for t in Tx]).reshape(len(Tx), ctx.h) if trains else zero for k in ("brl", "usd"))
     IB, IU = (np.array([getattr(i, k) for i in Iv]).reshape(len(Iv), ctx.h) for k in ("brl", "usd"))
     combos = np.array([i.combos for i in Iv], dtype=float)
-    # month by month, as the engine adds its lines: BRL less its credit + (1 + tax share) × USD converted
     brl = TB[:, None, :] + IB[None, :, :]
     monthly = brl - C * brl + (1.0 + U) * (TU[:, None, :] + IU[None, :, :])
     tco, npv = monthly.sum(axis=-1), monthly @ ctx.disc
     tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
     iprov = np.array([i.fleet.provider for i in Iv], dtype=object)
     same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
-    group = np.where(same, iprov[None, :], "hybrid")
     valid = same | ctx.spec.hybrids
-    n = int((valid * combos[None, :]).sum()) + len(S)  # the plans covered (the limit bounds those scored: precheck)
-    flat_tco = np.concatenate([np.where(valid, tco, np.inf).ravel(),
-                               [float((c.brl + c.usd + c.taxes).sum()) for c in S]])
-    flat_npv = np.concatenate([npv.ravel(), [float((c.brl + c.usd + c.taxes) @ ctx.disc) for c in S]])
-    flat_group = np.concatenate([group.ravel(), np.array([c.fleet.provider for c in S], dtype=object)])
-    flat_combos = np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(),
-                                  np.ones(len(S))])
+    whole = [c.brl + c.usd + c.taxes for c in S]
+    return _Scores(
+        Tx, Iv, S, U, tax_ids,
+        tco=np.concatenate([np.where(valid, tco, np.inf).ravel(), [float(m.sum()) for m in whole]]),
+        npv=np.concatenate([npv.ravel(), [float(m @ ctx.disc) for m in whole]]),
+        group=np.concatenate([np.where(same, iprov[None, :], "hybrid").ravel(),
+                              np.array([c.fleet.provider for c in S], dtype=object)]),
+        combos=np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(), np.ones(len(S))]),
+        covered=int((valid * combos[None, :]).sum()) + len(S))
 
-    def describe(k: int) -> dict:
-        if k < tco.size:
-            a, b = divmod(k, len(Iv))
-            return _plan(ctx, Tx[a], Iv[b], float(flat_tco[k]), float(flat_npv[k]), tax_ids[a][b], float(U[a, b, 0]))
-        c = S[k - tco.size]
-        return _plan(ctx, None, c, float(flat_tco[k]), float(flat_npv[k]), c.tax_profile, None)
 
+def _best_by_group(ctx: Ctx, sc: _Scores) -> dict:
+    """Per provider (and "hybrid"): the best plan, the runners-up up to [plan] show, the plans covered, the margin."""
     by_group = {}
-    for g in sorted(set(flat_group.tolist())):
-        idx = np.nonzero((flat_group == g) & np.isfinite(flat_tco))[0]
+    for g in sorted(set(sc.group.tolist())):
+        idx = np.nonzero((sc.group == g) & np.isfinite(sc.tco))[0]
         if not len(idx):
             continue
-        order = idx[np.argsort(flat_tco[idx], kind="stable")]
-        costs = np.round(flat_tco[order], 2)  # plans within a centavo are the same plan in other words
+        order = idx[np.argsort(sc.tco[idx], kind="stable")]
+        costs = np.round(sc.tco[order], 2)  # plans within a centavo are the same plan in other words
         keep = order[np.concatenate([[True], costs[1:] != costs[:-1]])]
-        top = [describe(int(k)) for k in keep[:ctx.spec.show]]
-        by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(flat_combos[idx].sum()),
+        top = [_describe(ctx, sc, int(k)) for k in keep[:ctx.spec.show]]
+        by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(sc.combos[idx].sum()),
                        **_margin(top[0], top[1] if len(top) > 1 else None)}
-    if not by_group:
-        raise InputError([Problem(file, "plan", "no plan fits: every training or serving offer within [plan] was "
-                                  "skipped (see `python -m tco plan`)", (lines or {}).get(("plan",)))])
-    bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
-    overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
-               "runner_up": bests[1]["best"] if len(bests) > 1 else None}
-    return {"search": {"candidates": n, "providers": sorted({f.provider for f in fleets}),
-                       "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
-                       "spot_for_serving": ctx.spec.spot_for_serving,
-                       "training_components": len(T), "serving_components": len(Iv), "shared_plans": len(S),
-                       "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
-            "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+    return by_group
+
+
+def _describe(ctx: Ctx, sc: _Scores, k: int) -> dict:
+    """Candidate k as a plan (``_plan``)."""
+    if k < sc.pairs:
+        a, b = divmod(k, len(sc.Iv))
+        return _plan(ctx, sc.Tx[a], sc.Iv[b], float(sc.tco[k]), float(sc.npv[k]), sc.tax_ids[a][b],
+                     float(sc.U[a, b, 0]))
+    c = sc.S[k - sc.pairs]
+    return _plan(ctx, None, c, float(sc.tco[k]), float(sc.npv[k]), c.tax_profile, None)
 
 
 def _margin(best: dict, runner: dict | None) -> dict:
@@ -166,12 +213,12 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
     shared = i.role == Role.SHARED
     f = i.fleet
     opt: dict = {"inference_offer": f.offer_id, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
-                 "autoscale": i.mode == "autoscaled"}
+                 "autoscale": i.mode == PlanMode.AUTOSCALED}
     if f.kind == FleetKind.CLOUD:
         opt["pricing"] = f.pricing
     if i.committed is not None:
         opt |= {"committed_instances": list(i.committed), "burst_pricing": i.burst_pricing}
-    if shared and ctx.s.training.method != "none":
+    if shared and ctx.s.training.method != TrainingMethod.NONE:
         opt["training_offer"] = f.offer_id
         if f.kind == FleetKind.CLOUD:
             opt["training_pricing"] = f.pricing
@@ -207,7 +254,7 @@ def _name(group: str, t: Comp | None, i: Comp) -> str:
     serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
     if i.committed is not None:
         serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
-    elif i.mode == "autoscaled":
+    elif i.mode == PlanMode.AUTOSCALED:
         serve += " autoscaled"
     if i.role == Role.SHARED:
         return f"Plan {group}: shared {serve} ({f.region})"

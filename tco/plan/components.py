@@ -13,7 +13,17 @@ import numpy as np
 from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
-from tco.domain import ON_DEMAND, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
+from tco.domain import (
+    ON_DEMAND,
+    REFUSED_STATUSES,
+    Currency,
+    FleetKind,
+    PlanMode,
+    commitment_term_months,
+    is_capacity_block,
+    is_committed,
+    is_spot,
+)
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest
 from tco.resolve import Fleet, ResolvedOption, resolve
@@ -22,8 +32,8 @@ from tco.scenario import Option, Plan, Scenario, Training
 
 BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
 """Regions in Brazil (AWS São Paulo, GCP São Paulo, Azure Brazil South, the dedicated providers)."""
-SKIP_STATUSES = ("not_offered", "anomalous")
-"""Catalog rows the search never uses."""
+SKIP_STATUSES = REFUSED_STATUSES
+"""Catalog rows the search never uses (the rows the engine refuses)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,7 @@ class Comp:
 
     role: str  # 'training' | 'serving' | 'shared'
     fleet: Fleet
-    mode: str  # 'burst', 'autoscaled', 'committed_all_month', 'committed_baseline', 'dedicated', 'shared'
+    mode: PlanMode
     brl: np.ndarray
     """BRL lines by month, before taxes [BRL]."""
     usd: np.ndarray
@@ -163,23 +173,23 @@ def skip(ctx: Ctx, f: Fleet, role: str, reason: str) -> None:
     ctx.skipped.append({"offer": f.offer_id, "pricing": f.pricing, "role": role, "reason": reason})
 
 
-def serving_roles(ctx: Ctx, f: Fleet) -> list[str]:
-    """How the serving fleet may run on this (offer, pricing): the modes the search tries."""
+def serving_modes(ctx: Ctx, f: Fleet) -> tuple[list[PlanMode], str]:
+    """How the serving fleet may run on this (offer, pricing): the modes the search tries, and why it tries none
+    when that needs telling ("" otherwise). Records nothing: ``costing.serving_comps`` records the reason once."""
     if f.kind == FleetKind.DEDICATED:
-        return ["dedicated"]
+        return [PlanMode.DEDICATED], ""
     if is_capacity_block(f.pricing):
-        return []
+        return [], ""
     if is_spot(f.pricing):
-        return ["autoscaled"] if ctx.spec.spot_for_serving else []
+        return ([PlanMode.AUTOSCALED] if ctx.spec.spot_for_serving else []), ""
     if f.pricing == ON_DEMAND:
-        return ["autoscaled"]
+        return [PlanMode.AUTOSCALED], ""
     if is_committed(f.pricing):
         term = commitment_term_months(f.pricing)
         if term is not None and term > ctx.h:
-            skip(ctx, f, "serving", f"a {term}-month commitment is longer than the {ctx.h}-month horizon")
-            return []
-        return ["committed_all_month", "committed_baseline"]
-    return []
+            return [], f"a {term}-month commitment is longer than the {ctx.h}-month horizon"
+        return [PlanMode.COMMITTED_ALL_MONTH, PlanMode.COMMITTED_BASELINE], ""
+    return [], ""
 
 
 def check_resolves(ctx: Ctx, f: Fleet, role: str, opt: Option, with_training: bool) -> ResolvedOption | None:

@@ -7,16 +7,30 @@ from dataclasses import replace
 
 import numpy as np
 
-from tco.costs import committed_baseline_cost, committed_schedule, hourly_part, term_starts, yearly_factor
-from tco.domain import CostLine, Currency, FleetKind, commitment_term_months, is_capacity_block, is_committed, is_spot
+from tco.costs import committed_levels
+from tco.domain import (
+    ON_DEMAND,
+    CostLine,
+    Currency,
+    FleetKind,
+    FleetMode,
+    Interconnect,
+    PlanMode,
+    TrainingMethod,
+    commitment_term_months,
+    is_capacity_block,
+    is_committed,
+    is_spot,
+)
 from tco.engine import option_costs_for
 from tco.plan.components import (
     Comp,
+    SKIP_STATUSES,
     Ctx,
     _option,
     allowed,
     check_resolves,
-    serving_roles,
+    serving_modes,
     serving_size,
     skip,
     training_size,
@@ -55,7 +69,7 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         if r is None:
             continue
         tsize = training_size(ctx, f)
-        if tsize.servers > 1 and f.gpu.interconnect != "nvlink":
+        if tsize.servers > 1 and f.gpu.interconnect != Interconnect.NVLINK:
             skip(ctx, f, "training", f"the job would span {tsize.servers} servers linked by {f.gpu.interconnect}; "
                  "the network between servers is not modelled (see the engine's warning)")
             continue
@@ -66,16 +80,16 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         if is_spot(f.pricing):
             notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
                        "and interruptions are not costed"),)
-        out.append(Comp("training", f, "burst", *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
+        out.append(Comp("training", f, PlanMode.BURST, *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
                         training=tsize, notes=notes))
     return out
 
 
 def _serving_option(ctx: Ctx, f, mode: str):
-    kw: dict = {"autoscale": mode == "autoscaled"}
+    kw: dict = {"autoscale": mode == PlanMode.AUTOSCALED}
     if f.kind == FleetKind.CLOUD:
         kw["pricing"] = f.pricing
-    if ctx.s.training.method != "none":
+    if _trains(ctx):
         kw |= {"training_offer": f.offer_id, "training_usd_per_hour": 1.0, "training_brl_per_month": 1.0}
     return _option(f, ctx, **kw)
 
@@ -84,7 +98,9 @@ def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
     """A serving fleet on each offer in each mode it allows; (components, a replica for burst-only costing)."""
     out, rep_any = [], None
     for f in fleets:
-        modes = serving_roles(ctx, f)
+        modes, why_none = serving_modes(ctx, f)
+        if why_none:
+            skip(ctx, f, "serving", why_none)
         if not modes:
             continue
         rep = serving_size(ctx, f)
@@ -92,49 +108,51 @@ def serving_comps(ctx: Ctx, fleets, tsize_any) -> tuple[list[Comp], object]:
             skip(ctx, f, "serving", rep)
             continue
         rep_any = rep_any or rep
-        base = None
-        for mode in modes:
-            if mode == "committed_baseline":
-                comp = _ladder(ctx, f, base, rep)
-                if comp is not None:
-                    out.append(comp)
-                continue
-            with_tr = ctx.s.training.method != "none"
-            r = check_resolves(ctx, f, "serving", _serving_option(ctx, f, mode), with_tr)
-            if r is None:
-                break
-            if r.training is not None:
-                r = replace(r, training=zero_cloud(r.training))
-            oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
-            base = (r, oc)
-            out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
-                            peak=int(oc.inference_servers.max(initial=0)), replica=rep))
+        out += _serving_modes_of(ctx, f, modes, rep, tsize_any)
     return out, rep_any
+
+
+def _serving_modes_of(ctx: Ctx, f, modes: list[PlanMode], rep, tsize_any) -> list[Comp]:
+    """The serving components of one offer, mode by mode (a committed baseline after the commitment it ladders)."""
+    out = []
+    base = None
+    for mode in modes:
+        if mode == PlanMode.COMMITTED_BASELINE:
+            comp = _ladder(ctx, f, base, rep)
+            out += [comp] if comp is not None else []
+            continue
+        r = check_resolves(ctx, f, "serving", _serving_option(ctx, f, mode), _trains(ctx))
+        if r is None:
+            break
+        if r.training is not None:
+            r = replace(r, training=zero_cloud(r.training))
+        oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
+        base = (r, oc)
+        out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
+                        peak=int(oc.inference_servers.max(initial=0)), replica=rep))
+    return out
+
+
+def _trains(ctx: Ctx) -> bool:
+    return ctx.s.training.method != TrainingMethod.NONE
 
 
 def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     """The committed baseline: k instances per term at the commitment, hours above k at on demand. Every
-    level k of every term is costed at once; the best level of each term is kept (the terms are separable)."""
+    level k is costed at once by the baseline's own rules (``costs.committed_levels``); the best level of each term
+    is kept (the terms are separable: a term's level changes only that term's months)."""
     if base is None:
         return None
-    burst = fleet_of(ctx.cat, f.offer_id, "on_demand", None, None, None, None, "", [], "", None)
-    if burst is None or burst.price_status in ("not_offered", "anomalous") or not allowed(ctx.spec, "on_demand"):
+    burst = fleet_of(ctx.cat, f.offer_id, ON_DEMAND, None, None, None, None, "", [], "", None)
+    if burst is None or burst.price_status in SKIP_STATUSES or not allowed(ctx.spec, ON_DEMAND):
         return None
     r, oc = base
     h, first = ctx.h, ctx.s.inference.start_month
-    months = np.arange(1, h + 1)
     by_hour = oc.servers_by_hour
     term = commitment_term_months(f.pricing) or h
-    trend = yearly_factor(months, r.price_trend_rate)
+    baseline = replace(r, committed=(0,), burst=burst, commit_term_months=term)
     levels = np.arange(int(by_hour.max(initial=0)) + 1, dtype=float)
-    sched = levels[:, None] * (months >= first)[None, :]
-    price = hourly_part(f.price, f.upfront_usd, f.upfront_term_months)  # an upfront is paid as each term starts
-
-    def cost_of(schedule):
-        c, _ = committed_baseline_cost(by_hour, ctx.days, schedule, price, burst.price, trend)
-        return c + term_starts(schedule, term, first) * f.upfront_usd * trend if f.upfront_usd else c
-
-    cost_fx = cost_of(sched) * ctx.fx  # levels × months [BRL before taxes]
+    cost_fx = committed_levels(baseline, oc, levels[:, None]) * ctx.fx  # levels × months [BRL before taxes]
     best, combos = [], 1
     for start in range(first - 1, h, term):
         block = slice(start, min(start + term, h))
@@ -142,30 +160,35 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
         best.append(int(np.argmin(cost_fx[:top + 1, block].sum(axis=1))))
         combos *= top + 1
     committed = tuple(best)
-    line = cost_of(committed_schedule(committed, term, first, h))
-    by_line = gross(oc) | {"inference_compute": line}
+    line = committed_levels(baseline, oc, np.array([committed], dtype=float))[0]
+    by_line = gross(oc) | {CostLine.INFERENCE_COMPUTE: line}
+    return Comp("serving", f, PlanMode.COMMITTED_BASELINE, *sums(ctx, by_line, oc.currency), combos=combos,
+                committed=committed, burst_pricing=ON_DEMAND, peak=int(by_hour.max(initial=0)), replica=rep,
+                notes=_past_horizon(first, term, h, best, f.upfront_usd))
+
+
+def _past_horizon(first: int, term: int, h: int, best: list[int], upfront: float) -> tuple[str, ...]:
+    """A note when the last term of a baseline that commits something runs past the horizon."""
     over = (first - 1 + len(best) * term) - h
-    past = ("its upfront is paid in full, its hours past the horizon are not costed" if f.upfront_usd
+    if over <= 0 or best[-1] == 0:
+        return ()
+    past = ("its upfront is paid in full, its hours past the horizon are not costed" if upfront
             else "those months are not costed")
-    notes = (f"the last {term}-month term runs {over} month(s) past the horizon; {past}",) \
-        if over > 0 and best[-1] > 0 else ()
-    return Comp("serving", f, "committed_baseline", *sums(ctx, by_line, oc.currency), combos=combos,
-                committed=committed, burst_pricing="on_demand", peak=int(by_hour.max(initial=0)), replica=rep,
-                notes=notes)
+    return (f"the last {term}-month term runs {over} month(s) past the horizon; {past}",)
 
 
 def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
     """One fleet that trains and serves, kept all horizon, on each offer (whole plans, taxes included)."""
-    if ctx.s.training.method == "none":
+    if not _trains(ctx):
         return []
     out = []
     for f in fleets:
-        if not [m for m in serving_roles(ctx, f) if m != "committed_baseline"]:
+        if not [m for m in serving_modes(ctx, f)[0] if m != PlanMode.COMMITTED_BASELINE]:
             continue
         rep = serving_size(ctx, f)
         if isinstance(rep, str):
             continue
-        kw = {"training_offer": f.offer_id, "fleet": "shared", "autoscale": False}
+        kw = {"training_offer": f.offer_id, "fleet": FleetMode.SHARED, "autoscale": False}
         if f.kind == FleetKind.CLOUD:
             kw |= {"pricing": f.pricing, "training_pricing": f.pricing}
         r = check_resolves(ctx, f, "shared", _option(f, ctx, **kw), True)
@@ -174,7 +197,7 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
         tsize = training_size(ctx, f)
         oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)
         tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == Currency.USD else 1.0)
-        out.append(Comp("shared", f, "shared", *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
+        out.append(Comp("shared", f, PlanMode.SHARED, *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
                         taxes=tax, tax_profile=r.tax.profile_id,
                         notes=tuple(n.code for n in oc.notices)))

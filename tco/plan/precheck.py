@@ -11,11 +11,11 @@ stands for (``search.candidates`` in the JSON, the ladder's levels multiplied ov
 from __future__ import annotations
 
 from tco.catalog import Catalog
-from tco.costs import inference_servers_by_hour
-from tco.domain import FleetKind, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
+from tco.costs_rules import inference_servers_by_hour
+from tco.domain import FleetKind, PlanMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem
 from tco.plan.check import check
-from tco.plan.components import Ctx, context, offers, serving_roles, serving_size
+from tco.plan.components import Ctx, context, offers, serving_modes, serving_size
 from tco.scenario import Scenario
 
 
@@ -48,7 +48,7 @@ def scored(ctx: Ctx) -> int | None:
     with_training = ctx.s.training.method != TrainingMethod.NONE
     serving = levels = shared = 0
     for f in fleets:
-        modes = serving_roles(ctx, f)
+        modes = serving_modes(ctx, f)[0]
         if not modes:
             continue
         rep = serving_size(ctx, f)
@@ -56,7 +56,7 @@ def scored(ctx: Ctx) -> int | None:
             continue
         serving += len(modes)
         shared += with_training
-        if "committed_baseline" in modes:
+        if PlanMode.COMMITTED_BASELINE in modes:
             levels += ladder_levels(ctx, f, rep)
     if not serving:
         return None
