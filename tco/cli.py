@@ -48,7 +48,13 @@ def _positive(text: str) -> int:
     return v
 
 
-def _parser() -> argparse.ArgumentParser:
+OWN_COMMANDS = ("run", "validate", "sensitivity", "plan", "init", "offers")
+"""The commands whose arguments this module declares (calibrate and batch declare theirs in their modules)."""
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
+    (and their imports) that command does not need: it parses its arguments, and says its errors, the same."""
     p = argparse.ArgumentParser(prog="python -m tco", description="Lifecycle TCO of an AI model: dedicated GPU "
                                 "servers billed in BRL vs public cloud billed in USD.", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
     offers.add_argument("--gpu", help="filter on GPU name (substring)")
     offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    if command in OWN_COMMANDS:
+        return p
     from tco.calibrate_report import add_parser as add_calibrate
 
     add_calibrate(sub)
@@ -280,7 +288,8 @@ def _calibrate(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     from tco.errors import InputError, InternalError
 
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help

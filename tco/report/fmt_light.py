@@ -33,7 +33,10 @@ MONTHS = {
     "en": ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December"),
 }
-"""CLDR's wide stand-alone month names (babel's "yMMMM" skeleton: "janeiro de 2027", "January 2027")."""
+"""CLDR's wide month names, as babel's "yMMMM" skeleton writes them."""
+
+MONTH_YEAR = {"pt-BR": "{month} de {year}", "en": "{month} {year}"}
+"""CLDR's pattern of the "yMMMM" skeleton ("janeiro de 2027", "January 2027")."""
 
 LIMIT = 1e15
 """fmt.HUGE: from here on amounts are written in scientific notation (by fmt)."""
@@ -107,5 +110,4 @@ def month_year(ym: str, locale: str) -> str:
         from tco.report import fmt
 
         return fmt.month_year(ym, locale)
-    name = MONTHS[locale][int(m) - 1]
-    return f"{name} de {int(y)}" if locale == "pt-BR" else f"{name} {int(y)}"
+    return MONTH_YEAR[locale].format(month=MONTHS[locale][int(m) - 1], year=int(y))
