@@ -127,6 +127,12 @@ def cmd_validate(args) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _no_plugin_discovery()
+    # and no cyclic garbage collector: a check builds its modules, schema and one deterministic run, then ends;
+    # what reference counting leaves behind is about 0.6 MB (max RSS 51.2 → 51.8 MB on the seed), while the
+    # collector's passes over the start-up's long-lived objects cost about 2 % of the check's instructions
+    import gc
+
+    gc.disable()
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t
