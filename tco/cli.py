@@ -127,12 +127,22 @@ def cmd_validate(args) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _no_plugin_discovery()
-    # and no cyclic garbage collector: a check builds its modules, schema and one deterministic run, then ends;
-    # what reference counting leaves behind is about 0.6 MB (max RSS 51.2 → 51.8 MB on the seed), while the
-    # collector's passes over the start-up's long-lived objects cost about 2 % of the check's instructions
+    # and no cyclic garbage collector while it checks: a check builds its modules, schema and one deterministic
+    # run, then ends; what reference counting leaves behind is about 0.6 MB (max RSS 51.2 → 51.8 MB on the seed),
+    # while the collector's passes over the start-up's long-lived objects cost about 2 % of its instructions.
+    # Switched back on after (a caller of main() in the same process, such as the tests, keeps its collector).
     import gc
 
+    collecting = gc.isenabled()
     gc.disable()
+    try:
+        return _validate(args)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _validate(args) -> int:
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t
