@@ -10,8 +10,6 @@ base types of ``tco.scenario_types``; this module holds the whole file's model, 
 the plausibility notices and the loader, and is the import path of every public name of the schema.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 import tomllib

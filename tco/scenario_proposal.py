@@ -27,8 +27,6 @@ strict types, unknown keys refused, errors naming file, line and key (`tco.scena
     firm_quote = false
 """
 
-from __future__ import annotations
-
 from datetime import date
 from typing import Annotated, Literal
 

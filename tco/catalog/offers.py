@@ -23,7 +23,7 @@ def _status(r: Rows, line: int, row: dict, default: str) -> str:
 
 
 def load_cloud(paths, problems):
-    heads: dict[str, tuple] = {}  # offer id → the fields of its last row (a later file's row replaces them)
+    heads: dict[str, tuple[str, str, str, str, int]] = {}  # offer id → its last row's fields (a later file wins)
     prices_of: dict[str, dict[str, CloudPrice]] = {}  # offer id → its prices, one per pricing, over every file
     for p in paths:
         r = Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
@@ -41,7 +41,8 @@ def load_cloud(paths, problems):
             prices_of.setdefault(oid, {})[row["pricing"]] = price
             heads[oid] = (row["provider"], row["region"], row["instance"], row["gpu"], int(count))
         problems += r.problems
-    return {oid: CloudOffer(oid, *head, prices_of[oid]) for oid, head in heads.items()}
+    return {oid: CloudOffer(oid, provider, region, instance, gpu, count, prices_of[oid])
+            for oid, (provider, region, instance, gpu, count) in heads.items()}
 
 
 

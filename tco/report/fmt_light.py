@@ -53,7 +53,7 @@ def _digits(x: float, scale: int, min_frac: int, max_frac: int, locale: str) -> 
     sign = "-" if value.is_signed() else ""
     rounded = abs(value).normalize().quantize(Decimal(10) ** -max_frac)
     whole, _, frac = f"{rounded:f}".partition(".")
-    groups = []
+    groups: list[str] = []
     while len(whole) > 3:
         groups.insert(0, whole[-3:])
         whole = whole[:-3]
