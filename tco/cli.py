@@ -48,7 +48,13 @@ def _positive(text: str) -> int:
     return v
 
 
-def _parser() -> argparse.ArgumentParser:
+OWN_COMMANDS = ("run", "validate", "sensitivity", "plan", "init", "offers")
+"""The commands whose arguments this module declares (calibrate and batch declare theirs in their modules)."""
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
+    (and their imports) that command does not need: it parses its arguments, and says its errors, the same."""
     p = argparse.ArgumentParser(prog="python -m tco", description="Lifecycle TCO of an AI model: dedicated GPU "
                                 "servers billed in BRL vs public cloud billed in USD.", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -78,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
     offers.add_argument("--gpu", help="filter on GPU name (substring)")
     offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    if command in OWN_COMMANDS:
+        return p
     from tco.calibrate_report import add_parser as add_calibrate
 
     add_calibrate(sub)
@@ -92,10 +100,32 @@ def _err(msg: str) -> None:
     print(msg, file=sys.stderr)
 
 
+PLUGINS_OFF = ("__all__", "1", "true")
+"""The values of PYDANTIC_DISABLE_PLUGINS for which pydantic's ``get_plugins()`` returns () at once."""
+
+
+def _no_plugin_discovery() -> None:
+    """With pydantic's plugins switched off, spare the import of the module that would discover them.
+
+    ``pydantic.plugin._loader`` imports ``importlib.metadata`` (email, zipfile, socket, …: 2.5 % of a `validate`'s
+    instructions) at its top, only for the entry-point scan that ``get_plugins()`` skips when
+    PYDANTIC_DISABLE_PLUGINS is one of PLUGINS_OFF. Pydantic imports that module by name, when it builds the
+    first schema validator; a module of that name whose ``get_plugins()`` returns () is then what pydantic's own
+    would return. Nothing is done when the variable allows plugins, or when pydantic has loaded its module."""
+    import types
+
+    name = "pydantic.plugin._loader"
+    if os.environ.get("PYDANTIC_DISABLE_PLUGINS") in PLUGINS_OFF and name not in sys.modules:
+        stub = types.ModuleType(name, "pydantic's plugin loader with plugins disabled (tco.cli._no_plugin_discovery)")
+        stub.get_plugins = tuple  # type: ignore[attr-defined]  # () : no plugins
+        sys.modules[name] = stub
+
+
 def cmd_validate(args) -> int:
     # a check, not a simulation: no BLAS thread pool, no scan of installed packages for pydantic plugins
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+    _no_plugin_discovery()
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t
@@ -257,7 +287,8 @@ def _calibrate(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     from tco.errors import InputError, InternalError
 
-    parser = _parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = _parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help

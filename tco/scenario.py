@@ -10,8 +10,6 @@ base types of ``tco.scenario_types``; this module holds the whole file's model, 
 the plausibility notices and the loader, and is the import path of every public name of the schema.
 """
 
-from __future__ import annotations
-
 import hashlib
 import re
 import tomllib
@@ -132,6 +130,11 @@ def plausibility(s: Scenario) -> list:
 
 def load_text(text: str, file: str = "<scenario>") -> Scenario:
     """Parse and validate scenario TOML text; raise InputError listing every problem."""
+    return _load_text(text, file)[0]
+
+
+def _load_text(text: str, file: str) -> tuple[Scenario, dict[tuple, int]]:
+    """load_text, and the key → line map it located the problems with (``load`` returns it too)."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -152,7 +155,7 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
     if problems:
         problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
-    return scenario
+    return scenario, line_of
 
 
 MAX_SCENARIO_BYTES = 1_000_000
@@ -191,7 +194,7 @@ def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
         line = raw[:exc.start].count(b"\n") + 1
         raise InputError([Problem(str(path), "", f"scenario file is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
                                   "save it as UTF-8", line)]) from None
-    scenario = load_text(text, str(path))
+    scenario, line_of = _load_text(text, str(path))
     hist = scenario.fx.history_csv
     if hist and not Path(hist).is_absolute():  # relative to the scenario file, like catalog_dir
         fx = scenario.fx.model_copy(update={"history_csv": str(path.parent / hist)})
@@ -200,4 +203,6 @@ def load(path: str | Path) -> tuple[Scenario, str, dict[tuple, int]]:
     if cal and not Path(cal).is_absolute():  # relative to the scenario file
         scenario = scenario.model_copy(update={"inference": scenario.inference.model_copy(
             update={"calibration": str(path.parent / cal)})})
-    return scenario, hashlib.sha256(raw).hexdigest(), key_lines(text.lstrip("\ufeff"))
+    # the lines load_text located its problems with (text cannot start with a second byte-order mark: TOML
+    # refuses one, so the file would not have parsed)
+    return scenario, hashlib.sha256(raw).hexdigest(), line_of

@@ -6,8 +6,6 @@ Frozen pydantic models (``tco.scenario_types.Frozen``); each field's docstring i
 by ``tco.resolve``, not here.
 """
 
-from __future__ import annotations
-
 from datetime import date
 from typing import Annotated, Literal
 

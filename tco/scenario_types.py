@@ -4,8 +4,6 @@ of the numbers and their types, and plain-text fields that refuse control charac
 client's name must never carry a line break into a CSV row, a bidi override into a PDF, or escape codes into
 a terminal). Imports nothing from tco, so both schema modules can use it without importing each other."""
 
-from __future__ import annotations
-
 import functools
 import re
 from typing import Annotated

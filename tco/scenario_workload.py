@@ -6,8 +6,6 @@ each field's docstring is its help text (docs/scenario.md). Units are in the fie
 ``_rate`` = fraction 0–1 per year unless said).
 """
 
-from __future__ import annotations
-
 import re
 from typing import Annotated, Literal, Union
 

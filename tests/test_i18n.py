@@ -12,6 +12,8 @@ import typing
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tco import analysis, scenario
 from tco.catalog import load_catalog
@@ -368,3 +370,60 @@ def test_offers_table_in_each_locale(capsys):
     terminal.offers_table(cat, "L4", "en")
     out = capsys.readouterr().out
     assert "Catalog offers" in out and "on demand" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# The fast reader of the files (flat_toml): what tomllib reads, or None (then tomllib reads it)
+
+
+def test_the_shipped_files_take_the_fast_reader_and_read_as_tomllib_reads_them():
+    for loc in LOCALES:
+        raw = (i18n.FOLDER / f"{loc}.toml").read_bytes()
+        fast = i18n.flat_toml(raw)
+        assert fast is not None, loc  # a line outside the flat subset would send every start through tomllib
+        assert list(fast.items()) == list(tomllib.loads(raw.decode("utf-8")).items())
+
+
+@pytest.mark.parametrize("text, expected", [
+    ('a = "x"\n', {"a": "x"}),
+    ('# comment\n\n  b_2-c = "y" # trailing\r\n"q+1" = "z"', {"b_2-c": "y", "q+1": "z"}),
+    (r'e = "tab\there \"quoted\" back\\slash \u00e9"', {"e": 'tab\there "quoted" back\\slash é'}),
+    ('t = "a\tb"', {"t": "a\tb"}),  # a raw tab is allowed in a basic string
+])
+def test_flat_files_read_as_tomllib_reads_them(text, expected):
+    assert i18n.flat_toml(text.encode("utf-8")) == expected == tomllib.loads(text)
+
+
+@pytest.mark.parametrize("text", [
+    '[table]\na = "x"', 'a.b = "x"', "a = 1", "a = 'literal'", 'a = """multi"""', 'a = "x"\na = "y"',
+    'a = "x"\n"a" = "y"', r'a = "\U0001F600"', r'a = "\ud800"', r'a = "\x41"', 'a = "x"\rb = "y"',
+    '\ufeffa = "x"', 'a = "x\x01"', 'a = "x" # \x7f', 'a = "x', "a = ", 'a = "x" b = "y"', 'a = "x\\\n"',
+])
+def test_anything_else_goes_to_tomllib(text):
+    assert i18n.flat_toml(text.encode("utf-8")) is None
+    assert i18n.flat_toml(b'a = "\xff"') is None  # not UTF-8
+
+
+TOMLISH = st.text(alphabet=list('ab_-1 ="\\#\n\r\tu0D8é[].\'\x01'), max_size=40)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=TOMLISH)
+def test_whatever_the_fast_reader_accepts_tomllib_reads_the_same(text):
+    fast = i18n.flat_toml(text.encode("utf-8"))
+    if fast is not None:
+        assert fast == tomllib.loads(text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(pairs=st.dictionaries(st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True),
+                             st.text(st.characters(blacklist_categories=("Cs",)), max_size=30), max_size=8))
+def test_any_flat_catalog_written_by_a_toml_writer_takes_the_fast_reader(pairs):
+    lines = [f'{k} = "{_toml_escape(v)}"' for k, v in pairs.items()]
+    text = "# a catalog\n" + "\n".join(lines) + "\n"
+    assert i18n.flat_toml(text.encode("utf-8")) == pairs == tomllib.loads(text)
+
+
+def _toml_escape(v: str) -> str:
+    out = v.replace("\\", "\\\\").replace('"', '\\"')
+    return "".join(c if c == "\t" or not (ord(c) < 0x20 or ord(c) == 0x7F) else f"\\u{ord(c):04x}" for c in out)

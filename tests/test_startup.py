@@ -52,3 +52,29 @@ def test_validate_imports_no_renderer_and_no_analysis():
     assert top_level(mods) & set(RENDERERS) == set()
     assert {"tco.analysis", "tco.risk", "tco.outputs", "tco.calibrate_report.run", "tco.benchmarks",
             "tco.report.json_out", "tco.report.workbook", "tco.report.proposal"} & mods == set()
+
+
+def test_validate_spares_the_imports_it_does_not_need():
+    """What the 2026-12 start-up work took out of `validate` stays out: babel (the notices' few numbers and months
+    are written by tco.report.fmt_light, equal to babel's by its tests), importlib.metadata with email (pydantic's
+    plugin discovery, off for a check), difflib ('did you mean' for offers the plan search skips anyway), and the
+    calibrate and batch modules (their sub-parsers are not built for a command of the CLI's own)."""
+    mods = modules_after("import contextlib, io\nfrom tco.cli import main\n"
+                         "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+                         f"    assert main(['validate', {str(SEED)!r}]) == 0")
+    assert top_level(mods) & {"babel", "email", "difflib"} == set()
+    assert {"importlib.metadata", "tco.calibrate_report", "tco.batch", "tco.report.fmt"} & mods == set()
+
+
+def test_validate_in_english_reads_one_translation_file(tmp_path):
+    """An English scenario's check reads en.toml only (term() looks a label up in the asked locale; the L4
+    scenario's notices name an interconnect by its label)."""
+    en = tmp_path / "en.toml"
+    src = ROOT / "scenarios" / "assistant_8b_l4.toml"
+    en.write_text(src.read_text(encoding="utf-8").replace('locale = "pt-BR"', 'locale = "en"'), encoding="utf-8")
+    assert 'locale = "en"' in en.read_text(encoding="utf-8")
+    script = ("import contextlib, io\nfrom tco.cli import main\nfrom tco.report import i18n\n"
+              "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+              f"    assert main(['validate', {str(en)!r}]) == 0\n"
+              "assert i18n.catalog.cache_info().currsize == 1, i18n.catalog.cache_info()")
+    modules_after(script)

@@ -23,7 +23,8 @@ def _status(r: Rows, line: int, row: dict, default: str) -> str:
 
 
 def load_cloud(paths, problems):
-    out: dict[str, CloudOffer] = {}
+    heads: dict[str, tuple[str, str, str, str, int]] = {}  # offer id → its last row's fields (a later file wins)
+    prices_of: dict[str, dict[str, CloudPrice]] = {}  # offer id → its prices, one per pricing, over every file
     for p in paths:
         r = Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
                       "source", "as_of"))
@@ -37,12 +38,11 @@ def load_cloud(paths, problems):
             upfront = r.num(line, row, "upfront_usd", False, lo=0, hi=1e9)
             price = CloudPrice(usd, _status(r, line, row, "listed"), row["source"], row["as_of"], upfront,
                                int(term) if term else None, row.get("note") or "")
-            prev = out.get(oid)
-            prices = dict(prev.prices) if prev else {}
-            prices[row["pricing"]] = price
-            out[oid] = CloudOffer(oid, row["provider"], row["region"], row["instance"], row["gpu"], int(count), prices)
+            prices_of.setdefault(oid, {})[row["pricing"]] = price
+            heads[oid] = (row["provider"], row["region"], row["instance"], row["gpu"], int(count))
         problems += r.problems
-    return out
+    return {oid: CloudOffer(oid, provider, region, instance, gpu, count, prices_of[oid])
+            for oid, (provider, region, instance, gpu, count) in heads.items()}
 
 
 

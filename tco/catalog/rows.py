@@ -40,14 +40,14 @@ class Rows:
         text = read_text(path, self.problems)
         if text is None:
             return
-        reader = csv.DictReader(io.StringIO(text, newline=""))
+        reader = csv.reader(io.StringIO(text, newline=""))
         try:
-            missing = [c for c in required if c not in (reader.fieldnames or [])]
+            header = next(reader, [])
+            missing = [c for c in required if c not in header]
             if missing:
                 self.problems.append(Problem(str(path), ",".join(missing), "missing column(s)", 1))
             else:
-                self.rows = [(reader.line_num, {k: v if isinstance(v, str) else "" for k, v in row.items()
-                                                if k is not None}) for row in reader]
+                self.rows = _dict_rows(reader, header)
         except csv.Error as exc:
             self.problems.append(Problem(str(path), "", f"not a readable CSV: {exc}", reader.line_num or None))
             self.rows = []
@@ -80,6 +80,20 @@ class Rows:
                                          "2,000 characters)", line))
             return _CONTROL.sub("", v)[:2000]
         return v
+
+
+def _dict_rows(reader, header: list[str]) -> list[tuple[int, dict[str, str]]]:
+    """(line, column → cell) for each row, as csv.DictReader gives them (blank rows skipped, a missing cell "",
+    cells beyond the header dropped, a repeated column's last cell kept) without its per-row overhead."""
+    width = len(header)
+    out = []
+    for row in reader:
+        if not row:
+            continue
+        if len(row) < width:
+            row = row + [""] * (width - len(row))
+        out.append((reader.line_num, dict(zip(header, row))))
+    return out
 
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")

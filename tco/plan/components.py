@@ -113,7 +113,7 @@ def offers(ctx: Ctx) -> list[Fleet]:
         o = cat.offer(oid)
         if spec.providers and o.provider not in spec.providers:
             continue
-        if spec.gpus and o.gpu not in spec.gpus:
+        if (spec.gpus and o.gpu not in spec.gpus) or o.gpu not in cat.gpus:  # fleet_of refuses an unknown GPU
             continue
         if spec.brazil_only and o.region not in BRAZIL_REGIONS:
             continue

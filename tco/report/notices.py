@@ -13,7 +13,7 @@ decimals), ``mode`` (expert or pipeline parallel),
 from __future__ import annotations
 
 from tco.domain import Notice
-from tco.report import fmt
+from tco.report import fmt_light  # babel's formats for the kinds below, without loading babel (~15 ms)
 from tco.report.i18n import locale_of, t, term
 
 PARAMS: dict[str, dict[str, str]] = {
@@ -46,21 +46,21 @@ PARAMS: dict[str, dict[str, str]] = {
 
 def _show(value: object, kind: str, locale: str) -> str:
     if kind == "int":
-        return fmt.number(float(value), locale, 0)  # type: ignore[arg-type]
+        return fmt_light.number(float(value), locale, 0)  # type: ignore[arg-type]
     if kind == "num":
-        return fmt.number_short(float(value), locale)  # type: ignore[arg-type]
+        return fmt_light.number_short(float(value), locale)  # type: ignore[arg-type]
     if kind == "num1":
-        return fmt.number(float(value), locale, 1)  # type: ignore[arg-type]
+        return fmt_light.number(float(value), locale, 1)  # type: ignore[arg-type]
     if kind == "num2":
-        return fmt.number(float(value), locale, 2)  # type: ignore[arg-type]
+        return fmt_light.number(float(value), locale, 2)  # type: ignore[arg-type]
     if kind == "mode":
         return t("mode_ep" if value == "ep" else "mode_pp", locale)
     if kind == "pct":
-        return fmt.percent_short(float(value), locale)  # type: ignore[arg-type]
+        return fmt_light.percent_short(float(value), locale)  # type: ignore[arg-type]
     if kind == "money":
-        return fmt.money(float(value), locale, False)  # type: ignore[arg-type]
+        return fmt_light.money(float(value), locale)  # type: ignore[arg-type]
     if kind == "month":
-        return fmt.month_year(str(value), locale)
+        return fmt_light.month_year(str(value), locale)
     if kind == "ic":
         return term("ic", str(value), locale)
     return str(value)
