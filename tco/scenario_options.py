@@ -34,6 +34,11 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 'ri_3yr_standard_all_upfront_effective') may be named too. All but on_demand and spot are committed."""
 
 
+StoragePrice = Annotated[float, Field(ge=0.0, le=100.0)]
+"""A storage price override [USD/GB-month]: an option's and the plan search's (which builds options from it) share
+the bound."""
+
+
 class Option(Frozen):
     name: Name
     """Label of the deployment option (plain text, up to 200 characters)."""
@@ -59,7 +64,7 @@ class Option(Frozen):
     """Egress tier table id (default: the offer's provider/region; dedicated: none)."""
     storage: Id | None = None
     """Storage price id (default: the provider's object storage in the offer's region)."""
-    storage_usd_per_gb_month: Annotated[float, Field(ge=0.0, le=100.0)] | None = None
+    storage_usd_per_gb_month: StoragePrice | None = None
     """Override of the storage price [USD/GB-month] (e.g. where the catalog's price is unverified)."""
     taxes: Id | None = None
     """Tax profile id (default: from how the cloud offer's provider bills a Brazilian CNPJ, br_billing:
@@ -159,7 +164,7 @@ class Plan(Frozen):
     """Also search hybrids: train on one provider (a cloud burst, a capacity block), serve on another."""
     taxes: dict[str, str] = {}
     """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
-    storage_usd_per_gb_month: dict[str, NonNegative] = {}
+    storage_usd_per_gb_month: dict[str, StoragePrice] = {}
     """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
     max_candidates: int = Field(5_000_000, ge=1)
     """Refuse a search that would score more plans than this (training bursts × serving fleets, plus each term's

@@ -150,3 +150,12 @@ def test_plan_defaults_and_bounds():
     _refused(Plan, {"max_candidates": 0}, "max_candidates")
     _refused(Plan, {"storage_usd_per_gb_month": {"azure": -0.01}}, "storage_usd_per_gb_month")
     _refused(Plan, {"providers": "aws"}, "providers")  # a list, not one name
+
+
+def test_plan_storage_price_has_the_options_bound():
+    # Found by the mutation test: [plan] storage_usd_per_gb_month = { azure = 23000 } passed the schema, then the plan
+    # search built an Option with it and `run` stopped on that Option's own bound (100 USD/GB-month) with a traceback.
+    assert Plan.model_validate({"storage_usd_per_gb_month": {"azure": 100.0}}).storage_usd_per_gb_month == {
+        "azure": 100.0}
+    _refused(Plan, {"storage_usd_per_gb_month": {"azure": 23000.0}}, "storage_usd_per_gb_month")
+    _refused(Option, {"name": "x", "offer": "y", "storage_usd_per_gb_month": 23000.0}, "storage_usd_per_gb_month")
