@@ -22,6 +22,7 @@ branches.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import cache
 
 from tco.constants import (
     ADAM_BYTES,
@@ -105,9 +106,12 @@ BILLED = Rule("tr_billed_gpu_hours", Row("wall_hours") * Row("tr_gpus"), "GPU·h
               "GPU-hours billed = wall-clock hours × GPUs, what a cluster rented by the hour is paid for")
 
 
+@cache
 def rules(method: str, *, hours_given: bool, servers_given: bool) -> tuple[Rule, ...]:
     """The training cluster of ``method`` in the order it is computed and shown. The FLOPs come first even when the
-    GPU-hours are given (the results report them; ``sheet_rules`` leaves them out of the workbook then)."""
+    GPU-hours are given (the results report them; ``sheet_rules`` leaves them out of the workbook then). Kept per
+    arguments: the same objects come back, so their compiled program is found again (an expression's ``==`` builds a
+    comparison node, so rules are told apart by identity)."""
     mem = Rule("tr_mem_b", memory(TrainingMethod(method)), "B",
                "memory to train = bytes of the method's states per parameter × (1 + activation share)")
     return (FLOPS, mem, MIN_GPUS, MIN_SERVERS, HOURS_GIVEN if hours_given else HOURS_DERIVED,
