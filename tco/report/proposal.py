@@ -48,6 +48,9 @@ def templates_only_fetcher(root: Path = TEMPLATES):
     """
     from urllib.parse import unquote, urlsplit
 
+    from tco.report.proposal_weasy import weasyprint
+
+    weasyprint()  # before any `from weasyprint…` import: no library search (proposal_weasy)
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     base = root.resolve()
@@ -228,8 +231,10 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
     """The PDF as bytes, the same bytes on every run: every date in it (cover, metadata, attachments) is the
     document date (`[proposal].date`, else the scenario's start month). `fetcher` defaults to a fresh
     templates-only fetcher (pass one to inspect it)."""
-    from weasyprint import HTML, Attachment
+    from tco.report.proposal_weasy import weasyprint
 
+    wp = weasyprint()
+    HTML, Attachment = wp.HTML, wp.Attachment
     theme = load_theme(templates / "theme.toml")
     attachments = [Path(p) for p in attachments if p and Path(p).is_file()]
     html = render_html(context(res, attachments, theme), templates)
