@@ -184,7 +184,10 @@ def _attachment_label(p: Path, loc: str) -> str:
 def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+    from tco.report import proposal_columns
+
     env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined)
+    env.globals |= {"table_widths": proposal_columns.for_table, "pair_widths": proposal_columns.for_pairs}
     return env.get_template("proposal.html.j2").render(**ctx)
 
 
