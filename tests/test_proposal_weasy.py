@@ -72,3 +72,31 @@ def test_a_library_only_the_search_finds_is_still_found(tmp_path):
     got = _run(code, path=[tmp_path])
     assert got["found"] and got["found"].startswith("libc")
     assert got["printed"] == ""
+
+
+def test_the_declarations_are_not_parsed_at_import():
+    got = _run("""
+        import json, sys
+        from tco.report.proposal_weasy import weasyprint
+        weasyprint()
+        from weasyprint.text import ffi
+        rect = ffi.ffi.new("PangoRectangle *")
+        print(json.dumps({"parser": "pycparser" in sys.modules, "kind": type(ffi.ffi).__name__,
+                          "width": rect.width, "units": ffi.pango.pango_units_from_double(2)}))
+    """)
+    assert got == {"parser": False, "kind": "Precompiled", "width": 0, "units": 2048}
+
+
+def test_other_declarations_fall_back_to_the_usual_import():
+    """Declarations stored for another text (a WeasyPrint upgrade): WeasyPrint is imported the usual way."""
+    got = _run("""
+        import json, sys
+        from tco.report import proposal_weasy_ffi
+        proposal_weasy_ffi.CDEF_SHA256 = "0" * 64
+        from tco.report.proposal_weasy import weasyprint
+        wp = weasyprint()
+        from weasyprint.text import ffi
+        print(json.dumps({"kind": type(ffi.ffi).__name__, "units": ffi.pango.pango_units_from_double(1),
+                          "html": hasattr(wp, "HTML")}))
+    """)
+    assert got == {"kind": "FFI", "units": 1024, "html": True}
