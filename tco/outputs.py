@@ -218,19 +218,24 @@ def _not_writable(out_dir: Path, exc: OSError) -> OSError:
 @contextmanager
 def _long_lived_frozen():
     """The objects alive now (the results, catalogs, modules) left out of the cyclic garbage collector's scans while
-    the writers run, and handed back to it after.
+    the writers run, and handed back to it after; young objects collected in batches of 20 000, not 700.
 
-    The writers allocate a great deal (15 k workbook formulas, a PDF's boxes), which sets off full collections;
-    each one walked every object of the run so far (about 300 k) again: 0.2–0.4 s of CPU per run. Frozen
-    (``gc.freeze``), they are not walked; garbage the writers make is collected as usual, and ``gc.unfreeze``
-    returns the frozen objects to the oldest generation, so nothing is kept alive for longer than the call."""
+    The writers allocate a great deal (15 k workbook formulas, a PDF's boxes), which sets off collections: each
+    full one walked every object of the run so far (about 300 k) again, and a young one ran every 700
+    allocations, scanning whatever was alive at that moment. Frozen (``gc.freeze``), the run's objects are not
+    walked; garbage the writers make is still collected, and ``gc.unfreeze`` returns the frozen objects to the
+    oldest generation, so nothing is kept for longer than the call. Together: about 0.25 s less CPU per run of
+    the seed (its collections 0.54 s -> 0.2 s)."""
     import gc
 
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
     gc.freeze()
     try:
         yield
     finally:
         gc.unfreeze()
+        gc.set_threshold(*threshold)
 
 
 def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
