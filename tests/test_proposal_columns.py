@@ -42,6 +42,8 @@ def test_text_width_by_hand():
     ("12-34", "12-34"),  # not between digits
     ("github.com/skypilot-org", "github.com/"),  # after a slash
     ("10/12/2026", "10/12/2026"),  # not before a digit
+    ("p5en.4xl", "p5en."),  # after a full stop between a letter and a digit
+    ("R$\u00a0123.456,78", "R$\u00a0123.456,78"),  # not inside a number
     ("abc—defgh", "defgh"),  # before and after an em dash
     ("R$\u00a01.234.567", "R$\u00a01.234.567"),  # a no-break space holds
 ])
@@ -155,8 +157,8 @@ def both_layouts():
 
 
 def test_widths_are_those_of_the_automatic_layout(both_layouts):
-    """Within half a percent of the table's width (kerning, which is left out here, is most of the difference)."""
+    """Within 0.3 % of the table's width (kerning, which is left out here, is most of the difference)."""
     for loc, ours, theirs in both_layouts:
         assert len(ours) == len(theirs) >= 10, loc
         for i, (a, b) in enumerate(zip(ours, theirs)):
-            assert a == pytest.approx(b, abs=0.5), (loc, i, a, b)
+            assert a == pytest.approx(b, abs=0.3), (loc, i, a, b)

@@ -44,8 +44,9 @@ BOLD_FIRST = ("risks", "kv case")
 
 _SPACE = re.compile(r"[ \t\n\r\f]+")
 # break opportunities inside a word (UAX #14 as Pango applies it): after "/" or "-" unless a digit follows,
-# after an en dash, before and after an em dash
-_BREAK = re.compile(r"(?<=[/\-])(?=[^\d/\-])|(?<=–)|(?<=[^—])(?=—)|(?<=—)(?=[^—])")
+# after "." or "," between a letter and a digit ("p5en.|48xlarge", not "1.234"), after an en dash, before and
+# after an em dash
+_BREAK = re.compile(r"(?<=[/\-])(?=[^\d/\-])|(?<=[^\W\d_][.,])(?=\d)|(?<=–)|(?<=[^—])(?=—)|(?<=—)(?=[^—])")
 
 
 def build_advances(font: Path) -> dict[str, list[int]]:
