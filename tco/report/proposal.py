@@ -17,6 +17,7 @@ SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves f
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import logging
 import mimetypes
 import re
@@ -181,14 +182,21 @@ def _attachment_label(p: Path, loc: str) -> str:
     return t({".toml": "attach_scenario", ".xlsx": "attach_workbook"}.get(p.suffix, "attach_other"), loc)
 
 
-def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
+@functools.cache
+def _environment(templates: str):
+    """The Jinja environment of a templates folder, made once per process: its templates are compiled on first
+    use (30–45 ms) and recompiled only when their files change. Autoescape on: scenario text stays text."""
     from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
     from tco.report import proposal_columns
 
-    env = Environment(loader=FileSystemLoader(str(templates)), autoescape=True, undefined=StrictUndefined)
+    env = Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
     env.globals |= {"table_widths": proposal_columns.for_table, "pair_widths": proposal_columns.for_pairs}
-    return env.get_template("proposal.html.j2").render(**ctx)
+    return env
+
+
+def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
+    return _environment(str(Path(templates).resolve())).get_template("proposal.html.j2").render(**ctx)
 
 
 def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
