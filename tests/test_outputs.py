@@ -73,3 +73,40 @@ def test_clean_stale_finishes_a_committed_generation(tmp_path):
     (tmp_path / "s.json").write_text("old", encoding="utf-8")
     assert clean_stale(tmp_path) == [tmp]
     assert Path(tmp_path / "s.json").read_text(encoding="utf-8") == "new" and not tmp.exists()
+
+
+def test_writers_run_with_the_long_lived_objects_frozen_and_hand_them_back(small_run, tmp_path, monkeypatch):
+    """The objects alive before the writers are left out of the collector's scans while they run (gc.freeze), and
+    returned after: a cycle that became garbage meanwhile is collected once the call is over; young objects are
+    collected every 20 000 allocations meanwhile, the threshold restored after."""
+    import gc
+    import weakref
+
+    from tco import outputs
+
+    class Node:
+        pass
+
+    seen = {}
+    real = outputs._render
+
+    def spy(*a, **k):
+        seen["frozen"], seen["threshold"] = gc.get_freeze_count(), gc.get_threshold()
+        return real(*a, **k)
+
+    monkeypatch.setattr(outputs, "_render", spy)
+    before = gc.get_threshold()
+    a = Node()
+    a.me = a  # a cycle: only the cyclic collector frees it
+    gone = weakref.ref(a)
+    with outputs._long_lived_frozen():
+        inside = gc.get_freeze_count()
+        del a
+        gc.collect()
+        assert gone() is not None  # frozen: not scanned, not freed
+    assert inside > 1000 and gc.get_freeze_count() == 0
+    gc.collect()
+    assert gone() is None
+    write_outputs(small_run, tmp_path, "x", ["json"], sha="", scenario_path=str(SMALL))
+    assert seen["frozen"] > 1000 and gc.get_freeze_count() == 0
+    assert seen["threshold"] == (max(before[0], 20_000), *before[1:]) and gc.get_threshold() == before

@@ -550,3 +550,18 @@ def test_client_options_footer_and_every_tco_in_whole_reais(rendered, case):
     assert _norm(fmt.month_year(v.months[0], loc)) in text
     cents = r"R\$ ?\d{1,3}(\.\d{3})+,\d\d" if loc == "pt-BR" else r"R\$ ?\d{1,3}(,\d{3})+\.\d\d"
     assert re.search(cents, " ".join(_body(pages, loc))) is None  # amounts in whole reais; unit prices may have cents
+
+
+def test_one_environment_per_templates_folder_and_edits_are_seen(tmp_path):
+    """The Jinja environment is made once per folder (templates compiled once) with autoescape on; a template
+    edited afterwards is read again."""
+    import os
+
+    (tmp_path / "proposal.html.j2").write_text("<p>{{ x }}</p>", encoding="utf-8")
+    assert proposal.render_html({"x": "<b>"}, tmp_path) == "<p>&lt;b&gt;</p>"
+    env = proposal._environment(str(tmp_path.resolve()))
+    assert env.autoescape and proposal._environment(str(tmp_path.resolve())) is env
+    (tmp_path / "proposal.html.j2").write_text("<div>{{ x }}</div>", encoding="utf-8")
+    later = os.stat(tmp_path / "proposal.html.j2").st_mtime + 5
+    os.utime(tmp_path / "proposal.html.j2", (later, later))
+    assert proposal.render_html({"x": "&"}, tmp_path) == "<div>&amp;</div>"
