@@ -209,3 +209,14 @@ def test_workbook_training_cells_are_the_rules_with_the_engines_values(tmp_path,
         if given:
             assert ts.servers == ts.rows["tr_min_servers"] > 1 and ts.gpu_hours == 50_000.0  # memory raised 1 server
     assert checked >= len(res.options) * len(sheet)
+
+
+def test_the_rule_builder_gives_the_same_objects_back():
+    # The compiled programs are found by the rules themselves, and an expression's == builds a comparison node, so
+    # a rebuilt (equal but new) rule set is compiled again: the seed's plan search compiled this one 281 times.
+    import tco.expr.compiled as compiled
+
+    a = rules("lora", hours_given=False, servers_given=False)
+    assert a is rules("lora", hours_given=False, servers_given=False)
+    assert a is not rules("lora", hours_given=True, servers_given=False)
+    assert compiled.program(a) is compiled.program(rules("lora", hours_given=False, servers_given=False))
