@@ -18,7 +18,6 @@ from tco.scenario_types import (
     Frozen,
     Id,
     Name,
-    NonNegative,
     PathText,
     Positive,
     Share,

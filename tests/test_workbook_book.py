@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 
-import pytest
 import xlsxwriter
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -34,7 +34,7 @@ TEXT_WIDTH_MM = 210 - 17 - 17  # A4 less the page's side margins (@page in propo
 COLUMN_GAP_MM = 6  # between the two halves of `.cols`
 FONT_PT = {"": 8.0, "small": 7.0}
 PAD_MM = {"": 1.6, "small": 1.2}
-PERCENT = {
+PERCENT: dict[str, dict[int | str, float]] = {
     # table kind → {column: percent of the table's width}; "name" = the column of class name, a number that column
     "": {"name": 34}, "bridge": {"name": 46}, "offer": {"name": 38}, "small": {"name": 34},
     "risks": {0: 34, 1: 39, 2: 27}, "kv": {0: 42}, "kv case": {0: 28},
