@@ -28,12 +28,14 @@ __all__ = ["HOURS_PER_MONTH", "OptionResult", "Results", "apply_fx_risk", "defau
 NO_NETWORK = " (the catalog has no cluster network for this offer: add it to interconnect.csv)"
 
 def defaults_for(cat: Catalog) -> dict:
+    """The modelling defaults the engine uses, as the catalog's defaults.toml declares them (the shipped file is
+    always loaded, a user's catalog_dir only overrides its keys; no second copy of the values here)."""
     d = cat.defaults
     return {
-        "mfu": float(d.get("training", {}).get("mfu", 0.38)),
-        "bandwidth_efficiency_share": float(d.get("inference", {}).get("bandwidth_efficiency_share", 0.7)),
-        "flops_efficiency_share": float(d.get("inference", {}).get("flops_efficiency_share", 0.5)),
-        "scaling_efficiency": d.get("scaling_efficiency", {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}),
+        "mfu": float(d["training"]["mfu"]),
+        "bandwidth_efficiency_share": float(d["inference"]["bandwidth_efficiency_share"]),
+        "flops_efficiency_share": float(d["inference"]["flops_efficiency_share"]),
+        "scaling_efficiency": d["scaling_efficiency"],
     }
 
 
