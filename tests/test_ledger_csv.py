@@ -196,12 +196,19 @@ def test_pricing_category_of_the_plain_pricings(seed_results, pricing, category)
     assert {r["PricingCategory"] for r in rows} == {category}
 
 
-@pytest.mark.xfail(strict=True, reason="ledger_csv.PRICING names only 5 pricings; every other commitment (savings "
-                   "plans, CUDs, ri_*_upfront_effective, reserved_2yr/5yr, capacity blocks) is written 'Standard' "
-                   "instead of FOCUS 'Committed' (domain.is_committed knows them)")
+# Was a table of five pricings: every other commitment (savings plans, CUDs, ri_*_upfront_effective, reserved_2yr/5yr)
+# was written 'Standard' instead of FOCUS 'Committed'.
 @pytest.mark.parametrize("pricing", ["savings_plan_ec2_3yr", "cud_1yr", "ri_3yr_standard_all_upfront_effective",
                                      "reserved_5yr"])
 def test_every_committed_pricing_is_focus_committed(seed_results, pricing):
     aws = next(o for o in seed_results.options if o.resolved.inference.pricing == "on_demand")
     rows = _rows(_one_option(seed_results, aws.name, pricing=pricing))
     assert {r["PricingCategory"] for r in rows} == {"Committed"}
+
+
+def test_pricing_category_by_hand():
+    from tco.report.ledger_csv import pricing_category
+
+    assert [pricing_category(p) for p in ("", "on_demand", "spot", "monthly", "savings_plan_ec2_3yr", "cud_3yr",
+                                          "capacity_block")] == [
+        "Standard", "Standard", "Dynamic", "Committed", "Committed", "Committed", "Committed"]

@@ -13,7 +13,7 @@ import csv
 import io
 
 from tco.engine import Results
-from tco.domain import CostLine
+from tco.domain import CostLine, is_committed
 
 COLUMNS = ("BillingPeriodStart", "BillingPeriodEnd", "ChargePeriodStart", "ChargePeriodEnd", "ProviderName",
            "RegionId", "ResourceType", "ServiceCategory", "ChargeCategory", "PricingCategory", "BillingCurrency",
@@ -25,8 +25,15 @@ a month add up to the taxes line."""
 
 SERVICE = {"training_compute": "AI and Machine Learning", "inference_compute": "AI and Machine Learning",
            "setup": "Other", "storage": "Storage", "egress": "Networking", "taxes": "Other"}
-PRICING = {"on_demand": "Standard", "spot": "Dynamic", "reserved_1yr": "Committed", "reserved_3yr": "Committed",
-           "monthly": "Committed"}
+
+
+def pricing_category(pricing: str) -> str:
+    """FOCUS PricingCategory of a pricing: on-demand (and a line without a pricing) 'Standard', spot 'Dynamic',
+    every commitment (``tco.domain.is_committed``: reservations, savings plans, committed-use discounts, a dedicated
+    server's monthly contract, capacity blocks) 'Committed'."""
+    if not pricing or not is_committed(pricing):
+        return "Dynamic" if pricing.startswith("spot") else "Standard"
+    return "Committed"
 
 
 def _next_month(p: str) -> str:
@@ -60,7 +67,7 @@ def render(res: Results) -> str:
         category = ("Credit" if component == "credits" else "Tax" if line == CostLine.TAXES
                     else "Usage" if line != CostLine.SETUP else "Purchase")
         text = [start, end, start, end, provider, region, offer, SERVICE[line], category,
-                PRICING.get(pricing, "Standard"), cur]
+                pricing_category(pricing), cur]
         w.writerow([text_cell(v) for v in text] + [amount, text_cell(option), line, rate, amount_brl, hours,
                                                    text_cell(component)])
     return out.getvalue()
