@@ -90,11 +90,15 @@ def test_money_keeps_currency_and_digits_together(x, locale):
     assert " " not in fmt.money(x, locale)
 
 
-@pytest.mark.xfail(strict=True, reason="fmt.money/number show a negative amount that rounds to zero as '-R$ 0,00' / "
-                   "'-0' (a float residue like -1e-9 from a difference of equal totals reaches the reader with a sign)")
 def test_an_amount_that_rounds_to_zero_has_no_minus_sign():
+    # Was '-R$ 0,00' / '-0': a float residue like -1e-9 from a difference of equal totals reached the reader signed.
     assert fmt.money(-1e-9, "pt-BR") == f"R${NBSP}0,00"
+    assert fmt.money(-0.4, "pt-BR", False) == f"R${NBSP}0"
     assert fmt.number(-0.4, "pt-BR") == "0"
+    assert fmt.number(-0.005, "pt-BR", 2) == "0,00"    # -0.005 → -0.00 half to even, as babel rounds
+    assert fmt.number(-0.006, "pt-BR", 2) == "-0,01"   # a real amount keeps its sign
+    assert fmt.money(-0.5, "pt-BR", False) == f"R${NBSP}0"   # half to even: 0
+    assert fmt.money(-1.5, "pt-BR", False).startswith("-")
 
 
 # --- numbers and percentages ------------------------------------------------------------------------------------

@@ -20,6 +20,8 @@ from babel import Locale
 from babel.dates import format_date, format_skeleton
 from babel.numbers import format_currency, format_decimal, format_percent
 
+from tco.report.fmt_light import unsigned_zero
+
 BABEL_LOCALE = {"pt-BR": "pt_BR", "en": "en"}
 DASH = "—"
 
@@ -41,6 +43,7 @@ def money(x: float | None, locale: str, cents: bool = True) -> str:
     """Amount in BRL with the locale's currency pattern; `cents=False` rounds to whole reais [BRL]."""
     if x is None or _missing(x):
         return DASH
+    x = unsigned_zero(x, 2 if cents else 0)
     if abs(x) >= HUGE:  # beyond babel's decimal precision (and any real budget): shown in scientific notation
         return f"R$ {scientific(x, locale)}"
     loc = babel_locale(locale)
@@ -64,7 +67,7 @@ def number(x: float | None, locale: str, digits: int = 0) -> str:
     if x is None or _missing(x):
         return DASH
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return format_decimal(x, format=pattern, locale=babel_locale(locale))
+    return format_decimal(unsigned_zero(x, digits), format=pattern, locale=babel_locale(locale))
 
 
 def number_short(x: float | None, locale: str, max_digits: int = 2) -> str:

@@ -19,7 +19,7 @@ more, which fmt shows in scientific notation) goes to `tco.report.fmt`.
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 
 SYMBOLS = {"pt-BR": (".", ","), "en": (",", ".")}
 """Locale → (group, decimal) symbols (CLDR, latn digits)."""
@@ -40,6 +40,12 @@ MONTH_YEAR = {"pt-BR": "{month} de {year}", "en": "{month} {year}"}
 
 LIMIT = 1e15
 """fmt.HUGE: from here on amounts are written in scientific notation (by fmt)."""
+
+
+def unsigned_zero(x: float, digits: int) -> float:
+    """``x``, or 0.0 where it shows as zero at ``digits`` decimals (rounded as babel rounds: the decimal of its
+    shortest repr, half to even), so a residue like −1e-9 is not shown with a minus sign (fmt uses it too)."""
+    return 0.0 if x < 0 and Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_EVEN) == 0 else x
 
 
 def _fits(x, locale: str) -> bool:
@@ -72,7 +78,7 @@ def number(x: float, locale: str, digits: int = 0) -> str:
         from tco.report import fmt
 
         return fmt.number(x, locale, digits)
-    return _digits(x, 0, digits, digits, locale)
+    return _digits(unsigned_zero(x, digits), 0, digits, digits, locale)
 
 
 def number_short(x: float, locale: str, max_digits: int = 2) -> str:
@@ -99,7 +105,7 @@ def money(x: float, locale: str) -> str:
         from tco.report import fmt
 
         return fmt.money(x, locale, False)
-    text = _digits(round(x), 0, 0, 0, locale)
+    text = _digits(round(unsigned_zero(x, 0)), 0, 0, 0, locale)
     return ("-" if text.startswith("-") else "") + MONEY_PREFIX[locale] + text.lstrip("-")
 
 
