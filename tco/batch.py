@@ -259,7 +259,7 @@ def command(args) -> int:
     if out.exists() and not out.is_dir():
         print(f"-o {out}: exists and is not a folder", file=sys.stderr)
         return 2
-    err = Console(file=sys.stderr)
+    err = Console(file=sys.stderr, emoji=False)
     bar = None
     if not args.quiet and sys.stderr.isatty():
         from rich.progress import (
@@ -284,7 +284,7 @@ def command(args) -> int:
     if not args.quiet:
         from rich.text import Text
 
-        console = Console(file=sys.stdout)
+        console = Console(file=sys.stdout, emoji=False)
         console.width = max(console.width, 150)
         console.print(summary_table(outcomes))
         for o in outcomes:  # each failure in full, unwrapped: file names and messages as they are

@@ -74,12 +74,28 @@ def test_plain_escapes_markup():
     assert console.file.getvalue() == "[red]Plano[/red] \\x1b[2J\n"
 
 
-@pytest.mark.xfail(strict=True, reason="terminal.plain escapes markup but not rich's emoji codes: an option named "
-                   "'Plano :fire:' prints as 'Plano 🔥' (Console(emoji=False) or escaping ':' would keep it literal)")
-def test_plain_keeps_emoji_codes_literal():
-    console = Console(file=io.StringIO(), width=200, color_system=None)
-    console.print(terminal.plain("Plano :fire:"))
-    assert console.file.getvalue() == "Plano :fire:\n"
+def test_option_names_print_literally_emoji_codes_and_markup_too(capsys):
+    # Was: an option named 'Plano :fire:' printed as 'Plano 🔥' (rich replaces emoji codes unless the Console is made
+    # with emoji=False), and the tornado's title took the names without escaping their markup.
+    terminal.tornado_table(dict(TORNADO, challenger="Plano :fire:", leader="[bold]Lider[/bold] :x:"), "en")
+    out = capsys.readouterr().out
+    assert "Plano :fire:" in out and "[bold]Lider[/bold] :x:" in out and "\U0001f525" not in out
+
+
+def test_every_console_of_the_package_is_made_without_emoji_codes():
+    import ast
+    from pathlib import Path
+
+    import tco
+
+    made = []
+    for path in Path(tco.__file__).parent.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Console":
+                emoji = [k.value for k in node.keywords if k.arg == "emoji"]
+                made.append((path.name, node.lineno, isinstance(emoji[0], ast.Constant) and emoji[0].value is False
+                             if emoji else False))
+    assert made and all(ok for *_, ok in made), [m for m in made if not m[2]]
 
 
 # --- the summary --------------------------------------------------------------------------------------------------

@@ -55,7 +55,7 @@ def plan_table(plans: dict, locale: str = "en", file=None) -> None:
 
     from tco.report import fmt
 
-    console = Console(file=file or sys.stdout)
+    console = Console(file=file or sys.stdout, emoji=False)
     console.width = max(console.width, 160)
     srch = plans["search"]
     t = Table(title=Text(f"Plan search: {srch['candidates']:,} candidate plans over "

@@ -36,7 +36,7 @@ def summary(res, written) -> None:
     loc = res.scenario.scenario.locale
     _brl = lambda x: fmt.money(x, loc, False)  # noqa: E731  (the scenario's locale, like the reports)
 
-    console = Console(file=sys.stdout)
+    console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 150)
     s = res.scenario
     from tco.engine import rankable
@@ -85,7 +85,7 @@ def progress_bar(loc: str = "pt-BR"):
 
     paths = t("term_paths", loc).replace("[", r"\[")  # plain text in rich markup
     prog = Progress(TextColumn(t("g_mc", loc)), BarColumn(), TextColumn("{task.completed}/{task.total} " + paths),
-                    TimeRemainingColumn(), console=Console(file=sys.stderr), transient=True)
+                    TimeRemainingColumn(), console=Console(file=sys.stderr, emoji=False), transient=True)
     state = {}
 
     def update(done: int, total: int) -> None:
@@ -103,7 +103,7 @@ def status(message: str):
     """A spinner on stderr while a step runs (used for the analysis after the Monte Carlo)."""
     from rich.console import Console
 
-    return Console(file=sys.stderr).status(message)
+    return Console(file=sys.stderr, emoji=False).status(message)
 
 
 def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
@@ -130,7 +130,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
             table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
                           fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
                           o.as_of)
-    console = Console(file=sys.stdout)
+    console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 170)
     if not table.row_count:
         gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids})
@@ -146,7 +146,7 @@ def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
 
     from tco.report import fmt
 
-    console = Console(file=sys.stdout)
+    console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 130)
     if not tornado.get("challenger"):
         console.print(t("term_one_option", loc))
@@ -154,8 +154,8 @@ def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
     def brl(x: float) -> str:
         return fmt.money(x, loc, False)
 
-    tab = Table(title=t("term_tornado_title", loc, challenger=tornado["challenger"], leader=tornado["leader"],
-                        base=brl(tornado["base_diff_brl"])))
+    tab = Table(title=t("term_tornado_title", loc, challenger=plain(tornado["challenger"]),
+                        leader=plain(tornado["leader"]), base=brl(tornado["base_diff_brl"])))
     for key in ("col_input", "term_col_range", "col_metric", "col_diff_low", "col_diff_high", "sens_swing"):
         tab.add_column(t(key, loc), justify="left" if key in ("col_input", "term_col_range") else "right", no_wrap=True)
     for r in tornado["rows"]:
