@@ -95,7 +95,7 @@ class Option(Frozen):
     """Committed baseline of a cloud inference fleet: this many instances paid every hour of each term at
     `pricing` (a 1- or 3-year commitment), the hours above it at `burst_pricing`. One number, or one per term
     counted from the first serving month (the last holds). `python -m tco plan` finds the best values."""
-    burst_pricing: str = Field("on_demand", min_length=1)
+    burst_pricing: Id = "on_demand"
     """Pricing of the instances above the committed baseline ('on_demand' or 'spot'); used with committed_instances."""
     burst_usd_per_hour: Positive | None = None
     """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
@@ -146,7 +146,7 @@ class FX(Frozen):
 
 
 class Plan(Frozen):
-    providers: list[str] = []
+    providers: list[Id] = []
     """Providers to search ('aws', 'gcp', 'azure', 'br-dedicated', …); empty = every provider in the catalog."""
     brazil_only: bool = False
     """Data residency: train and serve only in Brazilian regions (sa-east-1, southamerica-east1, brazilsouth, BR)."""
@@ -161,7 +161,7 @@ class Plan(Frozen):
     are always searched."""
     hybrids: bool = True
     """Also search hybrids: train on one provider (a cloud burst, a capacity block), serve on another."""
-    taxes: dict[str, str] = {}
+    taxes: dict[Id, Id] = {}
     """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
     storage_usd_per_gb_month: dict[str, StoragePrice] = {}
     """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""

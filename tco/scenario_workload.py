@@ -66,7 +66,7 @@ class ScenarioInfo(Frozen):
     @field_validator("start")
     @classmethod
     def _month(cls, v: str) -> str:
-        if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", v):
+        if not re.fullmatch(r"[0-9]{4}-(0[1-9]|1[0-2])", v):
             raise ValueError(f"start must be a month written 'YYYY-MM' (e.g. '2027-01'), got {v!r}")
         if not START_YEARS[0] <= int(v[:4]) <= START_YEARS[1]:
             raise ValueError(f"start year must be between {START_YEARS[0]} and {START_YEARS[1]}, got {v!r}")

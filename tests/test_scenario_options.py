@@ -83,10 +83,12 @@ def test_an_option_is_frozen():
         o.pricing = "spot"  # type: ignore[misc]
 
 
-@pytest.mark.xfail(strict=True, reason="scenario_options.Option.burst_pricing is a plain str: unlike pricing and "
-                   "training_pricing (Id) it accepts control characters and 200+ characters")
 def test_burst_pricing_is_an_id_like_the_other_pricings():
+    # Was a plain str: it took control characters and 200+ characters, unlike pricing and training_pricing.
     _refused(Option, OPT | {"burst_pricing": "on_demand\x1b[2J"}, "burst_pricing")
+    _refused(Option, OPT | {"burst_pricing": "x" * 1000}, "burst_pricing")
+    _refused(Plan, {"providers": ["aws\x1b[2J"]}, "providers")
+    _refused(Plan, {"taxes": {"aws": "aws_brazil_local\x07"}}, "taxes")
 
 
 # --- fx ------------------------------------------------------------------------------------------------------------
