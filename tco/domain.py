@@ -269,3 +269,8 @@ class Dist:
 
     def as_dict(self) -> dict[str, float]:
         return {"deterministic": self.deterministic, "mean": self.mean, "p5": self.p5, "p50": self.p50, "p95": self.p95}
+
+
+BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
+"""Region ids of data centres in Brazil, matched whole (AWS São Paulo, GCP São Paulo, Azure Brazil South, the
+dedicated providers' 'br'): the plan search's brazil_only and the proposal's data-residency line read this one list."""

@@ -14,6 +14,7 @@ from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.domain import (
+    BRAZIL_REGIONS,
     ON_DEMAND,
     REFUSED_STATUSES,
     Currency,
@@ -30,8 +31,6 @@ from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.resolve_fleet import fleet_of
 from tco.scenario import Option, Plan, Scenario, Training
 
-BRAZIL_REGIONS = ("sa-east-1", "southamerica-east1", "brazilsouth", "br")
-"""Regions in Brazil (AWS São Paulo, GCP São Paulo, Azure Brazil South, the dedicated providers)."""
 SKIP_STATUSES = REFUSED_STATUSES
 """Catalog rows the search never uses (the rows the engine refuses)."""
 

@@ -20,7 +20,7 @@ from babel import Locale
 from babel.dates import format_date, format_skeleton
 from babel.numbers import format_currency, format_decimal, format_percent
 
-from tco.report.fmt_light import unsigned_zero
+from tco.report.rounding import unsigned_zero
 
 BABEL_LOCALE = {"pt-BR": "pt_BR", "en": "en"}
 DASH = "—"

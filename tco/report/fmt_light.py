@@ -19,7 +19,9 @@ more, which fmt shows in scientific notation) goes to `tco.report.fmt`.
 from __future__ import annotations
 
 import math
-from decimal import ROUND_HALF_EVEN, Decimal
+from decimal import Decimal
+
+from tco.report.rounding import unsigned_zero
 
 SYMBOLS = {"pt-BR": (".", ","), "en": (",", ".")}
 """Locale → (group, decimal) symbols (CLDR, latn digits)."""
@@ -40,12 +42,6 @@ MONTH_YEAR = {"pt-BR": "{month} de {year}", "en": "{month} {year}"}
 
 LIMIT = 1e15
 """fmt.HUGE: from here on amounts are written in scientific notation (by fmt)."""
-
-
-def unsigned_zero(x: float, digits: int) -> float:
-    """``x``, or 0.0 where it shows as zero at ``digits`` decimals (rounded as babel rounds: the decimal of its
-    shortest repr, half to even), so a residue like −1e-9 is not shown with a minus sign (fmt uses it too)."""
-    return 0.0 if x < 0 and Decimal(repr(x)).quantize(Decimal(1).scaleb(-digits), ROUND_HALF_EVEN) == 0 else x
 
 
 def _fits(x, locale: str) -> bool:

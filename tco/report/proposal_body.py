@@ -5,7 +5,7 @@ with each competitor's best plan, the risks and the case beyond cost. Everything
 
 from __future__ import annotations
 
-from tco.domain import CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
+from tco.domain import BRAZIL_REGIONS, CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name,
@@ -13,9 +13,6 @@ from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, pl
 
 COMPUTE = (CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE)
 """The compute lines of the bridge; the other lines are summed as the rest."""
-BRAZIL_REGIONS = ("sa-", "brazil", "southamerica", "sp")
-"""Region id prefixes of data centres in Brazil (AWS sa-east-1, Azure brazilsouth, GCP southamerica-east1, the
-dedicated providers' sp)."""
 
 
 def counterpart(v, ours):
@@ -168,7 +165,7 @@ def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
     p = scenario.proposal
     inc = p.included if p is not None else None
     out = []
-    abroad = [p for p in competitors(v, ours) if not p.serving_region.lower().startswith(BRAZIL_REGIONS)]
+    abroad = [p for p in competitors(v, ours) if p.serving_region.lower() not in BRAZIL_REGIONS]
     city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
     out.append((t("pv_case_residency", loc), t("pv_case_residency_v", loc, city=city, abroad=len(abroad),
                                                  total=len(competitors(v, ours)))))
