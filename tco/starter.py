@@ -62,7 +62,7 @@ fleet = "shared"                  # "shared" (one fleet) or "separate"
 name = "AWS us-east-1"
 training_offer = "aws/us-east-1/p5en.48xlarge"
 inference_offer = "aws/us-east-1/p5en.48xlarge"
-pricing = "on_demand"             # "on_demand", "reserved_1yr", "reserved_3yr", "spot"
+pricing = "on_demand"             # "on_demand", "savings_plan_ec2_1yr", "savings_plan_ec2_3yr", "spot"
 autoscale = true                  # follow the hourly load (on_demand/spot only)
 # taxes = "import_direct_sp"      # tax profile; default from how the provider bills a Brazilian CNPJ (AWS: aws_brazil_local)
 '''

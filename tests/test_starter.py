@@ -55,13 +55,9 @@ def test_commented_files_are_named_as_such():
     assert re.search(r"^# calibration = ", STARTER, flags=re.M)
 
 
-_NO_RESERVED = pytest.mark.xfail(strict=True, reason="the starter's comment offers 'reserved_1yr'/'reserved_3yr' for "
-                                 "aws/us-east-1/p5en.48xlarge, which the catalog prices only on demand, spot, EC2 "
-                                 "Savings Plans and capacity blocks: taking the suggestion fails validate")
-
-
-@pytest.mark.parametrize("pricing", ["on_demand", pytest.param("reserved_1yr", marks=_NO_RESERVED),
-                                     pytest.param("reserved_3yr", marks=_NO_RESERVED), "spot"])
+# The comment offered 'reserved_1yr'/'reserved_3yr' for aws/us-east-1/p5en.48xlarge, which the catalog prices only on
+# demand, spot, EC2 Savings Plans and capacity blocks: taking the suggestion failed validate.
+@pytest.mark.parametrize("pricing", ["on_demand", "savings_plan_ec2_1yr", "savings_plan_ec2_3yr", "spot"])
 def test_every_pricing_the_comment_lists_is_offered(seed_inputs, pricing):
     listed = re.search(r'^pricing = "on_demand"\s+# (.*)$', STARTER, flags=re.M)[1]
     assert f'"{pricing}"' in listed

@@ -53,7 +53,7 @@ def _first_clause(text: str, cap: int = SOURCE_CAP) -> str:
 def _short_source(text: str | None, loc: str, estimate: bool = False, max_hosts: int = 3) -> str:
     """A catalog source as a client reads it: the hosts it cites (at most `max_hosts`, then "+ N"), or its
     first clause when it cites none. The full text stays in the JSON and the workbook."""
-    if not text:
+    if not text or not text.strip():
         return "—"
     hosts = _hosts(text)
     if not hosts:
