@@ -73,10 +73,8 @@ def test_option_toml_parses_back_to_the_option(name, rest):
     assert parsed == {"options": [opt]}
 
 
-@pytest.mark.xfail(strict=True, reason="plan_table._toml_value escapes only backslash and quote: a control character "
-                   "(a newline, \\x1b) in a string gives a snippet TOML cannot read (low risk: names come from "
-                   "offer ids)")
-@pytest.mark.parametrize("text", ["two\nlines", "esc\x1b[0m"])
+# Was escaping only backslash and quote: a control character gave a snippet TOML could not read.
+@pytest.mark.parametrize("text", ["two\nlines", "esc\x1b[0m", "tab\there", "del\x7f", 'q"uote\\', "crlf\r\n"])
 def test_option_toml_escapes_control_characters(text):
     assert tomllib.loads(option_toml({"name": text}))["options"][0]["name"] == text
 
@@ -175,3 +173,9 @@ def test_names_are_printed_literally(plans):
     p = copy.deepcopy(plans)
     p["overall"]["best"]["name"] = "[bold]x[/bold]"
     assert "Best plan overall: [bold]x[/bold]" in _printed(p)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=40))
+def test_option_toml_round_trips_any_text(text):
+    assert tomllib.loads(option_toml({"name": text}))["options"][0]["name"] == text

@@ -17,7 +17,15 @@ def _toml_value(v) -> str:
         return repr(v)
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    return '"' + str(v).replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return _toml_string(str(v))
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string: backslash and quote escaped, and every control character but tab written \\uXXXX (TOML
+    forbids them raw), so a name with a newline or an escape sequence still gives a snippet TOML can read."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(f"\\u{ord(c):04x}" if (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F else c
+                         for c in out) + '"'
 
 
 def option_toml(opt: dict) -> str:
