@@ -59,13 +59,23 @@ def test_literal_leaves_no_control_character_and_changes_nothing_else(text):
         assert out == text
 
 
-@settings(max_examples=150, deadline=None)
-@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\t:"), max_size=40))
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="\n\r\t:"), max_size=40)
+       | st.text(alphabet="\\[]/ab@#", max_size=16))
 def test_plain_prints_through_rich_exactly_as_literal(text):
     """Markup like [bold] or [/] in a name is printed as typed, not interpreted (nor does it raise)."""
     console = Console(file=io.StringIO(), width=10_000, color_system=None, highlight=False, soft_wrap=True)
     console.print(terminal.plain(text), end="")
     assert console.file.getvalue() == terminal.literal(text)
+
+
+@pytest.mark.parametrize("text", ["\\", "Plano\\", "Plano\\\\", "[b]x\\", "x\\[b]", "\\[", "a\\[1", "\\\\[b]"])
+def test_backslashes_and_brackets_print_as_typed(text):
+    # Was: 'Plano\\' printed 'Plano\\\\' (rich's escape doubles a single trailing backslash) and '\\[' printed '['
+    # (rich reads a backslash before any bracket as an escape); found by the property above.
+    console = Console(file=io.StringIO(), width=200, color_system=None, highlight=False)
+    console.print(terminal.plain(text), end="")
+    assert console.file.getvalue() == text
 
 
 def test_plain_escapes_markup():

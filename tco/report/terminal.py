@@ -19,11 +19,22 @@ def literal(text) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
 
 
-def plain(text) -> str:
-    """Text printed literally through rich: control characters shown as \\xNN, rich markup escaped."""
-    from rich.markup import escape
+_RICH_TAG = re.compile(r"\[[a-z#/@][^[]*?]")
+"""What rich's markup reads as a tag (``rich.markup.RE_TAGS`` without the backslashes before it)."""
 
-    return escape(literal(text))
+
+def plain(text) -> str:
+    """Text printed literally through rich: control characters shown as \\xNN and every ``[`` escaped. Rich reads
+    k backslashes before a tag as k/2 of them (the tag escaped when k is odd), and before any other ``[`` as k − 1, so
+    the backslashes before a tag are doubled plus one and those before another ``[`` get one more (rich's own
+    ``escape`` handles tags only: a name with ``\\[`` printed as ``[``, and a trailing backslash came out doubled).
+    Rich's emoji codes are off in every Console of the package."""
+
+    def one(m: re.Match) -> str:
+        run = m.group(1)
+        return (run * 2 if _RICH_TAG.match(m.string, m.end() - 1) else run) + "\\["
+
+    return re.sub(r"(\\*)\[", one, literal(text))
 
 
 
