@@ -217,9 +217,8 @@ def test_offers_table_with_no_match_lists_the_catalog_gpus(seed_inputs, capsys):
     assert all(g in out.replace("\n", "") for g in gpus)
 
 
-@pytest.mark.xfail(strict=True, reason="terminal.offers_table piped to a file (rich width 170) squeezes the table: "
-                   "long pricing names take the room, hourly prices are cut ('US$ 7.8218…') and the as_of column "
-                   "is dropped")
+# Was: piped to a file (rich width 170) the table was squeezed: long pricing names took the room, hourly prices were
+# cut ('US$ 7.8218…') and the as_of column dropped.
 def test_offers_table_prints_every_price_and_date_in_full(seed_inputs, capsys):
     cat = seed_inputs.catalog
     terminal.offers_table(cat, "L4", "en")

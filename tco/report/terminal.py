@@ -124,9 +124,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
 
     from tco.report import fmt
 
-    table = Table(title=t("term_offers_title", loc))
-    for key in ("col_offer", "col_gpu", "col_gpus_per_server", "col_pricing", "col_price", "col_status", "col_as_of"):
-        table.add_column(t(key, loc), no_wrap=key != "col_as_of")
+    rows = []
     for oid in cat.offer_ids:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
@@ -135,12 +133,22 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
             for k, p in sorted(o.prices.items()):
                 price = ("—" if p.usd_per_hour is None
                          else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}")
-                table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price,
-                              term("status", p.status, loc), p.as_of)
+                rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price,
+                             term("status", p.status, loc), p.as_of))
         else:
-            table.add_row(plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
-                          fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
-                          o.as_of)
+            rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
+                         fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
+                         o.as_of))
+    table = Table(title=t("term_offers_title", loc))
+    keys = ("col_offer", "col_gpu", "col_gpus_per_server", "col_pricing", "col_price", "col_status", "col_as_of")
+    for j, key in enumerate(keys):
+        # ids, numbers and dates are never cut (a reader copies them): their columns keep their widest cell; the
+        # pricing and status words wrap instead
+        whole = key not in ("col_pricing", "col_status")
+        width = max((len(r[j]) for r in rows), default=0) if whole else None
+        table.add_column(t(key, loc), no_wrap=whole, min_width=width, overflow="fold" if whole else "ellipsis")
+    for r in rows:
+        table.add_row(*r)
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 170)
     if not table.row_count:
