@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-from tco.expr import Expr, In, Month, Pick, Prev, Row
+from tco.expr import Expr
+from tco.expr.deps import needed, reads
 
 
 _REFS: dict[int, tuple[Expr, tuple[frozenset[str], frozenset[str]]]] = {}
@@ -23,61 +24,15 @@ def refs(expr: Expr) -> tuple[set[str], set[str]]:
     row; ``Month`` reads ``t``)."""
     hit = _REFS.get(id(expr))
     if hit is None:
-        hit = _REFS[id(expr)] = (expr, _walk(expr))
+        hit = _REFS[id(expr)] = (expr, reads(expr))
     return set(hit[1][0]), set(hit[1][1])
 
 
-_FIELDS: dict[type, tuple[str, ...]] = {}
-"""The fields of each expression class met so far."""
-
-
-def _expr_fields(kind: type) -> tuple[str, ...]:
-    """The fields of an expression class."""
-    if kind not in _FIELDS:
-        _FIELDS[kind] = tuple(f.name for f in dataclasses.fields(kind)) if dataclasses.is_dataclass(kind) else ()
-    return _FIELDS[kind]
-
-
-def _walk(expr: Expr) -> tuple[frozenset[str], frozenset[str]]:
-    rows: set[str] = set()
-    names: set[str] = set()
-    stack = [expr]
-    while stack:
-        e = stack.pop()
-        if isinstance(e, (In, Pick)):
-            names.add(e.name)
-        if isinstance(e, (Row, Prev)):
-            rows.add(e.key)
-        elif isinstance(e, Month):
-            rows.add("t")
-        elif isinstance(getattr(e, "key", None), str):
-            rows.add(e.key)  # type: ignore[attr-defined]
-        for name in _expr_fields(type(e)):
-            v = getattr(e, name)
-            if isinstance(v, Expr):
-                stack.append(v)
-            elif isinstance(v, tuple):
-                stack += [x for x in v if isinstance(x, Expr)]
-    return frozenset(rows), frozenset(names)
-
-
 def used(rules, roots: set[str]) -> tuple[set[str], set[str]]:
-    """(rule keys, input names) the rows `roots` depend on, through the rules given (a Scalar ``k`` is read as the
-    input ``c.k``)."""
-    by_key = {r.key: r for r in rules}
-    keys: set[str] = set()
-    names: set[str] = set()
-    todo = [k for k in roots if k in by_key]
-    while todo:
-        k = todo.pop()
-        if k in keys:
-            continue
-        keys.add(k)
-        rows, ins = refs(by_key[k].expr)
-        names |= ins
-        todo += [x for x in rows if x in by_key and x not in keys]
-        todo += [n[2:] for n in ins if n.startswith("c.") and n[2:] in by_key and n[2:] not in keys]
-    return keys, names
+    """(rule keys, input names) the rows `roots` depend on, through the rules given (``tco.expr.deps.needed``; a
+    Scalar ``k`` is read as the input ``c.k``)."""
+    reached = needed(rules, roots)
+    return {r.key for r in reached}, set().union(*(refs(r.expr)[1] for r in reached))
 
 
 SHOWN_ROWS = {"peak_replicas", "fleet", "need", "inf_paid", "peak", "server_hours", "stored"}
