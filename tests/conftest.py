@@ -34,3 +34,11 @@ def small_run():
     import tco
 
     return tco.run(SMALL, paths=200, seed=7)
+
+
+@pytest.fixture(scope="session")
+def book(small_run):
+    """The small run's workbook, written once and read back (``workbook_eval.Book``: cells, formulas evaluated)."""
+    from workbook_eval import written
+
+    return written(small_run)

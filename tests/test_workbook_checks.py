@@ -8,16 +8,10 @@ cell edited (a workbook TCO R$ 1 off, an input changed), it reports the differen
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 @pytest.fixture(scope="module")

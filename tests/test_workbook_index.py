@@ -5,17 +5,10 @@ A1 (never an external URL), a calculation sheet described with its option's name
 
 from __future__ import annotations
 
-import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def test_a_link_to_every_sheet_in_order(book):

@@ -10,17 +10,11 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 from tco.report.workbook_inputs import excel_date
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def test_excel_dates_by_hand():

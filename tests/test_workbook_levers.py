@@ -8,14 +8,8 @@ row, each option's compute price (a cloud price by lv_cloud, a dedicated one by 
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.workbook_levers import LEVERS, SCENARIOS, levered, price_name
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def test_every_lever_is_one_as_generated(book):

@@ -11,16 +11,10 @@ import calendar
 
 import numpy as np
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def _timeline_row(book, key):

@@ -7,14 +7,8 @@ GPUs per server, tax rates), and the calculation sheets read them through the na
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def test_prices_are_the_resolved_prices(small_run, book):

@@ -7,16 +7,10 @@ TCOs, the cost per million tokens = TCO / (Σ tokens / 10⁶). FX risk: the engi
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def _cmp(book):

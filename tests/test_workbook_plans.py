@@ -9,17 +9,11 @@ follows an edit of the options' TCOs."""
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 from tco.report.workbook_plans import plan_rows
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 @pytest.fixture(scope="module")

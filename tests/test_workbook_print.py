@@ -7,20 +7,13 @@ generated and say so once an input changes (evaluated in-process with the flag s
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from workbook_eval import written
 
 from tco.report.i18n import t
 from tco.report.workbook_print import STALE_AT, header_text
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def test_header_text_by_hand():

@@ -8,17 +8,11 @@ score by INDEX/MATCH) the engine's, and the number formats by hand."""
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report.i18n import t
 from tco.report.workbook_replica import ROWS, fmt_of
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 def _block(book, i):

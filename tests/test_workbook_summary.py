@@ -8,17 +8,11 @@ the Comparison's order edited, the rows follow); scenario text is text; every no
 from __future__ import annotations
 
 import pytest
-from workbook_eval import written
 
 from tco.report import notices
 from tco.report.i18n import t
 
 LOC = "pt-BR"
-
-
-@pytest.fixture(scope="module")
-def book(small_run):
-    return written(small_run)
 
 
 @pytest.fixture(scope="module")
