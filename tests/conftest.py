@@ -42,3 +42,15 @@ def book(small_run):
     from workbook_eval import written
 
     return written(small_run)
+
+
+@pytest.fixture(scope="session")
+def seed_2000_paths():
+    """(scenario, catalog, engine results) of the seed with 2,000 FX paths, seed 1 (the analysis tests' case)."""
+    from tco.catalog import load_catalog
+    from tco.engine import run_scenario
+    from tco.scenario import load
+
+    s, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    cat = load_catalog()
+    return s, cat, run_scenario(s, cat, paths=2000, seed=1)

@@ -16,10 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def seed():
-    s, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
-    cat = load_catalog()
-    return s, cat, run_scenario(s, cat, paths=2000, seed=1)
+def seed(seed_2000_paths):
+    return seed_2000_paths
 
 
 def test_fx_breakeven_rates_plug_back_to_equal_costs(seed):

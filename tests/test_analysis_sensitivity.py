@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from tco import analysis_sensitivity as sensitivity
-from tco.catalog import load_catalog
 from tco.engine import run_scenario
 from tco.scenario import load
 
@@ -16,10 +15,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def seed():
-    s, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
-    cat = load_catalog()
-    return s, cat, run_scenario(s, cat, paths=2000, seed=1)
+def seed(seed_2000_paths):
+    return seed_2000_paths
 
 
 def test_scale_users_scales_every_growth_model():
