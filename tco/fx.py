@@ -11,6 +11,7 @@ Carlo (tco.risk) centres its paths on the base path. Costs of month t are conver
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from tco.fx_paths import (  # noqa: F401  re-exported: the base paths live in tc
     list_inputs,
     describe_base,
 )
+
+if TYPE_CHECKING:
+    from tco.errors import Problem
 
 MAX_HISTORY_BYTES = 5_000_000
 """A monthly history since 1900 is about 20 kB."""
@@ -65,55 +69,79 @@ def history_label(fx) -> str:
 def load_history(fx, horizon: int | None = None) -> tuple[list[str], np.ndarray]:
     """Read a monthly USD/BRL history (columns month = 'YYYY-MM', usdbrl > 0), checking it has no gaps
     and enough months for the bootstrap block. Raises InputError naming the file, line and key."""
-    import csv
-    import io
-    import math
-    import re
-
     from tco.errors import InputError, Problem
-    from tco.scenario import read_limited
 
     path = history_source(fx)
-    problems: list[Problem] = []
-    months: list[str] = []
-    rates: list[float] = []
-    raw = read_limited(Path(path), MAX_HISTORY_BYTES, "FX history (fx.history_csv)")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError([Problem(path, "fx.history_csv", f"FX history is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
-                                  "save it as UTF-8", raw[:exc.start].count(b"\n") + 1)]) from None
-    with io.StringIO(text, newline="") as fh:
-        reader = csv.DictReader(fh)
-        if not {"month", "usdbrl"} <= set(reader.fieldnames or []):
-            raise InputError([Problem(path, "fx.history_csv", "FX history needs columns 'month' and 'usdbrl'", 1)])
-        prev = None
-        for row in reader:
-            line = reader.line_num
-            m = (row.get("month") or "").strip()
-            if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", m):
-                problems.append(Problem(path, "month", f"unparseable month {m!r} (want 'YYYY-MM')", line))
-                continue
-            try:
-                v = float(row.get("usdbrl") or "")
-            except ValueError:
-                problems.append(Problem(path, "usdbrl", f"not a number: {row.get('usdbrl')!r}", line))
-                continue
-            if not (math.isfinite(v) and 0 < v <= 1000):
-                problems.append(Problem(path, "usdbrl", f"rate must be positive, finite and at most 1000, got {v:g}", line))
-                continue
-            if prev is not None:
-                y, mm = int(prev[:4]), int(prev[5:])
-                expect = f"{y + (mm == 12):04d}-{mm % 12 + 1:02d}"
-                if m != expect:
-                    problems.append(Problem(path, "month", f"gap or disorder in the history: {m} follows {prev} "
-                                            f"(expected {expect})", line))
-            prev = m
-            months.append(m)
-            rates.append(v)
+    months, rates, problems = _read_history(path, _history_text(path))
     if not problems and len(rates) - 1 < fx.block_months + 1:
         problems.append(Problem(path, "fx.block_months", f"the history has {len(rates) - 1} monthly returns, too few "
                                 f"for blocks of {fx.block_months} months"))
     if problems:
         raise InputError(problems)
     return months, np.asarray(rates)
+
+
+def _history_text(path: str) -> str:
+    """The history file as text, at most MAX_HISTORY_BYTES, UTF-8 (a byte-order mark allowed)."""
+    from tco.errors import InputError, Problem
+    from tco.scenario import read_limited
+
+    raw = read_limited(Path(path), MAX_HISTORY_BYTES, "FX history (fx.history_csv)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError([Problem(path, "fx.history_csv", f"FX history is not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                                  "save it as UTF-8", raw[:exc.start].count(b"\n") + 1)]) from None
+
+
+def _read_history(path: str, text: str) -> tuple[list[str], list[float], list[Problem]]:
+    """(months, rates, problems) of the history's rows; a bad row is a located problem, not a value."""
+    import csv
+    import io
+
+    from tco.errors import InputError, Problem
+
+    problems: list[Problem] = []
+    months: list[str] = []
+    rates: list[float] = []
+    with io.StringIO(text, newline="") as fh:
+        reader = csv.DictReader(fh)
+        if not {"month", "usdbrl"} <= set(reader.fieldnames or []):
+            raise InputError([Problem(path, "fx.history_csv", "FX history needs columns 'month' and 'usdbrl'", 1)])
+        for row in reader:
+            parsed = _parse_row(path, row, reader.line_num)
+            if isinstance(parsed, Problem):
+                problems.append(parsed)
+                continue
+            month, rate = parsed
+            if months and month != _next_month(months[-1]):
+                problems.append(Problem(path, "month", f"gap or disorder in the history: {month} follows {months[-1]} "
+                                        f"(expected {_next_month(months[-1])})", reader.line_num))
+            months.append(month)
+            rates.append(rate)
+    return months, rates, problems
+
+
+def _parse_row(path: str, row: dict, line: int) -> tuple[str, float] | Problem:
+    """(month, rate) of one history row, or the Problem that makes it unusable."""
+    import math
+    import re
+
+    from tco.errors import Problem
+
+    month = (row.get("month") or "").strip()
+    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", month):
+        return Problem(path, "month", f"unparseable month {month!r} (want 'YYYY-MM')", line)
+    try:
+        rate = float(row.get("usdbrl") or "")
+    except ValueError:
+        return Problem(path, "usdbrl", f"not a number: {row.get('usdbrl')!r}", line)
+    if not (math.isfinite(rate) and 0 < rate <= 1000):
+        return Problem(path, "usdbrl", f"rate must be positive, finite and at most 1000, got {rate:g}", line)
+    return month, rate
+
+
+def _next_month(month: str) -> str:
+    """The 'YYYY-MM' after ``month``: '2026-12' → '2027-01'."""
+    year, mm = int(month[:4]), int(month[5:])
+    return f"{year + (mm == 12):04d}-{mm % 12 + 1:02d}"

@@ -169,3 +169,11 @@ def test_base_annual_change_is_read_from_the_evaluated_path():
     twenty_five = np.array([5.0] + [5.2] * 23 + [6.05])  # two years, 5.0 → 6.05 = 1.21×
     assert base_annual_change(twenty_five) == pytest.approx(1.21 ** (12 / 24) - 1)  # 0.10 a year
     assert base_annual_change(np.array([5.3])) == 0.0
+
+
+def test_next_month_rolls_the_year_over():
+    from tco.fx import _next_month
+
+    assert _next_month("2026-11") == "2026-12"
+    assert _next_month("2026-12") == "2027-01"  # December → January of the next year
+    assert _next_month("0999-12") == "1000-01"
