@@ -86,12 +86,6 @@ def _components_brl(o, res: Results) -> dict:
 
 def _option_dict(o, res: Results) -> dict:
     """One option's entry of the JSON: totals, lines, taxes, offers, sizing and the monthly table."""
-    monthly = []
-    for i, month in enumerate(res.months):
-        row = {"month": month, "total_brl": float(o.total_brl[i])}
-        for k in LINES:
-            row[f"{k}_brl"] = float(o.lines_brl[k][i])
-        monthly.append(row)
     r = o.resolved
     c = o.costs
     return {
@@ -123,19 +117,36 @@ def _option_dict(o, res: Results) -> dict:
         "price_trend_rate": r.price_trend_rate,
         "training_offer": _fleet_dict(r.training),
         "inference_offer": _fleet_dict(r.inference),
-        "sizing": {
-            "replica": asdict(o.replica),
-            "calibration": o.replica.calibration,
-            "training": res.training_by_option[o.name].as_dict() if o.name in res.training_by_option else None,
-            "training_servers": c.training_servers,
-            "inference_servers": c.inference_servers,
-            "inference_gpus": c.inference_servers * r.inference.gpus_per_server,
-            "server_hours": c.instance_hours,
-            "training_months": c.training_months,
-        },
+        "sizing": _sizing_dict(o, res),
         "fan_brl": o.fan_brl,
         "probability_cheapest": o.prob_cheapest,
-        "monthly": monthly,
+        "monthly": _monthly_rows(o, res),
+    }
+
+
+def _monthly_rows(o, res: Results) -> list[dict]:
+    """The option's month-by-month table: total and each line [BRL]."""
+    rows = []
+    for i, month in enumerate(res.months):
+        row = {"month": month, "total_brl": float(o.total_brl[i])}
+        for k in LINES:
+            row[f"{k}_brl"] = float(o.lines_brl[k][i])
+        rows.append(row)
+    return rows
+
+
+def _sizing_dict(o, res: Results) -> dict:
+    """The option's sizing: the replica, the training plan, the servers and server-hours."""
+    c = o.costs
+    return {
+        "replica": asdict(o.replica),
+        "calibration": o.replica.calibration,
+        "training": res.training_by_option[o.name].as_dict() if o.name in res.training_by_option else None,
+        "training_servers": c.training_servers,
+        "inference_servers": c.inference_servers,
+        "inference_gpus": c.inference_servers * o.resolved.inference.gpus_per_server,
+        "server_hours": c.instance_hours,
+        "training_months": c.training_months,
     }
 
 
@@ -170,19 +181,13 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     doc: dict[str, Any] = {
         "tool": {"name": "tco", "version": __version__},
-        "scenario": {"name": s.scenario.name, "client": s.scenario.client, "start": s.scenario.start,
-                     "horizon_months": s.scenario.horizon_months, "discount_rate": s.scenario.discount_rate,
-                     "locale": s.scenario.locale, "notes": s.scenario.notes, "file": file, "sha256": sha256},
-        "fx": {"model": res.fx_info.get("model"), "paths": res.fx_info.get("paths"), "seed": res.fx_info.get("seed"),
-               "usdbrl": s.fx.usdbrl, "path": res.fx_path, **{k: v for k, v in res.fx_info.items()
-                                                              if k not in ("model", "paths", "seed", "usdbrl")}},
+        "scenario": _scenario_dict(s, sha256, file),
+        "fx": _fx_dict(res),
         "ranking": ranked,
         "cheapest": ranked[0] if ranked else None,
         "infeasible": [o["name"] for o in options if not o["feasible"]],
         "options": options,
-        "demand": {"months": res.months, "users": res.users, "requests": res.requests, "tokens": res.tokens,
-                   "egress_gb": res.egress_gb, "peak_requests_per_second": res.peak_rps,
-                   "total_tokens": float(res.tokens.sum())},
+        "demand": _demand_dict(res),
         "model": asdict(res.model) | {"precision": s.model.precision, "kv_precision": s.model.kv_precision},
         "assumptions": {
             "defaults_used": res.defaults,
@@ -201,6 +206,27 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         if extra in res.meta:
             doc[extra] = res.meta[extra]
     return _clean(doc)
+
+
+def _scenario_dict(s, sha256: str, file: str) -> dict:
+    """The scenario's identity: name, client, start, horizon, discount rate, locale, notes and the file's hash."""
+    sc = s.scenario
+    return {"name": sc.name, "client": sc.client, "start": sc.start, "horizon_months": sc.horizon_months,
+            "discount_rate": sc.discount_rate, "locale": sc.locale, "notes": sc.notes, "file": file, "sha256": sha256}
+
+
+def _fx_dict(res: Results) -> dict:
+    """The FX model, the base path [BRL/USD by month] and what the model reports about itself."""
+    info = res.fx_info
+    return {"model": info.get("model"), "paths": info.get("paths"), "seed": info.get("seed"),
+            "usdbrl": res.scenario.fx.usdbrl, "path": res.fx_path,
+            **{k: v for k, v in info.items() if k not in ("model", "paths", "seed", "usdbrl")}}
+
+
+def _demand_dict(res: Results) -> dict:
+    """Demand by month: users, requests, tokens, egress [GB], the peak [requests/s] and total tokens."""
+    return {"months": res.months, "users": res.users, "requests": res.requests, "tokens": res.tokens,
+            "egress_gb": res.egress_gb, "peak_requests_per_second": res.peak_rps, "total_tokens": float(res.tokens.sum())}
 
 
 def dumps(doc: dict) -> str:

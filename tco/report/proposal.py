@@ -127,26 +127,14 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
     sc = res.scenario
     palette = theme["colors"]["palette"]
     theme = _localised(theme, loc)
-    contact = theme.get("contact", {})
     doc_date = document_date(sc)
     ours = offer.offered(v) or v.recommended
-    p = sc.proposal
     out = {
         "lang": locale_of(loc),
         "t": labels(loc),
         "theme": theme,
         "created": doc_date.isoformat(),
-        "cover": {
-            "scenario": _no_widow(v.name), "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
-            "number": t("pv_number_version", loc, number=p.number, version=p.version) if p is not None and p.number
-            else "",
-            "prepared_by": ", ".join(x for x in (v.prepared_by, theme["provider"].get("name")) if x) or "—",
-            "horizon": t("cover_horizon_value", loc, months=v.horizon_months, start=fmt.month_year(v.months[0], loc),
-                         end=fmt.month_year(v.months[-1], loc)),
-            "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
-                                    contact.get("website")) if x],
-            "confidential": t("confidential", loc, client=v.client or v.name),
-        },
+        "cover": _cover(v, sc, doc_date, theme, loc),
         "summary": body.summary(v, loc),
         "offer": offer.offer(v, sc, doc_date, theme, loc),
         "comparison": body.comparison(v, ours, loc),
@@ -167,6 +155,23 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         if c:
             c["html"] = Markup(c["html"])
     return out
+
+
+def _cover(v, sc, doc_date, theme: dict, loc: str) -> dict:
+    """The cover page's lines: title, client, date, proposal number, authors, horizon, contact."""
+    p = sc.proposal
+    contact = theme.get("contact", {})
+    return {
+        "scenario": _no_widow(v.name), "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
+        "number": t("pv_number_version", loc, number=p.number, version=p.version) if p is not None and p.number
+        else "",
+        "prepared_by": ", ".join(x for x in (v.prepared_by, theme["provider"].get("name")) if x) or "—",
+        "horizon": t("cover_horizon_value", loc, months=v.horizon_months, start=fmt.month_year(v.months[0], loc),
+                     end=fmt.month_year(v.months[-1], loc)),
+        "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
+                                contact.get("website")) if x],
+        "confidential": t("confidential", loc, client=v.client or v.name),
+    }
 
 
 def _no_widow(title: str) -> str:
