@@ -82,10 +82,7 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     n = len(months)
     p5, p50, p95 = (np.asarray(fan[k], dtype=float) for k in ("p5", "p50", "p95"))
     series = [p5, p50, p95] + ([np.asarray(reference[1], dtype=float)] if reference is not None else [])
-    vmax, vmin = max(float(s.max()) for s in series), min(float(s.min()) for s in series)
-    tail = float(p95[n // 3:].max()) if n >= 3 else vmax
-    clip = clip_label is not None and tail > 0 and vmax > CLIP_FACTOR * tail
-    top = 1.25 * tail if clip else vmax + 0.05 * (vmax - min(vmin, 0.0)) or 1.0
+    top, clip = _fan_top(series, clip_label is not None)
     ticks, labels, key = _money_ticks(0.0, top, top, locale, 6)
     widest = max(text_width(x, FONT_PT) for x in labels)
     left = PAD + FONT_PT + 4 + widest + 2 * TICK_PT
@@ -94,20 +91,7 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
     value_axis(c, f, ticks, labels, True, unit_label(key))
     if clip:
         c.clip = f
-    xs = [f.x(i) for i in range(n)]
-    band = polyline(xs, [f.y(v) for v in p5]) + "L" + polyline(xs[::-1], [f.y(v) for v in p95[::-1]])[1:] + "Z"
-    c.path(band, fill=palette[1], opacity=0.3, clipped=True)
-    for s in (p5, p95):
-        c.path(polyline(xs, [f.y(v) for v in s]), stroke=palette[1], width=0.8, dash=(0.8, 1.32), clipped=True)
-    ys = [f.y(v) for v in p50]
-    c.path(polyline(xs, ys), stroke=palette[1], width=1.8, clipped=True)
-    c.path(markers(xs, ys, "s", 4.0), fill=palette[1], clipped=True)
-    items = [(band_label, "band"), (median_label, "median")]
-    if reference is not None:
-        ys = [f.y(v) for v in series[3]]
-        c.path(polyline(xs, ys), stroke=palette[0], width=2.0, dash=(7.4, 3.2), clipped=True)
-        c.path(markers(xs, ys, "o", 4.0), fill=palette[0], clipped=True)
-        items.append((reference[0], "reference"))
+    items = _fan_series(c, f, series, (band_label, median_label, reference[0] if reference else None), palette)
     spines(c, f)
     ticks_x, labels_x = _month_ticks(months, locale)
     category_ticks(c, f, [f.x(i) for i in ticks_x], labels_x)
@@ -120,6 +104,36 @@ def fan_chart(months: list[str], fan: dict[str, np.ndarray], band_label: str, me
             "reference": _line_key(c, palette[0], 2.0, (7.4, 3.2), "o")}
     legend(c, f.bottom + 2 * TICK_PT + 1.2 * FONT_PT + 12, items, lambda kind, x, y: keys[kind](x, y))
     return c.html()
+
+
+def _fan_top(series: list[np.ndarray], may_clip: bool) -> tuple[float, bool]:
+    """(top of the value axis, whether it clips): 1.25 × the P95 of the horizon's last two thirds when the
+    highest value exceeds CLIP_FACTOR × that level, else the highest value plus 5 % headroom."""
+    n = len(series[0])
+    vmax, vmin = max(float(s.max()) for s in series), min(float(s.min()) for s in series)
+    tail = float(series[2][n // 3:].max()) if n >= 3 else vmax
+    clip = may_clip and tail > 0 and vmax > CLIP_FACTOR * tail
+    return (1.25 * tail if clip else vmax + 0.05 * (vmax - min(vmin, 0.0)) or 1.0), clip
+
+
+def _fan_series(c: Chart, f: Frame, series: list[np.ndarray], names: tuple, palette) -> list[tuple[str, str]]:
+    """Draw the P5–P95 band, its edges, the median and the optional reference line; the legend items."""
+    p5, p50, p95 = series[:3]
+    xs = [f.x(i) for i in range(len(p5))]
+    band = polyline(xs, [f.y(v) for v in p5]) + "L" + polyline(xs[::-1], [f.y(v) for v in p95[::-1]])[1:] + "Z"
+    c.path(band, fill=palette[1], opacity=0.3, clipped=True)
+    for s in (p5, p95):
+        c.path(polyline(xs, [f.y(v) for v in s]), stroke=palette[1], width=0.8, dash=(0.8, 1.32), clipped=True)
+    ys = [f.y(v) for v in p50]
+    c.path(polyline(xs, ys), stroke=palette[1], width=1.8, clipped=True)
+    c.path(markers(xs, ys, "s", 4.0), fill=palette[1], clipped=True)
+    items = [(names[0], "band"), (names[1], "median")]
+    if len(series) > 3:
+        ys = [f.y(v) for v in series[3]]
+        c.path(polyline(xs, ys), stroke=palette[0], width=2.0, dash=(7.4, 3.2), clipped=True)
+        c.path(markers(xs, ys, "o", 4.0), fill=palette[0], clipped=True)
+        items.append((names[2], "reference"))
+    return items
 
 
 def _category_frame(labels: list[str], top: float, per_row: float, extra: float, xlim) -> tuple[Frame, list[str]]:
