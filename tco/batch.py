@@ -248,8 +248,6 @@ def summary_table(outcomes: list[Outcome]):
 
 def command(args) -> int:
     """`python -m tco batch`: run, show progress on a terminal, print the summary, return the exit code."""
-    from rich.console import Console
-
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
     bad = [f for f in formats if f not in ("json", "csv", "xlsx", "pdf")]
     if bad:
@@ -259,35 +257,39 @@ def command(args) -> int:
     if out.exists() and not out.is_dir():
         print(f"-o {out}: exists and is not a folder", file=sys.stderr)
         return 2
-    err = Console(file=sys.stderr, emoji=False)
-    bar = None
-    if not args.quiet and sys.stderr.isatty():
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-        )
-
-        bar = Progress(TextColumn("scenarios"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                       console=err, transient=True)
-        task = bar.add_task("batch", total=len(args.scenarios))
-        bar.start()
+    bar = None if args.quiet or not sys.stderr.isatty() else _progress_bar(len(args.scenarios))
     try:
         outcomes = run_batch(list(args.scenarios), str(out), formats, jobs=args.jobs, seed=args.seed,
                              n_paths=args.paths, sensitivity=not args.no_sensitivity,
-                             progress=None if bar is None else (lambda _o: bar.advance(task)))
+                             progress=None if bar is None else (lambda _o: bar.advance(bar.task_ids[0])))
     finally:
         if bar is not None:
             bar.stop()
     if not args.quiet:
-        from rich.text import Text
-
-        console = Console(file=sys.stdout, emoji=False)
-        console.width = max(console.width, 150)
-        console.print(summary_table(outcomes))
-        for o in outcomes:  # each failure in full, unwrapped: file names and messages as they are
-            if o.status != OK:
-                console.print(Text(f"{o.scenario}: {o.status}: {o.message}"), soft_wrap=True)
+        _print_summary(outcomes)
     return exit_code(outcomes)
+
+
+def _progress_bar(total: int):
+    """A started rich progress bar on stderr counting scenarios (its one task is the batch)."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("scenarios"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(file=sys.stderr, emoji=False), transient=True)
+    bar.add_task("batch", total=total)
+    bar.start()
+    return bar
+
+
+def _print_summary(outcomes) -> None:
+    """The summary table on stdout, then each failure in full, unwrapped: file names and messages as they are."""
+    from rich.console import Console
+    from rich.text import Text
+
+    console = Console(file=sys.stdout, emoji=False)
+    console.width = max(console.width, 150)
+    console.print(summary_table(outcomes))
+    for o in outcomes:
+        if o.status != OK:
+            console.print(Text(f"{o.scenario}: {o.status}: {o.message}"), soft_wrap=True)
