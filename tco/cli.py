@@ -186,7 +186,8 @@ def _analyse(res, args, progress, loc: str):
 
 def cmd_run(args) -> int:
     from tco import api
-    from tco.outputs import catch_sigint, check_output_dir, interrupted
+    from tco.interrupts import catch_sigint, interrupted
+    from tco.outputs import check_output_dir
 
     for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
         if problem:

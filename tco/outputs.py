@@ -14,8 +14,8 @@ under the rest of an older one. Two runs into one folder both succeed, and two r
 publish one after the other (each set whole). A nested output folder that a failed run created and
 left empty is removed again, with ``rmdir`` only (never a recursive delete).
 
-SIGINT (Ctrl-C) is turned into a flag as well as an exception, so an interrupt that Python swallows
-(one landing in a weakref callback) still stops the files from being moved into place.
+SIGINT (Ctrl-C) is turned into a flag as well as an exception (``tco.interrupts``), so an interrupt that Python
+swallows (one landing in a weakref callback) still stops the files from being moved into place.
 """
 
 from __future__ import annotations
@@ -24,11 +24,12 @@ import json
 import os
 import re
 import shutil
-import signal
 import tempfile
 import time
 from contextlib import contextmanager
 from pathlib import Path
+
+from tco.interrupts import interrupted, sigint_deferred
 
 FORMATS = ("json", "csv", "xlsx", "pdf")
 TEMP_PREFIX = ".tco-"
@@ -39,47 +40,6 @@ LEGACY_STALE_SECONDS = 24 * 3600.0
 
 COMMIT = ".commit"
 """The commit record in a temporary folder: the files it publishes (JSON). Present = committed, not finished."""
-
-_interrupted = {"flag": False}
-
-
-def interrupted() -> bool:
-    """True once a SIGINT arrived since ``catch_sigint`` was entered."""
-    return _interrupted["flag"]
-
-
-@contextmanager
-def catch_sigint():
-    """Record SIGINT in a flag (checked before files are moved in) and raise KeyboardInterrupt."""
-    def handler(signum, frame):
-        _interrupted["flag"] = True
-        raise KeyboardInterrupt
-
-    _interrupted["flag"] = False
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread: leave signals alone
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-@contextmanager
-def _sigint_deferred():
-    """Hold SIGINT back while the files are renamed into place; it is delivered (and raises) right after."""
-    try:
-        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    except (AttributeError, ValueError, OSError):  # no POSIX signal masks here
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
 
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
@@ -268,38 +228,48 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
     from tco.report import json_out
 
     out_dir = Path(out_dir)
-    unknown = [f for f in formats if f not in FORMATS]
-    if unknown or not formats:
-        raise ValueError(f"formats must be some of {', '.join(FORMATS)}, got {formats!r}")
-    if not stem or stem.startswith(".") or "/" in stem or os.sep in stem:
-        raise ValueError(f"output name {stem!r} must be a plain file name not starting with '.'")
+    _check_request(formats, stem)
     with _long_lived_frozen():
         doc = json_out.build(res, sha, scenario_path)  # refuses non-finite money before anything is created
     created = _make_dirs(out_dir)
     tmp = None
     try:
         clean_stale(out_dir)
-        try:
-            tmp = Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=out_dir))
-        except PermissionError as exc:
-            raise _not_writable(out_dir, exc) from None
+        tmp = _private_temp(out_dir)
         with _long_lived_frozen():
             _render(res, doc, tmp, stem, formats, scenario_path)
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes
                  if (tmp / f"{stem}.{fmt}").exists()]
-        with _sigint_deferred():  # all files are moved in; a kill after the commit point is finished by the next run
+        with sigint_deferred():  # all files are moved in; a kill after the commit point is finished by the next run
             return _publish(tmp, out_dir, names)
     except BaseException:
-        if tmp is not None:
+        if tmp is not None:  # the temporary folder goes before the folders this call created are checked for empty
             shutil.rmtree(tmp, ignore_errors=True)
-            tmp = None
         _remove_if_empty(created)
         raise
     finally:
         if tmp is not None:
             shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _check_request(formats: list[str], stem: str) -> None:
+    """Refuse unknown formats and an output name that is not a plain file name (a programming error: the CLI
+    checks both before)."""
+    unknown = [f for f in formats if f not in FORMATS]
+    if unknown or not formats:
+        raise ValueError(f"formats must be some of {', '.join(FORMATS)}, got {formats!r}")
+    if not stem or stem.startswith(".") or "/" in stem or os.sep in stem:
+        raise ValueError(f"output name {stem!r} must be a plain file name not starting with '.'")
+
+
+def _private_temp(out_dir: Path) -> Path:
+    """A new temporary folder of this process inside `out_dir` (named so the next run can tell it is stale)."""
+    try:
+        return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=out_dir))
+    except PermissionError as exc:
+        raise _not_writable(out_dir, exc) from None
 
 
 def check_output_dir(out: str) -> str | None:

@@ -181,13 +181,13 @@ def test_d14_sigint_during_writing_exits_130_and_writes_nothing(tmp_path):
 
 
 def test_d14_a_swallowed_interrupt_still_stops_the_files_moving_in(tmp_path, monkeypatch):
-    from tco import outputs
+    from tco import interrupts, outputs
 
     real = outputs._render
 
     def render_then_flag(*a, **k):
         real(*a, **k)
-        outputs._interrupted["flag"] = True  # as if a SIGINT landed where Python ignored the exception
+        interrupts._interrupted["flag"] = True  # as if a SIGINT landed where Python ignored the exception
 
     monkeypatch.setattr(outputs, "_render", render_then_flag)
     out = tmp_path / "out"
