@@ -11,6 +11,7 @@ from tco.errors import InputError, Problem
 from tco.plan.precheck import precheck
 from tco.plan.components import Comp, Ctx, context, offers, training_size
 from tco.plan.costing import serving_comps, shared_comps, training_comps
+from tco.plan.naming import CONTRACT_EN, of_plan, render
 from tco.plan.pairs import Pairs, comp_month, pair_months, tax_provider, uplift_share
 from tco.scenario import Scenario
 from tco.domain import FleetKind, FleetMode, PlanMode, Role, TrainingMethod
@@ -147,7 +148,30 @@ def _fleet_dict(c: Comp) -> dict:
 
 
 def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
-    """One plan as data, with the [[options]] table that re-runs it through the engine."""
+    """One plan as data, with the [[options]] table that re-runs it through the engine; its name is its parts
+    (``naming.of_plan``: its group, fleets and serving mode) in the JSON's English."""
+    shared = i.role == Role.SHARED
+    f = i.fleet
+    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
+    train = t if t is not None else (i if shared else None)
+    fields = {
+        "group": group, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
+        "training": None if train is None or train.training is None else _fleet_dict(train) | {
+            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
+        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
+                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
+                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
+                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
+                                     if i.replica else None}}
+    name = render(of_plan(fields), CONTRACT_EN)
+    return {"name": name, "group": group, "fleet": fields["fleet"], "tco_brl": tco, "npv_brl": npv,
+            "tax_profile": tax_id, "tax_uplift_share": uplift, "training": fields["training"],
+            "serving": fields["serving"], "notes": sorted(set((t.notes if t else ()) + i.notes)),
+            "option": _option_table(ctx, t, i) | {"name": name}}
+
+
+def _option_table(ctx: Ctx, t: Comp | None, i: Comp) -> dict:
+    """The [[options]] table of a plan, but its name."""
     shared = i.role == Role.SHARED
     f = i.fleet
     opt: dict = {"inference_offer": f.offer_id, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
@@ -169,38 +193,7 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
         opt["taxes"] = ctx.spec.taxes[tp.provider]
     if f.kind == FleetKind.CLOUD and f.provider in ctx.spec.storage_usd_per_gb_month:
         opt["storage_usd_per_gb_month"] = ctx.spec.storage_usd_per_gb_month[f.provider]
-    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
-    opt["name"] = _name(group, t, i)
-    train = t if t is not None else (i if shared else None)
-    return {
-        "name": opt["name"], "group": group, "fleet": opt["fleet"], "tco_brl": tco, "npv_brl": npv,
-        "tax_profile": tax_id, "tax_uplift_share": uplift,
-        "training": None if train is None or train.training is None else _fleet_dict(train) | {
-            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
-        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
-                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
-                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
-                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
-                                     if i.replica else None},
-        "notes": sorted(set((t.notes if t else ()) + i.notes)),
-        "option": opt,
-    }
-
-
-def _name(group: str, t: Comp | None, i: Comp) -> str:
-    f = i.fleet
-    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
-    if i.committed is not None:
-        serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
-    elif i.mode == PlanMode.AUTOSCALED:
-        serve += " autoscaled"
-    if i.role == Role.SHARED:
-        return f"Plan {group}: shared {serve} ({f.region})"
-    if t is None:
-        return f"Plan {group}: serve {serve} ({f.region})"
-    tf = t.fleet
-    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == FleetKind.CLOUD else "")
-    return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
+    return opt
 
 
 def versus(plans: dict, options: list[tuple[str, float]]) -> dict:
