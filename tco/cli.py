@@ -219,9 +219,11 @@ def cmd_run(args) -> int:
         vs = res.meta.get("plans", {}).get("vs_options")
         if vs:
             from tco.report import fmt, i18n
+            from tco.report.plan_names import plan_label
 
             loc = res.scenario.scenario.locale
-            print(i18n.t("cli_best_plan", loc, plan=vs["best_plan"], tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+            best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+            print(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                          cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=args.scenario))
     return 0
 

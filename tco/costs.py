@@ -89,7 +89,7 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         upfront_term=inf.upfront_term_months if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0 else 0)
 
 
-def _currency(opt: ResolvedOption) -> dict[str, str]:
+def line_currency(opt: ResolvedOption) -> dict[str, str]:
     """Line → currency: compute in its fleet's currency, setup in BRL, storage, egress and taxes in USD."""
     if opt.fleet == FleetMode.SEPARATE:
         training_currency = opt.training.currency if opt.training is not None else "BRL"
@@ -179,7 +179,7 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
     ``fleet_rules.plan`` evaluated with numpy (the workbook writes the same rules as formulas)."""
     h = len(days)
     training_on = training is not None and training.method != TrainingMethod.NONE and opt.training is not None
-    currency = _currency(opt)
+    currency = line_currency(opt)
     inputs = rule_inputs(opt, training=training if training_on else None, replica=replica, horizon=h,
                          storage_gb=storage_gb, training_start=training_start, inference_start=inference_start,
                          utilization=utilization, redundancy=redundancy)

@@ -14,7 +14,7 @@ order, the order the engine always used, so every total is bit-for-bit the engin
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
@@ -86,6 +86,19 @@ def _quantity(line: str, oc: OptionCosts, storage_gb_months: np.ndarray | None) 
     return None
 
 
+def in_brl(amount: np.ndarray, currency: str, fx_path: np.ndarray) -> np.ndarray:
+    """A line's amount in BRL: a USD amount times the month's rate on the base path, a BRL amount as it is (× 1.0)
+    [BRL]; `amount` may carry leading axes of cases (…, months)."""
+    return amount * (fx_path if currency == Currency.USD else 1.0)
+
+
+def month_total(amounts_brl: Iterable[np.ndarray], months: int) -> np.ndarray:
+    """An option's monthly total: its lines in BRL added one after the other, in ``LINES`` order, from zero [BRL].
+    Every total of an option (the engine's, the ledger's, the plan search's pairs) is this sum, so they agree to
+    the bit."""
+    return sum(amounts_brl, np.zeros(months))
+
+
 def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
                   storage_gb_months: np.ndarray | None = None) -> tuple[Series, ...]:
     """The ledger rows of one option: one ``Series`` per cost line, in ``LINES`` order."""
@@ -93,7 +106,7 @@ def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
     for line in LINES:
         cur = Currency(oc.currency[line])
         amount = oc.lines[line]
-        brl = amount * (fx_path if cur == Currency.USD else 1.0)
+        brl = in_brl(amount, cur, fx_path)
         comp = oc.tax_components if line == CostLine.TAXES else None
         out.append(Series(opt.name, line, _role(line, opt), cur, _fleet(line, opt), amount,
                           _quantity(line, oc, storage_gb_months), brl, comp))
@@ -122,7 +135,7 @@ class Ledger:
 
     def total_brl(self, option: str) -> np.ndarray:
         """Monthly total in BRL: the lines added in ``LINES`` order."""
-        return sum((x.amount_brl for x in self.of(option)), np.zeros(len(self.months)))
+        return month_total((x.amount_brl for x in self.of(option)), len(self.months))
 
     def by_currency(self, option: str) -> tuple[np.ndarray, np.ndarray]:
         """(BRL part [BRL], USD part [USD]) of an option's monthly costs, each in its own currency:

@@ -76,7 +76,7 @@ def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize,
     """One option's totals from its ledger series: TCO and NPV (deterministic until the FX risk fills
     the percentiles), crossover month, cost per million tokens, GPU-hour prices."""
     lines_brl = {x.line: x.amount_brl for x in series}
-    total = sum(lines_brl.values(), np.zeros(len(rows["t"])))
+    total = ledger_mod.month_total(lines_brl.values(), len(rows["t"]))
     tco_det = float(total.sum())
     npv_det = float(total @ rows["df"])
     inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]

@@ -1,28 +1,30 @@
 """tco.plan.costing: components costed with the engine's own cost function add up to the engine's TCO, and
-``sums`` splits lines by currency by hand."""
+``stacked`` keeps each line in its currency, in ``LINES`` order, by hand."""
 
 from __future__ import annotations
-
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from tco.domain import Currency
 from tco.plan.components import context, offers
-from tco.plan.costing import serving_comps, shared_comps, sums, training_comps
+from tco.plan.costing import serving_comps, shared_comps, stacked, training_comps
+from tco.plan.pairs import comp_month
 from tco.scenario import Plan
 
 
-def test_sums_by_hand():
-    ctx = SimpleNamespace(h=3, fx=np.array([5.0, 5.5, 6.0]))
-    lines = {"inference_compute": np.array([10.0, 10.0, 10.0]), "setup": np.array([100.0, 0, 0]),
-             "egress": np.array([1.0, 2.0, 3.0]), "taxes": np.array([9e9, 9e9, 9e9])}
-    currency = {"inference_compute": Currency.USD, "setup": Currency.BRL, "egress": Currency.USD,
-                "taxes": Currency.USD}
-    brl, usd = sums(ctx, lines, currency)
-    np.testing.assert_array_equal(brl, [100.0, 0.0, 0.0])
-    np.testing.assert_array_equal(usd, [(10 + 1) * 5.0, (10 + 2) * 5.5, (10 + 3) * 6.0])   # taxes left out
+def test_stacked_by_hand():
+    lines = {"training_compute": np.zeros(3), "inference_compute": np.array([10.0, 10.0, 10.0]),
+             "setup": np.array([100.0, 0, 0]), "storage": np.zeros(3), "egress": np.array([1.0, 2.0, 3.0]),
+             "taxes": np.zeros(3)}
+    currency = {"training_compute": Currency.BRL, "inference_compute": Currency.USD, "setup": Currency.BRL,
+                "storage": Currency.USD, "egress": Currency.USD, "taxes": Currency.USD}
+    got, cur = stacked(dict(reversed(list(lines.items()))), currency)  # any order in, LINES order out
+    assert got.shape == (6, 3)
+    np.testing.assert_array_equal(got[1], [10.0, 10.0, 10.0])              # inference_compute, still in USD
+    np.testing.assert_array_equal(got[2], [100.0, 0.0, 0.0])               # setup, in BRL
+    np.testing.assert_array_equal(got[4], [1.0, 2.0, 3.0])                 # egress, in USD
+    assert cur == ("BRL", "USD", "BRL", "USD", "USD", "USD")
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def test_a_shared_component_is_the_engines_option(dedicated, seed_results):
     comps = {c.fleet.offer_id: c for c in shared_comps(ctx, fleets)}
     c = comps["br-dedicated/sp/hgx-h200-8x"]
     engine = next(o for o in seed_results.options if o.name == "Dedicado BR — 8x H200")   # the same shared fleet
-    assert float((c.brl + c.usd + c.taxes).sum()) == pytest.approx(engine.tco.deterministic, rel=1e-12)
+    assert float(comp_month(ctx, c).sum()) == engine.tco.deterministic                  # to the bit
     assert c.training is not None and c.mode == "shared"
 
 
@@ -50,7 +52,8 @@ def test_serving_and_training_components(dedicated):
     training = training_comps(ctx, fleets, rep)
     for t in training:
         assert t.role == "training" and t.training is not None
-        assert t.brl.sum() > 0 and t.usd.sum() == 0                       # a dedicated burst is billed in BRL
+        assert t.currency[0] == "BRL" and t.lines[0].sum() > 0            # a dedicated burst is billed in BRL
+        assert all(t.lines[j].sum() == 0 for j, c in enumerate(t.currency) if c == "USD")
     # the skipped offers carry their reason (the 1× H200 NVL cannot train across 8 bridged servers)
     reasons = {(d["offer"], d["role"]): d["reason"] for d in ctx.skipped}
     assert "nvlink_bridge" in reasons[("br-dedicated/sp/h200-nvl-1x", "training")]

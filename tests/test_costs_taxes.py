@@ -15,7 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.costs_taxes import option_taxes, tax_plan
+from test_costs import fleet, option
+from tco.catalog import TaxProfile
+from tco.costs import line_currency
+from tco.costs_taxes import net_lines, option_taxes, stacked_taxes, tax_block, tax_plan, tax_plan_of
+from tco.domain import LINES
 
 
 def _option(res, name_start):
@@ -137,3 +141,79 @@ def test_taxes_are_linear_in_the_taxed_lines(seed_results, k, which):
     _, line_k, comp_k, *_ = _run(o, {x: v * k for x, v in base.items()})
     np.testing.assert_allclose(line_k, line * k, rtol=1e-9, atol=1e-9)
     np.testing.assert_allclose(comp_k["credits"], comp["credits"] * k, rtol=1e-9, atol=1e-9)
+
+
+# --- many options at once (the plan search's pairs) ------------------------------------------------------------------
+
+def _por_dentro(iss: float, pis_cofins: float) -> TaxProfile:
+    rates = {"irrf_rate": 0.0, "cide_rate": 0.0, "iss_rate": iss, "pis_cofins_rate": pis_cofins, "iof_rate": 0.0}
+    return TaxProfile(f"local {iss}", "local_por_dentro", rates, False, "", "", "test", "2026", reform=False)
+
+
+def test_stacked_taxes_by_hand():
+    """Two options billed "por dentro" (ISS and PIS/COFINS inside a local invoice, no credits), taxed in one
+    evaluation: the first stands for two cases, the second for one; each tax is rate / (1 − PIS/COFINS − ISS) ×
+    the taxed amount, with each case's own rates, and each case is what option_taxes gives it alone."""
+    a = option(fleet("cloud/a", "cloud", 1.0, pricing="on_demand"), tax=_por_dentro(0.05, 0.0365))
+    b = option(fleet("cloud/b", "cloud", 1.0, pricing="on_demand"), tax=_por_dentro(0.02, 0.0925))
+    currency = line_currency(a)
+    h = 2
+    compute = np.array([[1000.0, 2000.0], [10.0, 20.0], [1000.0, 2000.0]])  # cases × months [USD]
+    lines = {k: np.zeros((3, h)) for k in LINES} | {"inference_compute": compute}
+    plan_ = tax_plan_of(a, ("inference_compute",), currency)
+    assert tax_plan_of(b, ("inference_compute",), currency) == plan_  # the same rules: one evaluation
+    rows = stacked_taxes(plan_, [tax_block(a, plan_, h), tax_block(b, plan_, h)], [2, 1], lines, h)
+    expected = np.array([[1000.0, 2000.0], [10.0, 20.0], [0.0, 0.0]]) * (0.05 + 0.0365) / (1 - 0.0365 - 0.05)
+    expected[2] = np.array([1000.0, 2000.0]) * (0.02 + 0.0925) / (1 - 0.0925 - 0.02)
+    np.testing.assert_allclose(rows["l_taxes"], expected, rtol=1e-12)  # e.g. 1000 × 0.0865 / 0.9135 = 94.69
+    assert rows["l_taxes"][0, 0] == pytest.approx(94.69075, abs=1e-5)
+    for case, opt in enumerate((a, a, b)):
+        alone = {k: np.zeros(h) for k in LINES} | {"inference_compute": compute[case].copy()}
+        line, *_ = option_taxes(opt, alone, currency)
+        assert np.array_equal(rows["l_taxes"][case], line)  # to the bit
+
+
+@pytest.mark.parametrize("name", ["AWS us-east-1 — p5en (H200)", "Azure", "Dedicado BR — 8x H200 (frotas", "Híbrido"])
+def test_each_stacked_case_is_its_option_alone_to_the_bit(seed_results, name):
+    o = _option(seed_results, name)
+    base = {k: np.array(v, dtype=float) for k, v in o.costs.rows.items() if k.startswith("l_")}
+    gross = {k[2:]: v for k, v in base.items()}
+    plan_ = tax_plan(o.resolved, gross, o.costs.currency)
+    h = len(gross["setup"])
+    scales = (1.0, 0.37, 3.0)
+    lines = {k: np.stack([v * s for s in scales]) for k, v in gross.items()}
+    rows = stacked_taxes(plan_, [tax_block(o.resolved, plan_, h)], [len(scales)], lines, h)
+    net_lines(plan_, rows, lines)
+    for case, s in enumerate(scales):
+        alone = {k: v * s for k, v in gross.items()}
+        line, *_ = option_taxes(o.resolved, alone, o.costs.currency)
+        assert np.array_equal(np.broadcast_to(rows["l_taxes"], (len(scales), h))[case], line)
+        for k in plan_.netted + plan_.hybrid_netted:
+            assert np.array_equal(lines[k][case], alone[k])
+        if s == 1.0:  # and the engine's own taxes line
+            assert np.array_equal(line, o.costs.lines["taxes"])
+
+
+@pytest.mark.parametrize("name, zeroed", [("AWS us-east-1 — p5en (H200)", ("egress",)),
+                                          ("Dedicado BR — 8x H200 (frotas", ("setup",)),
+                                          ("Híbrido", ("inference_compute", "setup"))])
+def test_a_zero_line_counted_live_changes_no_amount(seed_results, name, zeroed):
+    """What lets the plan search tax pairs with the same rules together: a line that is zero throughout, taxed or
+    netted anyway (a hybrid's BRL invoice with nothing on it), adds 0 to the taxed amount and stays 0."""
+    o = _option(seed_results, name)
+    gross = {k[2:]: np.array(v, dtype=float) for k, v in o.costs.rows.items() if k.startswith("l_")}
+    for k in zeroed:
+        assert np.any(gross[k])
+        gross[k][:] = 0.0
+    own = tax_plan(o.resolved, gross, o.costs.currency)
+    wide = tax_plan_of(o.resolved, tuple(k for k in LINES if k != "taxes"), o.costs.currency)
+    assert wide != own and not set(zeroed) & set(own.taxed + own.netted + own.hybrid_netted)
+    h = len(gross["setup"])
+    got = []
+    for p in (own, wide):
+        lines = {k: v[None, :].copy() for k, v in gross.items()}
+        rows = stacked_taxes(p, [tax_block(o.resolved, p, h)], [1], lines, h)
+        net_lines(p, rows, lines)
+        got.append([np.broadcast_to(x, (1, h)) for x in [rows["l_taxes"]] + [lines[k] for k in LINES if k != "taxes"]])
+    for x, y in zip(*got):
+        assert np.array_equal(x, y)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tco.domain import Currency, Role
-from tco.ledger import COLUMNS, Ledger, Series
+from tco.ledger import COLUMNS, Ledger, Series, in_brl, month_total
 
 FLEET = SimpleNamespace(provider="aws", region="us-east-1", offer_id="aws/us-east-1/p5", pricing="on_demand")
 RATE = np.array([5.0, 6.0])
@@ -47,3 +47,17 @@ def test_long_form_rows_add_up_to_the_lines():
     assert sum(r[10] for r in month1) == pytest.approx(590.0)
     assert [r[2] for r in rows if r[4] == "2027-02"] == ["inference_compute"]   # zero amounts left out
     assert month1[0][7] == 10.0 and month1[0][9] == 5.0                          # quantity, the month's rate
+
+
+def test_in_brl_and_month_total_by_hand():
+    """A USD line × the month's rate, a BRL line × 1.0; the total adds the lines one after the other from zero, on
+    one option or on cases stacked on a leading axis (the plan search's pairs), each case the same to the bit."""
+    usd, brl = np.array([100.0, 200.0]), np.array([50.0, 0.0])
+    np.testing.assert_array_equal(in_brl(usd, Currency.USD, RATE), [100.0 * 5.0, 200.0 * 6.0])
+    np.testing.assert_array_equal(in_brl(brl, "BRL", RATE), brl)
+    total = month_total([in_brl(usd, "USD", RATE), in_brl(brl, "BRL", RATE)], 2)
+    np.testing.assert_array_equal(total, [500.0 + 50.0, 1200.0 + 0.0])
+    cases = month_total([in_brl(np.stack([usd, usd * 0.1]), "USD", RATE), in_brl(np.stack([brl, brl]), "BRL", RATE)], 2)
+    np.testing.assert_array_equal(cases[0], total)
+    np.testing.assert_array_equal(cases[1], [10.0 * 5.0 + 50.0, 20.0 * 6.0 + 0.0])
+    np.testing.assert_array_equal(toy().total_brl("A"), month_total([x.amount_brl for x in toy().of("A")], 2))

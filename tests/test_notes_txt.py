@@ -13,6 +13,7 @@ import pytest
 
 from tco.report import fmt, notes_txt, notices
 from tco.report.i18n import t
+from tco.report.plan_names import plan_label
 
 
 def _lines(res) -> list[str]:
@@ -92,9 +93,15 @@ def test_a_cheaper_plan_is_pointed_out_with_its_saving(small_run):
     assert vs["best_plan_saving_brl"] > 0
     # the saving is the cheapest option's TCO less the best plan's
     assert vs["best_plan_saving_brl"] == pytest.approx(vs["cheapest_option_tco_brl"] - vs["best_plan_tco_brl"])
-    expected = t("nt_best_plan", "pt-BR", plan=vs["best_plan"], tco=fmt.money(vs["best_plan_tco_brl"], "pt-BR", False),
+    # the plan named in the run's locale (the JSON keeps the English name: vs["best_plan"])
+    best = small_run.meta["plans"]["overall"]["best"]
+    assert best["name"] == vs["best_plan"] and best["name"].startswith("Plan ")
+    named = plan_label(best, "pt-BR")
+    assert named.startswith("Plano ") and named != vs["best_plan"]
+    expected = t("nt_best_plan", "pt-BR", plan=named, tco=fmt.money(vs["best_plan_tco_brl"], "pt-BR", False),
                  saving=fmt.money(vs["best_plan_saving_brl"], "pt-BR", False))
     assert expected in _lines(small_run)
+    assert not any(vs["best_plan"] in line for line in _lines(small_run))
 
 
 def test_no_saving_no_plan_line(small_run):

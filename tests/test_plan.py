@@ -155,8 +155,8 @@ def test_every_reported_plan_costs_in_the_engine_what_the_search_said(request, c
     seen = 0
     for p in _all_plans(plans):
         tco, npv = _engine_tco(s, cat, p["option"])
-        assert p["tco_brl"] == pytest.approx(tco, rel=1e-9), p["name"]
-        assert p["npv_brl"] == pytest.approx(npv, rel=1e-9), p["name"]
+        assert p["tco_brl"] == tco, p["name"]  # to the bit: the search adds and taxes a pair as the engine does
+        assert p["npv_brl"] == npv, p["name"]
         seen += 1
     assert seen >= 8
 

@@ -7,15 +7,16 @@ pricing, a serving fleet on one offer in one mode, a shared fleet. It then combi
 every training burst with every serving fleet, and every level of a committed baseline.
 
 Why the components add up (see ``costs.option_costs``): with separate fleets the training burst writes
-only the training line and its own setup fee, the serving fleet every other line; taxes are the
-uplift of the pair's tax profile on its USD lines (the one rule the combination states again, in
-``combine``; a test holds it to the engine). The ladder of a committed baseline is separable: the
+only the training line and its own setup fee, the serving fleet every other line; the pair's taxes are the
+engine's tax rules on the pair's lines, evaluated over pairs × months and added as the engine adds
+(``pairs``: each pair's month is the engine's to the bit). The ladder of a committed baseline is separable: the
 level chosen for one term changes only that term's months, so each term's best level is found on its
 own, over all levels at once (``costs.committed_levels``: the baseline's own rules, the levels a leading axis).
 
 Modules: ``check`` (the [plan] section against the catalog), ``precheck`` (the search's input checks without
 the search: what ``validate`` runs), ``components`` (catalog → sized components), ``costing`` (each component
-costed once, the committed ladder), ``combine`` (numpy over candidates and the result as plain data).
+costed once, the committed ladder), ``pairs`` (each pair's month: lines, taxes, conversion, as the engine makes
+them), ``combine`` (numpy over candidates and the result as plain data).
 """
 
 from __future__ import annotations

@@ -6,71 +6,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco import taxes as taxmod
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
 from tco.plan.precheck import precheck
-from tco.plan.components import (
-    Comp,
-    Ctx,
-    _option,
-    context,
-    offers,
-    resolved,
-    training_size,
-)
+from tco.plan.components import Comp, Ctx, context, offers, training_size
 from tco.plan.costing import serving_comps, shared_comps, training_comps
+from tco.plan.naming import CONTRACT_EN, of_plan, render
+from tco.plan.pairs import Pairs, comp_month, pair_months, tax_provider, uplift_share
 from tco.scenario import Scenario
-from tco.domain import FleetKind, FleetMode, PlanMode, Role, TaxMethod, TrainingMethod
+from tco.domain import FleetKind, FleetMode, PlanMode, Role, TrainingMethod
 
 NO_TRAINING = None
-
-
-def _tax_provider(t: Comp | None, i: Comp):
-    """The fleet whose provider's tax profile an option uses: the serving fleet if it is cloud, else the training."""
-    return i.fleet if i.fleet.kind == FleetKind.CLOUD or t is None else t.fleet
-
-
-def tax_shares(ctx: Ctx, r) -> tuple[np.ndarray, np.ndarray]:
-    """(taxes on the USD lines, credit on the BRL lines) as shares of each, month by month [-], for the engine's
-    resolution `r` of a pair (``costs.option_taxes``): the USD lines carry the net taxes of the cloud provider's
-    profile (IRRF … IOF, less the regime's credits); a BRL invoice with its taxes inside costs its price less the
-    credits the regime takes back."""
-    ones = np.ones(ctx.h)
-    usd = taxmod.total(taxmod.components(ones, r.tax, r.tax_rates or taxmod.rates_by_month(r.tax, [""] * ctx.h),
-                                         r.regime))
-    brl = np.zeros(ctx.h)
-    if r.brl_tax is not None and r.brl_tax.method != TaxMethod.NONE:
-        rates = r.brl_tax_rates or taxmod.rates_by_month(r.brl_tax, [""] * ctx.h)
-        brl = np.broadcast_to(taxmod.credit_share(r.brl_tax, rates, r.regime), (ctx.h,)).astype(float)
-    return usd, brl
-
-
-def _pair_uplift(ctx: Ctx, T: list[Comp | None], Iv: list[Comp]) -> tuple[np.ndarray, np.ndarray, list[list[str]]]:
-    """Tax shares by month of each (training, serving) pair (``tax_shares``), from the engine's resolution of a
-    probe option (cached per provider, region and kind of each fleet: billing follows the provider's entity for a
-    region). Shapes (training, serving, month)."""
-    cache: dict = {}
-    U = np.zeros((len(T), len(Iv), ctx.h))
-    C = np.zeros((len(T), len(Iv), ctx.h))
-    ids = [["" for _ in Iv] for _ in T]
-    for a, t in enumerate(T):
-        for b, i in enumerate(Iv):
-            key = ((t.fleet.provider, t.fleet.region, t.fleet.kind) if t else ()) + (
-                i.fleet.provider, i.fleet.region, i.fleet.kind)
-            if key not in cache:
-                kw = {"usd_per_hour": 1.0, "storage_usd_per_gb_month": 0.0, "egress": "none/dedicated",
-                      "autoscale": False}
-                if t is not None:
-                    kw |= {"training_offer": t.fleet.offer_id, "training_usd_per_hour": 1.0}
-                opt = _option(i.fleet, ctx, **kw)
-                tp = _tax_provider(t, i)
-                if tp.provider in ctx.spec.taxes:
-                    opt = opt.model_copy(update={"taxes": ctx.spec.taxes[tp.provider]})
-                r = resolved(ctx, opt, t is not None)
-                cache[key] = (*tax_shares(ctx, r), r.tax.profile_id)
-            U[a, b], C[a, b], ids[a][b] = cache[key]
-    return U, C, ids
 
 
 def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> dict:
@@ -122,12 +68,12 @@ class _Scores:
     Tx: list[Comp | None]
     Iv: list[Comp]
     S: list[Comp]
-    U: np.ndarray
-    """Tax share on the USD lines of each pair, by month (training, serving, month) [-]."""
-    tax_ids: list[list[str]]
+    pairs: Pairs
+    """Each pair's months, as the engine makes them, and the resolution its taxes come from."""
+    whole: list[np.ndarray]
+    """Each shared fleet's months [BRL]."""
     tco: np.ndarray
     """TCO of each candidate [BRL]; inf for a pair the [plan] does not allow (a hybrid when hybrids are off)."""
-    npv: np.ndarray
     group: np.ndarray
     """Provider of each candidate, or "hybrid"."""
     combos: np.ndarray
@@ -136,32 +82,24 @@ class _Scores:
     """The plans covered (the limit bounds those scored: precheck)."""
 
     @property
-    def pairs(self) -> int:
+    def n_pairs(self) -> int:
         return len(self.Tx) * len(self.Iv)
 
 
 def _score(ctx: Ctx, Tx: list[Comp | None], Iv: list[Comp], S: list[Comp]) -> _Scores:
-    """TCO and NPV of every (training, serving) pair, month by month as the engine adds its lines (BRL less its
-    credit + (1 + tax share) × USD converted), and of every shared fleet."""
-    U, C, tax_ids = (_pair_uplift(ctx, Tx, Iv) if Iv
-                     else (np.zeros((len(Tx), 0, ctx.h)), np.zeros((len(Tx), 0, ctx.h)), [[] for _ in Tx]))
-    zero = np.zeros((1, ctx.h))
-    trains = Tx != [NO_TRAINING]
-    TB, TU = (np.array([getattr(t, k) for t in Tx]).reshape(len(Tx), ctx.h) if trains else zero for k in ("brl", "usd"))
-    IB, IU = (np.array([getattr(i, k) for i in Iv]).reshape(len(Iv), ctx.h) for k in ("brl", "usd"))
+    """TCO of every (training, serving) pair, its months as the engine makes them (``pairs.pair_months``), and of
+    every shared fleet. The NPV of the plans described is their months discounted (``_describe``)."""
+    pm = pair_months(ctx, Tx, Iv)
+    tco = pm.monthly.sum(axis=-1)  # each pair's months summed as the engine sums one option's (bit for bit)
     combos = np.array([i.combos for i in Iv], dtype=float)
-    brl = TB[:, None, :] + IB[None, :, :]
-    monthly = brl - C * brl + (1.0 + U) * (TU[:, None, :] + IU[None, :, :])
-    tco, npv = monthly.sum(axis=-1), monthly @ ctx.disc
     tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
     iprov = np.array([i.fleet.provider for i in Iv], dtype=object)
     same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
     valid = same | ctx.spec.hybrids
-    whole = [c.brl + c.usd + c.taxes for c in S]
+    whole = [comp_month(ctx, c) for c in S]
     return _Scores(
-        Tx, Iv, S, U, tax_ids,
+        Tx, Iv, S, pm, whole,
         tco=np.concatenate([np.where(valid, tco, np.inf).ravel(), [float(m.sum()) for m in whole]]),
-        npv=np.concatenate([npv.ravel(), [float(m @ ctx.disc) for m in whole]]),
         group=np.concatenate([np.where(same, iprov[None, :], "hybrid").ravel(),
                               np.array([c.fleet.provider for c in S], dtype=object)]),
         combos=np.concatenate([np.broadcast_to(combos[None, :], tco.shape).ravel() * valid.ravel(), np.ones(len(S))]),
@@ -185,13 +123,14 @@ def _best_by_group(ctx: Ctx, sc: _Scores) -> dict:
 
 
 def _describe(ctx: Ctx, sc: _Scores, k: int) -> dict:
-    """Candidate k as a plan (``_plan``)."""
-    if k < sc.pairs:
+    """Candidate k as a plan (``_plan``); its NPV is its months discounted, as the engine discounts an option's."""
+    if k < sc.n_pairs:
         a, b = divmod(k, len(sc.Iv))
-        return _plan(ctx, sc.Tx[a], sc.Iv[b], float(sc.tco[k]), float(sc.npv[k]), sc.tax_ids[a][b],
-                     float(sc.U[a, b, 0]))
-    c = sc.S[k - sc.pairs]
-    return _plan(ctx, None, c, float(sc.tco[k]), float(sc.npv[k]), c.tax_profile, None)
+        r = sc.pairs.probes[int(sc.pairs.probe[a, b])]
+        return _plan(ctx, sc.Tx[a], sc.Iv[b], float(sc.tco[k]), float(sc.pairs.monthly[a, b] @ ctx.disc),
+                     r.tax.profile_id, uplift_share(ctx, r))
+    c = sc.S[k - sc.n_pairs]
+    return _plan(ctx, None, c, float(sc.tco[k]), float(sc.whole[k - sc.n_pairs] @ ctx.disc), c.tax_profile, None)
 
 
 def _margin(best: dict, runner: dict | None) -> dict:
@@ -209,7 +148,30 @@ def _fleet_dict(c: Comp) -> dict:
 
 
 def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
-    """One plan as data, with the [[options]] table that re-runs it through the engine."""
+    """One plan as data, with the [[options]] table that re-runs it through the engine; its name is its parts
+    (``naming.of_plan``: its group, fleets and serving mode) in the JSON's English."""
+    shared = i.role == Role.SHARED
+    f = i.fleet
+    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
+    train = t if t is not None else (i if shared else None)
+    fields = {
+        "group": group, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
+        "training": None if train is None or train.training is None else _fleet_dict(train) | {
+            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
+        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
+                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
+                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
+                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
+                                     if i.replica else None}}
+    name = render(of_plan(fields), CONTRACT_EN)
+    return {"name": name, "group": group, "fleet": fields["fleet"], "tco_brl": tco, "npv_brl": npv,
+            "tax_profile": tax_id, "tax_uplift_share": uplift, "training": fields["training"],
+            "serving": fields["serving"], "notes": sorted(set((t.notes if t else ()) + i.notes)),
+            "option": _option_table(ctx, t, i) | {"name": name}}
+
+
+def _option_table(ctx: Ctx, t: Comp | None, i: Comp) -> dict:
+    """The [[options]] table of a plan, but its name."""
     shared = i.role == Role.SHARED
     f = i.fleet
     opt: dict = {"inference_offer": f.offer_id, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
@@ -226,43 +188,12 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
         opt["training_offer"] = t.fleet.offer_id
         if t.fleet.kind == FleetKind.CLOUD:
             opt["training_pricing"] = t.fleet.pricing
-    tp = i.fleet if shared else _tax_provider(t, i)
+    tp = i.fleet if shared else tax_provider(t, i)
     if tp.provider in ctx.spec.taxes:
         opt["taxes"] = ctx.spec.taxes[tp.provider]
     if f.kind == FleetKind.CLOUD and f.provider in ctx.spec.storage_usd_per_gb_month:
         opt["storage_usd_per_gb_month"] = ctx.spec.storage_usd_per_gb_month[f.provider]
-    group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
-    opt["name"] = _name(group, t, i)
-    train = t if t is not None else (i if shared else None)
-    return {
-        "name": opt["name"], "group": group, "fleet": opt["fleet"], "tco_brl": tco, "npv_brl": npv,
-        "tax_profile": tax_id, "tax_uplift_share": uplift,
-        "training": None if train is None or train.training is None else _fleet_dict(train) | {
-            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
-        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
-                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
-                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
-                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
-                                     if i.replica else None},
-        "notes": sorted(set((t.notes if t else ()) + i.notes)),
-        "option": opt,
-    }
-
-
-def _name(group: str, t: Comp | None, i: Comp) -> str:
-    f = i.fleet
-    serve = f.offer_id.split("/")[-1] + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
-    if i.committed is not None:
-        serve += f" × {'/'.join(str(k) for k in i.committed)} + {i.burst_pricing}"
-    elif i.mode == PlanMode.AUTOSCALED:
-        serve += " autoscaled"
-    if i.role == Role.SHARED:
-        return f"Plan {group}: shared {serve} ({f.region})"
-    if t is None:
-        return f"Plan {group}: serve {serve} ({f.region})"
-    tf = t.fleet
-    train = tf.offer_id.split("/")[-1] + (f" {tf.pricing}" if tf.kind == FleetKind.CLOUD else "")
-    return f"Plan {group}: train {train} ({tf.region}), serve {serve} ({f.region})"
+    return opt
 
 
 def versus(plans: dict, options: list[tuple[str, float]]) -> dict:

@@ -1,7 +1,7 @@
 """The plan's building blocks: catalog offers the search may use, sized and costed once each.
 
-A component's cost is kept as four numbers [BRL]: its BRL lines and its USD lines converted at the
-deterministic FX path (before taxes), each summed plain (TCO) and discounted (NPV).
+A component's cost is kept as the engine made it: its cost lines by month, each in its own currency (``Comp.lines``);
+``pairs`` taxes, converts and adds them as the engine does.
 """
 
 from __future__ import annotations
@@ -79,10 +79,12 @@ class Comp:
     role: str  # 'training' | 'serving' | 'shared'
     fleet: Fleet
     mode: PlanMode
-    brl: np.ndarray
-    """BRL lines by month, before taxes [BRL]."""
-    usd: np.ndarray
-    """USD lines by month converted at the deterministic FX path, before taxes [BRL]."""
+    lines: np.ndarray
+    """Its cost lines by month in their own currencies, (line in ``LINES`` order, month): for a training burst or
+    a serving fleet before taxes (the fleet rules' lines; the pair's taxes come from ``pairs``), for a shared
+    fleet the whole plan's lines, taxes included [USD or BRL]."""
+    currency: tuple[str, ...]
+    """The currency of each line, in ``LINES`` order."""
     combos: int = 1
     """Candidate plans this component stands for (every level of a committed baseline)."""
     committed: tuple[int, ...] | None = None
@@ -91,8 +93,6 @@ class Comp:
     peak: int = 0
     replica: sizing.ReplicaSize | None = None
     training: sizing.TrainingSize | None = None
-    taxes: np.ndarray | None = None
-    """Taxes by month [BRL], for a whole (shared) plan costed with its own tax profile."""
     tax_profile: str = ""
     notes: tuple[str, ...] = ()
 

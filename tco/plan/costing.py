@@ -9,9 +9,9 @@ import numpy as np
 
 from tco.costs import committed_levels
 from tco.domain import (
+    LINES,
     ON_DEMAND,
     CostLine,
-    Currency,
     FleetKind,
     FleetMode,
     Interconnect,
@@ -43,16 +43,13 @@ FREE_EGRESS = "none/dedicated"
 
 def gross(oc) -> dict:
     """An option's lines before taxes (the rows of ``fleet_rules.plan``): a dedicated invoice's lines still hold
-    the taxes inside its price, which the pair's tax shares (``combine``) then credit."""
+    the taxes inside its price, which the pair's tax rules (``pairs``) then move out, as the engine's do."""
     return {k: oc.rows[f"l_{k}"] for k in oc.lines}
 
 
-def sums(ctx: Ctx, by_line: dict, currency: dict) -> tuple[np.ndarray, np.ndarray]:
-    """(BRL lines, USD lines × FX) by month, taxes left out [BRL] (converted as the engine converts)."""
-    brl = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.BRL), np.zeros(ctx.h))
-    usd = sum((v for k, v in by_line.items() if k != CostLine.TAXES and currency[k] == Currency.USD),
-              np.zeros(ctx.h)) * ctx.fx
-    return brl, usd
+def stacked(by_line: dict, currency: dict) -> tuple[np.ndarray, tuple[str, ...]]:
+    """(lines by month in ``LINES`` order, (line, month), each in its currency; the currency of each line)."""
+    return np.stack([np.asarray(by_line[k], dtype=float) for k in LINES]), tuple(currency[k] for k in LINES)
 
 
 def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
@@ -80,7 +77,7 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
         if is_spot(f.pricing):
             notes += (("the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
                        "and interruptions are not costed"),)
-        out.append(Comp("training", f, PlanMode.BURST, *sums(ctx, gross(oc), oc.currency), servers=tsize.servers,
+        out.append(Comp("training", f, PlanMode.BURST, *stacked(gross(oc), oc.currency), servers=tsize.servers,
                         training=tsize, notes=notes))
     return out
 
@@ -128,7 +125,7 @@ def _serving_modes_of(ctx: Ctx, f, modes: list[PlanMode], rep, tsize_any) -> lis
             r = replace(r, training=zero_cloud(r.training))
         oc = option_costs_for(r, ctx.s, tsize_any, rep, ctx.days, ctx.rps, ctx.egress)
         base = (r, oc)
-        out.append(Comp("serving", f, mode, *sums(ctx, gross(oc), oc.currency),
+        out.append(Comp("serving", f, mode, *stacked(gross(oc), oc.currency),
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep))
     return out
 
@@ -162,7 +159,7 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     committed = tuple(best)
     line = committed_levels(baseline, oc, np.array([committed], dtype=float))[0]
     by_line = gross(oc) | {CostLine.INFERENCE_COMPUTE: line}
-    return Comp("serving", f, PlanMode.COMMITTED_BASELINE, *sums(ctx, by_line, oc.currency), combos=combos,
+    return Comp("serving", f, PlanMode.COMMITTED_BASELINE, *stacked(by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing=ON_DEMAND, peak=int(by_hour.max(initial=0)), replica=rep,
                 notes=_past_horizon(first, term, h, best, f.upfront_usd))
 
@@ -196,9 +193,8 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
             continue
         tsize = training_size(ctx, f)
         oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)
-        tax = oc.lines["taxes"] * (ctx.fx if oc.currency["taxes"] == Currency.USD else 1.0)
-        out.append(Comp("shared", f, PlanMode.SHARED, *sums(ctx, oc.lines, oc.currency), servers=tsize.servers,
+        out.append(Comp("shared", f, PlanMode.SHARED, *stacked(oc.lines, oc.currency), servers=tsize.servers,
                         peak=int(oc.inference_servers.max(initial=0)), replica=rep, training=tsize,
-                        taxes=tax, tax_profile=r.tax.profile_id,
+                        tax_profile=r.tax.profile_id,
                         notes=tuple(n.code for n in oc.notices)))
     return out

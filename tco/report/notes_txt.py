@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from tco.report import fmt, notices
 from tco.report.i18n import t
+from tco.report.plan_names import plan_label
 
 
 def render(res) -> str:
@@ -29,7 +30,8 @@ def render(res) -> str:
     lines.append("")
     vs = (res.meta.get("plans") or {}).get("vs_options") or {}
     if vs.get("best_plan_saving_brl", 0) > 0:
-        lines.append(t("nt_best_plan", loc, plan=vs["best_plan"], tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+        best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+        lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                        saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
     o = offered(v)
     if o is None:
