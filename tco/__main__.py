@@ -15,4 +15,9 @@ gc.set_threshold(10_000, 50, 100)
 from tco.cli import main  # noqa: E402
 
 if __name__ == "__main__":  # not when a spawned worker process imports it
-    raise SystemExit(main())
+    code = main()
+    # The command is done (its files written and closed, atexit handlers still to run). The interpreter's exit
+    # would now collect every object of the process once more, to find cycles whose memory the OS is about to take
+    # back anyway: 40-50 ms of a 0.35 s `validate`. Frozen (gc.freeze), they are left out of that collection.
+    gc.freeze()
+    raise SystemExit(code)
