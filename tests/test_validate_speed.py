@@ -58,3 +58,31 @@ def test_along_months_still_broadcasts_a_scalar_or_one_month(value, horizon, sha
     got = along_months(value, horizon)
     assert got.shape == shape and not got.flags.writeable
     assert np.array_equal(got, np.broadcast_to(np.asarray(value, dtype=float), shape))
+
+
+def test_a_stacked_run_falls_back_to_each_rules_own_closure_built_when_first_needed(monkeypatch):
+    """The stacked step's per-rule closures are built only when a step falls back to them (rows that are not one
+    float row of H months, e.g. cases on a leading axis); the fallback then equals the tree walk, at every call."""
+    from tco.expr import Row, Rule, evaluate_tree
+    from tco.expr import compiled, stacked
+
+    h = 3
+    rules = tuple(Rule(f"x_{k}", Row(f"d_{k}") * 2 + 1, "-", "") for k in range(4))  # one template, 4 rows
+    assert stacked.runs(rules) == [(0, 4, [0])]
+    built = []
+    real = compiled.closure
+    monkeypatch.setattr(compiled, "closure", lambda expr, rows=None: built.append(rows is None) or real(expr, rows))
+    run = compiled.compile_rules(rules)
+    assert built == [False]  # the stacked closure only
+    flat = {f"d_{k}": np.arange(h, dtype=float) + k for k in range(4)}  # x_k = 2 (t - 1 + k) + 1, by hand below
+    r = dict(flat)
+    run({}, r, np.arange(1.0, h + 1))
+    assert built == [False] and np.array_equal(r["x_2"], np.array([5.0, 7.0, 9.0]))  # 2·2+1, 2·3+1, 2·4+1
+    cases = {f"d_{k}": np.stack([np.arange(h, dtype=float) + k, np.full(h, 10.0 * k)]) for k in range(4)}
+    for _ in range(2):  # (2, H) rows: not stackable, each rule alone, twice (closures built once)
+        r = dict(cases)
+        run({}, r, np.arange(1.0, h + 1))
+        ref = evaluate_tree(list(rules), {}, h, dict(cases))
+        assert all(np.array_equal(r[f"x_{k}"], ref[f"x_{k}"]) for k in range(4))
+        assert np.array_equal(r["x_3"][1], np.full(h, 61.0))  # 2·30 + 1
+    assert built == [False] + [True] * 4
