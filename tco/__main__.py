@@ -10,7 +10,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # collector, at its default thresholds (700, 10, 10), would walk again and again: about 120 collections and
 # 30–40 ms of a 0.35 s `validate`. A command's data are numpy arrays and plain values, not reference cycles, so
 # young objects are collected 14× less often and the older generations in proportion (full collections still
-# run, after 10_000 × 50 × 100 allocations): `validate` then makes about 8 collections.
+# run, after 10_000 × 50 × 100 allocations): `validate` made about 8 collections at these thresholds (none now).
 gc.set_threshold(10_000, 50, 100)
 if sys.argv[1:2] == ["validate"]:
     # A check is bounded work (tco.cli.cmd_validate): no collection at all, from here on; the young collections
