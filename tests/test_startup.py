@@ -78,3 +78,23 @@ def test_validate_in_english_reads_one_translation_file(tmp_path):
               f"    assert main(['validate', {str(en)!r}]) == 0\n"
               "assert i18n.catalog.cache_info().currsize == 1, i18n.catalog.cache_info()")
     modules_after(script)
+
+
+def test_validate_runs_without_collections_and_restores_the_collector():
+    """`validate` pauses the cyclic collector while it checks (bounded garbage; each young collection would walk the
+    start-up objects for nothing) and gives it back enabled; `python -m tco validate` pauses it for the whole
+    process, and `python -m tco` freezes the heap before the interpreter's exit, so the exit's last collection does
+    not walk every object once more."""
+    script = ("import contextlib, gc, io, runpy, sys\nimport tco.cli\n"
+              "seen = []\ncheck = tco.cli._validate\n"
+              "tco.cli._validate = lambda args: (seen.append(gc.isenabled()), check(args))[1]\n"
+              "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+              f"    assert tco.cli.main(['validate', {str(SEED)!r}]) == 0\n"
+              "assert seen == [False] and gc.isenabled(), seen\n"
+              "tco.cli._validate = check\nassert gc.get_freeze_count() == 0\n"
+              f"sys.argv = ['tco', 'validate', {str(SEED)!r}]\n"
+              "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+              "    try:\n        runpy.run_module('tco', run_name='__main__')\n"
+              "    except SystemExit as exc:\n        assert exc.code == 0, exc.code\n"
+              "assert gc.get_freeze_count() > 10_000 and not gc.isenabled(), gc.get_freeze_count()")
+    modules_after(script)

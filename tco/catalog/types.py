@@ -31,6 +31,8 @@ BR_BILLING = ("local_entity", "import")
 
 @dataclass(frozen=True)
 class Gpu:
+    """One GPU model (gpus.csv): memory, bandwidth, dense BF16/FP8 TFLOPS, power and interconnect, with its source."""
+
     gpu: str
     memory_gb: float
     bandwidth_tbs: float
@@ -46,6 +48,8 @@ class Gpu:
 
 @dataclass(frozen=True)
 class ModelArch:
+    """One model architecture (models.csv): parameters (total and active), layers, KV heads and head size."""
+
     model: str
     family: str
     params_b: float
@@ -65,6 +69,8 @@ class ModelArch:
 
 @dataclass(frozen=True)
 class Interconnect:
+    """The scale-out network of an offer or an instance type (interconnect.csv)."""
+
     key: str
     """Offer id, or 'provider/*/instance' for every region of an instance type."""
     scale_out_gbps: float | None
@@ -77,6 +83,8 @@ class Interconnect:
 
 @dataclass(frozen=True)
 class CloudPrice:
+    """One pricing of a cloud offer (on demand, spot, a commitment…), with its status, source and date."""
+
     usd_per_hour: float | None
     """Effective USD per instance-hour (for all-upfront commitments: upfront spread over the term's hours)."""
     status: str
@@ -99,6 +107,8 @@ class CloudPrice:
 
 @dataclass(frozen=True)
 class Provider:
+    """A provider (providers.csv) and how it bills a Brazilian company."""
+
     provider: str
     name: str
     br_billing: str
@@ -112,6 +122,8 @@ class Provider:
 
 @dataclass(frozen=True)
 class CloudOffer:
+    """A cloud instance in one region (cloud_offers.csv) and its prices by pricing."""
+
     offer_id: str
     provider: str
     region: str
@@ -128,6 +140,8 @@ class CloudOffer:
 
 @dataclass(frozen=True)
 class DedicatedOffer:
+    """A dedicated server rented in BRL per month (dedicated_offers.csv), with its terms and source."""
+
     offer_id: str
     provider: str
     gpu: str
@@ -152,6 +166,8 @@ class DedicatedOffer:
 
 @dataclass(frozen=True)
 class EgressTable:
+    """Internet egress prices by volume tier (egress_tiers.csv)."""
+
     egress_id: str
     tiers: tuple[tuple[float, float | None, float | None], ...]
     """(from_gb, to_gb or None = unbounded, usd_per_gb or None = unverified)."""
@@ -162,6 +178,8 @@ class EgressTable:
 
 @dataclass(frozen=True)
 class StoragePrice:
+    """Object-storage price per GB-month (storage.csv)."""
+
     storage_id: str
     usd_per_gb_month: float | None
     status: str
@@ -172,6 +190,8 @@ class StoragePrice:
 
 @dataclass(frozen=True)
 class TaxProfile:
+    """A tax profile (tax_profiles.toml): how and at what rates a bill is taxed."""
+
     profile_id: str
     method: str
     rates: dict[str, float]
@@ -203,6 +223,8 @@ class Billing:
 
 @dataclass(frozen=True)
 class Catalog:
+    """Every catalog file read and checked: specs, offers, prices, egress, storage, taxes, defaults."""
+
     gpus: dict[str, Gpu]
     models: dict[str, ModelArch]
     cloud_offers: dict[str, CloudOffer]

@@ -115,7 +115,7 @@ def stacked_step(rules: Sequence, a: int, b: int, varying: list[int], horizon_ch
         return lambda i, r, t: holder[n]
 
     f = closure(rules[a].expr, {k: read(n) for k, n in slot.items()})
-    singles = [(rule.key, closure(rule.expr, None)) for rule in rules[a:b]]
+    singles: list = []  # each rule's own closure, built the first time a step falls back to them
     out_keys = [rule.key for rule in rules[a:b]]
     n_rules = b - a
 
@@ -131,6 +131,8 @@ def stacked_step(rules: Sequence, a: int, b: int, varying: list[int], horizon_ch
             for k, key in enumerate(out_keys):
                 r[key] = value[k].copy()
         else:
+            if not singles:
+                singles.extend((rule.key, closure(rule.expr, None)) for rule in rules[a:b])
             for key, g in singles:
                 r[key] = horizon_check(g(i, r, t), h)
     return step

@@ -47,6 +47,7 @@ def scored(ctx: Ctx) -> int | None:
     fleets = offers(ctx)
     with_training = ctx.s.training.method != TrainingMethod.NONE
     serving = levels = shared = 0
+    servers_by_hour: dict = {}  # of each replica capacity: the offers of one hardware share them
     for f in fleets:
         modes = serving_modes(ctx, f)[0]
         if not modes:
@@ -57,7 +58,7 @@ def scored(ctx: Ctx) -> int | None:
         serving += len(modes)
         shared += with_training
         if PlanMode.COMMITTED_BASELINE in modes:
-            levels += ladder_levels(ctx, f, rep)
+            levels += ladder_levels(ctx, f, rep, servers_by_hour)
     if not serving:
         return None
     bursts = sum(1 for f in fleets if not (f.kind == FleetKind.CLOUD and is_committed(f.pricing)
@@ -65,10 +66,16 @@ def scored(ctx: Ctx) -> int | None:
     return bursts * serving + levels + shared
 
 
-def ladder_levels(ctx: Ctx, f, rep) -> int:
-    """Levels the committed ladder on fleet `f` costs: Σ over its terms of (the term's peak servers + 1)."""
+def ladder_levels(ctx: Ctx, f, rep, known: dict | None = None) -> int:
+    """Levels the committed ladder on fleet `f` costs: Σ over its terms of (the term's peak servers + 1).
+    ``known``: servers by hour already found, by (requests/s of a replica, replicas per server), all they depend
+    on besides the scenario's demand, utilization and redundancy (``costs_rules.inference_servers_by_hour``)."""
     inf = ctx.s.inference
-    by_hour = inference_servers_by_hour(ctx.rps, rep, inf.utilization_target_share, inf.redundancy)
+    known = {} if known is None else known
+    key = (rep.requests_per_second, rep.replicas_per_server)
+    if key not in known:
+        known[key] = inference_servers_by_hour(ctx.rps, rep, inf.utilization_target_share, inf.redundancy)
+    by_hour = known[key]
     term = commitment_term_months(f.pricing) or ctx.h
     return sum(int(by_hour[start:start + term].max(initial=0)) + 1 for start in range(inf.start_month - 1, ctx.h, term))
 
