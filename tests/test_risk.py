@@ -164,8 +164,9 @@ def test_factor_form_gives_the_textbook_gbm_costs_to_1e12():
     base = run_scenario(s, load_catalog(), seed=2, simulate=False)
     n, h = 3001, len(base.months)  # odd: the last chunk's mirror is one path short
     out = risk.simulate(base, paths=n, seed=2, keep_samples=True)
-    # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k
-    z = np.random.default_rng(2).standard_normal(((n + 1) // 2, h))
+    # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k,
+    # the 1,501 drawn paths (< risk_paths.DRAW: one group) drawn month by month
+    z = np.random.default_rng(2).standard_normal((h, (n + 1) // 2)).T
     w = 0.13 * np.sqrt(1 / 12) * np.cumsum(z, axis=1)
     d = np.log(base.fx_path) - 0.5 * 0.13 ** 2 / 12 * np.arange(1, h + 1)
     rates = np.exp(np.concatenate([d + w, d - w[: n - (n + 1) // 2]]))

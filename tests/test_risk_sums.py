@@ -10,12 +10,23 @@ from tco import risk_paths, risk_sums
 
 def test_factors_are_gbm_factors_laid_out_month_by_path_bit_for_bit():
     h, n, sigma = 24, 300, 0.13
-    z = np.empty((n, h))
-    e = np.ones((h, risk_sums.BLOCK))
-    risk_sums._factors(np.random.default_rng(4), z, e, sigma * np.sqrt(1.0 / 12.0))
+    z = np.empty((h, n))
+    got = risk_sums._factors(np.random.default_rng(4), z, sigma * np.sqrt(1.0 / 12.0))
+    assert got is z  # in place
     expected = risk_paths.gbm_factors(np.random.default_rng(4), 2 * n, h, sigma)  # ⌈2n/2⌉ = n rows
-    np.testing.assert_array_equal(e[:, :n], expected.T)
-    assert np.all(e[:, n:] == 1.0)  # the padding is untouched
+    np.testing.assert_array_equal(z, expected.T)
+    # the variates of a group month by month: path p's month-k variate is the group's (k·n + p)-th draw
+    draws = np.random.default_rng(4).standard_normal(h * n)
+    np.testing.assert_allclose(np.log(z[:, 7]) / (sigma * np.sqrt(1.0 / 12.0)), np.cumsum(draws[7::n]), rtol=1e-12)
+
+
+def test_gbm_factors_come_in_groups_of_draw_paths():
+    # 2·DRAW + 5 drawn paths: groups of DRAW, DRAW and 5, each drawn month by month from the one generator
+    h, sigma, d = 3, 0.2, risk_paths.DRAW
+    got = risk_paths.gbm_factors(np.random.default_rng(9), 2 * (2 * d + 5), h, sigma)
+    rng = np.random.default_rng(9)
+    groups = [risk_sums._factors(rng, np.empty((h, w)), sigma * np.sqrt(1.0 / 12.0)) for w in (d, d, 5)]
+    np.testing.assert_array_equal(got, np.concatenate(groups, axis=1).T)
 
 
 def test_product_of_a_short_block_is_the_first_columns_of_a_full_one():
