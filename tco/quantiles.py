@@ -115,15 +115,19 @@ class StreamPercentiles:
         self._brackets(pilot)
 
     def _brackets(self, pilot: np.ndarray) -> None:
-        ordered = np.sort(pilot, axis=1)
-        ns = ordered.shape[1]
-        self.lo = np.empty_like(self.hi)
-        for i, p in enumerate(self.qs.tolist()):
+        ns = pilot.shape[1]
+        ends = []  # (lo position or None: unbounded, hi position or None) of each bracket in the ordered pilot
+        for p in self.qs.tolist():
             centre = p * (ns - 1)
             spread = 6.0 * np.sqrt(ns * p * (1.0 - p)) + 8.0
             lo, hi = int(centre - spread), int(centre + spread) + 1  # past the first chunk's ends: unbounded
-            self.lo[:, i] = ordered[:, lo] if centre - spread >= 0 else -np.inf
-            self.hi[:, i] = ordered[:, hi] if hi <= ns - 1 else np.inf
+            ends.append((lo if centre - spread >= 0 else None, hi if hi <= ns - 1 else None))
+        ordered = np.array(pilot, dtype=float)  # partitioned at those positions only (`_select`), not sorted
+        _select(ordered, sorted({k for pair in ends for k in pair if k is not None}), 0)
+        self.lo = np.empty_like(self.hi)
+        for i, (lo, hi) in enumerate(ends):
+            self.lo[:, i] = -np.inf if lo is None else ordered[:, lo]
+            self.hi[:, i] = np.inf if hi is None else ordered[:, hi]
 
     def result(self) -> np.ndarray | None:
         """(rows × len(q)) percentiles, or None (see the class)."""
