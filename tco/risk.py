@@ -141,6 +141,10 @@ def _wins(options, brl, live: list[int], sums, m: int) -> np.ndarray:
         out[0] = m
         return out
     rows = [sums[live.index(j)] if j in live else brl[j][0] for j in feasible]
+    quick = _wins_without_ties(rows, m)
+    if quick is not None:
+        out[feasible] = quick
+        return out
     later: list = [None] * len(rows)  # later[i]: the minimum of the rows after i
     for i in range(len(rows) - 1, 0, -1):
         later[i - 1] = rows[i] if later[i] is None else np.minimum(rows[i], later[i])
@@ -152,6 +156,23 @@ def _wins(options, brl, live: list[int], sums, m: int) -> np.ndarray:
         out[j] = np.count_nonzero(won) if np.ndim(won) else m * bool(won)
         before = np.minimum(before, rows[i])
     return out
+
+
+def _wins_without_ties(rows: list, m: int) -> list[int] | None:
+    """How often each row (an array of m values, or one value for all) is the minimum, when no path has two rows
+    at its minimum (then each path counts once: the counts add up to m; and the minimum is finite), else None.
+    Half the passes of `_wins`'s prefix and suffix minima; ties (options with the same USD costs) go there."""
+    arrays = [r for r in rows if np.ndim(r)]
+    if not arrays:
+        return None
+    low = arrays[0].copy()
+    for r in rows:
+        if r is not arrays[0]:
+            np.minimum(low, r, out=low)
+    if not np.isfinite(np.add.reduce(low)):
+        return None
+    counts = [int(np.count_nonzero(np.equal(r, low))) for r in rows]
+    return counts if sum(counts) == m else None
 
 
 def _again(res, weights: np.ndarray, shift: np.ndarray, paths: int, seed: int) -> np.ndarray:

@@ -252,12 +252,28 @@ def test_cheapest_counts_are_argmins_counts(seed, n, m, data):
     rng = np.random.default_rng(seed)
     feasible = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
     live = sorted(data.draw(st.sets(st.integers(0, n - 1))))
-    sums = rng.integers(0, 4, (len(live), m)).astype(float)
-    brl = [(float(rng.integers(0, 4)), 0.0) for _ in range(n)]
+    if data.draw(st.booleans()):  # many ties: the prefix and suffix minima
+        sums = rng.integers(0, 4, (len(live), m)).astype(float)
+        brl = [(float(rng.integers(0, 4)), 0.0) for _ in range(n)]
+    else:  # continuous values, ties improbable: the counts of the minimum
+        sums = rng.random((len(live), m))
+        brl = [(float(rng.random()), 0.0) for _ in range(n)]
     tco = np.array([sums[live.index(j)] if j in live else np.full(m, brl[j][0]) for j in range(n)])
     idx, _ = risk._cheapest(tco, np.array(feasible))
     got = risk._wins([Opt(feasible=f) for f in feasible], brl, live, sums, m)
     np.testing.assert_array_equal(got, np.bincount(idx, minlength=n))
+    assert got.sum() == m
+
+
+def test_cheapest_counts_fall_back_on_ties_and_nan():
+    # two options with the same costs on every path: the earlier takes all; a NaN path: counted by the order rule
+    from types import SimpleNamespace as Opt
+
+    row = np.array([3.0, 1.0, 2.0])
+    assert risk._wins_without_ties([row, row.copy()], 3) is None
+    assert risk._wins([Opt(feasible=True)] * 2, [(0.0, 0.0)] * 2, [0, 1], np.array([row, row]), 3).tolist() == [3, 0]
+    assert risk._wins_without_ties([np.array([1.0, np.nan]), 2.0], 2) is None
+    assert risk._wins_without_ties([np.array([1.0, 3.0]), 2.0], 2) == [1, 1]  # path 0: the array, path 1: the 2.0
 
 
 @pytest.mark.parametrize("model", ["gbm", "bootstrap"])
