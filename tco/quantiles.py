@@ -125,9 +125,9 @@ class StreamPercentiles:
         ordered = np.array(pilot, dtype=float)  # partitioned at those positions only (`_select`), not sorted
         _select(ordered, sorted({k for pair in ends for k in pair if k is not None}), 0)
         self.lo = np.empty_like(self.hi)
-        for i, (lo, hi) in enumerate(ends):
-            self.lo[:, i] = -np.inf if lo is None else ordered[:, lo]
-            self.hi[:, i] = np.inf if hi is None else ordered[:, hi]
+        for i, (a, b) in enumerate(ends):
+            self.lo[:, i] = -np.inf if a is None else ordered[:, a]
+            self.hi[:, i] = np.inf if b is None else ordered[:, b]
 
     def result(self) -> np.ndarray | None:
         """(rows × len(q)) percentiles, or None (see the class)."""
