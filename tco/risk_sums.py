@@ -76,7 +76,7 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
     todo = paths if len(wt) else n_fan
     out = np.empty((len(wt), min(CHUNK, todo)))
     e = np.ones((h, -(-DRAW // BLOCK) * BLOCK))  # month × path, BLOCK-wide windows; padding columns stay finite
-    rows = list(e) if e.shape[1] == DRAW else None  # ~30,000 additions per million paths: views made once
+    pairs = _row_pairs(e) if e.shape[1] == DRAW else None
     scale = fx.volatility * np.sqrt(1.0 / 12.0)
     rng = np.random.default_rng(seed)
     at = 0
@@ -86,8 +86,8 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
         mirror = m - half
         for i in range(0, half, DRAW):
             w = min(DRAW, half - i)
-            if rows is not None and w == DRAW:
-                _factors(rng, e, scale, rows)
+            if pairs is not None and w == DRAW:
+                _factors(rng, e, scale, pairs)
             else:
                 e[:, :w] = _factors(rng, np.empty((h, w)), scale)
             _fan_rows(fan, n_fan, trend, e[:, :w], at + i)
@@ -109,15 +109,21 @@ def _products(w: np.ndarray, e: np.ndarray, n: int, out: np.ndarray, at: int) ->
         _product(w, e[:, a:a + BLOCK], min(BLOCK, n - a), out, at + a)
 
 
-def _factors(rng: np.random.Generator, z: np.ndarray, scale: float, rows=None) -> np.ndarray:
+def _factors(rng: np.random.Generator, z: np.ndarray, scale: float, pairs=None) -> np.ndarray:
     """z (month × path, contiguous) filled with fresh variates and turned in place into E = exp(scale·ΣZ), the
-    running sum over months; `rows` = z's rows, made once by the caller for a buffer used again."""
+    running sum over months; `pairs` = `_row_pairs(z)`, made once by the caller for a buffer used again."""
     rng.standard_normal(out=z)
-    rows = list(z) if rows is None else rows
-    for m in range(1, len(rows)):  # the running sum, month by month: the additions np.cumsum makes, in its order
-        np.add(rows[m - 1], rows[m], out=rows[m])
+    add = np.add
+    for prev, row in _row_pairs(z) if pairs is None else pairs:  # the running sum: np.cumsum's additions, in order
+        add(prev, row, row)
     z *= scale
     return np.exp(z, out=z)
+
+
+def _row_pairs(z: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(row m − 1, row m) of z for m = 1…H − 1: ~30,000 additions per million paths, their views made once."""
+    rows = list(z)
+    return list(zip(rows, rows[1:], strict=False))
 
 
 def _fan_rows(fan, n_fan: int, trend: np.ndarray, e: np.ndarray, at: int) -> None:
