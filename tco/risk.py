@@ -119,20 +119,60 @@ def _simulate(res, parts, brl, disc, paths: int, seed: int, progress, fan, keep_
 
 
 def _mean_of_constant(value: float, paths: int) -> float:
-    """The mean of `paths` copies of value, summed as the simulated options' are (chunk by chunk)."""
+    """The mean of `paths` copies of value, summed as the simulated options' are (chunk by chunk: each full
+    chunk's sum is the same float, computed once)."""
+    full = float(np.add.reduce(np.full(min(CHUNK, paths), value)))
     total = 0.0
     for at in range(0, paths, CHUNK):
-        total += float(np.add.reduce(np.full(min(CHUNK, paths - at), value)))
+        m = min(CHUNK, paths - at)
+        total += full if m == CHUNK or m == paths else float(np.add.reduce(np.full(m, value)))
     return total / paths
 
 
 def _wins(options, brl, live: list[int], sums, m: int) -> np.ndarray:
     """On how many of m paths each option is the cheapest: the simulated TCO rows of `sums` for the options in
-    `live`, the BRL total for the others (every option in order: ties go to the earlier one)."""
-    best = _Cheapest(m)
-    for j, o in enumerate(options):
-        best.add(j, sums[live.index(j)] if j in live else brl[j][0], o.feasible)
-    return np.bincount(best.idx, minlength=len(options))
+    `live`, the BRL total for the others. The counts of `_cheapest` (argmin with infeasible options at +inf, ties
+    to the earlier option, none feasible: option 0; tests check it) without its masked write per option (on
+    random masks numpy's masked write costs some twenty comparisons): option j is the cheapest where it is below
+    every earlier feasible option and not above any later one (prefix and suffix minima)."""
+    out = np.zeros(len(options), dtype=np.int64)
+    feasible = [j for j, o in enumerate(options) if o.feasible]
+    if not feasible:
+        out[0] = m
+        return out
+    rows = [sums[live.index(j)] if j in live else brl[j][0] for j in feasible]
+    quick = _wins_without_ties(rows, m)
+    if quick is not None:
+        out[feasible] = quick
+        return out
+    later: list = [None] * len(rows)  # later[i]: the minimum of the rows after i
+    for i in range(len(rows) - 1, 0, -1):
+        later[i - 1] = rows[i] if later[i] is None else np.minimum(rows[i], later[i])
+    before = np.inf  # the minimum of the rows before i
+    for i, j in enumerate(feasible):
+        won = np.less(rows[i], before)
+        if later[i] is not None:
+            won = won & np.less_equal(rows[i], later[i])
+        out[j] = np.count_nonzero(won) if np.ndim(won) else m * bool(won)
+        before = np.minimum(before, rows[i])
+    return out
+
+
+def _wins_without_ties(rows: list, m: int) -> list[int] | None:
+    """How often each row (an array of m values, or one value for all) is the minimum, when no path has two rows
+    at its minimum (then each path counts once: the counts add up to m; and the minimum is finite), else None.
+    Half the passes of `_wins`'s prefix and suffix minima; ties (options with the same USD costs) go there."""
+    arrays = [r for r in rows if np.ndim(r)]
+    if not arrays:
+        return None
+    low = arrays[0].copy()
+    for r in rows:
+        if r is not arrays[0]:
+            np.minimum(low, r, out=low)
+    if not np.isfinite(np.add.reduce(low)):
+        return None
+    counts = [int(np.count_nonzero(np.equal(r, low))) for r in rows]
+    return counts if sum(counts) == m else None
 
 
 def _again(res, weights: np.ndarray, shift: np.ndarray, paths: int, seed: int) -> np.ndarray:

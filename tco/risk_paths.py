@@ -3,7 +3,9 @@
 Both centre on the base path B_m (tco.fx; its gbm drift included).
 GBM: ln S_m = ln B_m − (σ²/2)·m/12 + σ·√(1/12)·Σ_{k≤m} Z_k, so E[S_m] = B_m, the deterministic path
 (B_m = S_0·e^(μ·m/12) for a drift alone). Antithetic pairs (Z, −Z) halve the draws: in each chunk of CHUNK
-paths the first ⌈m/2⌉ are drawn and the rest mirror them.
+paths the first ⌈m/2⌉ are drawn and the rest mirror them. The drawn paths come DRAW at a time (the last group of
+a chunk shorter), each group's variates month by month: Z_k of path p of a group of w paths is the group's
+(k·w + p)-th draw, so that the running sum over months is one vector addition per month (tco.risk_sums).
 Bootstrap: blocks of `block_months` consecutive monthly log returns of a USD/BRL history, demeaned (the base
 path carries the trend), drawn with replacement and chained onto B_m (moving-block bootstrap, Künsch 1989).
 tco.risk prices the options on these paths; for GBM it computes the same rates in its own layout.
@@ -18,6 +20,9 @@ from tco.domain import FxModel
 CHUNK = 50_000
 """Paths drawn at a time. Part of what the paths are (each chunk's second half mirrors its first), so fixed: the
 same seed gives the same paths on every machine."""
+DRAW = 2048
+"""GBM paths whose variates are drawn together, month by month (see the module's note): part of what the paths are
+too, so fixed (it is not tco.risk_sums.BLOCK, the width of the products, which changes no result)."""
 
 
 def drift(fx) -> float:
@@ -26,18 +31,20 @@ def drift(fx) -> float:
     return fx.drift if fx.drift is not None else parity_drift(fx.brl_rate, fx.usd_rate)
 
 
-def gbm_factors(rng: np.random.Generator, n: int, horizon: int, sigma: float,
-                buffer: np.ndarray | None = None) -> np.ndarray:
+def gbm_factors(rng: np.random.Generator, n: int, horizon: int, sigma: float) -> np.ndarray:
     """The random factors of n antithetic GBM paths: E = exp(σ√Δt·ΣZ), shape (⌈n/2⌉, H).
 
     Path p < ⌈n/2⌉ is S_0·e^(d_m)·E_p,m and its mirror (path ⌈n/2⌉ + p, for p < ⌊n/2⌋) is S_0·e^(d_m)/E_p,m,
     with d_m = (μ − σ²/2)·m/12: only ⌈n/2⌉·H variates are drawn and exponentiated (the mirror is a
-    reciprocal). `buffer` = an array of at least (⌈n/2⌉, H) to fill instead of allocating."""
+    reciprocal), DRAW paths at a time, month by month (the module's note)."""
     half = (n + 1) // 2
-    w = rng.standard_normal((half, horizon)) if buffer is None else rng.standard_normal(out=buffer[:half, :horizon])
-    np.cumsum(w, axis=1, out=w)
-    w *= sigma * np.sqrt(1.0 / 12.0)
-    return np.exp(w, out=w)
+    out = np.empty((half, horizon))
+    for a in range(0, half, DRAW):
+        w = rng.standard_normal((horizon, min(DRAW, half - a)))  # month × path
+        np.cumsum(w, axis=0, out=w)
+        w *= sigma * np.sqrt(1.0 / 12.0)
+        out[a:a + w.shape[1]] = np.exp(w, out=w).T
+    return out
 
 
 def gbm_trend(horizon: int, s0: float, mu: float, sigma: float, log_base: np.ndarray | None = None) -> np.ndarray:

@@ -16,12 +16,13 @@ from collections.abc import Iterator
 import numpy as np
 
 from tco.domain import FxModel
-from tco.risk_paths import CHUNK, gbm_trend, rate_paths
+from tco.risk_paths import CHUNK, DRAW, gbm_trend, rate_paths
 
 BLOCK = 2048
-"""Paths computed at a time, and the width of every matrix product (a multiple of 64: OpenBLAS then runs its full
-kernels on every column, so a path's sum does not depend on where it falls). A block's factors, 120 × 2048
-floats, stay in the cache from the draw to the products."""
+"""The width of every matrix product, in paths (a multiple of 64: OpenBLAS then runs its full kernels on every
+column, so a path's sum does not depend on where it falls). A group of risk_paths.DRAW drawn paths, 120 × 2048
+floats, is drawn into the buffer the products read (DRAW rounded up to a multiple of BLOCK) and stays in the
+cache from the draw to the products."""
 
 
 def chunk_sums(res, weights: np.ndarray, paths: int, seed: int, progress=None,
@@ -63,10 +64,10 @@ def _product(w: np.ndarray, e: np.ndarray, n: int, out: np.ndarray, at: int) -> 
 def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
     """`chunk_sums` for GBM, on the factors E instead of the rates.
 
-    The factors of a block of paths are drawn, summed month by month and exponentiated as `gbm_factors` does
-    (the same variates in the same order, the same operations on each), but laid out month × path, so that the
-    running sum over months is a row added to the next and the product needs no transpose; the mirror is a
-    reciprocal in place."""
+    Each group of DRAW drawn paths (risk_paths: its variates month by month) is drawn into a month × path buffer,
+    summed month by month and exponentiated in place, as `gbm_factors` does (the same variates, the same
+    operations on each); the products run on BLOCK-wide windows of it; the mirror is a reciprocal in place. A
+    group narrower than the buffer (a chunk's last) is computed on its own and copied in."""
     fx = res.scenario.fx
     h = len(res.months)
     trend = gbm_trend(h, fx.usdbrl, 0.0, fx.volatility, np.log(np.asarray(res.fx_path, dtype=float)))
@@ -74,44 +75,55 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
     n_fan = 0 if fan is None else fan.shape[1]
     todo = paths if len(wt) else n_fan
     out = np.empty((len(wt), min(CHUNK, todo)))
-    z = np.empty((BLOCK, h))
-    e = np.ones((h, BLOCK))  # month × path: padding columns stay finite
+    e = np.ones((h, -(-DRAW // BLOCK) * BLOCK))  # month × path, BLOCK-wide windows; padding columns stay finite
+    pairs = _row_pairs(e) if e.shape[1] == DRAW else None
     scale = fx.volatility * np.sqrt(1.0 / 12.0)
-    views = (list(e), list(z.T))  # ~30,000 steps per million paths: three new views each would cost as much
     rng = np.random.default_rng(seed)
     at = 0
     while at < todo:
         m = min(CHUNK, paths - at)
         half = (m + 1) // 2
         mirror = m - half
-        for i in range(0, half, BLOCK):
-            j = min(i + BLOCK, half)
-            _factors(rng, z[: j - i], e, scale, views if j - i == BLOCK else None)
-            _fan_rows(fan, n_fan, trend, e[:, : j - i], at + i)
-            _product(wt, e, j - i, out, i)
-            k = max(0, min(j, mirror) - i)  # paths of this block whose mirror is a path too
+        for i in range(0, half, DRAW):
+            w = min(DRAW, half - i)
+            if pairs is not None and w == DRAW:
+                _factors(rng, e, scale, pairs)
+            else:
+                e[:, :w] = _factors(rng, np.empty((h, w)), scale)
+            _fan_rows(fan, n_fan, trend, e[:, :w], at + i)
+            _products(wt, e, w, out, i)
+            k = max(0, min(w, mirror - i))  # paths of this group whose mirror is a path too
             if k:
                 np.reciprocal(e[:, :k], out=e[:, :k])
                 _fan_rows(fan, n_fan, trend, e[:, :k], at + half + i)
-                _product(wt, e, k, out, half + i)
+                _products(wt, e, k, out, half + i)
         yield at, out[:, :m]
         at += m
         if progress is not None:
             progress(at, paths)
 
 
-def _factors(rng: np.random.Generator, z: np.ndarray, e: np.ndarray, scale: float, views=None) -> None:
-    """E = exp(scale·ΣZ) of len(z) paths into e's first columns (month × path), from len(z) × H fresh variates.
-    `views` = (e's rows, z's columns) when z is the whole buffer: made once, not at each of the H steps."""
-    n, h = z.shape
+def _products(w: np.ndarray, e: np.ndarray, n: int, out: np.ndarray, at: int) -> None:
+    """out[:, at:at+n] = w @ e[:, :n], BLOCK columns at a time (e: a multiple of BLOCK wide)."""
+    for a in range(0, n, BLOCK):
+        _product(w, e[:, a:a + BLOCK], min(BLOCK, n - a), out, at + a)
+
+
+def _factors(rng: np.random.Generator, z: np.ndarray, scale: float, pairs=None) -> np.ndarray:
+    """z (month × path, contiguous) filled with fresh variates and turned in place into E = exp(scale·ΣZ), the
+    running sum over months; `pairs` = `_row_pairs(z)`, made once by the caller for a buffer used again."""
     rng.standard_normal(out=z)
-    f = e[:, :n]
-    months, draws = views or (list(f), list(z.T))
-    np.copyto(months[0], draws[0])
-    for m in range(1, h):  # the running sum, month by month: the additions np.cumsum makes, in its order
-        np.add(months[m - 1], draws[m], out=months[m])
-    f *= scale
-    np.exp(f, out=f)
+    add = np.add
+    for prev, row in _row_pairs(z) if pairs is None else pairs:  # the running sum: np.cumsum's additions, in order
+        add(prev, row, row)
+    z *= scale
+    return np.exp(z, out=z)
+
+
+def _row_pairs(z: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+    """(row m − 1, row m) of z for m = 1…H − 1: ~30,000 additions per million paths, their views made once."""
+    rows = list(z)
+    return list(zip(rows, rows[1:], strict=False))
 
 
 def _fan_rows(fan, n_fan: int, trend: np.ndarray, e: np.ndarray, at: int) -> None:

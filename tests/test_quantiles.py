@@ -53,6 +53,28 @@ def test_row_percentiles_shape_and_values():
     np.testing.assert_array_equal(got, [[2.0, 10.0], [3.0, 10.0]])  # 4·0.25 = 1 → 2.0; 4·0.5 = 2 → 3.0
 
 
+def test_row_percentiles_by_selection_by_hand():
+    # rows of 0..10 shuffled: (n − 1)·q = 10·0.05 = 0.5 → 0 + 0.5·(1 − 0) = 0.5; 10·0.5 = 5 → 5; 10·0.95 = 9.5
+    rows = np.array([np.random.default_rng(r).permutation(11) for r in range(3)], dtype=float)
+    np.testing.assert_array_equal(row_percentiles(rows), [[0.5] * 3, [5.0] * 3, [9.5] * 3])
+    np.testing.assert_array_equal(row_percentiles(rows, (0, 100, 50, 50)), [[0.0] * 3, [10.0] * 3, [5.0] * 3,
+                                                                            [5.0] * 3])
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), rows=st.integers(1, 5), n=st.integers(1, 3000),
+       q=st.lists(st.floats(0, 100), min_size=1, max_size=5), kind=st.sampled_from(["normal", "ties", "sorted"]))
+def test_row_percentiles_equal_numpy_bit_for_bit(seed, rows, n, q, kind):
+    rng = np.random.default_rng(seed)
+    x = {"normal": lambda: rng.normal(5.0, 0.5, (rows, n)), "ties": lambda: rng.integers(0, 5, (rows, n)) * 1.0,
+         "sorted": lambda: np.sort(rng.normal(size=(rows, n)), axis=1)[:, ::-1] * 1.0}[kind]()
+    expected = np.percentile(x, q, axis=1)
+    np.testing.assert_array_equal(row_percentiles(x, q), expected)
+    values = np.sort(x, axis=1)
+    np.testing.assert_array_equal(row_percentiles(x, q, overwrite=True), expected)  # in place: rows partitioned,
+    np.testing.assert_array_equal(np.sort(x, axis=1), values)                        # each keeps its values
+
+
 @pytest.mark.parametrize("chunks", [[7], [3, 4], [2, 2, 2, 1]])
 def test_stream_percentiles_by_hand(chunks):
     # one row 10, 20, …, 70 in chunks: (n − 1)·q = 6·0.25 = 1.5 → 20 + 0.5·(30 − 20) = 25; 6·0.5 = 3 → 40

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tco import risk, risk_sums
 from tco.catalog import load_catalog
@@ -162,8 +164,9 @@ def test_factor_form_gives_the_textbook_gbm_costs_to_1e12():
     base = run_scenario(s, load_catalog(), seed=2, simulate=False)
     n, h = 3001, len(base.months)  # odd: the last chunk's mirror is one path short
     out = risk.simulate(base, paths=n, seed=2, keep_samples=True)
-    # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k
-    z = np.random.default_rng(2).standard_normal(((n + 1) // 2, h))
+    # textbook GBM around the base path B, the same draws: ln S_m = ln B_m − (σ²/2)·m/12 ± σ·√(1/12)·Σ_{k≤m} Z_k,
+    # the 1,501 drawn paths (< risk_paths.DRAW: one group) drawn month by month
+    z = np.random.default_rng(2).standard_normal((h, (n + 1) // 2)).T
     w = 0.13 * np.sqrt(1 / 12) * np.cumsum(z, axis=1)
     d = np.log(base.fx_path) - 0.5 * 0.13 ** 2 / 12 * np.arange(1, h + 1)
     rates = np.exp(np.concatenate([d + w, d - w[: n - (n + 1) // 2]]))
@@ -225,6 +228,52 @@ def test_cheapest_is_argmin_with_infeasible_rows_at_infinity():
     np.testing.assert_array_equal(val, ranked.min(axis=0))
     idx, val = risk._cheapest(tco, np.zeros(4, dtype=bool))  # nothing feasible: row 0, as argmin of all-inf
     assert not idx.any() and np.isinf(val).all()
+
+
+def test_cheapest_counts_by_hand():
+    # options A (constant 10), B (infeasible), C, D on 4 paths; C = 9, 10, 12, 8 and D = 9, 11, 10, 8
+    # path 0: C 9 < A 10, D 9 ties C → C; path 1: A 10 ties C 10 → A; path 2: D 10 ties A 10 → A; path 3: C 8 = D → C
+    from types import SimpleNamespace as Opt
+
+    options = [Opt(feasible=True), Opt(feasible=False), Opt(feasible=True), Opt(feasible=True)]
+    sums = np.array([[9.0, 10.0, 12.0, 8.0], [9.0, 11.0, 10.0, 8.0]])
+    brl = [(10.0, 0.0), (1.0, 0.0), (0.0, 0.0), (0.0, 0.0)]  # B would be cheapest everywhere, but is infeasible
+    assert risk._wins(options, brl, [2, 3], sums, 4).tolist() == [2, 0, 2, 0]
+    assert risk._wins([Opt(feasible=False)] * 2, brl, [], None, 1).tolist() == [1, 0]  # none feasible: option 0
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 32 - 1), n=st.integers(1, 7), m=st.integers(1, 40), data=st.data())
+def test_cheapest_counts_are_argmins_counts(seed, n, m, data):
+    """_wins (prefix and suffix minima) counts what _cheapest (argmin, infeasible at +inf, ties to the earlier
+    option) picks, with constant (BRL-only) options among the simulated ones and many ties."""
+    from types import SimpleNamespace as Opt
+
+    rng = np.random.default_rng(seed)
+    feasible = data.draw(st.lists(st.booleans(), min_size=n, max_size=n))
+    live = sorted(data.draw(st.sets(st.integers(0, n - 1))))
+    if data.draw(st.booleans()):  # many ties: the prefix and suffix minima
+        sums = rng.integers(0, 4, (len(live), m)).astype(float)
+        brl = [(float(rng.integers(0, 4)), 0.0) for _ in range(n)]
+    else:  # continuous values, ties improbable: the counts of the minimum
+        sums = rng.random((len(live), m))
+        brl = [(float(rng.random()), 0.0) for _ in range(n)]
+    tco = np.array([sums[live.index(j)] if j in live else np.full(m, brl[j][0]) for j in range(n)])
+    idx, _ = risk._cheapest(tco, np.array(feasible))
+    got = risk._wins([Opt(feasible=f) for f in feasible], brl, live, sums, m)
+    np.testing.assert_array_equal(got, np.bincount(idx, minlength=n))
+    assert got.sum() == m
+
+
+def test_cheapest_counts_fall_back_on_ties_and_nan():
+    # two options with the same costs on every path: the earlier takes all; a NaN path: counted by the order rule
+    from types import SimpleNamespace as Opt
+
+    row = np.array([3.0, 1.0, 2.0])
+    assert risk._wins_without_ties([row, row.copy()], 3) is None
+    assert risk._wins([Opt(feasible=True)] * 2, [(0.0, 0.0)] * 2, [0, 1], np.array([row, row]), 3).tolist() == [3, 0]
+    assert risk._wins_without_ties([np.array([1.0, np.nan]), 2.0], 2) is None
+    assert risk._wins_without_ties([np.array([1.0, 3.0]), 2.0], 2) == [1, 1]  # path 0: the array, path 1: the 2.0
 
 
 @pytest.mark.parametrize("model", ["gbm", "bootstrap"])
