@@ -264,8 +264,10 @@ def cmd_plan(args) -> int:
     if args.json:
         from tco.report.json_out import _clean, dumps
 
+        from tco.report.i18n import t
+
         Path(args.json).write_text(dumps(_clean(res)), encoding="utf-8")
-        print(f"wrote {args.json}")
+        print(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 
 

@@ -170,9 +170,15 @@ def test_a_committed_baseline_serving_names_its_terms(plans):
 
 
 def test_names_are_printed_literally(plans):
+    """The plan's name is rendered from its parts (tco.report.plan_names), so the markup rides in on a part: the
+    group (a provider id), in the table's first column and in the closing line."""
     p = copy.deepcopy(plans)
-    p["overall"]["best"]["name"] = "[bold]x[/bold]"
-    assert "Best plan overall: [bold]x[/bold]" in _printed(p)
+    p["overall"]["best"]["group"] = "[bold]x[/bold]"
+    g = next(iter(p["by_provider"]))
+    p["by_provider"] = {"[red]y[/red]": p["by_provider"][g]}
+    out = _printed(p)
+    assert "Best plan overall: Plan [bold]x[/bold]: " in out
+    assert _rows(out)[0][0] == "[red]y[/red]"
 
 
 @settings(max_examples=200, deadline=None)

@@ -1,13 +1,37 @@
-"""Terminal table of the plan search (rich). Names are printed literally (rich Text, never markup)."""
+"""Terminal table of the plan search (rich), in the run's locale: every word from the translation catalog (keys
+``plan_tab_*``), plan names by ``tco.report.plan_names``, money, percentages and counts by ``tco.report.fmt``.
+Ids stay ids (providers, offers, pricings: what the [[options]] table takes). Names are printed literally (rich
+Text, never markup). The JSON of the search is not touched: its names and notes stay the English it has always had.
+
+A plan's notes are what ``tco.plan`` wrote: a notice code, or one of a few English sentences; ``note_text`` words
+both in the locale (``NOTE_SENTENCES`` reads a sentence's numbers back), and anything else stays as written.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
 
 from tco.domain import FleetKind, FleetMode
+from tco.report.i18n import locale_of, t, term
 
 COMMITTED_BASELINE = "committed_baseline"
 """The serving mode of a plan with committed instances and on-demand hours above them (tco/plan)."""
+
+NOTE_SENTENCES: tuple[tuple[re.Pattern, str], ...] = (
+    (re.compile(r"the training burst runs on spot capacity, which can be reclaimed: the job must checkpoint, "
+                r"and interruptions are not costed"), "plan_tab_note_spot"),
+    (re.compile(r"the last (?P<term>\d+)-month term runs (?P<over>\d+) month\(s\) past the horizon; its upfront is "
+                r"paid in full, its hours past the horizon are not costed"), "plan_tab_note_past_upfront"),
+    (re.compile(r"the last (?P<term>\d+)-month term runs (?P<over>\d+) month\(s\) past the horizon; those months "
+                r"are not costed"), "plan_tab_note_past"),
+)
+"""The English sentences ``tco.plan.costing`` writes as a plan's notes → the catalog key that words them (its
+placeholders are the pattern's groups). A test feeds this table what tco.plan writes, so the two cannot drift."""
+
+NOTE_CODES = frozenset({"min_term_idle", "min_term_past_horizon", "training_past_horizon"})
+"""The notice codes ``tco.plan.costing`` keeps as a training fleet's notes (the code, not its numbers): each is worded
+by ``plan_tab_note_<code>``, without the numbers."""
 
 
 def _toml_value(v) -> str:
@@ -34,63 +58,109 @@ def option_toml(opt: dict) -> str:
     return "[[options]]\n" + "\n".join(f"{k} = {_toml_value(opt[k])}" for k in keys) + "\n"
 
 
-def _serving(p: dict) -> str:
+def note_text(note: str, loc: str) -> str:
+    """A plan's note in `loc`: a notice code or a sentence ``NOTE_SENTENCES`` knows, worded by the catalog; anything
+    else as ``tco.plan`` wrote it."""
+    from tco.report import fmt
+
+    if note in NOTE_CODES:
+        return t(f"plan_tab_note_{note}", loc)
+    for pattern, key in NOTE_SENTENCES:
+        m = pattern.fullmatch(note)
+        if m:
+            return t(key, loc, **{k: fmt.number(int(v), loc) for k, v in m.groupdict().items()})
+    return note
+
+
+def _fleet(f: dict) -> str:
+    """The offer id, and its pricing id when it is a cloud fleet (a dedicated one is monthly)."""
+    return f["offer"] + (f" {f['pricing']}" if f["kind"] == FleetKind.CLOUD else "")
+
+
+def _serving(p: dict, loc: str) -> str:
     sv = p["serving"]
-    mode = {"autoscaled": "autoscaled to the hourly load", "committed_all_month": "committed, peak kept all month",
-            "dedicated": "dedicated servers", "shared": "one shared fleet"}.get(sv["mode"], sv["mode"])
     if sv["mode"] == COMMITTED_BASELINE:
-        mode = (f"{'/'.join(str(k) for k in sv['committed_instances'])} committed per term, "
-                f"hours above on {sv['burst_pricing']} (peak {sv['peak_instances']})")
-    pricing = f" {sv['pricing']}" if sv["kind"] == FleetKind.CLOUD else ""
-    return f"{sv['offer']}{pricing}: {mode}"
+        mode = t("plan_tab_committed_baseline", loc, levels="/".join(str(k) for k in sv["committed_instances"]),
+                 burst=sv["burst_pricing"], peak=sv["peak_instances"])
+    else:
+        mode = term("plan_tab_mode", sv["mode"], loc)
+    return f"{_fleet(sv)}: {mode}"
 
 
-def _training(p: dict) -> str:
+def _training(p: dict, loc: str) -> str:
+    from tco.report import fmt
+
     tr = p["training"]
     if tr is None:
         return "—"
     if p["fleet"] == FleetMode.SHARED:
-        return "on the serving fleet"
-    pricing = f" {tr['pricing']}" if tr["kind"] == FleetKind.CLOUD else ""
-    return f"{tr['offer']}{pricing}: {tr['servers']} server(s), {tr['wall_hours']:,.0f} h"
+        return t("plan_tab_on_serving_fleet", loc)
+    return f"{_fleet(tr)}: " + t("plan_tab_servers", loc, servers=fmt.number(tr["servers"], loc),
+                                      hours=fmt.number(tr["wall_hours"], loc))
 
 
-def plan_table(plans: dict, locale: str = "en", file=None) -> None:
-    """Best plan per provider (and runners-up), the best hybrid and the overall best, with the margins."""
-    from rich.console import Console
+def _group(g: str, loc: str) -> str:
+    """A row's group: the provider id, or the hybrids in the locale's word (the one plan names use)."""
+    return t("plan_group_hybrid", loc) if g == "hybrid" else g
+
+
+HEADS = (("plan_tab_col_provider", "left"), ("plan_tab_col_rank", "right"), ("plan_tab_col_tco", "right"),
+         ("plan_tab_col_vs_best", "right"), ("plan_tab_col_training", "left"), ("plan_tab_col_serving", "left"))
+"""The table's columns: catalog key and justification (the right-justified ones never wrap)."""
+
+
+def _table(plans: dict, loc: str):
+    """Each group cheapest first, its best plan then its runners-up with their margin over that best."""
     from rich.table import Table
     from rich.text import Text
 
     from tco.report import fmt
 
-    console = Console(file=file or sys.stdout, emoji=False)
-    console.width = max(console.width, 160)
     srch = plans["search"]
-    t = Table(title=Text(f"Plan search: {srch['candidates']:,} candidate plans over "
-                         f"{', '.join(srch['providers'])}" + (" (Brazil only)" if srch["brazil_only"] else "")))
-    for col in ("provider", "#", "TCO (BRL)", "vs best", "training", "serving"):
-        t.add_column(col, justify="right" if col in ("#", "TCO (BRL)", "vs best") else "left",
-                     no_wrap=col in ("#", "TCO (BRL)", "vs best"))
-    groups = sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"])
-    for g, v in groups:
+    title = t("plan_tab_title", loc, candidates=fmt.number(srch["candidates"], loc), providers=", ".join(
+        srch["providers"])) + (" " + t("plan_tab_brazil_only", loc) if srch["brazil_only"] else "")
+    table = Table(title=Text(title))
+    for key, justify in HEADS:
+        table.add_column(t(key, loc), justify=justify, no_wrap=justify == "right")  # type: ignore[arg-type]
+    for g, v in sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"]):
         best = v["best"]["tco_brl"]
         for n, p in enumerate([v["best"]] + v["runners_up"], 1):
-            t.add_row(Text(g if n == 1 else ""), str(n), fmt.money(p["tco_brl"], locale, False),
-                      "best" if n == 1 else "+" + fmt.percent(p["tco_brl"] / best - 1, locale),
-                      Text(_training(p)), Text(_serving(p)))
-        t.add_section()
-    console.print(t)
-    ov = plans["overall"]
+            table.add_row(Text(_group(g, loc) if n == 1 else ""), str(n), fmt.money(p["tco_brl"], loc, False),
+                          t("plan_tab_best", loc) if n == 1 else "+" + fmt.percent(p["tco_brl"] / best - 1, loc),
+                          Text(_training(p, loc)), Text(_serving(p, loc)))
+        table.add_section()
+    return table
+
+
+def _closing(plans: dict, loc: str) -> list[str]:
+    """The lines under the table: the overall best and runner-up, the best plan's notes, the [[options]] snippet
+    that re-runs it (named in `loc`, as a scenario of that locale would name it) and the count of skipped uses."""
+    from tco.report import fmt
+    from tco.report.plan_names import plan_label
+
+    ov, srch = plans["overall"], plans["search"]
     b = ov["best"]
-    console.print(Text(f"Best plan overall: {b['name']} — {fmt.money(b['tco_brl'], locale, False)}"))
+    out = [t("plan_tab_best_overall", loc, name=plan_label(b, loc), tco=fmt.money(b["tco_brl"], loc, False))]
     if ov.get("runner_up"):
         r = ov["runner_up"]
-        console.print(Text(f"Runner-up (best of another provider): {r['name']} — "
-                           f"{fmt.money(r['tco_brl'], locale, False)}, +{fmt.money(ov['margin_brl'], locale, False)} "
-                           f"({fmt.percent(ov['margin_share'], locale)})"))
-    for note in b["notes"]:
-        console.print(Text(f"note: {note}"))
-    console.print(Text("Re-run it as an option (paste into the scenario):"))
-    console.print(Text(option_toml(b["option"])))
+        out.append(t("plan_tab_runner_up", loc, name=plan_label(r, loc), tco=fmt.money(r["tco_brl"], loc, False),
+                     margin=fmt.money(ov["margin_brl"], loc, False), share=fmt.percent(ov["margin_share"], loc)))
+    out += [t("plan_tab_note", loc, note=note_text(n, loc)) for n in b["notes"]]
+    out += [t("plan_tab_rerun", loc), option_toml(b["option"] | {"name": plan_label(b, loc)})]
     if srch["skipped"]:
-        console.print(Text(f"{len(srch['skipped'])} offer/pricing uses skipped (see the JSON `plans.search.skipped`)"))
+        out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch["skipped"]), loc)))
+    return out
+
+
+def plan_table(plans: dict, locale: str = "en", file=None) -> None:
+    """Best plan per provider (and runners-up), the best hybrid and the overall best, with the margins, in
+    `locale` (the scenario's)."""
+    from rich.console import Console
+    from rich.text import Text
+
+    loc = locale_of(locale)
+    console = Console(file=file or sys.stdout, emoji=False)
+    console.width = max(console.width, 160)
+    console.print(_table(plans, loc))
+    for line in _closing(plans, loc):
+        console.print(Text(line))
