@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import os
+
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run ("ci", the default: a green suite stays green on a clean
+# clone, and a failure reproduces); `HYPOTHESIS_PROFILE=explore pytest` draws new ones and keeps failures found
+# in .hypothesis/ to replay.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "scenarios" / "seed_70b_h200.toml"

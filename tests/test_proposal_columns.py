@@ -162,3 +162,9 @@ def test_widths_are_those_of_the_automatic_layout(both_layouts):
         assert len(ours) == len(theirs) >= 10, loc
         for i, (a, b) in enumerate(zip(ours, theirs)):
             assert a == pytest.approx(b, abs=0.3), (loc, i, a, b)
+
+
+def test_a_tiny_max_content_width_takes_the_whole_excess():
+    """One column, min 0, max 5e-324 pt, in 1.5 pt: it takes all 1.5 pt (1.5 × 5e-324 rounds to 2 × 5e-324 as a
+    subnormal product, which made 2.0 when the share was taken after the product)."""
+    assert pc.auto_widths([0.0], [5e-324], [0], 1.5) == [1.5]

@@ -129,3 +129,11 @@ def test_every_shipped_source_reads_short(seed_inputs):
         date = _as_of(as_of, "pt-BR")
         assert not re.fullmatch(r"\d{4}-\d{2}(-\d{2})?", date), (oid, date)  # ISO dates are localised
     assert seen > 100
+
+
+def test_www_is_dropped_only_when_a_domain_remains():
+    from tco.report.proposal_sources import _bare
+
+    assert _bare("WWW.aws.amazon.com") == "aws.amazon.com"
+    assert _bare("www.com") == "www.com"  # "com" alone is no host
+    assert _short_source("per www.com; see https://www.www.com/x", "en") == "www.com"

@@ -121,7 +121,7 @@ def auto_widths(mins: list[float], maxs: list[float], percents: list[float], are
         (list(n), lambda i: 1.0))
     cols, weight = next((c, w) for c, w in groups if c)
     total = sum(weight(i) for i in cols)
-    return [w + (excess * weight(i) / total if i in cols else 0) for i, w in enumerate(at_max)]
+    return [w + (excess * (weight(i) / total) if i in cols else 0) for i, w in enumerate(at_max)]  # share first: no subnormal product
 
 
 def _percent(kind: str, cls: list[str]) -> list[float]:

@@ -20,18 +20,26 @@ def _hosts(text: str) -> list[str]:
     """The web hosts a catalog source names, in order, once each (github.com/owner/repo for GitHub links)."""
     found = []
     for m in _URL.finditer(text):
-        host = m.group(1).lower().removeprefix("www.")
+        host = _bare(m.group(1))
         parts = [x for x in m.group(2).split("/") if x]
         if host == "github.com" and len(parts) >= 2:
             host = f"github.com/{parts[0]}/{parts[1]}"
         found.append((m.start(), host))
     blanked = _URL.sub(lambda m: " " * len(m.group(0)), text)
-    found += [(m.start(), m.group(1).lower().removeprefix("www.")) for m in _DOMAIN.finditer(blanked)]
+    found += [(m.start(), _bare(m.group(1))) for m in _DOMAIN.finditer(blanked)]
     out = []
     for _, h in sorted(found):
         if h not in out:
             out.append(h)
     return out
+
+
+def _bare(host: str) -> str:
+    """A host in lower case without a leading "www." when a domain remains: "WWW.aws.com" → "aws.com", but
+    "www.com" stays (stripped, it would read "com")."""
+    host = host.lower()
+    rest = host.removeprefix("www.")
+    return rest if "." in rest else host
 
 
 def _clip(text: str, cap: int = SOURCE_CAP) -> str:
