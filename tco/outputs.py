@@ -20,7 +20,6 @@ swallows (one landing in a weakref callback) still stops the files from being mo
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -30,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tco.interrupts import interrupted, sigint_deferred
+from tco.publish import COMMIT, folder_lock, publish, roll_forward
 
 FORMATS = ("json", "csv", "xlsx", "pdf")
 TEMP_PREFIX = ".tco-"
@@ -37,9 +37,6 @@ _TEMP_RE = re.compile(r"^\.tco-(\d+)-[A-Za-z0-9_]+$")
 _LEGACY_RE = re.compile(r"^\.tco-[A-Za-z0-9_]{8}$")
 LEGACY_STALE_SECONDS = 24 * 3600.0
 """Temporary folders of tco 0.1.0 (no process id in the name) are removed once a day old."""
-
-COMMIT = ".commit"
-"""The commit record in a temporary folder: the files it publishes (JSON). Present = committed, not finished."""
 
 def _pid_alive(pid: int) -> bool:
     if pid == os.getpid():
@@ -53,23 +50,6 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-@contextmanager
-def _folder_lock(out_dir: Path):
-    """Exclusive advisory lock on the output folder itself (no lock file), for publishing and recovery;
-    without ``fcntl`` (Windows) no lock."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - not POSIX
-        yield
-        return
-    fd = os.open(out_dir, os.O_RDONLY)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-        yield
-    finally:
-        os.close(fd)  # releases the lock
-
-
 def _temp_dirs(out_dir: Path) -> list[Path]:
     try:
         entries = list(out_dir.iterdir())
@@ -79,28 +59,13 @@ def _temp_dirs(out_dir: Path) -> list[Path]:
             and (_TEMP_RE.match(p.name) or _LEGACY_RE.match(p.name))]
 
 
-def _roll_forward(tmp: Path, out_dir: Path) -> None:
-    """Move the rest of a committed generation's files into place and drop its record (hold the folder lock)."""
-    try:
-        names = json.loads((tmp / COMMIT).read_text(encoding="utf-8"))["files"]
-    except (OSError, ValueError, KeyError, TypeError):  # unreadable record: nothing to trust, nothing moved
-        names = []
-    for name in names:
-        if not isinstance(name, str) or name != Path(name).name or name.startswith("."):
-            continue  # only plain file names of this folder
-        src = tmp / name
-        if src.is_file():
-            os.replace(src, out_dir / name)
-    (tmp / COMMIT).unlink(missing_ok=True)
-
-
 def _recover(out_dir: Path) -> list[Path]:
     """Roll forward every committed generation left in `out_dir` and remove its folder; the caller holds the
     folder lock, so a record present now belongs to a run that was killed while publishing."""
     done = []
     for tmp in _temp_dirs(out_dir):
         if (tmp / COMMIT).is_file():
-            _roll_forward(tmp, out_dir)
+            roll_forward(tmp, out_dir)
             shutil.rmtree(tmp, ignore_errors=True)
             done.append(tmp)
     return done
@@ -111,7 +76,7 @@ def clean_stale(out_dir: Path) -> list[Path]:
     `out_dir` by runs that were killed; return the folders removed."""
     if not out_dir.is_dir():
         return []
-    with _folder_lock(out_dir):
+    with folder_lock(out_dir):
         removed = _recover(out_dir)
     now = time.time()
     for p in _temp_dirs(out_dir):
@@ -125,22 +90,6 @@ def clean_stale(out_dir: Path) -> list[Path]:
             shutil.rmtree(p, ignore_errors=True)
             removed.append(p)
     return removed
-
-
-def _publish(tmp: Path, out_dir: Path, names: list[str]) -> list[Path]:
-    """Move `names` from `tmp` into `out_dir` as one generation (see the module's note)."""
-    with _folder_lock(out_dir):
-        _recover(out_dir)  # a killed run's committed set first, so that it never lands on top of this one
-        part = tmp / (COMMIT + ".part")
-        part.write_text(json.dumps({"files": names}), encoding="utf-8")
-        os.replace(part, tmp / COMMIT)  # the commit point
-        written = []
-        for name in names:
-            dest = out_dir / name
-            os.replace(tmp / name, dest)
-            written.append(dest)
-        (tmp / COMMIT).unlink()
-    return written
 
 
 def _make_dirs(out_dir: Path) -> list[Path]:
@@ -243,7 +192,9 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes
                  if (tmp / f"{stem}.{fmt}").exists()]
         with sigint_deferred():  # all files are moved in; a kill after the commit point is finished by the next run
-            return _publish(tmp, out_dir, names)
+            with folder_lock(out_dir):
+                _recover(out_dir)  # a killed run's committed set first, so it never lands on top of this one
+                return publish(tmp, out_dir, names)
     except BaseException:
         if tmp is not None:  # the temporary folder goes before the folders this call created are checked for empty
             shutil.rmtree(tmp, ignore_errors=True)

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from tco.outputs import COMMIT, FORMATS, TEMP_PREFIX, check_output_dir, clean_stale, write_outputs
+from tco.outputs import FORMATS, TEMP_PREFIX, check_output_dir, clean_stale, write_outputs
+from tco.publish import COMMIT
 
 from conftest import SMALL
 
@@ -110,3 +111,62 @@ def test_writers_run_with_the_long_lived_objects_frozen_and_hand_them_back(small
     write_outputs(small_run, tmp_path, "x", ["json"], sha="", scenario_path=str(SMALL))
     assert seen["frozen"] > 1000 and gc.get_freeze_count() == 0
     assert seen["threshold"] == (max(before[0], 20_000), *before[1:]) and gc.get_threshold() == before
+
+
+def _first_generation(small_run, out: Path) -> dict[str, bytes]:
+    write_outputs(small_run, out, "x", ["json", "csv"], sha="first", scenario_path=str(SMALL))
+    return {p.name: p.read_bytes() for p in out.iterdir()}
+
+
+def test_a_file_that_cannot_be_replaced_stops_the_run_before_anything_moves(small_run, tmp_path, monkeypatch):
+    """Review M1: an immutable x.csv. Its hard link is refused (EPERM), so the run stops before its commit point;
+    the error names x.csv, not a temporary file, and both files are the first generation's."""
+    out = tmp_path / "out"
+    before = _first_generation(small_run, out)
+    real_link = os.link
+
+    def link(src, dst, *a, **k):
+        if Path(src).name == "x.csv":
+            raise PermissionError(1, "Operation not permitted")
+        return real_link(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "link", link)
+    with pytest.raises(OSError) as err:
+        write_outputs(small_run, out, "x", ["json", "csv"], sha="second", scenario_path=str(SMALL))
+    assert err.value.filename == str(out / "x.csv") and "nothing was written" in err.value.strerror
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_rename_failing_after_the_commit_point_puts_every_file_back(small_run, tmp_path, monkeypatch):
+    """x.json is replaced, then x.csv's rename fails: x.json is restored from its hard link."""
+    out = tmp_path / "out"
+    before = _first_generation(small_run, out)
+    real_replace = os.replace
+
+    def replace(src, dst, *a, **k):
+        if Path(dst).name == "x.csv" and Path(src).parent.name.startswith(TEMP_PREFIX):
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError) as err:
+        write_outputs(small_run, out, "x", ["json", "csv"], sha="second", scenario_path=str(SMALL))
+    assert err.value.filename == str(out / "x.csv")
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before   # the first generation, whole
+    assert json.loads(before["x.json"])["scenario"]["sha256"] == "first"
+
+
+def test_a_failed_first_publish_leaves_no_file(small_run, tmp_path, monkeypatch):
+    out = tmp_path / "out"
+    out.mkdir()
+    real_replace = os.replace
+
+    def replace(src, dst, *a, **k):
+        if Path(dst).name == "x.csv" and Path(src).parent.name.startswith(TEMP_PREFIX):
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+    with pytest.raises(OSError):
+        write_outputs(small_run, out, "x", ["json", "csv"], sha="", scenario_path=str(SMALL))
+    assert list(out.iterdir()) == []   # x.json, moved in first, is removed again

@@ -259,7 +259,8 @@ def test_d13_a_run_killed_between_two_renames_is_rolled_forward_not_left_mixed(t
 
 
 def test_d13_clean_stale_rolls_a_committed_generation_forward_and_trusts_only_plain_names(tmp_path):
-    from tco.outputs import COMMIT, clean_stale
+    from tco.outputs import clean_stale
+    from tco.publish import COMMIT
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
