@@ -90,3 +90,58 @@ def test_storage(tmp_path):
                  encoding="utf-8")
     st = load_storage([p], [])
     assert st["s3"].usd_per_gb_month == 0.023 and st["x"].usd_per_gb_month is None
+
+
+DEDICATED_HEAD = ("offer_id,provider,gpu,gpu_count,brl_per_month,setup_fee_brl,min_term_months,indexation,status,"
+                  "source,as_of,brl_per_month_low,brl_per_month_high\n")
+
+
+def _problems(load, tmp_path, name: str, text: str) -> list[tuple[int | None, str, str]]:
+    p = tmp_path / name
+    p.write_text(text, encoding="utf-8")
+    problems: list = []
+    load([p], problems)
+    return [(q.line, q.key, q.message) for q in problems]
+
+
+def test_review_m8_a_price_row_names_its_source_and_a_date_not_in_the_future(tmp_path):
+    rows = DEDICATED_HEAD + ("br-x/a,br-x,G,8,10000,0,12,ipca,quote,,2026-11-01,,\n"       # no source
+                             "br-x/b,br-x,G,8,10000,0,12,ipca,quote,Acme quote 7,yesterday,,\n"
+                             "br-x/c,br-x,G,8,10000,0,12,ipca,quote,Acme quote 8,2099-01-01,,\n"
+                             "br-x/d,br-x,G,8,10000,0,12,ipca,quote,Acme quote 9,undated (phone call),,\n"
+                             "br-x/e,br-x,G,8,10000,0,12,ipca,quote,Acme quote 10,2025-2026 (secondary),,\n")
+    got = _problems(load_dedicated, tmp_path, "dedicated_offers.csv", rows)
+    assert [(line, key) for line, key, _ in got] == [(2, "source"), (3, "as_of"), (4, "as_of")]
+    assert "after today" in got[2][2] and "must start with a date" in got[1][2]
+
+
+def test_review_m8_duplicates_provider_prefix_indexation_and_price_range(tmp_path):
+    rows = DEDICATED_HEAD + ("br-x/a,br-x,G,8,10000,0,12,ipca,quote,q,2026-11-01,9000,11000\n"
+                             "br-x/a,br-x,G,8,12000,0,12,ipca,quote,q,2026-11-01,,\n"          # given twice
+                             "br-x/b,aws,G,8,10000,0,12,ipca,quote,q,2026-11-01,,\n"          # id of another provider
+                             "br-x/c,br-x,G,8,10000,0,12,igpm-x,quote,q,2026-11-01,,\n"       # unknown index
+                             "br-x/d,br-x,G,8,10000,0,12,ipca,quote,q,2026-11-01,12000,9000\n")  # low > central > high
+    got = _problems(load_dedicated, tmp_path, "dedicated_offers.csv", rows)
+    assert [(line, key) for line, key, _ in got] == [(3, "offer_id"), (4, "provider"), (5, "indexation"),
+                                                      (6, "brl_per_month")]
+    assert "already given on line 2" in got[0][2]
+    assert got[3][2].endswith("got 12000 ≤ 10000 ≤ 9000")
+
+
+def test_review_m8_an_upfront_payment_cannot_exceed_the_rate_over_its_term(tmp_path):
+    # 0.5 USD/h effective over 12 months is at most 0.5 × 730 × 12 = 4,380 USD (+1 % rounding = 4,423.80)
+    ok = CLOUD_HEAD + "a/r/x,a,r,x,G,8,reserved_1yr,0.5,listed,page,2026-01-01,12,4380\n"
+    bad = CLOUD_HEAD + "a/r/x,a,r,x,G,8,reserved_1yr,0.5,listed,page,2026-01-01,12,1000000000\n"
+    assert _problems(load_cloud, tmp_path, "cloud_offers.csv", ok) == []
+    got = _problems(load_cloud, tmp_path, "cloud_offers.csv", bad)
+    assert [(line, key) for line, key, _ in got] == [(2, "upfront_usd")]
+    assert "0.5 USD/h × 730 h × 12 months = 4,380.00 USD" in got[0][2]
+
+
+def test_review_m8_one_offer_and_pricing_once_per_file(tmp_path):
+    rows = CLOUD_HEAD + ("a/r/x,a,r,x,G,8,on_demand,1.0,listed,page,2026-01-01,,\n"
+                         "a/r/x,a,r,x,G,8,on_demand,2.0,listed,page,2026-01-01,,\n"
+                         "a/r/x,a,r,x,G,8,spot,0.5,listed,page,2026-01-01,,\n")
+    got = _problems(load_cloud, tmp_path, "cloud_offers.csv", rows)
+    assert [(line, key) for line, key, _ in got] == [(3, "offer_id")]
+    assert got[0][2].startswith("offer 'a/r/x' with pricing 'on_demand' is already given on line 2")

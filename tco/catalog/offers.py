@@ -22,13 +22,52 @@ def _status(r: Rows, line: int, row: dict, default: str) -> str:
 
 
 
+INDEXATIONS = ("ipca", "igpm", "incc", "none")
+"""What a dedicated contract's price is indexed to (the scenario's indexation_rate gives the yearly figure)."""
+
+HOURS_PER_MONTH = 730.0
+
+
+def _row_identity(r: Rows, line: int, row: dict, seen: dict[tuple[str, str], int], key: tuple[str, str]) -> None:
+    """Where a row comes from and that its id is its provider's and new in this file (a later file may replace a
+    row; one file may not give it twice)."""
+    r.provenance(line, row)
+    oid, provider = key[0].strip(), (row.get("provider") or "").strip()
+    if oid and provider and oid.split("/")[0] != provider:
+        r.problems.append(Problem(str(r.path), "provider", f"offer {oid!r} starts with {oid.split('/')[0]!r} but its "
+                                  f"provider is {provider!r}; an offer id starts with its provider", line))
+    if oid and key in seen:
+        what = f"offer {oid!r}" + (f" with pricing {key[1]!r}" if key[1] else "")
+        r.problems.append(Problem(str(r.path), "offer_id", f"{what} is already given on line {seen[key]}; give it "
+                                  "once (a file in catalog_dir replaces the shipped row)", line))
+    seen.setdefault(key, line)
+
+
+def _indexation(r: Rows, line: int, row: dict) -> None:
+    v = (row.get("indexation") or "ipca").strip()
+    if v not in INDEXATIONS:
+        r.problems.append(Problem(str(r.path), "indexation", f"unknown indexation {v!r}; "
+                                  f"{closest(v, list(INDEXATIONS))}", line))
+
+
+def _upfront_within_term(r: Rows, line: int, usd: float | None, upfront: float | None, term: float | None) -> None:
+    """An upfront payment is part of the effective hourly rate over the term, so it cannot exceed that rate times
+    the term's hours (1 % allowed for rounding: AWS's year is 8,760 h = 12 × 730)."""
+    if usd and upfront and term and upfront > usd * HOURS_PER_MONTH * term * 1.01:
+        r.problems.append(Problem(str(r.path), "upfront_usd", f"upfront {upfront:,.2f} USD is more than the effective "
+                                  f"rate over the whole term ({usd:g} USD/h × {HOURS_PER_MONTH:g} h × {term:g} months "
+                                  f"= {usd * HOURS_PER_MONTH * term:,.2f} USD)", line))
+
+
 def load_cloud(paths, problems):
     heads: dict[str, tuple[str, str, str, str, int]] = {}  # offer id → its last row's fields (a later file wins)
     prices_of: dict[str, dict[str, CloudPrice]] = {}  # offer id → its prices, one per pricing, over every file
     for p in paths:
         r = Rows(p, ("offer_id", "provider", "region", "instance", "gpu", "gpu_count", "pricing", "usd_per_hour",
                       "source", "as_of"))
+        seen: dict[tuple[str, str], int] = {}
         for line, row in r.rows:
+            _row_identity(r, line, row, seen, (row.get("offer_id", ""), row.get("pricing", "")))
             count = r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True)
             usd = r.num(line, row, "usd_per_hour", False, lo=0, hi=MAX_USD_PER_HOUR, lo_open=True)
             oid = r.text(line, row, "offer_id")
@@ -36,6 +75,7 @@ def load_cloud(paths, problems):
                 continue
             term = r.num(line, row, "term_months", False, lo=1, hi=120, integer=True)
             upfront = r.num(line, row, "upfront_usd", False, lo=0, hi=1e9)
+            _upfront_within_term(r, line, usd, upfront, term)
             price = CloudPrice(usd, _status(r, line, row, "listed"), row["source"], row["as_of"], upfront,
                                int(term) if term else None, row.get("note") or "")
             prices_of.setdefault(oid, {})[row["pricing"]] = price
@@ -51,19 +91,27 @@ def load_dedicated(paths, problems):
     for p in paths:
         r = Rows(p, ("offer_id", "provider", "gpu", "gpu_count", "brl_per_month", "setup_fee_brl",
                       "min_term_months", "source", "as_of"))
+        seen: dict[tuple[str, str], int] = {}
         for line, row in r.rows:
+            _row_identity(r, line, row, seen, (row.get("offer_id", ""), ""))
+            _indexation(r, line, row)
             vals = all_given([r.num(line, row, "gpu_count", lo=1, hi=1024, integer=True),
                                r.num(line, row, "brl_per_month", lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True),
                                r.num(line, row, "setup_fee_brl", lo=0, hi=MAX_BRL_PER_MONTH),
                                r.num(line, row, "min_term_months", lo=1, hi=240, integer=True)])
             if vals is None or not r.text(line, row, "offer_id"):
                 continue
+            low = r.num(line, row, "brl_per_month_low", False, lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True)
+            high = r.num(line, row, "brl_per_month_high", False, lo=0, hi=MAX_BRL_PER_MONTH, lo_open=True)
+            if (low is not None and low > vals[1]) or (high is not None and high < vals[1]):
+                shown = " ≤ ".join("—" if v is None else f"{v:g}" for v in (low, vals[1], high))
+                r.problems.append(Problem(str(p), "brl_per_month", "the price range must hold brl_per_month_low ≤ "
+                                          f"brl_per_month ≤ brl_per_month_high, got {shown}", line))
             out[row["offer_id"]] = DedicatedOffer(row["offer_id"], row["provider"], row["gpu"], int(vals[0]), vals[1],
                                                   vals[2], int(vals[3]), row.get("indexation", "ipca"),
                                                   _status(r, line, row, "estimate"), row.get("derivation", ""),
                                                   row["source"], row["as_of"],
-                                                  brl_per_month_low=r.num(line, row, "brl_per_month_low", False),
-                                                  brl_per_month_high=r.num(line, row, "brl_per_month_high", False))
+                                                  brl_per_month_low=low, brl_per_month_high=high)
         problems += r.problems
     return out
 
@@ -74,6 +122,7 @@ def load_providers(paths, problems):
     for p in paths:
         r = Rows(p, ("provider", "br_billing", "br_billing_source", "as_of"))
         for line, row in r.rows:
+            r.provenance(line, row, "br_billing_source")
             if row["br_billing"] not in BR_BILLING:
                 r.problems.append(Problem(str(p), "br_billing", f"br_billing must be one of {', '.join(BR_BILLING)}; "
                                           f"{closest(row['br_billing'], list(BR_BILLING))}", line))
@@ -103,6 +152,7 @@ def load_egress(paths, problems):
         replaced = set()
         for line, row in r.rows:
             eid = row["egress_id"]
+            r.provenance(line, row)
             if p != paths[0] and eid not in replaced:  # a user file replaces a whole table
                 tiers[eid] = []
                 replaced.add(eid)
@@ -136,6 +186,7 @@ def load_storage(paths, problems):
     for p in paths:
         r = Rows(p, ("storage_id", "usd_per_gb_month", "source", "as_of"))
         for line, row in r.rows:
+            r.provenance(line, row)
             out[row["storage_id"]] = StoragePrice(row["storage_id"],
                                                   r.num(line, row, "usd_per_gb_month", False, lo=0, hi=100),
                                                   row.get("status", ""), row["source"], row["as_of"])

@@ -82,6 +82,42 @@ class Rows:
         return v
 
 
+    def provenance(self, line: int, row: dict, source_key: str = "source") -> None:
+        """A price row names where it comes from and when: a non-blank source, and an as_of that starts with a
+        date (YYYY, YYYY-MM or YYYY-MM-DD, then any note) no later than today, or with "undated"."""
+        if not (row.get(source_key) or "").strip():
+            self.problems.append(Problem(str(self.path), source_key, "the source is required: who published or "
+                                         "quoted this figure, the document and its date", line))
+        as_of = (row.get("as_of") or "").strip()
+        m = _AS_OF.match(as_of)
+        if as_of.lower().startswith("undated"):
+            return
+        if m is None:
+            self.problems.append(Problem(str(self.path), "as_of", f"as_of must start with a date (YYYY-MM-DD, YYYY-MM "
+                                         f"or YYYY) or with 'undated', got {as_of!r}", line))
+        elif _first_day(m) > _today():
+            self.problems.append(Problem(str(self.path), "as_of", f"as_of {m.group(0)} is after today; give the date "
+                                         "the figure was published or quoted", line))
+
+
+def _first_day(m: re.Match):
+    import datetime as dt
+
+    try:
+        return dt.date(int(m.group(1)), int(m.group(2) or 1), int(m.group(3) or 1))
+    except ValueError:  # 2026-02-30: a date that does not exist is not after today, the pattern caught the rest
+        return dt.date.min
+
+
+def _today():
+    import datetime as dt
+
+    return dt.date.today()
+
+
+_AS_OF = re.compile(r"(\d{4})(?:-(0[1-9]|1[0-2])(?:-(0[1-9]|[12]\d|3[01]))?)?(?!\d)")
+
+
 def _dict_rows(reader, header: list[str]) -> list[tuple[int, dict[str, str]]]:
     """(line, column → cell) for each row, as csv.DictReader gives them (blank rows skipped, a missing cell "",
     cells beyond the header dropped, a repeated column's last cell kept) without its per-row overhead."""
