@@ -54,6 +54,7 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
             out.append(Notice("price_status", opt.name, {"offer": f.offer_id, "status": f.price_status}))
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
+    out = [n for i, n in enumerate(out) if n not in out[:i]]  # one offer under two pricings: said once
     tax = opt.tax
     b = opt.billing
     if b is not None and b.status != Status.SOURCED and tax.profile_id == b.profile:

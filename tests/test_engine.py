@@ -116,3 +116,13 @@ def test_apply_fx_risk_without_monte_carlo_marks_the_cheapest(seed_results):
     assert out.fx_info["model"] == "fixed" and out.fx_info["base_path"] == "focus"
     for o in out.options:
         assert o.tco.p5 == o.tco.p50 == o.tco.p95 == o.tco.deterministic
+
+
+def test_one_unverified_offer_under_two_pricings_is_one_notice(seed_results):
+    """Review L13: training on p5.48xlarge spot and serving on p5.48xlarge on demand, both unverified, named the
+    offer twice in the same words."""
+    opt = seed_results.options[0].resolved
+    fleet = replace(opt.inference, price_status="unverified", price_source="x")
+    both = replace(opt, inference=replace(fleet, pricing="on_demand"), training=replace(fleet, pricing="spot"))
+    got = [n for n in price_notices(both, "2029-12") if n.code == "price_status"]
+    assert got == [Notice("price_status", opt.name, {"offer": fleet.offer_id, "status": "unverified"})]
