@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tco.domain import BillingMode
 from tco.taxes import ReformPeriod
 
 MAX_USD_PER_HOUR = 1e4
@@ -24,8 +25,9 @@ are refused unless the scenario gives the price itself. The shipped catalog uses
 STATUS_ALIASES = {"illustrative_estimate": "estimate"}
 """Older names still accepted in a user's catalog folder."""
 
-BR_BILLING = ("local_entity", "import")
-"""How a provider bills a Brazilian CNPJ: a Brazilian entity issuing an NFS-e in BRL, or an imported service."""
+BR_BILLING = tuple(m.value for m in BillingMode)
+"""How a provider bills a Brazilian CNPJ (``tco.domain.BillingMode``): a Brazilian entity issuing an NFS-e in BRL,
+or an imported service."""
 
 
 
