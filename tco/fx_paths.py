@@ -6,38 +6,40 @@ from __future__ import annotations
 
 import numpy as np
 
-BASE_LABELS = {"focus": "Banco Central Focus survey median", "spot": "spot, flat",
-               "forward": "covered-interest-parity forward (cost of hedging, not a forecast)",
-               "list": "monthly list given in the scenario"}
+from tco.domain import FxBasePath, FxModel
+
+BASE_LABELS = {FxBasePath.FOCUS: "Banco Central Focus survey median", FxBasePath.SPOT: "spot, flat",
+               FxBasePath.FORWARD: "covered-interest-parity forward (cost of hedging, not a forecast)",
+               FxBasePath.LIST: "monthly list given in the scenario"}
 """The base paths by name, as the JSON's ``fx.base_path_label`` states them."""
 FOCUS_FILE = "usdbrl_focus.csv"
 
 
-def base_path(fx) -> str:
+def base_path(fx) -> FxBasePath:
     """The base path in use: the one given, else 'forward' for model 'parity' (its former name), else 'focus'."""
-    if fx.model == "parity":
-        return "forward"
-    return fx.base_path or "focus"
+    if fx.model == FxModel.PARITY:
+        return FxBasePath.FORWARD
+    return FxBasePath(fx.base_path or FxBasePath.FOCUS)
 
 
 def check_base_path(fx) -> None:
     """The FX section's cross-key rules (ValueError: the scenario loader names file, line and key)."""
     base = base_path(fx)
-    if fx.model == "parity" and fx.base_path not in (None, "forward"):
+    if fx.model == FxModel.PARITY and fx.base_path not in (None, FxBasePath.FORWARD):
         raise ValueError(f"model 'parity' is the forward base path; it cannot be combined with base_path "
                          f"{fx.base_path!r} (write base_path = {fx.base_path!r} with model 'fixed', 'gbm' or 'bootstrap')")
-    if base == "list" and not fx.path:
+    if base == FxBasePath.LIST and not fx.path:
         raise ValueError("base_path 'list' needs `path`, the monthly USD/BRL values (e.g. path = [5.40, 5.45, 5.50])")
-    if base != "list" and fx.path is not None:
-        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is {base!r})")
+    if base != FxBasePath.LIST and fx.path is not None:
+        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is '{base}')")
     if fx.focus_edition is not None:
-        if base != "focus":
-            raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is {base!r})")
+        if base != FxBasePath.FOCUS:
+            raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is '{base}')")
         editions = sorted(focus_table())
         if fx.focus_edition not in editions:
             raise ValueError(f"focus_edition {fx.focus_edition!r} is not in tco/catalog/data/{FOCUS_FILE}; "
                              f"editions: {', '.join(editions)}")
-    if fx.drift is not None and fx.model != "gbm":
+    if fx.drift is not None and fx.model != FxModel.GBM:
         raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
 
 
@@ -96,9 +98,9 @@ def list_inputs(fx, start: str, horizon: int) -> dict[str, list[float] | None]:
     (focus: the spot's weight and the survey's part of each month); None where the path reads none."""
     base = base_path(fx)
     out: dict[str, list[float] | None] = {"fx_list": None, "fx_w": None, "fx_b": None}
-    if base == "list":
+    if base == FxBasePath.LIST:
         out["fx_list"] = [float(v) for v in fx.path]
-    elif base == "focus":
+    elif base == FxBasePath.FOCUS:
         w, b = focus_weights(focus_table()[focus_edition(fx)]["rates"], start, horizon)
         out |= {"fx_w": [float(v) for v in w], "fx_b": [float(v) for v in b]}
     return out
@@ -108,8 +110,8 @@ def describe_base(fx, start: str, horizon: int) -> dict:
     """What the outputs say about the base path: its name, label and source (the Focus edition, its date and
     status; how far its last year-end reaches)."""
     base = base_path(fx)
-    out: dict[str, object] = {"base_path": base, "base_path_label": BASE_LABELS[base]}
-    if base == "focus":
+    out: dict[str, object] = {"base_path": base.value, "base_path_label": BASE_LABELS[base]}
+    if base == FxBasePath.FOCUS:
         ed = focus_edition(fx)
         e = focus_table()[ed]
         last = max(e["rates"])
@@ -118,10 +120,10 @@ def describe_base(fx, start: str, horizon: int) -> dict:
                 "base_path_source": f"tco/catalog/data/{FOCUS_FILE}, edition {ed} (as of {e['as_of']}): "
                                     + "; ".join(e["sources"]),
                 "focus_held_from": f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None}
-    elif base == "forward":
+    elif base == FxBasePath.FORWARD:
         out["base_path_source"] = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
                                    "fx.brl_rate and fx.usd_rate (brazil_fx_tax.md §2.4)")
-    elif base == "list":
+    elif base == FxBasePath.LIST:
         out["base_path_source"] = f"fx.path ({len(fx.path)} monthly values; the last holds)"
     else:
         out["base_path_source"] = "fx.usdbrl"
