@@ -90,9 +90,9 @@ def errors(runs: Sequence[Run], predict: Predict, scaling: float, group: Callabl
 
 def summary(errs: Sequence[tuple[str, float, float]]) -> dict[str, float]:
     """Mean absolute and worst (largest absolute, with its sign) in-sample and leave-one-out errors [-]."""
-    out = {}
-    for i, name in ((1, "in_sample"), (2, "loo")):
-        v = [e[i] for e in errs if not math.isnan(e[i])]
+    out: dict[str, float] = {}
+    for name, column in (("in_sample", [e[1] for e in errs]), ("loo", [e[2] for e in errs])):
+        v = [x for x in column if not math.isnan(x)]
         out[f"{name}_mean_abs"] = sum(abs(x) for x in v) / len(v)
         out[f"{name}_worst"] = max(v, key=abs)
     return out
