@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from tco.domain import Precision, TrainingMethod
 from tco.sizing_inference import BYTES_PER_PARAM, Calibration, Load, kv_bytes_per_token  # noqa: F401
 from tco.sizing_layout import ReplicaSize, candidates, choose
-from tco.training_rules import evaluate_cluster, multi_gpu_scaling, rules
+from tco.training_rules import SCOPE_DERIVED, SCOPE_GIVEN, evaluate_cluster, multi_gpu_scaling, rules
 
 # ---------------------------------------------------------------------------------------------
 # Training
@@ -41,10 +41,16 @@ class TrainingSize:
     mfu: float
     rows: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
     """Every rule of ``tco.training_rules`` as the engine evaluated it (key → value), for the workbook's cache."""
+    hours_given: bool = False
+    """The scenario gave the GPU-hours ([training] gpu_hours) rather than tokens to derive them from."""
 
     def as_dict(self) -> dict:
-        """The figures the JSON reports (every field but the rows)."""
-        return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "rows"}
+        """The figures the JSON reports (every field but the rows) and ``scope``: what the GPU-hours count and
+        leave out (``tco.training_rules.SCOPE_DERIVED`` / ``SCOPE_GIVEN``; none without training)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("rows", "hours_given")}
+        if self.method != TrainingMethod.NONE:
+            d["scope"] = dict(SCOPE_GIVEN if self.hours_given else SCOPE_DERIVED)
+        return d
 
 
 def size_training(*, method: str, params: float, active_params: float, tokens: float, epochs: float,
@@ -66,7 +72,7 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
     v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None), inputs)
     return TrainingSize(method, v["tr_flops"], v["gpu_hours"], v["tr_mem_b"] / 1e9, int(v["tr_min_gpus"]),
                         int(v["tr_servers"]), int(v["tr_gpus"]), v["scaling_eff"], v["wall_hours"],
-                        v["tr_billed_gpu_hours"], mfu, v)
+                        v["tr_billed_gpu_hours"], mfu, v, gpu_hours is not None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -65,6 +65,21 @@ def multi_gpu_scaling(interconnect: str, table: Mapping[str, float]) -> float:
     return float(table.get(interconnect, table.get(Interconnect.PCIE, UNLISTED_INTERCONNECT_SCALING)))
 
 
+SCOPE_DERIVED = {
+    "counts": "the 6·N·D model FLOPs of the training steps (N active parameters, D tokens × epochs) at the MFU, "
+              "then the multi-GPU scaling loss of the cluster",
+    "excludes": "attention-score FLOPs beyond what the MFU anchor folds in (12·L·d·seq per token: about +8 % for "
+                "Llama 3.1 405B at 8K context, which the MFU absorbs, +27 % for an 8B), restarts and failed runs, "
+                "checkpoint stalls, evaluation, ablations and hyper-parameter searches, long-context, annealing and "
+                "post-training stages, idle reserved capacity (docs/calibration_training.md)",
+}
+"""What GPU-hours derived from tokens count and leave out (the JSON's ``sizing.training.scope``): the reasons and
+the measurements behind them are in docs/calibration_training.md."""
+SCOPE_GIVEN = {"counts": "the GPU-hours the scenario gives ([training] gpu_hours), then the multi-GPU scaling loss "
+                         "of the cluster",
+               "excludes": "whatever those GPU-hours leave out"}
+"""What GPU-hours the scenario gives count: the scenario's own figure."""
+
 PARAMS, ACTIVE = In("params"), In("active_params")
 
 
@@ -83,7 +98,8 @@ def memory(method: TrainingMethod) -> Expr:
 FLOPS = Rule("tr_flops", TRAIN_FLOPS * ACTIVE * In("tokens") * In("epochs"), "FLOP",
              "training compute = 6 · active parameters · tokens · epochs (Kaplan et al. 2020, §2.1)")
 HOURS_DERIVED = Rule("gpu_hours", Row("tr_flops") / (In("peak_tflops") * FLOPS_PER_TFLOPS * In("mfu") * S_PER_H),
-                     "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS × 10¹² × MFU × 3600 s/h)")
+                     "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS × 10¹² × MFU × 3600 s/h); the training steps only, "
+                     "without restarts, ablations, long-context or post-training stages")
 HOURS_GIVEN = Rule("gpu_hours", In("gpu_hours"), "GPU·h", "useful GPU-hours, as the scenario gives them")
 MIN_GPUS = Rule("tr_min_gpus", MAX(1, ROUNDUP(Row("tr_mem_b") / (In("gpu_memory_gb") * BYTES_PER_GB
                                                                  * In("memory_usable_share")))), "GPU",
