@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from tco.domain import GrowthModel
 from tco.errors import Problem
+from tco.scenario_types import MIN_EFFICIENCY
 
 _INLINE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]+)\s*=")
 
@@ -78,6 +79,9 @@ def _key_path(loc: tuple) -> str:
 
 
 _PERCENT_HINT_KEYS = re.compile(r"(_rate|_share|^volatility|^mfu|^discount_rate)$")
+EFFICIENCY_KEYS = frozenset({"mfu", "bandwidth_efficiency_share", "flops_efficiency_share", "utilization_target_share",
+                             "memory_usable_share"})
+"""The achieved shares of a peak, bounded below by MIN_EFFICIENCY."""
 
 
 def _model_at(root: type[BaseModel], parent: tuple) -> type[BaseModel] | None:
@@ -123,6 +127,9 @@ def _message(err, root: type[BaseModel]) -> str:
     if (kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float))
             and 1.0 < inp <= 100.0):
         return f"{inp!r} looks like a percent; write fractions (e.g. {inp / 100:g} for {inp:g} %)"
+    if kind == "greater_than_equal" and key in EFFICIENCY_KEYS:
+        return (f"must be at least {MIN_EFFICIENCY:g} ({MIN_EFFICIENCY:.0%}) and at most 1 (got {_show(inp)}): a share "
+                "of a peak near zero divides by zero or multiplies the fleet without limit")
     if kind in ("int_type", "float_type", "bool_type", "string_type") and inp is not None:
         want = {"int_type": "an integer (a whole number)", "float_type": "a number", "bool_type": "true or false",
                 "string_type": "text in quotes"}[kind]

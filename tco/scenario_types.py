@@ -59,8 +59,18 @@ MAX_BRL_PER_MONTH = 1e8
 """Per server-month."""
 START_YEARS = (1990, 2200)
 """First and last year a timeline may start in."""
+MAX_SERVERS = 100_000
+"""Servers or instances of one fleet (a training cluster, a committed baseline): far more than any one buyer rents."""
+MAX_PLAN_CANDIDATES = 100_000_000
+"""The plan search's ceiling on plans scored: 20× its default (5,000,000), about what scores in minutes."""
+MIN_EFFICIENCY = 0.01
+"""Lowest achieved share of a peak (MFU, memory bandwidth or FLOPS efficiency, usable memory, planned utilisation) a
+scenario may give. Zero divides by zero and a tiny share multiplies the fleet without limit; published training
+MFUs are around 0.4 and serving efficiencies above 0.5, so a figure under 1 % is a typo, not a plan."""
 
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
+Efficiency = Annotated[float, Field(ge=MIN_EFFICIENCY, le=1.0)]
+"""An achieved share of a peak: MIN_EFFICIENCY (1 %) to 1."""
 Positive = Annotated[float, Field(gt=0.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Users = Annotated[float, Field(ge=0.0, le=MAX_USERS)]
