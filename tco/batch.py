@@ -60,10 +60,25 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", type=_at_least(1), default=None, metavar="N",
                    help="worker processes (default: the number of usable cores)")
     p.add_argument("--formats", default="json,csv,xlsx,pdf", help="comma-separated outputs (default: all four)")
-    p.add_argument("--seed", type=_at_least(0), metavar="N", help="override every scenario's [fx] seed (0 or more)")
-    p.add_argument("--paths", type=_at_least(1), metavar="N", help="override every scenario's [fx] paths (1 or more)")
+    p.add_argument("--seed", type=_seed, metavar="N", help="override every scenario's [fx] seed (0 to 2^63 − 1)")
+    p.add_argument("--paths", type=_paths, metavar="N",
+                   help="override every scenario's [fx] paths (Monte Carlo, 1 to 10,000,000)")
     p.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     p.add_argument("--quiet", action="store_true", help="no summary table (the exit code still tells)")
+
+
+def _seed(text: str) -> int:
+    """--seed as `run` reads it: 0 to 2^63 − 1, the bounds of fx.seed."""
+    from tco.cli import _seed as seed
+
+    return seed(text)
+
+
+def _paths(text: str) -> int:
+    """--paths as `run` reads it: 1 to 10,000,000, the bounds of fx.paths."""
+    from tco.cli import _paths as paths
+
+    return paths(text)
 
 
 def _at_least(minimum: int):
