@@ -193,8 +193,18 @@ def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[Bas
     return list(problems.values())
 
 
+def name_key(name: str) -> str:
+    """What a reader tells option names apart by: Unicode-compatible forms made one (NFKC: a full-width 'Ａ' is 'A'),
+    characters that print as nothing dropped, runs of spaces made one, outer spaces and case ignored."""
+    import unicodedata
+
+    text = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
 def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
-    """Options sharing a name, each repeat pinned on its own `name` line."""
+    """Options sharing a name, or names that differ only by case, spaces or invisible characters (one report
+    could not tell them apart), each repeat pinned on its own `name` line."""
     opts = data.get("options")
     if not isinstance(opts, list):
         return []
@@ -204,9 +214,15 @@ def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
         name = o.get("name") if isinstance(o, dict) else None
         if not isinstance(name, str):
             continue
-        if name in seen:
-            out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {name!r} is also the name "
-                               f"of options[{seen[name]}]", line_for(("options", i, "name"), line_of)))
-        else:
-            seen[name] = i
+        key = name_key(name)
+        if key in seen:
+            j = seen[key]
+            other = opts[j]["name"]
+            why = (f"{name!r} is also the name of options[{j}]" if other == name else
+                   f"{name!r} differs from the name of options[{j}] ({other!r}) only by case, spaces or invisible "
+                   "characters")
+            out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {why}",
+                               line_for(("options", i, "name"), line_of)))
+        elif key:
+            seen[key] = i
     return out

@@ -14,7 +14,10 @@ MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 5000
 MAX_PATH_CHARS = 4096
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = "\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+"""Characters that print as nothing (soft hyphen, zero-width space and joiners, direction marks, word joiner,
+byte-order mark): two names that differ only by one of them look the same on every report."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
 _CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -22,8 +25,12 @@ def _plain(pattern: re.Pattern):
     def check(v: str) -> str:
         m = pattern.search(v)
         if m:
-            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
-                             "here; write plain text")
+            import unicodedata
+
+            c = m.group()
+            kind = (f"invisible character U+{ord(c):04X} ({unicodedata.name(c, 'no name')})" if re.match(
+                f"[{_INVISIBLE}]", c) else f"control character U+{ord(c):04X}")
+            raise ValueError(f"{kind} at position {m.start() + 1} is not allowed here; write plain text")
         return v
     return check
 
