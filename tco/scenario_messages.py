@@ -170,6 +170,7 @@ def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:
 GROWTH_TAGS = frozenset(m.value for m in GrowthModel)
 """The users curve's union tags, which pydantic puts in an error's key path (``inference.users.logistic.…``)."""
 UNION_HINTS = {"daily_profile": "write 'flat', 'business_hours' or a list of 24 hourly shares that sum to 1"}
+_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)+) ")
 _INTERNAL_LOC = re.compile(r"^(literal\[|list\[|function-|constrained-|tagged-union\[)")
 
 
@@ -179,6 +180,9 @@ def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[Bas
     for err in exc.errors():
         raw = tuple(err["loc"])
         loc = tuple(p for p in raw if not (isinstance(p, str) and (p in GROWTH_TAGS or _INTERNAL_LOC.match(p))))
+        if not loc:  # a check across sections (Scenario._cross) names the key its message starts with
+            m = _LEADING_KEY.match(str(err.get("msg", "")).removeprefix("Value error, "))
+            loc = tuple(m.group(1).split(".")) if m else loc
         path = _key_path(loc)
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
         if union:
