@@ -352,6 +352,14 @@ def test_review_l2_seed_is_bounded_like_the_schema(tmp_path, capsys, seed):
         assert not out.exists()
 
 
+def test_review_l2_the_cli_bounds_are_the_schemas():
+    from tco import batch
+
+    paths, seed = FX.model_fields["paths"].metadata, FX.model_fields["seed"].metadata
+    assert MAX_PATHS == batch.MAX_PATHS == next(m.le for m in paths if getattr(m, "le", None) is not None)
+    assert MAX_SEED == batch.MAX_SEED == next(m.le for m in seed if getattr(m, "le", None) is not None) == 2**63 - 1
+
+
 def test_review_l2_the_largest_seed_runs(tmp_path):
     doc = runs(tmp_path, SEED_TEXT, "--seed", str(MAX_SEED))
     assert doc["fx"]["seed"] == MAX_SEED == doc["assumptions"]["fx"]["seed"]
