@@ -185,6 +185,8 @@ def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[Bas
             loc = tuple(m.group(1).split(".")) if m else loc
         path = _key_path(loc)
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
+        if union and isinstance(err.get("input"), list) and err.get("type") == "literal_error":
+            continue  # a list is not a named profile: the list's own errors (an element, the sum) say what is wrong
         if union:
             inp = err.get("input")
             msg = (f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list)

@@ -441,3 +441,11 @@ def test_review_l12_invisible_characters_in_names_are_refused(tmp_path, capsys, 
     text = SMALL_TEXT.replace('name = "Dedicado BR — 4x L4"', f'name = "Dedicado BR — 4x L4{char}"')
     refused(tmp_path, capsys, text, "options[0].name", line_of(text, 'name = "Dedicado BR'),
             f"invisible character U+{ord(char):04X}")
+
+
+def test_review_l3_a_bad_daily_profile_element_is_not_preceded_by_the_named_profiles(tmp_path, capsys):
+    profile = "[0.5, 0.5, -0.1, 0.1" + ", 0" * 20 + "]"
+    text = SMALL_TEXT.replace('daily_profile = "business_hours"', f"daily_profile = {profile}")
+    err = refused(tmp_path, capsys, text, "inference.daily_profile[2]", line_of(text, "daily_profile"),
+                  "greater than or equal to 0", cmd="validate")
+    assert "'flat' or 'business_hours'" not in err and "1 problem in" in err
