@@ -85,6 +85,28 @@ def _require_feasible(res: Results, inp: Inputs) -> None:
         raise InputError(problems)
 
 
+def _overridden(inp: Inputs, paths: int | None, seed: int | None) -> Inputs:
+    """The inputs with ``paths`` and ``seed`` written into the scenario's ``[fx]`` (validated by its bounds), so
+    every part of the run (the Monte Carlo, the sensitivity's re-runs, the JSON's assumptions) reads the values
+    used. Raises ``InputError`` naming the override for a value outside the schema's bounds."""
+    from pydantic import ValidationError
+
+    from tco.errors import InputError, Problem
+    from tco.scenario import FX
+
+    update = {k: v for k, v in (("paths", paths), ("seed", seed)) if v is not None}
+    if not update:
+        return inp
+    fx = inp.scenario.fx
+    try:
+        FX.model_validate(fx.model_dump(exclude_unset=True) | update)  # the bounds of fx.paths and fx.seed
+    except ValidationError as exc:
+        raise InputError([Problem(inp.path, f"fx.{e['loc'][0]}", f"override (--{e['loc'][0]}) {e['msg']}")
+                          for e in exc.errors() if e["loc"] and e["loc"][0] in update]) from None
+    scenario = inp.scenario.model_copy(update={"fx": fx.model_copy(update=update)})
+    return replace(inp, scenario=scenario)
+
+
 def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | None = None, analysis: bool = True,
         sensitivity: bool = True, progress: Callable[[int, int], None] | None = None, plans: bool = True) -> Results:
     """Size, cost and compare every option; the Monte Carlo on FX where the scenario asks for it; then the
@@ -93,9 +115,8 @@ def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | No
     ``paths`` and ``seed`` override the scenario's ``[fx]``. Raises ``InputError``."""
     from tco.engine import run_scenario
 
-    inp = inputs if isinstance(inputs, Inputs) else load(inputs)
-    res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, paths=paths, seed=seed,
-                       progress=progress)
+    inp = _overridden(inputs if isinstance(inputs, Inputs) else load(inputs), paths, seed)
+    res = run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, progress=progress)
     _require_feasible(res, inp)
     if plans:
         res = _plans(res, inp)

@@ -206,12 +206,34 @@ def errors(rows: list[BenchRow], cat, eff: Calibration, loo: bool = False, **kw)
     return out
 
 
-def validate(eff: Calibration, file: str) -> None:
-    """Efficiencies in (0, 1] and non-negative times, else exit-2 problems."""
-    bad = [Problem(file, k, f"{getattr(eff, k):.6g} is outside (0, 1]: the benchmark rows cannot be explained by "
-                   "this model; check their GPU, precision and layout", None)
-           for k in SHARES if not 0.0 < getattr(eff, k) <= 1.0]
-    bad += [Problem(file, k, "negative time", None) for k in PARAMS[3:] if getattr(eff, k) < 0]
+MAX_STEP_SECONDS = 1.0
+"""Longest fixed time of a decode step or of one collective a calibration may hold [s]: the fitted ones are a few
+milliseconds and tens of microseconds; a second per step would put every GPU below one token/s per user."""
+
+
+def validate(eff: Calibration, file: str, lines: dict | None = None) -> None:
+    """Efficiencies finite, in (0, 1] and at least MIN_EFFICIENCY, times finite in [0, MAX_STEP_SECONDS], else
+    exit-2 problems (with the key's line in the file where `lines` has it)."""
+    from tco.scenario_types import MIN_EFFICIENCY
+
+    lines = lines or {}
+    bad = []
+    for k in PARAMS:
+        v = getattr(eff, k)
+        if not math.isfinite(v):
+            msg = f"must be a finite number (got {v!r}); inf and nan are not measurements"
+        elif k in SHARES and not 0.0 < v <= 1.0:
+            msg = (f"{v:.6g} is outside (0, 1]: the benchmark rows cannot be explained by this model; check their "
+                   "GPU, precision and layout")
+        elif k in SHARES and v < MIN_EFFICIENCY:
+            msg = (f"{v:.6g} is below the minimum share {MIN_EFFICIENCY:g}: an efficiency near zero multiplies the "
+                   "fleet without limit; check the benchmark rows")
+        elif k not in SHARES and not 0.0 <= v <= MAX_STEP_SECONDS:
+            msg = (f"negative time ({v:.6g} s)" if v < 0 else
+                   f"{v:.6g} s is more than the limit of {MAX_STEP_SECONDS:g} s for one step or collective")
+        else:
+            continue
+        bad.append(Problem(file, k, msg, lines.get((k,))))
     if bad:
         raise InputError(bad)
 
@@ -226,15 +248,46 @@ def to_toml(eff: Calibration, stats: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def from_dict(d: dict, file: str) -> Calibration:
-    """A Calibration from a parsed calibration file; problems name the file and the key."""
-    missing = [k for k in PARAMS if not isinstance(d.get(k), (int, float))]
+def from_dict(d: dict, file: str, lines: dict | None = None) -> Calibration:
+    """A Calibration from a parsed calibration file; problems name the file, the key and (with `lines`, key path →
+    line) its line."""
+    lines = lines or {}
+    missing = [k for k in PARAMS if isinstance(d.get(k), bool) or not isinstance(d.get(k), (int, float))]
     if missing:
-        raise InputError([Problem(file, k, "missing or not a number in the calibration file", None) for k in missing])
+        raise InputError([Problem(file, k, "missing or not a number in the calibration file", lines.get((k,)))
+                          for k in missing])
     bw, fl, link, t0, alpha = (float(d[k]) for k in PARAMS)
     eff = Calibration(bw, fl, link, t0, alpha, name=str(d.get("name", file)), source=str(d.get("source", "")))
-    validate(eff, file)
+    validate(eff, file, lines)
     return eff
+
+
+MAX_CALIBRATION_BYTES = 1_000_000
+"""A calibration file is under 1 kB; a larger one is refused before it is read."""
+
+
+def read_file(path, file: str, key: str, line: int | None) -> tuple[Calibration, dict]:
+    """The calibration file at `path` that scenario `file` names at `key` (line `line`): (calibration, its parsed
+    data). A file that cannot be read or parsed is a problem of the scenario's key; a value out of bounds or
+    nesting too deep, one of the calibration file, with its line."""
+    import tomllib
+
+    from tco.scenario import read_limited
+    from tco.scenario_messages import key_lines
+    from tco.scenario_toml import loads
+
+    path = str(path)
+    try:
+        text = read_limited(path, MAX_CALIBRATION_BYTES, "calibration file").decode("utf-8")
+        data = loads(text, path)
+    except (InputError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if isinstance(exc, InputError) and exc.problems[0].line is not None:
+            raise  # nesting too deep: located in the calibration file itself
+        why = exc.problems[0].message.removeprefix("cannot read calibration file: ") if isinstance(
+            exc, InputError) else str(exc)
+        raise InputError([Problem(file, key, f"cannot read calibration file {path!r}: {why}; write one with "
+                                  "`python -m tco calibrate BENCHMARK`", line)]) from None
+    return from_dict(data, path, key_lines(text)), data
 
 
 def median(xs: list[float]) -> float:

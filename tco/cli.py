@@ -35,8 +35,9 @@ exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected
 def _non_negative(text: str) -> int:
     try:
         v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    except ValueError:  # also a number of more than 4,300 digits (Python's limit on int(text))
+        shown = text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
+        raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None
     if v < 0:
         raise argparse.ArgumentTypeError(f"must be 0 or more, got {v}")
     return v
@@ -65,7 +66,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     run.add_argument("scenario", help="scenario TOML file")
     run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
-    run.add_argument("--seed", type=_non_negative, metavar="N", help="override [fx] seed (0 or more)")
+    run.add_argument("--seed", type=_seed, metavar="N", help="override [fx] seed (0 to 2^63 − 1)")
     run.add_argument("--paths", type=_paths, metavar="N", help="override [fx] paths (Monte Carlo, 1 to 10,000,000)")
     run.add_argument("--formats", default=["json", "csv", "xlsx", "pdf"], type=_formats,
                      help="comma-separated outputs to write (default: json,csv,xlsx,pdf)")
@@ -167,6 +168,15 @@ def _validate(args) -> int:
 
 MAX_PATHS = 10_000_000
 """Same cap as the schema's ``fx.paths``."""
+MAX_SEED = 2**63 - 1
+"""Same cap as the schema's ``fx.seed`` (numpy seeds a generator with any integer; the schema keeps it to 64 bits)."""
+
+
+def _seed(text: str) -> int:
+    v = _non_negative(text)
+    if v > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"at most 2^63 − 1 = {MAX_SEED:,} (the limit of fx.seed), got {v:.3g}")
+    return v
 
 
 def _paths(text: str) -> int:

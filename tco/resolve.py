@@ -104,6 +104,8 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     if model is None:
         problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; "
                                 f"{closest(s.model.id, list(cat.models))}", line("model", "id")))
+    else:
+        problems += context_problems(s, model, file, line)
     out: list[ResolvedOption] = []
     for i, o in enumerate(s.options):
         serve, train = _fleets_of(s, o, i, cat, problems, file, lines)
@@ -115,6 +117,21 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     if problems or model is None:
         raise InputError(problems)
     return model, out
+
+
+def context_problems(s: Scenario, model, file: str, line) -> list[Problem]:
+    """A request longer than the model's context window (models.csv max_context_tokens): the prompt and the output
+    share it. Blamed on the prompt when it alone is too long, else on the output that pushes the sum over."""
+    limit = model.max_context_tokens
+    inf = s.inference
+    total = inf.input_tokens_per_request + inf.output_tokens_per_request
+    if not limit or total <= limit:
+        return []
+    key = "input_tokens_per_request" if inf.input_tokens_per_request > limit else "output_tokens_per_request"
+    return [Problem(file, f"inference.{key}", f"a request of {inf.input_tokens_per_request:,.0f} input + "
+                    f"{inf.output_tokens_per_request:,.0f} output tokens = {total:,.0f} is longer than the context "
+                    f"window of {s.model.id!r} ({limit:,} tokens, models.csv max_context_tokens); shorten the "
+                    "requests or choose a model with a longer context", line("inference", key))]
 
 
 def line_of(lines: dict):

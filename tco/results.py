@@ -111,6 +111,14 @@ def infeasible_problem(res: Results, file: str, lines: dict | None) -> Problem |
         return None
     fastest = max(res.options, key=lambda o: o.achieved_tokens_per_second_per_user)
     target = res.scenario.inference.tokens_per_second_per_user
+    ttft = res.scenario.inference.time_to_first_token_seconds
+    if ttft is not None and fastest.achieved_tokens_per_second_per_user >= target:  # the speed is met: the wait is not
+        quickest = min(res.options, key=lambda o: o.replica.ttft_seconds)
+        return Problem(file, "inference.time_to_first_token_seconds",
+                       f"no option meets the time to first token of {ttft:g} s: the quickest, {quickest.name!r}, "
+                       f"answers in {quickest.replica.ttft_seconds:.3g} s; raise the limit or add an option with "
+                       "faster GPUs", (lines or {}).get(("inference", "time_to_first_token_seconds"))
+                       or (lines or {}).get(("inference",)))
     return Problem(file, "inference.tokens_per_second_per_user",
                    f"no option meets the workload's targets ({target:g} tokens/s per user): the fastest, "
                    f"{fastest.name!r}, reaches {fastest.achieved_tokens_per_second_per_user:.1f} tokens/s per user at "

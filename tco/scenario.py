@@ -29,14 +29,18 @@ from tco.scenario_types import (  # noqa: F401 (the limits and types are public 
     MAX_GPU_HOURS,
     MAX_NAME_CHARS,
     MAX_PATH_CHARS,
+    MAX_PLAN_CANDIDATES,
     MAX_REQUESTS_PER_USER_PER_DAY,
+    MAX_SERVERS,
     MAX_TEXT_CHARS,
     MAX_TOKENS_PER_REQUEST,
     MAX_TRAINING_TOKENS,
     MAX_USD_PER_HOUR,
     MAX_USERS,
+    MIN_EFFICIENCY,
     START_YEARS,
     BrlPerMonth,
+    Efficiency,
     Frozen,
     Id,
     Line,
@@ -135,8 +139,10 @@ def load_text(text: str, file: str = "<scenario>") -> Scenario:
 
 def _load_text(text: str, file: str) -> tuple[Scenario, dict[tuple, int]]:
     """load_text, and the key → line map it located the problems with (``load`` returns it too)."""
+    from tco.scenario_toml import loads
+
     try:
-        data = tomllib.loads(text)
+        data = loads(text, file)
     except tomllib.TOMLDecodeError as exc:
         m = re.search(r"line (\d+)", str(exc))
         line = int(m.group(1)) if m else None

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ValidationError
 
 from tco.domain import GrowthModel
 from tco.errors import Problem
+from tco.scenario_types import MIN_EFFICIENCY
 
 _INLINE_KEY = re.compile(r"(?<![A-Za-z0-9_\-])([A-Za-z0-9_\-]+)\s*=")
 
@@ -78,6 +79,9 @@ def _key_path(loc: tuple) -> str:
 
 
 _PERCENT_HINT_KEYS = re.compile(r"(_rate|_share|^volatility|^mfu|^discount_rate)$")
+EFFICIENCY_KEYS = frozenset({"mfu", "bandwidth_efficiency_share", "flops_efficiency_share", "utilization_target_share",
+                             "memory_usable_share"})
+"""The achieved shares of a peak, bounded below by MIN_EFFICIENCY."""
 
 
 def _model_at(root: type[BaseModel], parent: tuple) -> type[BaseModel] | None:
@@ -123,6 +127,9 @@ def _message(err, root: type[BaseModel]) -> str:
     if (kind in ("less_than_equal", "less_than") and _PERCENT_HINT_KEYS.search(key) and isinstance(inp, (int, float))
             and 1.0 < inp <= 100.0):
         return f"{inp!r} looks like a percent; write fractions (e.g. {inp / 100:g} for {inp:g} %)"
+    if kind == "greater_than_equal" and key in EFFICIENCY_KEYS:
+        return (f"must be at least {MIN_EFFICIENCY:g} ({MIN_EFFICIENCY:.0%}) and at most 1 (got {_show(inp)}): a share "
+                "of a peak near zero divides by zero or multiplies the fleet without limit")
     if kind in ("int_type", "float_type", "bool_type", "string_type") and inp is not None:
         want = {"int_type": "an integer (a whole number)", "float_type": "a number", "bool_type": "true or false",
                 "string_type": "text in quotes"}[kind]
@@ -163,6 +170,7 @@ def _unknown_key(root: type[BaseModel], loc: tuple, key: str) -> str:
 GROWTH_TAGS = frozenset(m.value for m in GrowthModel)
 """The users curve's union tags, which pydantic puts in an error's key path (``inference.users.logistic.…``)."""
 UNION_HINTS = {"daily_profile": "write 'flat', 'business_hours' or a list of 24 hourly shares that sum to 1"}
+_LEADING_KEY = re.compile(r"([a-z_]+(?:\.[a-z_]+)+) ")
 _INTERNAL_LOC = re.compile(r"^(literal\[|list\[|function-|constrained-|tagged-union\[)")
 
 
@@ -172,8 +180,13 @@ def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[Bas
     for err in exc.errors():
         raw = tuple(err["loc"])
         loc = tuple(p for p in raw if not (isinstance(p, str) and (p in GROWTH_TAGS or _INTERNAL_LOC.match(p))))
+        if not loc:  # a check across sections (Scenario._cross) names the key its message starts with
+            m = _LEADING_KEY.match(str(err.get("msg", "")).removeprefix("Value error, "))
+            loc = tuple(m.group(1).split(".")) if m else loc
         path = _key_path(loc)
         union = len(loc) != len(raw) and loc and str(loc[-1]) in UNION_HINTS
+        if union and isinstance(err.get("input"), list) and err.get("type") == "literal_error":
+            continue  # a list is not a named profile: the list's own errors (an element, the sum) say what is wrong
         if union:
             inp = err.get("input")
             msg = (f"{UNION_HINTS[str(loc[-1])]} (got {_show(inp)})" if not isinstance(inp, list)
@@ -186,8 +199,18 @@ def problems_from(exc: ValidationError, file: str, line_of: dict, root: type[Bas
     return list(problems.values())
 
 
+def name_key(name: str) -> str:
+    """What a reader tells option names apart by: Unicode-compatible forms made one (NFKC: a full-width 'Ａ' is 'A'),
+    characters that print as nothing dropped, runs of spaces made one, outer spaces and case ignored."""
+    import unicodedata
+
+    text = "".join(c for c in unicodedata.normalize("NFKC", name) if unicodedata.category(c) != "Cf")
+    return " ".join(text.split()).casefold()
+
+
 def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
-    """Options sharing a name, each repeat pinned on its own `name` line."""
+    """Options sharing a name, or names that differ only by case, spaces or invisible characters (one report
+    could not tell them apart), each repeat pinned on its own `name` line."""
     opts = data.get("options")
     if not isinstance(opts, list):
         return []
@@ -197,9 +220,15 @@ def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
         name = o.get("name") if isinstance(o, dict) else None
         if not isinstance(name, str):
             continue
-        if name in seen:
-            out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {name!r} is also the name "
-                               f"of options[{seen[name]}]", line_for(("options", i, "name"), line_of)))
-        else:
-            seen[name] = i
+        key = name_key(name)
+        if key in seen:
+            j = seen[key]
+            other = opts[j]["name"]
+            why = (f"{name!r} is also the name of options[{j}]" if other == name else
+                   f"{name!r} differs from the name of options[{j}] ({other!r}) only by case, spaces or invisible "
+                   "characters")
+            out.append(Problem(file, f"options[{i}].name", f"option names must be unique; {why}",
+                               line_for(("options", i, "name"), line_of)))
+        elif key:
+            seen[key] = i
     return out

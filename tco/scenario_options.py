@@ -14,12 +14,13 @@ from pydantic import AfterValidator, Field, model_validator
 from tco.scenario_types import (
     _CONTROL,
     MAX_BRL_PER_MONTH,
+    MAX_PLAN_CANDIDATES,
+    MAX_SERVERS,
     BrlPerMonth,
     Frozen,
     Id,
     Name,
     PathText,
-    Positive,
     Share,
     Text,
     UsdPerHour,
@@ -36,6 +37,10 @@ PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
 StoragePrice = Annotated[float, Field(ge=0.0, le=100.0)]
 """A storage price override [USD/GB-month]: an option's and the plan search's (which builds options from it) share
 the bound."""
+
+
+Instances = Annotated[int, Field(ge=0, le=MAX_SERVERS)]
+"""A committed baseline's instance count."""
 
 
 class Option(Frozen):
@@ -91,13 +96,13 @@ class Option(Frozen):
     year."""
     price_trend_rate: Annotated[float, Field(ge=-0.9, le=1.0)] = 0.0
     """Annual change of cloud USD prices (e.g. -0.10 = GPU-hours 10 % cheaper each year), applied each year."""
-    committed_instances: Annotated[int, Field(ge=0)] | list[Annotated[int, Field(ge=0)]] | None = None
-    """Committed baseline of a cloud inference fleet: this many instances paid every hour of each term at
+    committed_instances: Instances | list[Instances] | None = None
+    """Committed baseline of a cloud inference fleet (0–100,000 instances): this many instances paid every hour of each term at
     `pricing` (a 1- or 3-year commitment), the hours above it at `burst_pricing`. One number, or one per term
     counted from the first serving month (the last holds). `python -m tco plan` finds the best values."""
     burst_pricing: Id = "on_demand"
     """Pricing of the instances above the committed baseline ('on_demand' or 'spot'); used with committed_instances."""
-    burst_usd_per_hour: Positive | None = None
+    burst_usd_per_hour: UsdPerHour | None = None
     """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
 
 
@@ -165,7 +170,7 @@ class Plan(Frozen):
     """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
     storage_usd_per_gb_month: dict[str, StoragePrice] = {}
     """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
-    max_candidates: int = Field(5_000_000, ge=1)
+    max_candidates: int = Field(5_000_000, ge=1, le=MAX_PLAN_CANDIDATES)
     """Refuse a search that would score more plans than this (training bursts × serving fleets, plus each term's
     committed levels, plus shared fleets); narrow providers or gpus instead."""
     show: int = Field(3, ge=1, le=50)

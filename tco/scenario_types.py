@@ -14,7 +14,10 @@ MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 5000
 MAX_PATH_CHARS = 4096
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_INVISIBLE = "\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+"""Characters that print as nothing (soft hyphen, zero-width space and joiners, direction marks, word joiner,
+byte-order mark): two names that differ only by one of them look the same on every report."""
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069" + _INVISIBLE + "]")
 _CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 
 
@@ -22,8 +25,12 @@ def _plain(pattern: re.Pattern):
     def check(v: str) -> str:
         m = pattern.search(v)
         if m:
-            raise ValueError(f"control character U+{ord(m.group()):04X} at position {m.start() + 1} is not allowed "
-                             "here; write plain text")
+            import unicodedata
+
+            c = m.group()
+            kind = (f"invisible character U+{ord(c):04X} ({unicodedata.name(c, 'no name')})" if re.match(
+                f"[{_INVISIBLE}]", c) else f"control character U+{ord(c):04X}")
+            raise ValueError(f"{kind} at position {m.start() + 1} is not allowed here; write plain text")
         return v
     return check
 
@@ -59,8 +66,18 @@ MAX_BRL_PER_MONTH = 1e8
 """Per server-month."""
 START_YEARS = (1990, 2200)
 """First and last year a timeline may start in."""
+MAX_SERVERS = 100_000
+"""Servers or instances of one fleet (a training cluster, a committed baseline): far more than any one buyer rents."""
+MAX_PLAN_CANDIDATES = 100_000_000
+"""The plan search's ceiling on plans scored: 20× its default (5,000,000), about what scores in minutes."""
+MIN_EFFICIENCY = 0.01
+"""Lowest achieved share of a peak (MFU, memory bandwidth or FLOPS efficiency, usable memory, planned utilisation) a
+scenario may give. Zero divides by zero and a tiny share multiplies the fleet without limit; published training
+MFUs are around 0.4 and serving efficiencies above 0.5, so a figure under 1 % is a typo, not a plan."""
 
 Share = Annotated[float, Field(ge=0.0, le=1.0)]
+Efficiency = Annotated[float, Field(ge=MIN_EFFICIENCY, le=1.0)]
+"""An achieved share of a peak: MIN_EFFICIENCY (1 %) to 1."""
 Positive = Annotated[float, Field(gt=0.0)]
 NonNegative = Annotated[float, Field(ge=0.0)]
 Users = Annotated[float, Field(ge=0.0, le=MAX_USERS)]

@@ -16,8 +16,10 @@ from tco.scenario_types import (
     MAX_GPU_HOURS,
     MAX_REQUESTS_PER_USER_PER_DAY,
     MAX_TOKENS_PER_REQUEST,
+    MAX_SERVERS,
     MAX_TRAINING_TOKENS,
     START_YEARS,
+    Efficiency,
     Frozen,
     Id,
     Line,
@@ -91,13 +93,14 @@ class Training(Frozen):
     """Passes over the tokens."""
     gpu_hours: Annotated[float, Field(ge=0.0, le=MAX_GPU_HOURS)] | None = None
     """GPU-hours given directly (skips the 6·N·D estimate) [GPU·h]."""
-    mfu: Share | None = None
-    """Model FLOPs utilisation; default from the catalog calibration."""
+    mfu: Efficiency | None = None
+    """Model FLOPs utilisation, 0.01–1 (published large runs reach about 0.4); default from the catalog
+    calibration."""
     start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which training starts (1 = scenario start)."""
     target_days: float = Field(30.0, ge=0.1, le=3650.0)
     """Wall-clock days the training burst should take; sets the cluster size unless `servers` is given."""
-    servers: int | None = Field(None, ge=1, le=100_000)
+    servers: int | None = Field(None, ge=1, le=MAX_SERVERS)
     """Training cluster size in servers (overrides target_days)."""
     activation_memory_share: Annotated[float, Field(ge=0.0, le=100.0)] = 0.25
     """Activation memory as a share of weight+optimizer memory (planning assumption)."""
@@ -163,8 +166,8 @@ class Inference(Frozen):
     """Requests an active user makes per day [requests/user/day]."""
     input_tokens_per_request: Annotated[float, Field(ge=0.0, le=MAX_TOKENS_PER_REQUEST)]
     """Prompt tokens per request (prefill) [tokens]."""
-    output_tokens_per_request: Annotated[float, Field(gt=0.0, le=MAX_TOKENS_PER_REQUEST)]
-    """Generated tokens per request (decode) [tokens]."""
+    output_tokens_per_request: Annotated[float, Field(ge=1.0, le=MAX_TOKENS_PER_REQUEST)]
+    """Generated tokens per request (decode), at least 1: a request yields a token or is not served [tokens]."""
     active_days_per_week: Annotated[float, Field(ge=1.0, le=7.0)] = 7.0
     """Days a week with traffic (5 for an office tool); the daily profile and peak are those of an active day."""
     tokens_per_second_per_user: Annotated[float, Field(gt=0.0, le=10_000.0)] = 20.0
@@ -177,22 +180,22 @@ class Inference(Frozen):
     if unset."""
     daily_profile: Literal["flat", "business_hours"] | list[Share] = "business_hours"
     """Share of a day's requests in each hour (24 values summing to 1) or a named profile."""
-    utilization_target_share: Annotated[float, Field(gt=0.0, le=1.0)] = 0.8
-    """Highest planned utilisation of a replica at peak (headroom for bursts)."""
+    utilization_target_share: Efficiency = 0.8
+    """Highest planned utilisation of a replica at peak (headroom for bursts), 0.01–1."""
     redundancy: Literal["none", "n+1"] = "none"
     """'n+1' adds one spare replica whenever any is needed."""
     egress_kb_per_request: Annotated[float, Field(ge=0.0, le=1e6)] = 20.0
     """Bytes sent to the internet per request [kB, 1 kB = 1000 bytes] (response stream and overhead)."""
     storage_gb: Annotated[float, Field(ge=0.0, le=1e8)] = 0.0
     """Object storage kept on the cloud (weights, checkpoints, logs) [GB]."""
-    bandwidth_efficiency_share: Share | None = None
-    """Achieved share of peak memory bandwidth in decode; default from catalog calibration."""
-    flops_efficiency_share: Share | None = None
-    """Achieved share of peak FLOPS in prefill/decode compute; default from catalog calibration."""
+    bandwidth_efficiency_share: Efficiency | None = None
+    """Achieved share of peak memory bandwidth in decode, 0.01–1; default from catalog calibration."""
+    flops_efficiency_share: Efficiency | None = None
+    """Achieved share of peak FLOPS in prefill/decode compute, 0.01–1; default from catalog calibration."""
     max_batch_sequences: int = Field(256, ge=1, le=65_536)
     """Cap on concurrent sequences per replica (vLLM's max_num_seqs default is 256)."""
-    memory_usable_share: Share = 0.9
-    """Share of GPU memory usable for weights and KV cache (vLLM's default gpu_memory_utilization)."""
+    memory_usable_share: Efficiency = 0.9
+    """Share of GPU memory usable for weights and KV cache, 0.01–1 (vLLM's default gpu_memory_utilization)."""
 
     @field_validator("daily_profile")
     @classmethod

@@ -93,24 +93,15 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
     """The calibration that sizes the replicas: the scenario's file if `[inference] calibration` is set, else
     the catalog's (calibration_default.toml); `bandwidth_efficiency_share` / `flops_efficiency_share` in the
     scenario override the two shares."""
-    import tomllib
     from dataclasses import replace
     from pathlib import Path
 
-    from tco.calibrate import from_dict
-    from tco.errors import InputError, Problem
+    from tco.calibrate import from_dict, read_file
 
     serving = s.inference
     if serving.calibration:
         path = Path(serving.calibration)
-        try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise InputError([Problem(file, "inference.calibration", f"cannot read calibration file {str(path)!r}: "
-                                      f"{getattr(exc, 'strerror', None) or exc}; write one with `python -m tco "
-                                      "calibrate BENCHMARK`",
-                                      (lines or {}).get(("inference", "calibration")))]) from None
-        eff = from_dict(data, str(path))
+        eff, data = read_file(path, file, "inference.calibration", (lines or {}).get(("inference", "calibration")))
         eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
     else:
         eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))

@@ -169,7 +169,7 @@ def test_any_normalised_profile_is_accepted(weights):
     assert Inference.model_validate(INF | {"daily_profile": shares}).daily_profile == shares
 
 
-@pytest.mark.parametrize(("key", "ok", "bad"), [("output_tokens_per_request", (0.001,), (0.0,)),
+@pytest.mark.parametrize(("key", "ok", "bad"), [("output_tokens_per_request", (1.0,), (0.0, 0.999)),
                                                 ("active_days_per_week", (1.0, 7.0), (0.9, 7.1)),
                                                 ("utilization_target_share", (0.01, 1.0), (0.0, 1.01)),
                                                 ("max_batch_sequences", (1, 65_536), (0, 65_537)),

@@ -10,7 +10,9 @@ from pathlib import Path
 
 from tco.catalog.rows import read_text
 from tco.catalog.types import Billing, TaxProfile
-from tco.errors import Problem, closest
+from tco.errors import InputError, Problem, closest
+from tco.scenario_toml import loads
+from tco.scenario_types import MIN_EFFICIENCY
 from tco.taxes import BILLING_MODES, METHODS, RATE_KEYS, ReformPeriod
 
 
@@ -21,10 +23,15 @@ def _read_toml(paths, problems):
         if text is None:
             continue
         try:
-            yield p, tomllib.loads(text)
+            data = loads(text, str(p))
+        except InputError as exc:  # nested too deeply
+            problems.extend(exc.problems)
+            continue
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"line (\d+)", str(exc))
             problems.append(Problem(str(p), "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None))
+            continue
+        yield p, data
 
 
 
@@ -138,6 +145,8 @@ def _check_defaults(p, data: dict, problems) -> None:
                     share and not 0 < x <= 1):
                 want = "a share in (0, 1]" if share else "a finite number ≥ 0"
                 problems.append(Problem(str(p), f"{k}.{kk}", f"must be {want}, got {x!r}"))
+            elif share and x < MIN_EFFICIENCY:  # a share near zero multiplies a fleet without limit
+                problems.append(Problem(str(p), f"{k}.{kk}", f"must be at least {MIN_EFFICIENCY:g}, got {x!r}"))
 
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from tco.catalog import Catalog
 from tco.errors import Problem, closest
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
-from tco.resolve import line_of
+from tco.resolve import context_problems, line_of
 from tco.scenario import Plan, Scenario
 from tco.domain import FleetKind
 
@@ -34,6 +34,8 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
     providers = sorted({o.provider for o in cat.cloud_offers.values()}
                        | {o.provider for o in cat.dedicated_offers.values()})
     out = _unknown_names(spec, cat, providers, file, line)
+    if s.model.id in cat.models:  # the requests must fit the model's context window, whatever serves them
+        out += context_problems(s, cat.models[s.model.id], file, line)
     if spec.brazil_only:
         out += _brazil(spec, cat, providers, file, line)
     return out

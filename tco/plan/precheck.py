@@ -16,7 +16,7 @@ from tco.domain import FleetKind, PlanMode, TrainingMethod, commitment_term_mont
 from tco.errors import InputError, Problem
 from tco.plan.check import check
 from tco.plan.components import Ctx, context, offers, serving_modes, serving_size
-from tco.scenario import Scenario
+from tco.scenario import MAX_PLAN_CANDIDATES, Scenario
 
 
 def precheck(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> int:
@@ -27,23 +27,50 @@ def precheck(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict
         raise InputError(problems)
     lines = lines or {}
     ctx = context(s, cat, file)
-    n = scored(ctx)
-    if n is None:
+    parts = scored_parts(ctx)
+    if parts is None:
         raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
                                   "per-user speed asked (see the skipped offers with `python -m tco plan`)",
                                   lines.get(("plan",)))])
+    n = sum(parts)
     if n > ctx.spec.max_candidates:
-        raise InputError([Problem(file, "plan.max_candidates", f"the search would score {n:,} plans (training × "
-                                  f"serving pairs, committed levels, shared fleets), more than max_candidates "
-                                  f"({ctx.spec.max_candidates:,}); narrow plan.providers or plan.gpus",
-                                  lines.get(("plan", "max_candidates")) or lines.get(("plan",)))])
+        raise InputError([_too_many(s, ctx.spec.max_candidates, parts, file, lines)])
     return n
 
 
+def _too_many(s: Scenario, limit: int, parts: tuple[int, int, int], file: str, lines: dict) -> Problem:
+    """The search is larger than max_candidates: what drove its size and what to do. Without a [plan] section the
+    limit is a default the file does not show, so the problem names what to add and points at the users when the
+    committed levels (which grow with the peak servers) are most of the count."""
+    n = sum(parts)
+    pairs, levels, _ = parts
+    by_users = levels >= pairs
+    why = (f"{levels:,} of them committed-baseline levels, which grow with the peak servers the users need"
+           if by_users else f"{pairs:,} of them training × serving pairs of the catalog's offers")
+    head = f"the plan search would score {n:,} plans ({why}), more than max_candidates ({limit:,})"
+    raise_to = (f", or set max_candidates = {n:,} (at most {MAX_PLAN_CANDIDATES:,})" if n <= MAX_PLAN_CANDIDATES
+                else f" (max_candidates is at most {MAX_PLAN_CANDIDATES:,})")
+    narrow = "narrow it with providers = [...] or gpus = [...]"
+    users = "; or reduce the users (inference.users)" if by_users else ""
+    if s.plan is not None:
+        return Problem(file, "plan.max_candidates", f"{head}; narrow plan.providers or plan.gpus{raise_to}{users}",
+                       lines.get(("plan", "max_candidates")) or lines.get(("plan",)))
+    key = ("inference", "users") if by_users else ("plan",)
+    return Problem(file, ".".join(key), f"{head}, the default when the file has no [plan] section: add a [plan] "
+                   f"section and {narrow}{raise_to}{users}", lines.get(key))
+
+
 def scored(ctx: Ctx) -> int | None:
-    """Plans the search scores: training bursts × serving fleets (each mode, a committed baseline once) + every
-    level of every term of each committed baseline + shared fleets; None when no offer can serve. An upper bound:
-    offers the engine then refuses (a price it cannot resolve, a training cluster across PCIe servers) drop out."""
+    """Plans the search scores (the sum of ``scored_parts``); None when no offer can serve."""
+    parts = scored_parts(ctx)
+    return None if parts is None else sum(parts)
+
+
+def scored_parts(ctx: Ctx) -> tuple[int, int, int] | None:
+    """Plans the search scores, in three parts: training bursts × serving fleets (each mode, a committed baseline
+    once), every level of every term of each committed baseline, shared fleets; None when no offer can serve. An
+    upper bound: offers the engine then refuses (a price it cannot resolve, a training cluster across PCIe servers)
+    drop out."""
     fleets = offers(ctx)
     with_training = ctx.s.training.method != TrainingMethod.NONE
     serving = levels = shared = 0
@@ -63,7 +90,7 @@ def scored(ctx: Ctx) -> int | None:
         return None
     bursts = sum(1 for f in fleets if not (f.kind == FleetKind.CLOUD and is_committed(f.pricing)
                                            and not is_capacity_block(f.pricing))) if with_training else 1
-    return bursts * serving + levels + shared
+    return bursts * serving, levels, shared
 
 
 def ladder_levels(ctx: Ctx, f, rep, known: dict | None = None) -> int:

@@ -62,12 +62,23 @@ def money_compact(x: float | None, locale: str) -> str:
     return format_compact_currency(x, "BRL", locale=babel_locale(locale), fraction_digits=1)
 
 
+def _babel(fn, x: float, pattern: str, locale: str, digits: int, scale: float = 1.0) -> str:
+    """babel's `fn` (format_decimal or format_percent); a number beyond babel's 28-digit decimal precision
+    (about 1e25 with its decimals) in scientific notation instead of a decimal.InvalidOperation."""
+    import decimal
+
+    try:
+        return fn(x, format=pattern, locale=babel_locale(locale))
+    except decimal.InvalidOperation:
+        return scientific(x * scale, locale, max(digits, 2)) + ("%" if scale != 1.0 else "")
+
+
 def number(x: float | None, locale: str, digits: int = 0) -> str:
     """Plain number with grouping and exactly `digits` decimals."""
     if x is None or _missing(x):
         return DASH
     pattern = "#,##0" + ("." + "0" * digits if digits else "")
-    return format_decimal(unsigned_zero(x, digits), format=pattern, locale=babel_locale(locale))
+    return _babel(format_decimal, unsigned_zero(x, digits), pattern, locale, digits)
 
 
 def number_short(x: float | None, locale: str, max_digits: int = 2) -> str:
@@ -75,7 +86,7 @@ def number_short(x: float | None, locale: str, max_digits: int = 2) -> str:
     if x is None or _missing(x):
         return DASH
     pattern = "#,##0" + ("." + "#" * max_digits if max_digits else "")
-    return format_decimal(x, format=pattern, locale=babel_locale(locale))
+    return _babel(format_decimal, x, pattern, locale, max_digits)
 
 
 def percent(share: float | None, locale: str, digits: int = 1) -> str:
@@ -83,7 +94,7 @@ def percent(share: float | None, locale: str, digits: int = 1) -> str:
     if share is None or _missing(share):
         return DASH
     pattern = "#,##0" + ("." + "0" * digits if digits else "") + "%"
-    return format_percent(share, format=pattern, locale=babel_locale(locale))
+    return _babel(format_percent, share, pattern, locale, digits, 100.0)
 
 
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
@@ -128,7 +139,7 @@ def percent_short(share: float | None, locale: str, max_digits: int = 2) -> str:
     if share is None or _missing(share):
         return DASH
     pattern = "#,##0" + ("." + "#" * max_digits if max_digits else "") + "%"
-    return format_percent(share, format=pattern, locale=babel_locale(locale))
+    return _babel(format_percent, share, pattern, locale, max_digits, 100.0)
 
 
 def iso_date(text: str, locale: str) -> str:
