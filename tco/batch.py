@@ -52,62 +52,21 @@ def add_parser(sub) -> None:
     """The `batch` subcommand's arguments (called by the CLI's parser)."""
     import argparse
 
+    from tco.cli_args import at_least, paths, seed
+
     p = sub.add_parser("batch", help="run many scenarios in parallel processes, with a summary table",
                        description=__doc__.split("\n\n")[1].replace("``", "").replace("`", ""), epilog=EPILOG,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("scenarios", nargs="+", metavar="SCENARIO", help="scenario TOML files")
     p.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
-    p.add_argument("--jobs", type=_at_least(1), default=None, metavar="N",
+    p.add_argument("--jobs", type=at_least(1), default=None, metavar="N",
                    help="worker processes (default: the number of usable cores)")
     p.add_argument("--formats", default="json,csv,xlsx,pdf", help="comma-separated outputs (default: all four)")
-    p.add_argument("--seed", type=_seed, metavar="N", help="override every scenario's [fx] seed (0 to 2^63 − 1)")
-    p.add_argument("--paths", type=_paths, metavar="N",
+    p.add_argument("--seed", type=seed, metavar="N", help="override every scenario's [fx] seed (0 to 2^63 − 1)")
+    p.add_argument("--paths", type=paths, metavar="N",
                    help="override every scenario's [fx] paths (Monte Carlo, 1 to 10,000,000)")
     p.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     p.add_argument("--quiet", action="store_true", help="no summary table (the exit code still tells)")
-
-
-MAX_PATHS = 10_000_000
-"""The bound of fx.paths (and of `run --paths`, tco.cli.MAX_PATHS); tests/test_hostile.py ties the three."""
-MAX_SEED = 2**63 - 1
-"""The bound of fx.seed (and of `run --seed`, tco.cli.MAX_SEED)."""
-
-
-def _seed(text: str) -> int:
-    """--seed as `run` reads it: 0 to 2^63 − 1, the bounds of fx.seed."""
-    import argparse
-
-    v = _at_least(0)(text)
-    if v > MAX_SEED:
-        raise argparse.ArgumentTypeError(f"at most 2^63 − 1 = {MAX_SEED:,} (the limit of fx.seed), got {v:.3g}")
-    return v
-
-
-def _paths(text: str) -> int:
-    """--paths as `run` reads it: 1 to 10,000,000, the bounds of fx.paths."""
-    import argparse
-
-    v = _at_least(1)(text)
-    if v > MAX_PATHS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_PATHS:,} paths (the limit of fx.paths), got {v:,}")
-    return v
-
-
-def _at_least(minimum: int):
-    """An argparse type: a whole number ≥ minimum."""
-    import argparse
-
-    def parse(text: str) -> int:
-        try:
-            v = int(text)
-        except ValueError:  # also a number of more than 4,300 digits (Python's limit on int(text))
-            shown = text if len(text) <= 40 else f"{text[:40]}… ({len(text):,} characters)"
-            raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None
-        if v < minimum:
-            raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {v}")
-        return v
-
-    return parse
 
 
 def default_jobs() -> int:

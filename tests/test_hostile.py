@@ -353,11 +353,17 @@ def test_review_l2_seed_is_bounded_like_the_schema(tmp_path, capsys, seed):
 
 
 def test_review_l2_the_cli_bounds_are_the_schemas():
-    from tco import batch
+    """run and batch read --seed and --paths with the same types (tco.cli_args), bounded as the schema's fx."""
+    from tco import cli_args
 
     paths, seed = FX.model_fields["paths"].metadata, FX.model_fields["seed"].metadata
-    assert MAX_PATHS == batch.MAX_PATHS == next(m.le for m in paths if getattr(m, "le", None) is not None)
-    assert MAX_SEED == batch.MAX_SEED == next(m.le for m in seed if getattr(m, "le", None) is not None) == 2**63 - 1
+    assert MAX_PATHS == cli_args.MAX_PATHS == next(m.le for m in paths if getattr(m, "le", None) is not None)
+    assert MAX_SEED == cli_args.MAX_SEED == next(m.le for m in seed if getattr(m, "le", None) is not None) == 2**63 - 1
+    from tco.cli import _parser
+
+    batch = _parser()._subparsers._group_actions[0].choices["batch"]  # type: ignore[union-attr]
+    types = {a.dest: a.type for a in batch._actions}
+    assert types["seed"] is cli_args.seed and types["paths"] is cli_args.paths
 
 
 def test_review_l2_the_largest_seed_runs(tmp_path):
