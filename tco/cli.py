@@ -136,30 +136,43 @@ def cmd_run(args) -> int:
             progress = progress_bar(loc)
         res = api.run(inputs, paths=args.paths, seed=args.seed, progress=progress, analysis=False)
         res = _analyse(res, args, progress, loc)
-        if progress is not None:
-            from tco.report.i18n import t
-            from tco.report.terminal import status
-
-            with status(t("term_writing", loc, formats=", ".join(args.formats))):
-                written = api.write(res, args.output, args.formats)
-        else:
-            written = api.write(res, args.output, args.formats)
+        written = _write(res, args, progress is not None, loc)
         if interrupted():  # a SIGINT that Python swallowed somewhere: never report success
             raise KeyboardInterrupt
     if not args.quiet:
         from tco.report.terminal import summary
 
         summary(res, written)
-        vs = res.meta.get("plans", {}).get("vs_options")
-        if vs:
-            from tco.report import fmt, i18n
-            from tco.report.plan_names import plan_label
-
-            loc = res.scenario.scenario.locale
-            best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
-            print(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
-                         cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=args.scenario))
+        _best_plan_line(res, args.scenario)
     return 0
+
+
+def _write(res, args, on_terminal: bool, loc: str) -> list:
+    """The run's files (api.write), under a "writing …" status line when a progress bar is showing."""
+    from tco import api
+
+    if not on_terminal:
+        return api.write(res, args.output, args.formats)
+    from tco.report.i18n import t
+    from tco.report.terminal import status
+
+    with status(t("term_writing", loc, formats=", ".join(args.formats))):
+        return api.write(res, args.output, args.formats)
+
+
+def _best_plan_line(res, scenario_path: str) -> None:
+    """The closing line when the run searched plans: the best plan found (named in the run's locale) against
+    the scenario's cheapest option."""
+    vs = res.meta.get("plans", {}).get("vs_options")
+    if not vs:
+        return
+    from tco.report import fmt, i18n
+    from tco.report.plan_names import plan_label
+
+    loc = res.scenario.scenario.locale
+    best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+    print(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+                 cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 
 
 def cmd_plan(args) -> int:
