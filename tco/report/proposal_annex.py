@@ -103,7 +103,32 @@ def sensitivity(v, palette, loc: str) -> dict | None:
             "chart": {"title": t("chart_sens_title", loc), "html": chart}}
 
 
+def _status(f, doc_date, loc: str) -> str:
+    from tco.report.proposal_offer import expired
+
+    if expired(f, doc_date):
+        return t("pv_quote_expired", loc)
+    return _label_or(f"status_{f.status}", loc, f.status or "—")
+
+
+def caveats(v, loc: str) -> list[str]:
+    """The recommended option's prices that are unverified (the engine's `price_status`) or undated."""
+    from tco.report.proposal_checks import recommended_notices
+
+    if not v.ranked:
+        return []
+    rec = v.recommended
+    flagged = {n.params["offer"] for n in v.notices if n.option == rec.name and n.code == "price_status"}
+    flagged |= {n.params["offer"] for n in recommended_notices(rec)}
+    return [t("pv_caveat_unverified", loc, what=fleet_name(f, loc), status=_label_or(f"status_{f.status}", loc,
+                                                                                       f.status or "—"),
+              as_of=_as_of(f.as_of, loc)) for f in rec.fleets() if f.offer in flagged]
+
+
 def sources(v, res, loc: str) -> dict:
+    from tco.report.proposal_words import document_date
+
+    doc_date = document_date(res.scenario)
     seen: dict[tuple[str, str], FleetView] = {}
     rows = []
     for o in v.ranked_options:
@@ -113,13 +138,13 @@ def sources(v, res, loc: str) -> dict:
         price = (usd(f.price, loc) + t("per_hour", loc) if f.currency == Currency.USD
                  else money(f.price, loc) + t("per_month", loc))
         rows.append([fleet_name(f, loc), pricing_name(f.pricing, loc), price,
-                     _label_or(f"status_{f.status}", loc, f.status or "—"), _as_of(f.as_of, loc),
+                     _status(f, doc_date, loc), _as_of(f.as_of, loc),
                      _short_source(f.source, loc, f.status in ("estimate", "illustrative_estimate"))])
     rows.append([t("pv_a_model", loc, model=str(getattr(res.model, "model", ""))), "—", "—", "—",
                  _as_of(getattr(res.model, "as_of", None), loc), _short_source(getattr(res.model, "source", ""), loc)])
     head = [t("pv_a_item", loc), t("pv_a_pricing", loc), t("pv_a_price", loc), t("pv_a_status", loc),
             t("pv_a_as_of", loc), t("pv_a_source", loc)]
-    return {"table": table(head, rows, num=(2,), name=0)}
+    return {"table": table(head, rows, num=(2,), name=0), "caveats": caveats(v, loc)}
 
 
 def glossary(loc: str) -> list[tuple[str, str]]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from tco.domain import BRAZIL_REGIONS, CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
+from tco.report.proposal_checks import in_brazil
 from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name,
                                        table, unit_price, usd)
 
@@ -161,18 +162,48 @@ def risks(v, ours, scenario, loc: str) -> dict:
 
 
 def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
-    """The case beyond cost, from the offer's data and the proposal's terms (nothing stated that is not known)."""
+    """The case beyond cost, from the offer's data and the proposal's terms (nothing stated that is not known):
+    each claim covers every fleet of the offer, training included, or says which part it covers."""
     p = scenario.proposal
     inc = p.included if p is not None else None
     out = []
-    abroad = [p for p in competitors(v, ours) if p.serving_region.lower() not in BRAZIL_REGIONS]
-    city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
-    out.append((t("pv_case_residency", loc), t("pv_case_residency_v", loc, city=city, abroad=len(abroad),
-                                                 total=len(competitors(v, ours)))))
-    if ours.inference.currency == Currency.BRL:
-        out.append((t("pv_case_billing", loc), t("pv_case_billing_v", loc)))
+    split = any(not in_brazil(f) for f in ours.fleets())
+    residency = _residency(v, ours, inc, loc)
+    if residency:
+        out.append((t("pv_case_residency_split" if split else "pv_case_residency", loc), residency))
+    billing = _billing(ours, loc)
+    if billing:
+        usd = any(f.currency != Currency.BRL for f in ours.fleets())
+        out.append((t("pv_case_billing_part" if usd else "pv_case_billing", loc), billing))
     if inc and inc.latency_ms:
         out.append((t("pv_case_latency", loc), t("pv_case_latency_v", loc, ms=fmt.number_short(inc.latency_ms, loc))))
     if inc and inc.support_hours:
         out.append((t("pv_case_support", loc), inc.support_hours))
     return out
+
+
+def _residency(v, ours, inc, loc: str) -> str | None:
+    """Where the data stays: the whole offer in Brazil, serving only (training abroad, said), or no claim when
+    the serving fleet is abroad."""
+    if not in_brazil(ours.inference):
+        return None
+    plans = competitors(v, ours)
+    abroad = len([x for x in plans if x.serving_region.lower() not in BRAZIL_REGIONS])
+    city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
+    out_fleets = [f for f in ours.fleets() if not in_brazil(f)]
+    if not out_fleets:
+        return t("pv_case_residency_v", loc, city=city, abroad=abroad, total=len(plans))
+    where = ", ".join(f"{provider_name(f.provider, loc)} {f.region}" for f in out_fleets)
+    return t("pv_case_residency_serving_v", loc, city=city, where=where, abroad=abroad, total=len(plans))
+
+
+def _billing(ours, loc: str) -> str | None:
+    """Billing in reais: the whole offer (no remittance, IOF or exchange-rate swing), the serving part only with
+    the training's dollars said, or no claim when the serving fleet is priced in dollars."""
+    if ours.inference.currency != Currency.BRL:
+        return None
+    usd_fleets = [f for f in ours.fleets() if f.currency != Currency.BRL]
+    if not usd_fleets:
+        return t("pv_case_billing_v", loc)
+    return t("pv_case_billing_part_v", loc, what=fleet_name(ours.inference, loc),
+             usd=", ".join(fleet_name(f, loc) for f in usd_fleets))
