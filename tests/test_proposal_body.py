@@ -160,12 +160,35 @@ def test_a_cloud_offer_has_no_server_risks(small_run, small_view):
     assert t("pv_r_demand", EN) not in rows and t("pv_r_failure", EN) not in rows
 
 
+# Was "data stays in Brazil" and "no remittance, no IOF, no exchange-rate swing" for the seed's hybrid, whose
+# training runs on AWS us-east-1 priced in dollars (review H2): each claim now covers the training fleet too.
 def test_the_case_beyond_cost(seed_results, seed_view):
     ours = seed_view.recommended
+    assert (ours.training.region, ours.training.currency) == ("us-east-1", "USD")
     out = dict(body.case(seed_view, ours, seed_results.scenario, EN))
-    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city="São Paulo", abroad=0, total=0)
-    assert t("pv_case_billing", EN) in out  # served in reais
+    assert t("pv_case_residency", EN) not in out and t("pv_case_billing", EN) not in out
+    assert out[t("pv_case_residency_split", EN)] == t("pv_case_residency_serving_v", EN, city="São Paulo",
+                                                       where="AWS us-east-1", abroad=0, total=0)
+    assert out[t("pv_case_billing_part", EN)] == t("pv_case_billing_part_v", EN, what=fleet_name(ours.inference, EN),
+                                                    usd=fleet_name(ours.training, EN))
     assert t("pv_case_latency", EN) not in out  # no latency written
+
+
+def test_an_offer_all_in_brazil_and_in_reais_keeps_the_whole_claims(seed_results):
+    v = view.build(dataclasses.replace(seed_results, options=[
+        o for o in seed_results.options if o.name == "Dedicado BR — 8x H200 (frotas separadas)"]))
+    out = dict(body.case(v, v.recommended, seed_results.scenario, EN))
+    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city="São Paulo", abroad=0, total=0)
+    assert out[t("pv_case_billing", EN)] == t("pv_case_billing_v", EN)
+
+
+def test_serving_abroad_makes_no_residency_or_reais_claim(seed_results, seed_view):
+    ours = seed_view.recommended
+    moved = dataclasses.replace(ours, inference=dataclasses.replace(ours.inference, region="us-east-1",
+                                                                    currency="USD"))
+    out = dict(body.case(seed_view, moved, seed_results.scenario, EN))
+    assert not {t("pv_case_residency", EN), t("pv_case_residency_split", EN), t("pv_case_billing", EN),
+                t("pv_case_billing_part", EN)} & set(out)
 
 
 def test_the_case_counts_competitors_abroad(small_run, small_view):

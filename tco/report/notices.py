@@ -44,7 +44,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "proposal_items_differ": {"items": "money", "costed": "money", "items_setup": "money", "costed_setup": "money"},
     "quote_expired": {"offer": "text", "until": "text", "date": "text"},
     "recommended_undated": {"offer": "text"},
-    "plan_unverified": {"plan": "text", "offer": "text", "status": "text", "as_of": "text"},
+    "plan_unverified": {"offer": "text", "status": "text", "as_of": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

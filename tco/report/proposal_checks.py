@@ -78,8 +78,7 @@ def plan_notices(meta) -> list[Notice]:
     for part in ("training", "serving"):
         x = best.get(part) or {}
         if x.get("offer") and _unverified(str(x.get("status") or ""), str(x.get("as_of") or "")):
-            out.append(Notice("plan_unverified", "", {"plan": best.get("name", ""), "offer": x["offer"],
-                                                      "status": x.get("status") or "—",
+            out.append(Notice("plan_unverified", "", {"offer": x["offer"], "status": x.get("status") or "—",
                                                       "as_of": x.get("as_of") or "undated"}))
     return out
 
