@@ -129,11 +129,11 @@ def sources(v, res, loc: str) -> dict:
     from tco.report.proposal_words import document_date
 
     doc_date = document_date(res.scenario)
-    seen: dict[tuple[str, str], FleetView] = {}
+    seen: dict[tuple, FleetView] = {}
     rows = []
     for o in v.ranked_options:
         for f in o.fleets():
-            seen.setdefault((f.offer, f.pricing), f)
+            seen.setdefault((f.offer, f.pricing, f.price, f.status), f)  # a quoted price beside the catalog's
     for f in seen.values():
         price = (usd(f.price, loc) + t("per_hour", loc) if f.currency == Currency.USD
                  else money(f.price, loc) + t("per_month", loc))
