@@ -218,3 +218,17 @@ def test_a_separate_dedicated_training_cluster_commits_to_its_term(seed_results)
     assert sentence.endswith(" " + t("pv_commit_training", EN, n=rec.training_servers,
                                      what=fleet_name(rec.training, EN), term=rec.training.min_term_months))
     assert rec.training.min_term_months == 12  # paid 12 months for a one-month job (the engine's notice)
+
+
+# Was "this offer is in reais" for the seed's hybrid, whose training is priced in dollars (review H2).
+def test_the_fx_risk_of_an_offer_with_dollar_training_says_so(seed_results, seed_view):
+    ours = seed_view.recommended
+    other = body.counterpart(seed_view, ours)
+    opts = tuple(dataclasses.replace(o, p95_brl=o.tco_brl * 1.2) if o.name == other.name else o
+                 for o in seed_view.options)
+    v = dataclasses.replace(seed_view, fx_model="gbm", options=opts)
+    rows = _rows(body.risks(v, ours, seed_results.scenario, EN)["table"])
+    assert rows[t("pv_r_fx", EN)][1] == t("pv_r_fx_m_part", EN, usd=fleet_name(ours.training, EN))
+    brl_only = v.option("Dedicado BR — 8x H200 (frotas separadas)")
+    rows = _rows(body.risks(v, brl_only, seed_results.scenario, EN)["table"])
+    assert rows[t("pv_r_fx", EN)][1] == t("pv_r_fx_m", EN)

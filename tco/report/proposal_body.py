@@ -153,8 +153,11 @@ def risks(v, ours, scenario, loc: str) -> dict:
                      t("pv_r_ageing_m", loc, term=term)])
     other = counterpart(v, ours)
     if other is not None and other.kind == FleetKind.CLOUD and is_monte_carlo(v.fx_model) and other.p95_brl:
+        usd = [f for f in ours.fleets() if f.currency != Currency.BRL]
+        mitigation = (t("pv_r_fx_m_part", loc, usd=", ".join(fleet_name(f, loc) for f in usd)) if usd
+                      else t("pv_r_fx_m", loc))
         rows.append([t("pv_r_fx", loc), t("pv_r_fx_i", loc, other=other.label, p95=money(other.p95_brl, loc)),
-                     t("pv_r_fx_m", loc)])
+                     mitigation])
     if any(n.code == "tax_rates_estimate" for n in v.notices):
         rows.append([t("pv_r_tax", loc), t("pv_r_tax_i", loc), t("pv_r_tax_m", loc)])
     return {"table": table([t("pv_r_col_risk", loc), t("pv_r_col_impact", loc), t("pv_r_col_mitigation", loc)], rows,
