@@ -40,6 +40,13 @@ def _commitment(o, loc: str) -> str:
     return out
 
 
+def all_in_gpu_hour(o) -> float | None:
+    """TCO ÷ the GPU-hours paid (serving and training) [BRL/GPU·h]: the workbook's "per GPU-hour, all in"
+    (workbook_years.gpu_hours); the bridge's "with taxes" row is the serving server's price, another figure."""
+    hours = o.inference_gpu_hours + o.training_gpu_hours
+    return o.tco_brl / hours if hours > 0 else None
+
+
 def summary(v, loc: str) -> dict:
     rec = v.recommended
     other = counterpart(v, rec)
@@ -53,7 +60,7 @@ def summary(v, loc: str) -> dict:
             sentences.append(t("pv_fx_p5", loc, other=other.label, cmp=multiple(other.p5_brl, rec.tco_brl, loc)))
     figures = [(t("pv_kf_tco", loc, months=months), money(rec.tco_brl, loc)),
                (t("pv_kf_pv", loc, rate=fmt.percent_short(v.discount_rate, loc)), money(rec.npv_brl, loc)),
-               (t("pv_kf_gpu_hour", loc), unit_price(rec.gpu_hour_brl.get(Role.INFERENCE), loc)),
+               (t("pv_kf_gpu_hour", loc), unit_price(all_in_gpu_hour(rec), loc)),
                (t("pv_kf_mtok", loc), unit_price(rec.cost_per_million_tokens_brl, loc))]
     return {"recommended": rec.label, "sentences": sentences, "figures": figures,
             "bridge": bridge(v, rec, other, loc) if other is not None else None}
