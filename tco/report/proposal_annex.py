@@ -84,11 +84,21 @@ def fx(v, palette, loc: str) -> dict:
     return out
 
 
+def _tornado(v) -> tuple[dict | None, dict | None]:
+    """(the tornado the PDF shows, the leaders' when that is another pair): the dedicated-vs-cloud pair when the
+    engine made one (its two leaders are of one kind), else the leaders' tornado the terminal and workbook show."""
+    sens = v.meta.get("sensitivity") or {}
+    pair, leaders = sens.get("dedicated_vs_cloud"), sens.get("leaders")
+    if pair and pair.get("rows"):
+        return pair, leaders if leaders and leaders.get("rows") else None
+    return (leaders if leaders and leaders.get("rows") else None), None
+
+
 def sensitivity(v, palette, loc: str) -> dict | None:
     from tco.report import charts
 
-    sens = (v.meta.get("sensitivity") or {}).get("dedicated_vs_cloud")
-    if not sens or not sens.get("rows"):
+    sens, other = _tornado(v)
+    if sens is None:
         return None
     rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"),
                   key=lambda r: -abs(r.get("swing_brl") or 0))
@@ -97,10 +107,13 @@ def sensitivity(v, palette, loc: str) -> dict | None:
     chart = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows],
                            [r["high_diff_brl"] for r in rows], sens["base_diff_brl"], t("sens_low", loc),
                            t("sens_high", loc), loc, _unit(loc), palette)
-    return {"intro": t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
-                       challenger=labels.get(sens["challenger"], sens["challenger"]),
-                       base=money(sens["base_diff_brl"], loc)),
-            "chart": {"title": t("chart_sens_title", loc), "html": chart}}
+    intro = t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
+              challenger=labels.get(sens["challenger"], sens["challenger"]), base=money(sens["base_diff_brl"], loc))
+    if other is not None:
+        intro += " " + t("pv_a_sens_why_pair", loc, leader=labels.get(other["leader"], other["leader"]),
+                         challenger=labels.get(other["challenger"], other["challenger"]),
+                         base=money(other["base_diff_brl"], loc))
+    return {"intro": intro, "chart": {"title": t("chart_sens_title", loc), "html": chart}}
 
 
 def _status(f, doc_date, loc: str) -> str:
