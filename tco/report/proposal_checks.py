@@ -8,6 +8,8 @@ after the engine's, `notes_txt` lists them for the seller, and the PDF states th
 
 from __future__ import annotations
 
+from typing import Any
+
 from tco.domain import BRAZIL_REGIONS, FleetKind, FleetMode, Notice, Role, Status
 
 CHECKED = (Status.LISTED, Status.SCENARIO_OVERRIDE, Status.QUOTE, Status.ESTIMATE, Status.ILLUSTRATIVE_ESTIMATE)
@@ -21,10 +23,10 @@ def in_brazil(fleet) -> bool:
     return fleet.region.lower() in BRAZIL_REGIONS
 
 
-def costed_fleets(o) -> list[tuple[str, object, int]]:
+def costed_fleets(o) -> list[tuple[str, Any, int]]:
     """The offered option's dedicated fleets as the engine costed them: (role, fleet, servers at the peak); a
     shared fleet once, the training fleet only when separate."""
-    out = []
+    out: list[tuple[str, Any, int]] = []
     for role, f in ((Role.TRAINING, o.training), (Role.INFERENCE, o.inference)):
         if f is None or f.kind != FleetKind.DEDICATED or (role == Role.TRAINING and o.fleet == FleetMode.SHARED):
             continue
@@ -83,9 +85,17 @@ def plan_notices(meta) -> list[Notice]:
     return out
 
 
+def offered(v):
+    """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
+    ranked option with one; None when no option has a dedicated fleet."""
+    for o in v.ranked_options:
+        if any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
+            return o
+    return None
+
+
 def notices(v, scenario) -> list[Notice]:
     """Every proposal notice for the view `v` of a run of `scenario`."""
-    from tco.report.proposal_offer import offered
     from tco.report.proposal_words import document_date
 
     out: list[Notice] = []

@@ -13,19 +13,11 @@ import datetime as _dt
 from tco.domain import FleetKind, FleetMode, Role
 from tco.report import fmt
 from tco.report.i18n import t
+from tco.report.proposal_checks import notices, offered  # noqa: F401  (offered: public here too)
 from tco.report.proposal_words import day, fleet_name, money, month_name, table
 
 VALIDITY_DAYS = 30
 """Validity of an offer whose `[proposal]` names no `valid_until` [days from the document date]."""
-
-
-def offered(v):
-    """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
-    ranked option with one; None when no option has a dedicated fleet."""
-    for o in v.ranked_options:
-        if any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
-            return o
-    return None
 
 
 def expired(f, doc_date: _dt.date) -> bool:
@@ -82,19 +74,17 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
 
 def caveats(v, scenario, o, loc: str) -> list[str]:
     """What the client must read beside the offer: items that differ from the costed fleet, expired quotes."""
-    from tco.report.proposal_checks import notices
-
     out = []
     for n in notices(v, scenario):
         if n.option != o.name:
             continue
         if n.code == "proposal_items_differ":
-            out.append(t("pv_caveat_items", loc, items=money(n.params["items"], loc),
-                         costed=money(n.params["costed"], loc)))
+            out.append(t("pv_caveat_items", loc, items=money(float(n.params["items"]), loc),  # type: ignore[arg-type]
+                         costed=money(float(n.params["costed"]), loc)))  # type: ignore[arg-type]
         elif n.code == "quote_expired":
             f = next(x for x in o.fleets() if x.offer == n.params["offer"])
             out.append(t("pv_caveat_quote_expired", loc, what=fleet_name(f, loc),
-                         until=fmt.iso_date(n.params["until"], loc)))
+                         until=fmt.iso_date(str(n.params["until"]), loc)))
     return out
 
 
