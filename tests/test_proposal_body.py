@@ -167,7 +167,8 @@ def test_the_case_beyond_cost(seed_results, seed_view):
     assert (ours.training.region, ours.training.currency) == ("us-east-1", "USD")
     out = dict(body.case(seed_view, ours, seed_results.scenario, EN))
     assert t("pv_case_residency", EN) not in out and t("pv_case_billing", EN) not in out
-    assert out[t("pv_case_residency_split", EN)] == t("pv_case_residency_serving_v", EN, city="São Paulo",
+    sp = t("pv_in_city", EN, city="São Paulo")
+    assert out[t("pv_case_residency_split", EN)] == t("pv_case_residency_serving_v", EN, city=sp,
                                                        where="AWS us-east-1", abroad=0, total=0)
     assert out[t("pv_case_billing_part", EN)] == t("pv_case_billing_part_v", EN, what=fleet_name(ours.inference, EN),
                                                     usd=fleet_name(ours.training, EN))
@@ -178,7 +179,8 @@ def test_an_offer_all_in_brazil_and_in_reais_keeps_the_whole_claims(seed_results
     v = view.build(dataclasses.replace(seed_results, options=[
         o for o in seed_results.options if o.name == "Dedicado BR — 8x H200 (frotas separadas)"]))
     out = dict(body.case(v, v.recommended, seed_results.scenario, EN))
-    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city="São Paulo", abroad=0, total=0)
+    sp = t("pv_in_city", EN, city="São Paulo")
+    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city=sp, abroad=0, total=0)
     assert out[t("pv_case_billing", EN)] == t("pv_case_billing_v", EN)
 
 

@@ -199,7 +199,7 @@ def _residency(v, ours, inc, loc: str) -> str | None:
         return None
     plans = competitors(v, ours)
     abroad = len([x for x in plans if x.serving_region.lower() not in BRAZIL_REGIONS])
-    city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
+    city = t("pv_in_city", loc, city=inc.datacenter_city) if inc and inc.datacenter_city else t("pv_brazil", loc)
     out_fleets = [f for f in ours.fleets() if not in_brazil(f)]
     if not out_fleets:
         return t("pv_case_residency_v", loc, city=city, abroad=abroad, total=len(plans))
