@@ -112,8 +112,11 @@ def test_sensitivity_intro_and_chart(small_run, small_view, palette):
     sens = small_run.meta["sensitivity"]["dedicated_vs_cloud"]
     out = annex.sensitivity(small_view, palette, EN)
     labels = {o.name: o.label for o in small_view.options}
+    lead = small_run.meta["sensitivity"]["leaders"]  # another pair: the PDF says which the terminal shows (L8)
     assert out["intro"] == t("pv_a_sens_intro", EN, leader=labels[sens["leader"]],
-                             challenger=labels[sens["challenger"]], base=money(sens["base_diff_brl"], EN))
+                             challenger=labels[sens["challenger"]], base=money(sens["base_diff_brl"], EN)) + " " + t(
+        "pv_a_sens_why_pair", EN, leader=labels[lead["leader"]], challenger=labels[lead["challenger"]],
+        base=money(lead["base_diff_brl"], EN))
     svg = out["chart"]["html"]
     assert "<svg" in svg
     # the TCO rows, widest swing first (the tornado's order)
@@ -126,6 +129,15 @@ def test_sensitivity_intro_and_chart(small_run, small_view, palette):
 
 def test_no_sensitivity_no_section(seed_view, palette):
     assert annex.sensitivity(seed_view, palette, EN) is None
+
+
+def test_the_leaders_tornado_when_the_engine_made_no_other_pair(small_run, small_view, palette):
+    lead = small_run.meta["sensitivity"]["leaders"]
+    v = dataclasses.replace(small_view, meta={**small_view.meta, "sensitivity": {"leaders": lead}})
+    labels = {o.name: o.label for o in v.options}
+    assert annex.sensitivity(v, palette, EN)["intro"] == t(
+        "pv_a_sens_intro", EN, leader=labels[lead["leader"]], challenger=labels[lead["challenger"]],
+        base=money(lead["base_diff_brl"], EN))
 
 
 # --- sources and glossary ----------------------------------------------------------------------------------------------

@@ -160,12 +160,37 @@ def test_a_cloud_offer_has_no_server_risks(small_run, small_view):
     assert t("pv_r_demand", EN) not in rows and t("pv_r_failure", EN) not in rows
 
 
+# Was "data stays in Brazil" and "no remittance, no IOF, no exchange-rate swing" for the seed's hybrid, whose
+# training runs on AWS us-east-1 priced in dollars (review H2): each claim now covers the training fleet too.
 def test_the_case_beyond_cost(seed_results, seed_view):
     ours = seed_view.recommended
+    assert (ours.training.region, ours.training.currency) == ("us-east-1", "USD")
     out = dict(body.case(seed_view, ours, seed_results.scenario, EN))
-    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city="São Paulo", abroad=0, total=0)
-    assert t("pv_case_billing", EN) in out  # served in reais
+    assert t("pv_case_residency", EN) not in out and t("pv_case_billing", EN) not in out
+    sp = t("pv_in_city", EN, city="São Paulo")
+    assert out[t("pv_case_residency_split", EN)] == t("pv_case_residency_serving_v", EN, city=sp,
+                                                       where="AWS us-east-1", abroad=0, total=0)
+    assert out[t("pv_case_billing_part", EN)] == t("pv_case_billing_part_v", EN, what=fleet_name(ours.inference, EN),
+                                                    usd=fleet_name(ours.training, EN))
     assert t("pv_case_latency", EN) not in out  # no latency written
+
+
+def test_an_offer_all_in_brazil_and_in_reais_keeps_the_whole_claims(seed_results):
+    v = view.build(dataclasses.replace(seed_results, options=[
+        o for o in seed_results.options if o.name == "Dedicado BR — 8x H200 (frotas separadas)"]))
+    out = dict(body.case(v, v.recommended, seed_results.scenario, EN))
+    sp = t("pv_in_city", EN, city="São Paulo")
+    assert out[t("pv_case_residency", EN)] == t("pv_case_residency_v", EN, city=sp, abroad=0, total=0)
+    assert out[t("pv_case_billing", EN)] == t("pv_case_billing_v", EN)
+
+
+def test_serving_abroad_makes_no_residency_or_reais_claim(seed_results, seed_view):
+    ours = seed_view.recommended
+    moved = dataclasses.replace(ours, inference=dataclasses.replace(ours.inference, region="us-east-1",
+                                                                    currency="USD"))
+    out = dict(body.case(seed_view, moved, seed_results.scenario, EN))
+    assert not {t("pv_case_residency", EN), t("pv_case_residency_split", EN), t("pv_case_billing", EN),
+                t("pv_case_billing_part", EN)} & set(out)
 
 
 def test_the_case_counts_competitors_abroad(small_run, small_view):
@@ -195,3 +220,31 @@ def test_a_separate_dedicated_training_cluster_commits_to_its_term(seed_results)
     assert sentence.endswith(" " + t("pv_commit_training", EN, n=rec.training_servers,
                                      what=fleet_name(rec.training, EN), term=rec.training.min_term_months))
     assert rec.training.min_term_months == 12  # paid 12 months for a one-month job (the engine's notice)
+
+
+# Was "this offer is in reais" for the seed's hybrid, whose training is priced in dollars (review H2).
+def test_the_fx_risk_of_an_offer_with_dollar_training_says_so(seed_results, seed_view):
+    ours = seed_view.recommended
+    other = body.counterpart(seed_view, ours)
+    opts = tuple(dataclasses.replace(o, p95_brl=o.tco_brl * 1.2) if o.name == other.name else o
+                 for o in seed_view.options)
+    v = dataclasses.replace(seed_view, fx_model="gbm", options=opts)
+    rows = _rows(body.risks(v, ours, seed_results.scenario, EN)["table"])
+    assert rows[t("pv_r_fx", EN)][1] == t("pv_r_fx_m_part", EN, usd=fleet_name(ours.training, EN))
+    brl_only = v.option("Dedicado BR — 8x H200 (frotas separadas)")
+    rows = _rows(body.risks(v, brl_only, seed_results.scenario, EN)["table"])
+    assert rows[t("pv_r_fx", EN)][1] == t("pv_r_fx_m", EN)
+
+
+# Review L8: the PDF's "per GPU-hour, taxes included" (the serving server's price, 15,300 / 730 = 20.96) sat beside
+# the workbook's "per GPU-hour, all in" (TCO ÷ GPU-hours paid, 20.51): the key figure is now the workbook's.
+def test_the_key_gpu_hour_figure_is_the_workbooks_all_in_figure(seed_results, seed_view):
+    from tco.report.workbook_years import gpu_hours
+
+    rec = seed_view.recommended
+    result = next(o for o in seed_results.options if o.name == rec.name)
+    expected = rec.tco_brl / gpu_hours(result)  # the workbook's Summary "R$ per GPU-hour, all in"
+    assert gpu_hours(result) == pytest.approx(rec.inference_gpu_hours + rec.training_gpu_hours)
+    figures = dict(body.summary(seed_view, EN)["figures"])
+    assert figures[t("pv_kf_gpu_hour", EN)] == unit_price(expected, EN)
+    assert rec.inference.price / 730 != pytest.approx(expected)  # the serving price: another figure, in the bridge

@@ -137,3 +137,26 @@ def test_www_is_dropped_only_when_a_domain_remains():
     assert _bare("WWW.aws.amazon.com") == "aws.amazon.com"
     assert _bare("www.com") == "www.com"  # "com" alone is no host
     assert _short_source("per www.com; see https://www.www.com/x", "en") == "www.com"
+
+
+# Review L9: AWS São Paulo showed "pricing.us-east-1.amazonaws.com", the host its row says could not be reached.
+def test_a_host_the_source_says_was_unreachable_is_not_shown():
+    text = ("AWS Price List offer files (pricing.us-east-1.amazonaws.com) not reachable from this environment on "
+            "2026-11-30 (host unresolvable), so not re-pulled from AWS; the same value in a transcription: "
+            "https://github.com/tsaol/aws-gpu/blob/77fcd9f/data/p5_instances.js; earlier: instances.vantage.sh data")
+    assert _short_source(text, "en") == "github.com/tsaol/aws-gpu, instances.vantage.sh"
+
+
+def test_a_source_whose_only_host_was_unreachable_shows_its_other_words():
+    text = "pricing.us-east-1.amazonaws.com unreachable on 2026-11-30; value from the provider's sales desk"
+    assert _short_source(text, "en") == "value from the provider's sales desk"
+
+
+def test_every_aws_sao_paulo_row_names_only_hosts_it_read():
+    import csv
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "tco" / "catalog" / "data" / "cloud_offers.csv"
+    with data.open(encoding="utf-8") as fh:
+        rows = [r for r in csv.DictReader(fh) if r["offer_id"].startswith("aws/sa-east-1/")]
+    assert rows and all("amazonaws.com" not in _short_source(r["source"], "en") for r in rows)

@@ -141,7 +141,12 @@ def test_summary_has_one_warning_line_per_notice_and_names_the_files_written(sma
     terminal.summary(small_run, ["/tmp/tests-out/a.json", "/tmp/tests-out/a.xlsx"])
     out = capsys.readouterr().out
     loc = small_run.scenario.scenario.locale
-    assert len(re.findall(rf"^{re.escape(t('term_warning', loc))} ", out, flags=re.M)) == len(small_run.notices) > 0
+    from tco.report import proposal_checks, view
+
+    ours = proposal_checks.notices(view.build(small_run), small_run.scenario)  # the proposal's own checks too
+    assert [n.code for n in ours] == ["plan_unverified"]  # the best plan trains on an unverified, undated row
+    warned = re.findall(rf"^{re.escape(t('term_warning', loc))} ", out, flags=re.M)
+    assert len(warned) == len(small_run.notices) + len(ours) > 1
     assert t("term_wrote", loc, path="/tmp/tests-out/a.json") in out
     assert t("term_wrote", loc, path="/tmp/tests-out/a.xlsx") in out
 

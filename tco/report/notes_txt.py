@@ -24,7 +24,9 @@ def render(res) -> str:
     s = res.scenario
     p = s.proposal
     lines = [t("nt_title", loc, name=v.name), t("nt_date", loc, date=fmt.long_date(document_date(s), loc)), ""]
-    found = notices.grouped(list(v.notices), loc, t("and_last", loc))
+    from tco.report.proposal_checks import notices as proposal_notices
+
+    found = notices.grouped(list(v.notices) + proposal_notices(v, s), loc, t("and_last", loc))
     lines.append(t("nt_notices", loc, n=len(found)))
     lines += [f"- {x}" for x in found] or [f"- {t('nt_none', loc)}"]
     lines.append("")

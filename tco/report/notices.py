@@ -40,6 +40,11 @@ PARAMS: dict[str, dict[str, str]] = {
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},
     "fx_focus_held": {"edition": "text", "year": "text"},
+    # the proposal's own checks (tco.report.proposal_checks): not in the JSON
+    "proposal_items_differ": {"items": "money", "costed": "money", "items_setup": "money", "costed_setup": "money"},
+    "quote_expired": {"offer": "text", "until": "text", "date": "text"},
+    "recommended_undated": {"offer": "text"},
+    "plan_unverified": {"offer": "text", "status": "text", "as_of": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

@@ -84,11 +84,21 @@ def fx(v, palette, loc: str) -> dict:
     return out
 
 
+def _tornado(v) -> tuple[dict | None, dict | None]:
+    """(the tornado the PDF shows, the leaders' when that is another pair): the dedicated-vs-cloud pair when the
+    engine made one (its two leaders are of one kind), else the leaders' tornado the terminal and workbook show."""
+    sens = v.meta.get("sensitivity") or {}
+    pair, leaders = sens.get("dedicated_vs_cloud"), sens.get("leaders")
+    if pair and pair.get("rows"):
+        return pair, leaders if leaders and leaders.get("rows") else None
+    return (leaders if leaders and leaders.get("rows") else None), None
+
+
 def sensitivity(v, palette, loc: str) -> dict | None:
     from tco.report import charts
 
-    sens = (v.meta.get("sensitivity") or {}).get("dedicated_vs_cloud")
-    if not sens or not sens.get("rows"):
+    sens, other = _tornado(v)
+    if sens is None:
         return None
     rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"),
                   key=lambda r: -abs(r.get("swing_brl") or 0))
@@ -97,29 +107,57 @@ def sensitivity(v, palette, loc: str) -> dict | None:
     chart = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows],
                            [r["high_diff_brl"] for r in rows], sens["base_diff_brl"], t("sens_low", loc),
                            t("sens_high", loc), loc, _unit(loc), palette)
-    return {"intro": t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
-                       challenger=labels.get(sens["challenger"], sens["challenger"]),
-                       base=money(sens["base_diff_brl"], loc)),
-            "chart": {"title": t("chart_sens_title", loc), "html": chart}}
+    intro = t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
+              challenger=labels.get(sens["challenger"], sens["challenger"]), base=money(sens["base_diff_brl"], loc))
+    if other is not None:
+        intro += " " + t("pv_a_sens_why_pair", loc, leader=labels.get(other["leader"], other["leader"]),
+                         challenger=labels.get(other["challenger"], other["challenger"]),
+                         base=money(other["base_diff_brl"], loc))
+    return {"intro": intro, "chart": {"title": t("chart_sens_title", loc), "html": chart}}
+
+
+def _status(f, doc_date, loc: str) -> str:
+    from tco.report.proposal_offer import expired
+
+    if expired(f, doc_date):
+        return t("pv_quote_expired", loc)
+    return _label_or(f"status_{f.status}", loc, f.status or "—")
+
+
+def caveats(v, loc: str) -> list[str]:
+    """The recommended option's prices that are unverified (the engine's `price_status`) or undated."""
+    from tco.report.proposal_checks import recommended_notices
+
+    if not v.ranked:
+        return []
+    rec = v.recommended
+    flagged = {n.params["offer"] for n in v.notices if n.option == rec.name and n.code == "price_status"}
+    flagged |= {n.params["offer"] for n in recommended_notices(rec)}
+    return [t("pv_caveat_unverified", loc, what=fleet_name(f, loc), status=_label_or(f"status_{f.status}", loc,
+                                                                                       f.status or "—"),
+              as_of=_as_of(f.as_of, loc)) for f in rec.fleets() if f.offer in flagged]
 
 
 def sources(v, res, loc: str) -> dict:
-    seen: dict[tuple[str, str], FleetView] = {}
+    from tco.report.proposal_words import document_date
+
+    doc_date = document_date(res.scenario)
+    seen: dict[tuple, FleetView] = {}
     rows = []
     for o in v.ranked_options:
         for f in o.fleets():
-            seen.setdefault((f.offer, f.pricing), f)
+            seen.setdefault((f.offer, f.pricing, f.price, f.status), f)  # a quoted price beside the catalog's
     for f in seen.values():
         price = (usd(f.price, loc) + t("per_hour", loc) if f.currency == Currency.USD
                  else money(f.price, loc) + t("per_month", loc))
         rows.append([fleet_name(f, loc), pricing_name(f.pricing, loc), price,
-                     _label_or(f"status_{f.status}", loc, f.status or "—"), _as_of(f.as_of, loc),
+                     _status(f, doc_date, loc), _as_of(f.as_of, loc),
                      _short_source(f.source, loc, f.status in ("estimate", "illustrative_estimate"))])
     rows.append([t("pv_a_model", loc, model=str(getattr(res.model, "model", ""))), "—", "—", "—",
                  _as_of(getattr(res.model, "as_of", None), loc), _short_source(getattr(res.model, "source", ""), loc)])
     head = [t("pv_a_item", loc), t("pv_a_pricing", loc), t("pv_a_price", loc), t("pv_a_status", loc),
             t("pv_a_as_of", loc), t("pv_a_source", loc)]
-    return {"table": table(head, rows, num=(2,), name=0)}
+    return {"table": table(head, rows, num=(2,), name=0), "caveats": caveats(v, loc)}
 
 
 def glossary(loc: str) -> list[tuple[str, str]]:

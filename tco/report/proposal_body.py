@@ -8,6 +8,7 @@ from __future__ import annotations
 from tco.domain import BRAZIL_REGIONS, CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
+from tco.report.proposal_checks import in_brazil
 from tco.report.proposal_words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name,
                                        table, unit_price, usd)
 
@@ -39,6 +40,13 @@ def _commitment(o, loc: str) -> str:
     return out
 
 
+def all_in_gpu_hour(o) -> float | None:
+    """TCO ÷ the GPU-hours paid (serving and training) [BRL/GPU·h]: the workbook's "per GPU-hour, all in"
+    (workbook_years.gpu_hours); the bridge's "with taxes" row is the serving server's price, another figure."""
+    hours = o.inference_gpu_hours + o.training_gpu_hours
+    return o.tco_brl / hours if hours > 0 else None
+
+
 def summary(v, loc: str) -> dict:
     rec = v.recommended
     other = counterpart(v, rec)
@@ -52,7 +60,7 @@ def summary(v, loc: str) -> dict:
             sentences.append(t("pv_fx_p5", loc, other=other.label, cmp=multiple(other.p5_brl, rec.tco_brl, loc)))
     figures = [(t("pv_kf_tco", loc, months=months), money(rec.tco_brl, loc)),
                (t("pv_kf_pv", loc, rate=fmt.percent_short(v.discount_rate, loc)), money(rec.npv_brl, loc)),
-               (t("pv_kf_gpu_hour", loc), unit_price(rec.gpu_hour_brl.get(Role.INFERENCE), loc)),
+               (t("pv_kf_gpu_hour", loc), unit_price(all_in_gpu_hour(rec), loc)),
                (t("pv_kf_mtok", loc), unit_price(rec.cost_per_million_tokens_brl, loc))]
     return {"recommended": rec.label, "sentences": sentences, "figures": figures,
             "bridge": bridge(v, rec, other, loc) if other is not None else None}
@@ -152,8 +160,11 @@ def risks(v, ours, scenario, loc: str) -> dict:
                      t("pv_r_ageing_m", loc, term=term)])
     other = counterpart(v, ours)
     if other is not None and other.kind == FleetKind.CLOUD and is_monte_carlo(v.fx_model) and other.p95_brl:
+        usd = [f for f in ours.fleets() if f.currency != Currency.BRL]
+        mitigation = (t("pv_r_fx_m_part", loc, usd=", ".join(fleet_name(f, loc) for f in usd)) if usd
+                      else t("pv_r_fx_m", loc))
         rows.append([t("pv_r_fx", loc), t("pv_r_fx_i", loc, other=other.label, p95=money(other.p95_brl, loc)),
-                     t("pv_r_fx_m", loc)])
+                     mitigation])
     if any(n.code == "tax_rates_estimate" for n in v.notices):
         rows.append([t("pv_r_tax", loc), t("pv_r_tax_i", loc), t("pv_r_tax_m", loc)])
     return {"table": table([t("pv_r_col_risk", loc), t("pv_r_col_impact", loc), t("pv_r_col_mitigation", loc)], rows,
@@ -161,18 +172,48 @@ def risks(v, ours, scenario, loc: str) -> dict:
 
 
 def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
-    """The case beyond cost, from the offer's data and the proposal's terms (nothing stated that is not known)."""
+    """The case beyond cost, from the offer's data and the proposal's terms (nothing stated that is not known):
+    each claim covers every fleet of the offer, training included, or says which part it covers."""
     p = scenario.proposal
     inc = p.included if p is not None else None
     out = []
-    abroad = [p for p in competitors(v, ours) if p.serving_region.lower() not in BRAZIL_REGIONS]
-    city = (inc.datacenter_city if inc else "") or t("pv_brazil", loc)
-    out.append((t("pv_case_residency", loc), t("pv_case_residency_v", loc, city=city, abroad=len(abroad),
-                                                 total=len(competitors(v, ours)))))
-    if ours.inference.currency == Currency.BRL:
-        out.append((t("pv_case_billing", loc), t("pv_case_billing_v", loc)))
+    split = any(not in_brazil(f) for f in ours.fleets())
+    residency = _residency(v, ours, inc, loc)
+    if residency:
+        out.append((t("pv_case_residency_split" if split else "pv_case_residency", loc), residency))
+    billing = _billing(ours, loc)
+    if billing:
+        usd = any(f.currency != Currency.BRL for f in ours.fleets())
+        out.append((t("pv_case_billing_part" if usd else "pv_case_billing", loc), billing))
     if inc and inc.latency_ms:
         out.append((t("pv_case_latency", loc), t("pv_case_latency_v", loc, ms=fmt.number_short(inc.latency_ms, loc))))
     if inc and inc.support_hours:
         out.append((t("pv_case_support", loc), inc.support_hours))
     return out
+
+
+def _residency(v, ours, inc, loc: str) -> str | None:
+    """Where the data stays: the whole offer in Brazil, serving only (training abroad, said), or no claim when
+    the serving fleet is abroad."""
+    if not in_brazil(ours.inference):
+        return None
+    plans = competitors(v, ours)
+    abroad = len([x for x in plans if x.serving_region.lower() not in BRAZIL_REGIONS])
+    city = t("pv_in_city", loc, city=inc.datacenter_city) if inc and inc.datacenter_city else t("pv_brazil", loc)
+    out_fleets = [f for f in ours.fleets() if not in_brazil(f)]
+    if not out_fleets:
+        return t("pv_case_residency_v", loc, city=city, abroad=abroad, total=len(plans))
+    where = ", ".join(f"{provider_name(f.provider, loc)} {f.region}" for f in out_fleets)
+    return t("pv_case_residency_serving_v", loc, city=city, where=where, abroad=abroad, total=len(plans))
+
+
+def _billing(ours, loc: str) -> str | None:
+    """Billing in reais: the whole offer (no remittance, IOF or exchange-rate swing), the serving part only with
+    the training's dollars said, or no claim when the serving fleet is priced in dollars."""
+    if ours.inference.currency != Currency.BRL:
+        return None
+    usd_fleets = [f for f in ours.fleets() if f.currency != Currency.BRL]
+    if not usd_fleets:
+        return t("pv_case_billing_v", loc)
+    return t("pv_case_billing_part_v", loc, what=fleet_name(ours.inference, loc),
+             usd=", ".join(fleet_name(f, loc) for f in usd_fleets))

@@ -13,22 +13,19 @@ import datetime as _dt
 from tco.domain import FleetKind, FleetMode, Role
 from tco.report import fmt
 from tco.report.i18n import t
+from tco.report.proposal_checks import notices, offered  # noqa: F401  (offered: public here too)
 from tco.report.proposal_words import day, fleet_name, money, month_name, table
 
 VALIDITY_DAYS = 30
 """Validity of an offer whose `[proposal]` names no `valid_until` [days from the document date]."""
 
 
-def offered(v):
-    """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
-    ranked option with one; None when no option has a dedicated fleet."""
-    for o in v.ranked_options:
-        if any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
-            return o
-    return None
+def expired(f, doc_date: _dt.date) -> bool:
+    """True when the fleet's price is a quote whose validity ended before the document date."""
+    return f.status == "quote" and bool(f.as_of) and f.as_of < doc_date.isoformat()
 
 
-def _derived_items(o, loc: str) -> list[dict]:
+def _derived_items(o, loc: str, doc_date: _dt.date) -> list[dict]:
     """The offered option's dedicated fleets as items (catalog prices; the training fleet only when separate)."""
     out = []
     for role, f in ((Role.TRAINING, o.training), (Role.INFERENCE, o.inference)):
@@ -37,23 +34,24 @@ def _derived_items(o, loc: str) -> list[dict]:
         qty = o.training_servers if role == Role.TRAINING else o.peak_servers
         role = Role.SHARED if o.fleet == FleetMode.SHARED else role  # one fleet trains, then serves
         out.append({"description": t(f"pv_item_{role}", loc, what=fleet_name(f, loc)), "quantity": max(qty, 1),
-                    "brl_per_month": f.price, "setup_brl": f.setup_fee_brl, "firm": f.status == "quote",
+                    "brl_per_month": f.price, "setup_brl": f.setup_fee_brl,
+                    "firm": f.status == "quote" and not expired(f, doc_date),
                     "min_term": f.min_term_months})
     return out
 
 
-def _items(p, o, loc: str) -> tuple[list[dict], bool]:
+def _items(p, o, loc: str, doc_date: _dt.date) -> tuple[list[dict], bool]:
     """(items, derived?)."""
     if p is not None and p.items:
         return [{"description": i.description, "quantity": i.quantity, "brl_per_month": i.brl_per_month,
                  "setup_brl": i.setup_brl, "firm": i.firm_quote, "min_term": None} for i in p.items], False
-    return (_derived_items(o, loc) if o is not None else []), True
+    return (_derived_items(o, loc, doc_date) if o is not None else []), True
 
 
 def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     p = scenario.proposal
     o = offered(v)
-    items, derived = _items(p, o, loc)
+    items, derived = _items(p, o, loc, doc_date)
     rows = []
     for i in items:
         status = t("pv_firm" if i["firm"] else "pv_estimate", loc)
@@ -70,7 +68,24 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     return {"option": o.label if o else None, "table": table(head, rows, num=(1, 2, 3, 4), name=0, foot=foot),
             "terms": terms, "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
             "none": None if items else t("pv_no_dedicated", loc), "included": _included(p, o, loc),
+            "caveats": caveats(v, scenario, o, loc) if o is not None else [],
             "need": p.client_need if p is not None else "", "outside": _outside(o, loc)}
+
+
+def caveats(v, scenario, o, loc: str) -> list[str]:
+    """What the client must read beside the offer: items that differ from the costed fleet, expired quotes."""
+    out = []
+    for n in notices(v, scenario):
+        if n.option != o.name:
+            continue
+        if n.code == "proposal_items_differ":
+            out.append(t("pv_caveat_items", loc, items=money(float(n.params["items"]), loc),  # type: ignore[arg-type]
+                         costed=money(float(n.params["costed"]), loc)))  # type: ignore[arg-type]
+        elif n.code == "quote_expired":
+            f = next(x for x in o.fleets() if x.offer == n.params["offer"])
+            out.append(t("pv_caveat_quote_expired", loc, what=fleet_name(f, loc),
+                         until=fmt.iso_date(str(n.params["until"]), loc)))
+    return out
 
 
 def _outside(o, loc: str) -> list[str]:

@@ -12,6 +12,8 @@ _URL = re.compile(r"https?://([^/\s)\]'\"<>]+)((?:/[^\s)\]'\";,<>]*)?)")
 _DOMAIN = re.compile(r"(?<![\w@./:-])((?:[a-z0-9-]+\.)+(?:com|org|net|io|ai|dev|sh|to|gov|edu|co|cloud)(?:\.br)?)"
                      r"(?![\w-])", re.IGNORECASE)
 _ISO = re.compile(r"\d{4}-\d{2}(?:-\d{2})?")
+_UNREACHED = re.compile(r"\b(?:not reachable|unreachable|unresolvable|could not be reached|not re-?pulled|"
+                        r"not re-?read|failed to (?:load|fetch|resolve))\b", re.IGNORECASE)
 SOURCE_CAP = 64
 """Longest concise source shown [characters]; longer ones end in an ellipsis (the full text is in the JSON)."""
 
@@ -32,6 +34,13 @@ def _hosts(text: str) -> list[str]:
         if h not in out:
             out.append(h)
     return out
+
+
+def _reached(text: str) -> str:
+    """The source without its clauses (split at ';') that say a host was not reached: a client reads the hosts
+    the figures were taken from, not one the catalog says it could not read."""
+    kept = [c for c in text.split(";") if not _UNREACHED.search(c)]
+    return ";".join(kept)
 
 
 def _bare(host: str) -> str:
@@ -63,9 +72,10 @@ def _short_source(text: str | None, loc: str, estimate: bool = False, max_hosts:
     first clause when it cites none. The full text stays in the JSON and the workbook."""
     if not text or not text.strip():
         return "—"
-    hosts = _hosts(text)
+    reached = _reached(text)
+    hosts = _hosts(reached)
     if not hosts:
-        return _first_clause(text)
+        return _first_clause(reached or text)
     shown = ", ".join(hosts[:max_hosts])
     if len(hosts) > max_hosts:
         shown += t("src_more", loc, n=len(hosts) - max_hosts)

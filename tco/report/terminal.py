@@ -83,10 +83,18 @@ def summary(res, written) -> None:
     console.print(table)
     from tco.report import notices
 
-    for n in res.notices:  # names printed literally: markup escaped, control characters shown as \xNN
+    for n in list(res.notices) + _proposal_notices(res):  # names printed literally: markup escaped, control characters shown as \xNN
         console.print(f"[yellow]{t('term_warning', loc)}[/] {plain(notices.line(n, loc))}")
     for p in written:
         console.print(plain(t("term_wrote", loc, path=p)))
+
+
+def _proposal_notices(res) -> list:
+    """The proposal's own checks (tco.report.proposal_checks): items against the costed fleet, expired quotes,
+    unverified prices under the recommendation or the best plan."""
+    from tco.report import proposal_checks, view
+
+    return proposal_checks.notices(view.build(res), res.scenario)
 
 
 def progress_bar(loc: str = "pt-BR"):

@@ -40,6 +40,8 @@ class FleetView:
     status: str
     source: str
     as_of: str
+    region: str = ""
+    """The catalog's region id ('us-east-1', 'br'…)."""
 
     @property
     def price_per_gpu_hour(self) -> float:
@@ -157,7 +159,7 @@ class View:
 def _fleet(f) -> FleetView:
     return FleetView(f.offer_id, f.kind, f.offer_id.split("/")[0], f.gpu.gpu, int(f.gpus_per_server), float(f.price),
                      f.price_unit, f.currency, f.pricing, float(f.setup_fee_brl or 0.0), int(f.min_term_months or 0),
-                     f.price_status or "", f.price_source or "", str(f.price_as_of or ""))
+                     f.price_status or "", f.price_source or "", str(f.price_as_of or ""), str(f.region or ""))
 
 
 def yearly(monthly: np.ndarray) -> tuple[float, ...]:
