@@ -115,9 +115,6 @@ def _localised(theme: dict, loc: str) -> dict:
 
 def context(res, attachments: list[Path], theme: dict) -> dict:
     """Everything the template shows, as formatted strings, tables and SVG charts (read from the typed view)."""
-    from markupsafe import Markup
-
-    from tco.report import proposal_annex as annex
     from tco.report import proposal_body as body
     from tco.report import proposal_offer as offer
     from tco.report import view as view_mod
@@ -141,15 +138,23 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "risks": body.risks(v, ours, sc, loc),
         "case": body.case(v, ours, sc, loc),
         "steps": offer.next_steps(v, sc, doc_date, theme, loc),
-        "sizing": annex.sizing(v, loc),
-        "fx": annex.fx(v, palette, loc),
-        "sensitivity": annex.sensitivity(v, palette, loc),
-        "sources": annex.sources(v, res, loc),
-        "glossary": annex.glossary(loc),
+        **_annex(v, res, palette, loc),
         "attached": "; ".join(f"{_attachment_label(a, loc)}: {a.name}" for a in attachments),
         "tool": f"tco {__version__}",
         "notes": sc.scenario.notes,
     }
+    return out
+
+
+def _annex(v, res, palette, loc: str) -> dict:
+    """The technical annex: sizing, FX and sensitivity (with their charts), sources and glossary."""
+    from markupsafe import Markup
+
+    from tco.report import proposal_annex as annex
+
+    out: dict = {"sizing": annex.sizing(v, loc), "fx": annex.fx(v, palette, loc),
+                 "sensitivity": annex.sensitivity(v, palette, loc), "sources": annex.sources(v, res, loc),
+                 "glossary": annex.glossary(loc)}
     # charts are SVG shapes with HTML labels escaped by chart_svg: the only markup passed through
     for c in (out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
         if c:

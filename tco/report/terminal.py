@@ -39,54 +39,64 @@ def plain(text) -> str:
 
 
 def summary(res, written) -> None:
+    """The ranked table (infeasible options shown, never ranked), then the notices and the files written."""
     from rich.console import Console
-    from rich.table import Table
 
-    from tco.report import fmt
-
-    loc = res.scenario.scenario.locale
-    _brl = lambda x: fmt.money(x, loc, False)  # noqa: E731  (the scenario's locale, like the reports)
-
-    console = Console(file=sys.stdout, emoji=False)
-    console.width = max(console.width, 150)
-    s = res.scenario
-    from tco.engine import rankable
-
-    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
-    best = ranked[0].tco.deterministic if ranked else float("nan")
-    path = res.fx_path
-    def rate(x: float) -> str:
-        return fmt.number(x, loc, 2)
-
-    fx = (f"USD/BRL {rate(path[0])}" if abs(path[-1] - path[0]) < 5e-3
-          else t("term_fx_path", loc, first=rate(path[0]), last=rate(path[-1])))
-    fx += ", " + t("term_fx_base", loc, path=term("fxb", res.fx_info.get("base_path"), loc))
-    table = Table(title=t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
-                          start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4),
-                          fx=fx, model=term("fxm", res.fx_info.get("model"), loc)))
-    for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
-                "col_per_mtok"):
-        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
-    for i, o in enumerate(ranked, 1):
-        d = o.tco
-        spread = "—" if d.p95 - d.p5 < 0.5 else f"{_brl(d.p5)} – {_brl(d.p95)}"
-        cpm = o.cost_per_million_tokens_brl
-        above = "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—"
-        table.add_row(str(i), plain(o.name), _brl(d.deterministic), t("best", loc) if i == 1 else above,
-                      _brl(o.npv.deterministic), spread, _brl(float(o.lines_brl["egress"].sum())),
-                      "—" if cpm is None else fmt.money(cpm, loc))
-    for o in res.options:  # shown, never ranked: the speed it reaches instead of a rank
-        if not o.feasible:
-            table.add_row("—", plain(o.name), _brl(o.tco.deterministic),
-                          t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
-                          "—", "—", "—", "—", style="dim")
-    console.print(table)
     from tco.report import notices
 
+    loc = res.scenario.scenario.locale
+    console = Console(file=sys.stdout, emoji=False)
+    console.width = max(console.width, 150)
+    console.print(_ranked_table(res, loc))
     for n in list(res.notices) + _proposal_notices(res):  # names printed literally: markup escaped, control characters shown as \xNN
         console.print(f"[yellow]{t('term_warning', loc)}[/] {plain(notices.line(n, loc))}")
     for p in written:
         console.print(plain(t("term_wrote", loc, path=p)))
+
+
+def _title(res, loc: str) -> str:
+    """The table's title: the scenario, its horizon and start, the spot and the FX path and model."""
+    from tco.report import fmt
+
+    s, path = res.scenario, res.fx_path
+    fx = (f"USD/BRL {fmt.number(path[0], loc, 2)}" if abs(path[-1] - path[0]) < 5e-3
+          else t("term_fx_path", loc, first=fmt.number(path[0], loc, 2), last=fmt.number(path[-1], loc, 2)))
+    fx += ", " + t("term_fx_base", loc, path=term("fxb", res.fx_info.get("base_path"), loc))
+    return t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
+             start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4), fx=fx,
+             model=term("fxm", res.fx_info.get("model"), loc))
+
+
+def _ranked_table(res, loc: str):
+    """Options by TCO: rank, name, TCO, above the best, NPV, P5–P95, egress, cost per million tokens; then the
+    infeasible ones, dimmed, with the speed they reach instead of a rank."""
+    from rich.table import Table
+
+    from tco.engine import rankable
+    from tco.report import fmt
+
+    def brl(x: float) -> str:
+        return fmt.money(x, loc, False)
+
+    table = Table(title=_title(res, loc))
+    for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
+                "col_per_mtok"):
+        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
+    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
+    best = ranked[0].tco.deterministic if ranked else float("nan")
+    for i, o in enumerate(ranked, 1):
+        d, cpm = o.tco, o.cost_per_million_tokens_brl
+        spread = "—" if d.p95 - d.p5 < 0.5 else f"{brl(d.p5)} – {brl(d.p95)}"
+        above = "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—"
+        table.add_row(str(i), plain(o.name), brl(d.deterministic), t("best", loc) if i == 1 else above,
+                      brl(o.npv.deterministic), spread, brl(float(o.lines_brl["egress"].sum())),
+                      "—" if cpm is None else fmt.money(cpm, loc))
+    for o in res.options:
+        if not o.feasible:
+            table.add_row("—", plain(o.name), brl(o.tco.deterministic),
+                          t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
+                          "—", "—", "—", "—", style="dim")
+    return table
 
 
 def _proposal_notices(res) -> list:
