@@ -52,6 +52,8 @@ def test_validate_imports_no_renderer_and_no_analysis():
     assert top_level(mods) & set(RENDERERS) == set()
     assert {"tco.analysis", "tco.risk", "tco.outputs", "tco.calibrate_report.run", "tco.benchmarks",
             "tco.report.json_out", "tco.report.workbook", "tco.report.proposal"} & mods == set()
+    # the plan search itself: validate runs its precheck only (tco.plan imports combine when search is asked for)
+    assert {"tco.plan.combine", "tco.plan.pairs", "tco.plan.costing", "tco.plan.naming"} & mods == set()
 
 
 def test_validate_spares_the_imports_it_does_not_need():

@@ -21,9 +21,23 @@ them), ``combine`` (numpy over candidates and the result as plain data).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tco.plan.check import check
-from tco.plan.combine import search, versus
 from tco.plan.components import BRAZIL_REGIONS
 from tco.plan.precheck import precheck
 
+if TYPE_CHECKING:
+    from tco.plan.combine import search, versus
+
 __all__ = ["BRAZIL_REGIONS", "check", "precheck", "search", "versus"]
+
+
+def __getattr__(name: str):
+    """``search`` and ``versus`` imported when first asked for: `validate` runs the precheck only, and the search's
+    modules (combine, pairs, costing, naming) are a fifth of the plan package's import."""
+    if name in ("search", "versus"):
+        from tco.plan import combine
+
+        return getattr(combine, name)
+    raise AttributeError(f"module 'tco.plan' has no attribute {name!r}")
