@@ -64,3 +64,20 @@ def seed_2000_paths():
     s, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
     cat = load_catalog()
     return s, cat, run_scenario(s, cat, paths=2000, seed=1)
+
+
+@pytest.fixture(scope="session")
+def seed_view(seed_results):
+    """The typed view the proposal reads, of the seed's deterministic run (frozen dataclasses: safe to share)."""
+    from tco.report import view
+
+    return view.build(seed_results)
+
+
+@pytest.fixture(scope="session")
+def small_view(small_run):
+    """The typed view of the small run."""
+    from tco.report import view
+
+    return view.build(small_run)
+

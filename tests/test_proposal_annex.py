@@ -25,16 +25,6 @@ def palette():
     return proposal.load_theme()["colors"]["palette"]
 
 
-@pytest.fixture(scope="module")
-def small_view(small_run):
-    return view.build(small_run)
-
-
-@pytest.fixture(scope="module")
-def seed_view(seed_results):
-    return view.build(seed_results)
-
-
 # --- sizing ---------------------------------------------------------------------------------------------------------
 
 def test_sizing_rows_follow_the_ranking(small_view):

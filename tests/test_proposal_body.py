@@ -19,16 +19,6 @@ from tco.report.proposal_words import fleet_name, money, multiple, plan_name, pr
 EN = "en"
 
 
-@pytest.fixture(scope="module")
-def seed_view(seed_results):
-    return view.build(seed_results)
-
-
-@pytest.fixture(scope="module")
-def small_view(small_run):
-    return view.build(small_run)
-
-
 def _rows(tab: dict) -> dict[str, list[str]]:
     return {r[0]: r[1:] for r in tab["rows"]}
 

@@ -25,16 +25,6 @@ def _fleet(**kw) -> FleetView:
     return FleetView(**(base | kw))
 
 
-@pytest.fixture(scope="module")
-def seed_view(seed_results):
-    return view.build(seed_results)
-
-
-@pytest.fixture(scope="module")
-def small_view(small_run):
-    return view.build(small_run)
-
-
 # --- hand-worked ---------------------------------------------------------------------------------------------------
 
 def test_price_per_gpu_hour_of_a_monthly_server():
