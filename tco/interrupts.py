@@ -26,15 +26,8 @@ def catch_sigint():
         raise KeyboardInterrupt
 
     _interrupted["flag"] = False
-    try:
-        previous = signal.signal(signal.SIGINT, handler)
-    except ValueError:  # not the main thread: leave signals alone
+    with _sigint_handler(handler):
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 @contextmanager
@@ -52,14 +45,23 @@ def sigint_deferred():
         _interrupted["flag"] = True
         pending.append(signum)
 
+    with _sigint_handler(hold):
+        yield
+    if pending:
+        raise KeyboardInterrupt
+
+
+@contextmanager
+def _sigint_handler(handler):
+    """`handler` for SIGINT inside the block, the previous one restored after; outside the main thread (where
+    signals cannot be set) the block runs with signals left alone."""
     try:
-        previous = signal.signal(signal.SIGINT, hold)
-    except ValueError:  # not the main thread
+        previous = signal.signal(signal.SIGINT, handler)
+    except ValueError:
         yield
         return
     try:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
-    if pending:
-        raise KeyboardInterrupt
+

@@ -118,6 +118,18 @@ def _first_generation(small_run, out: Path) -> dict[str, bytes]:
     return {p.name: p.read_bytes() for p in out.iterdir()}
 
 
+def _rename_onto_fails(monkeypatch, name: str) -> None:
+    """Moving a file of a run's temporary folder onto `name` fails (EPERM), as onto an immutable file."""
+    real_replace = os.replace
+
+    def replace(src, dst, *a, **k):
+        if Path(dst).name == name and Path(src).parent.name.startswith(TEMP_PREFIX):
+            raise PermissionError(1, "Operation not permitted")
+        return real_replace(src, dst, *a, **k)
+
+    monkeypatch.setattr(os, "replace", replace)
+
+
 def test_a_file_that_cannot_be_replaced_stops_the_run_before_anything_moves(small_run, tmp_path, monkeypatch):
     """Review M1: an immutable x.csv. Its hard link is refused (EPERM), so the run stops before its commit point;
     the error names x.csv, not a temporary file, and both files are the first generation's."""
@@ -141,14 +153,7 @@ def test_a_rename_failing_after_the_commit_point_puts_every_file_back(small_run,
     """x.json is replaced, then x.csv's rename fails: x.json is restored from its hard link."""
     out = tmp_path / "out"
     before = _first_generation(small_run, out)
-    real_replace = os.replace
-
-    def replace(src, dst, *a, **k):
-        if Path(dst).name == "x.csv" and Path(src).parent.name.startswith(TEMP_PREFIX):
-            raise PermissionError(1, "Operation not permitted")
-        return real_replace(src, dst, *a, **k)
-
-    monkeypatch.setattr(os, "replace", replace)
+    _rename_onto_fails(monkeypatch, "x.csv")
     with pytest.raises(OSError) as err:
         write_outputs(small_run, out, "x", ["json", "csv"], sha="second", scenario_path=str(SMALL))
     assert err.value.filename == str(out / "x.csv")
@@ -159,14 +164,7 @@ def test_a_rename_failing_after_the_commit_point_puts_every_file_back(small_run,
 def test_a_failed_first_publish_leaves_no_file(small_run, tmp_path, monkeypatch):
     out = tmp_path / "out"
     out.mkdir()
-    real_replace = os.replace
-
-    def replace(src, dst, *a, **k):
-        if Path(dst).name == "x.csv" and Path(src).parent.name.startswith(TEMP_PREFIX):
-            raise PermissionError(1, "Operation not permitted")
-        return real_replace(src, dst, *a, **k)
-
-    monkeypatch.setattr(os, "replace", replace)
+    _rename_onto_fails(monkeypatch, "x.csv")
     with pytest.raises(OSError):
         write_outputs(small_run, out, "x", ["json", "csv"], sha="", scenario_path=str(SMALL))
     assert list(out.iterdir()) == []   # x.json, moved in first, is removed again
