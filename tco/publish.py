@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -54,9 +55,9 @@ def roll_forward(tmp: Path, out_dir: Path) -> None:
 def publish(tmp: Path, out_dir: Path, names: list[str]) -> list[Path]:
     """Move `names` from `tmp` into `out_dir` as one generation; the caller holds `folder_lock(out_dir)`.
 
-    Each file it replaces is first hard-linked into `tmp` (``.prev-<name>``): a file that cannot be linked
-    (immutable, another owner's) stops the run before its commit point with nothing changed, and a rename that
-    fails after it puts every file back as it was, so a failed publish never leaves the folder mixed."""
+    Each file it replaces is first hard-linked (or copied) into `tmp` (``.prev-<name>``), and a rename that fails
+    after the commit point (onto an immutable file, another owner's) puts every file back as it was, so a failed
+    publish never leaves the folder mixed."""
     kept = _keep_previous(tmp, out_dir, names)
     part = tmp / (COMMIT + ".part")
     part.write_text(json.dumps({"files": names}), encoding="utf-8")
@@ -76,7 +77,9 @@ def publish(tmp: Path, out_dir: Path, names: list[str]) -> list[Path]:
 
 
 def _keep_previous(tmp: Path, out_dir: Path, names: list[str]) -> dict[Path, Path | None]:
-    """{destination: its hard-linked copy in `tmp`, or None where there is no file yet}."""
+    """{destination: its hard-linked copy in `tmp`, or None where there is no file yet}. Where the file system
+    has no hard links (FAT, some network shares) the file is copied instead; a file that can be neither linked
+    nor copied stops the run here, before its commit point."""
     kept: dict[Path, Path | None] = {}
     for name in names:
         dest = out_dir / name
@@ -86,9 +89,12 @@ def _keep_previous(tmp: Path, out_dir: Path, names: list[str]) -> dict[Path, Pat
         copy = tmp / f"{PREVIOUS_PREFIX}{name}"
         try:
             os.link(dest, copy)
-        except OSError as exc:
-            raise OSError(exc.errno, f"cannot replace this existing file ({exc.strerror}); nothing was written",
-                          str(dest)) from None
+        except OSError:
+            try:
+                shutil.copy2(dest, copy)
+            except OSError as exc:
+                raise OSError(exc.errno, f"cannot replace this existing file ({exc.strerror}); nothing was "
+                              "written", str(dest)) from None
         kept[dest] = copy
     return kept
 

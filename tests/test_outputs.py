@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -130,23 +131,41 @@ def _rename_onto_fails(monkeypatch, name: str) -> None:
     monkeypatch.setattr(os, "replace", replace)
 
 
-def test_a_file_that_cannot_be_replaced_stops_the_run_before_anything_moves(small_run, tmp_path, monkeypatch):
-    """Review M1: an immutable x.csv. Its hard link is refused (EPERM), so the run stops before its commit point;
+def test_a_file_that_can_be_neither_linked_nor_copied_stops_the_run_before_anything_moves(small_run, tmp_path,
+                                                                                         monkeypatch):
+    """Review M1: x.csv's copy cannot be kept (no hard link, no read), so the run stops before its commit point;
     the error names x.csv, not a temporary file, and both files are the first generation's."""
     out = tmp_path / "out"
     before = _first_generation(small_run, out)
-    real_link = os.link
+    real_link, real_copy = os.link, shutil.copy2
 
-    def link(src, dst, *a, **k):
-        if Path(src).name == "x.csv":
-            raise PermissionError(1, "Operation not permitted")
-        return real_link(src, dst, *a, **k)
+    def refused(real):
+        def call(src, dst, *a, **k):
+            if Path(src).name == "x.csv":
+                raise PermissionError(1, "Operation not permitted")
+            return real(src, dst, *a, **k)
+        return call
 
-    monkeypatch.setattr(os, "link", link)
+    monkeypatch.setattr(os, "link", refused(real_link))
+    monkeypatch.setattr(shutil, "copy2", refused(real_copy))
     with pytest.raises(OSError) as err:
         write_outputs(small_run, out, "x", ["json", "csv"], sha="second", scenario_path=str(SMALL))
     assert err.value.filename == str(out / "x.csv") and "nothing was written" in err.value.strerror
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_without_hard_links_the_previous_files_are_copied(small_run, tmp_path, monkeypatch):
+    """A FAT or network folder has no hard links: the run still replaces its files (each kept as a copy first)."""
+    out = tmp_path / "out"
+    _first_generation(small_run, out)
+
+    def no_links(src, dst, *a, **k):
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)
+    write_outputs(small_run, out, "x", ["json", "csv"], sha="second", scenario_path=str(SMALL))
+    assert json.loads((out / "x.json").read_text(encoding="utf-8"))["scenario"]["sha256"] == "second"
+    assert sorted(p.name for p in out.iterdir()) == ["x.csv", "x.json"]
 
 
 def test_a_rename_failing_after_the_commit_point_puts_every_file_back(small_run, tmp_path, monkeypatch):
