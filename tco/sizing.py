@@ -16,8 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from tco.domain import Precision, TrainingMethod
-from tco.sizing_inference import BYTES_PER_PARAM, Calibration, Load, kv_bytes_per_token  # noqa: F401
-from tco.sizing_layout import ReplicaSize, candidates, choose
+from tco.sizing_inference import (  # noqa: F401
+    BYTES_PER_PARAM,
+    Calibration,
+    Hardware,
+    Load,
+    ModelSpec,
+    kv_bytes_per_token,
+    replica_tables,
+)
+from tco.sizing_layout import ReplicaSize, candidates, choose, layouts
 from tco.training_rules import SCOPE_DERIVED, SCOPE_GIVEN, evaluate_cluster, multi_gpu_scaling, rules
 
 # ---------------------------------------------------------------------------------------------
@@ -125,6 +133,23 @@ def calibration_dict(eff: Calibration) -> dict:
 
 def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dict], ReplicaSize | None]:
     """Every replica layout of a fleet's server with its terms, and the chosen one (None: nothing fits)."""
+    m, hw, load = _serving_terms(model, fleet, s, network)
+    cands = candidates(m, hw, load, eff)
+    return cands, choose(cands, fleet.gpus_per_server, eff.name)
+
+
+def prime_inference(model, fleets_networks: list, s, eff: Calibration) -> None:
+    """Size the single-server layouts of many fleets ((fleet, network) pairs) in one evaluation, into the cache
+    ``size_inference`` reads (sizing_inference.replica_tables): the plan search sizes every offer of the catalog."""
+    keys = []
+    for fleet, network in fleets_networks:
+        m, hw, load = _serving_terms(model, fleet, s, network)
+        keys.append((tuple(layouts(m, hw, load)), m, hw, load, eff, None))
+    replica_tables(keys)
+
+
+def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]:
+    """The model, the server's hardware and the load that size a replica of `fleet` (size_inference)."""
     from tco.calibrate import hardware_for, model_spec
 
     serving = s.inference
@@ -132,5 +157,4 @@ def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dic
                  peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
     load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
                 serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share)
-    cands = candidates(model_spec(model, s.model.precision, s.model.kv_precision), hw, load, eff)
-    return cands, choose(cands, fleet.gpus_per_server, eff.name)
+    return model_spec(model, s.model.precision, s.model.kv_precision), hw, load

@@ -20,8 +20,8 @@ E, k experts per layer and per token [-], BW [B/s], peak [FLOP/s], link and netw
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -189,13 +189,52 @@ def replica_table(lays: list[Layout], m: ModelSpec, hw: Hardware, load: Load, ef
     batch is the largest that meets the targets (or `batch` if given). Keys as sizing_rules.RULES, plus
     the layout (tp, nodes, mode, gpus), the link and network figures and `bound` as a word. Cached: the
     analysis re-runs size the same fleets many times (copies are returned)."""
-    return [dict(v) for v in _cached_table(tuple(lays), m, hw, load, eff, batch)]
+    return [dict(v) for v in replica_tables([(tuple(lays), m, hw, load, eff, batch)])[0]]
 
 
-@lru_cache(maxsize=512)
-def _cached_table(lays: tuple[Layout, ...], m: ModelSpec, hw: Hardware, load: Load, eff: Calibration,
-                  batch: int | None) -> tuple[dict, ...]:
-    return tuple(evaluate_layouts(list(lays), inputs_of(m, hw, load, eff), batch))
+TableKey = tuple[tuple[Layout, ...], ModelSpec, Hardware, Load, Calibration, int | None]
+"""What a replica table depends on: (layouts, model, hardware, load, calibration, batch given or None)."""
+
+_TABLES: OrderedDict[TableKey, tuple[dict, ...]] = OrderedDict()
+_MAX_TABLES = 512
+
+
+def replica_tables(keys: list[TableKey]) -> list[tuple[dict, ...]]:
+    """The tables of `keys` (``replica_table``'s arguments each), from the cache where it has them; the others are
+    evaluated together, one pass of the rules over all their layouts (the plan search sizes some twenty offers:
+    one pass instead of twenty). Exact: the rules are element-wise (sizing_rules: arithmetic, comparisons, MAX,
+    MIN, INT, IF, and one power whose base is the model's), and an input the tables share stays one scalar, so
+    each value is the one its table gives alone, to the last bit (tests/test_sizing_rules.py)."""
+    todo = [k for k in dict.fromkeys(keys) if k not in _TABLES]
+    for batch in dict.fromkeys(k[5] for k in todo):
+        group = [k for k in todo if k[5] == batch]
+        for k, table in zip(group, _evaluate_together(group, batch)):
+            _TABLES[k] = table
+    out = []
+    for k in keys:
+        _TABLES.move_to_end(k)
+        out.append(_TABLES[k])
+    while len(_TABLES) > _MAX_TABLES:
+        _TABLES.popitem(last=False)
+    return out
+
+
+def _evaluate_together(keys: list[TableKey], batch: int | None) -> list[tuple[dict, ...]]:
+    """The tables of `keys` (one batch) from one ``evaluate_layouts`` over their layouts end to end: an input
+    whose value differs between tables is one value per layout, the others one scalar."""
+    lays = [lay for k in keys for lay in k[0]]
+    each = [inputs_of(m, hw, load, eff) for _, m, hw, load, eff, _ in keys]
+    inputs: dict[str, Any] = {}
+    for name, first in each[0].items():
+        values = [e[name] for e in each]
+        alike = all(type(v) is type(first) and v == first and repr(v) == repr(first) for v in values)
+        inputs[name] = first if alike else np.repeat(np.asarray(values, dtype=float), [len(k[0]) for k in keys])
+    table = evaluate_layouts(lays, inputs, batch)
+    out, at = [], 0
+    for k in keys:
+        out.append(tuple(table[at:at + len(k[0])]))
+        at += len(k[0])
+    return out
 
 
 def evaluate_layouts(lays: list[Layout], inputs: dict[str, Any], batch: int | None = None) -> list[dict]:

@@ -88,3 +88,48 @@ def test_one_evaluation_over_layouts_equals_one_per_layout():
     together = replica_table(lays, TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
     for lay, v in zip(lays, together):
         assert replica_table([lay], TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)[0] == v
+
+
+@pytest.mark.parametrize("model", [TOY_M, TOY_MOE], ids=["dense", "moe"])
+def test_tables_evaluated_together_equal_each_alone(monkeypatch, model):
+    """sizing_inference.replica_tables: tables of several servers (different memory, bandwidth, FLOP/s, links,
+    network, calibration) in one pass are, value by value, the tables each gives alone."""
+    from collections import OrderedDict
+
+    from tco import sizing_inference
+
+    servers = [TOY_HW, replace(TOY_HW, memory_gb=3.0), replace(TOY_HW, bandwidth_tbs=0.37, peak_tflops=61.0),
+               replace(TOY_HW, link_gbs=0.0, network_gbps=None), replace(TOY_HW, gpus_per_server=8)]
+    effs = [TOY_EFF, TOY_EFF, replace(TOY_EFF, bandwidth_share=0.71), TOY_EFF, TOY_EFF]
+    keys = [((Layout(1), Layout(2), Layout(4, 2, "pp")), model, hw, TOY_LOAD, eff, None)
+            for hw, eff in zip(servers, effs)]
+    monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+    together = sizing_inference.replica_tables(keys)
+    for key, table in zip(keys, together):
+        monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+        alone = sizing_inference.replica_tables([key])[0]
+        assert _bits(alone) == _bits(table)  # repr: NaN equals NaN, −0.0 differs from 0.0, floats to the last bit
+
+
+def _bits(table) -> list[list[tuple[str, str]]]:
+    return [sorted((k, repr(x)) for k, x in v.items()) for v in table]
+
+
+def test_the_plan_search_sizes_the_catalog_as_one_offer_at_a_time(monkeypatch):
+    """The plan's offers sized together (plan.components.prime_serving) give every replica the engine's one-offer
+    sizing gives (seed scenario: every GPU of the catalog)."""
+    from collections import OrderedDict
+
+    from tco import api, sizing_inference
+    from tco.plan.components import context, offers, prime_serving, serving_size
+
+    inp = api.load("scenarios/seed_70b_h200.toml")
+    ctx = context(inp.scenario, inp.catalog, inp.path)
+    fleets = offers(ctx)
+    assert len({f.gpu.gpu for f in fleets}) >= 5
+    monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+    prime_serving(ctx, fleets)
+    together = [serving_size(ctx, f) for f in fleets]
+    for f, rep in zip(fleets, together):
+        monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+        assert serving_size(ctx, f) == rep

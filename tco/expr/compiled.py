@@ -143,12 +143,12 @@ def compile_rules(rules: Sequence) -> Callable[[dict, dict, np.ndarray], None]:
     """A rule list as one function (inputs, rows, t) that adds every rule's row to `rows` (and each ``Scalar``'s
     constant ``c.<key>`` to `inputs`), in order, as ``evaluate_tree`` does."""
     steps: list[Callable] = []
-    stacks = {a: (b, varying) for a, b, varying in runs(rules)}
+    stacks = {a: (b, varying, keys) for a, b, varying, keys in runs(rules)}
     k = 0
     while k < len(rules):
         if k in stacks:
-            b, varying = stacks[k]
-            steps.append(stacked_step(rules, k, b, varying, _as_row, closure))
+            b, varying, keys = stacks[k]
+            steps.append(stacked_step(rules, k, b, varying, keys, _as_row, closure))
             k = b
             continue
         rule = rules[k]

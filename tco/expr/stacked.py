@@ -59,14 +59,26 @@ def is_scalar(rule) -> bool:
     return getattr(rule, "whole_horizon", False)
 
 
-def runs(rules: Sequence) -> list[tuple[int, int, list[int]]]:
-    """(start, end, positions of the row keys that vary) of each run of ≥ 2 consecutive rules with the same
-    template, whose varying rows are not rules of the run itself."""
-    shapes = []
-    for rule in rules:
+def _head(rule) -> tuple | None:
+    """What the root of a rule's template is (its node type and operator or function), cheaply: two rules whose heads
+    differ cannot share a template, so a rule whose head is unlike both neighbours' is never templated (about half
+    the rules of a cost program)."""
+    if is_scalar(rule):
+        return None
+    e = rule.expr
+    return type(e), getattr(e, "op", None), getattr(e, "name", None)
+
+
+def runs(rules: Sequence) -> list[tuple[int, int, list[int], list[list[str]]]]:
+    """(start, end, positions of the row keys that vary, each rule's row keys) of each run of ≥ 2 consecutive rules
+    with the same template, whose varying rows are not rules of the run itself."""
+    heads = [_head(rule) for rule in rules]
+    shapes: list[tuple[str | None, list[str]]] = []
+    for k, rule in enumerate(rules):
         keys: list[str] = []
-        tpl = None if is_scalar(rule) else _template(rule.expr, keys)
-        shapes.append((tpl, keys))
+        alike = heads[k] is not None and ((k > 0 and heads[k - 1] == heads[k])
+                                          or (k + 1 < len(rules) and heads[k + 1] == heads[k]))
+        shapes.append((_template(rule.expr, keys) if alike else None, keys))
     out = []
     a = 0
     while a < len(rules):
@@ -76,7 +88,7 @@ def runs(rules: Sequence) -> list[tuple[int, int, list[int]]]:
         if shapes[a][0] is not None and b - a >= 2:
             varying = [j for j in range(len(shapes[a][1])) if len({shapes[k][1][j] for k in range(a, b)}) > 1]
             if varying and _stackable(rules, shapes, a, b, varying):
-                out.append((a, b, varying))
+                out.append((a, b, varying, [shapes[k][1] for k in range(a, b)]))
         a = b
     return out
 
@@ -97,15 +109,10 @@ def _stackable(rules: Sequence, shapes: list, a: int, b: int, varying: list[int]
     return True
 
 
-def stacked_step(rules: Sequence, a: int, b: int, varying: list[int], horizon_check: Callable, closure: Compile
-                 ) -> Callable:
+def stacked_step(rules: Sequence, a: int, b: int, varying: list[int], keys_by_rule: list[list[str]],
+                 horizon_check: Callable, closure: Compile) -> Callable:
     """One step that evaluates rules a..b−1 at once on their varying rows stacked (n, H), with a fallback to one
-    rule at a time where a row is not a float array of H months."""
-    keys_by_rule = []
-    for rule in rules[a:b]:
-        keys: list[str] = []
-        _template(rule.expr, keys)
-        keys_by_rule.append(keys)
+    rule at a time where a row is not a float array of H months; `keys_by_rule` as ``runs`` gives them."""
     # the first rule's tree, with each varying Row read from its stacked array
     first_keys = keys_by_rule[0]
     stacked_keys = [[keys_by_rule[k][j] for k in range(b - a)] for j in varying]

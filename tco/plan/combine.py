@@ -9,7 +9,7 @@ import numpy as np
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
 from tco.plan.precheck import precheck
-from tco.plan.components import Comp, Ctx, context, offers, training_size
+from tco.plan.components import Comp, Ctx, context, offers, prime_serving, training_size
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.plan.naming import CONTRACT_EN, of_plan, render
 from tco.plan.pairs import Pairs, comp_month, pair_months, tax_provider, uplift_share
@@ -26,6 +26,7 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     precheck(s, cat, file=file, lines=lines)
     ctx = context(s, cat, file)
     fleets = offers(ctx)
+    prime_serving(ctx, fleets)
     Tx, Iv, S = _components(ctx, fleets, file, lines)
     sc = _score(ctx, Tx, Iv, S)
     by_group = _best_by_group(ctx, sc)

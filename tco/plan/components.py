@@ -157,6 +157,12 @@ def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
     return rep
 
 
+def prime_serving(ctx: Ctx, fleets: list[Fleet]) -> None:
+    """Size every fleet's single-server layouts in one evaluation (sizing.prime_inference), before
+    ``serving_size`` asks for them one by one: the same values, from the cache."""
+    sizing.prime_inference(ctx.model, [(f, ctx.cat.network_for(f.offer_id)) for f in fleets], ctx.s, ctx.eff)
+
+
 def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
     mfu = ctx.s.training.mfu if ctx.s.training.mfu is not None else ctx.dflt["mfu"]
     return training_for(f, ctx.s, ctx.model, mfu, ctx.dflt)

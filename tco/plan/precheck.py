@@ -15,7 +15,7 @@ from tco.costs_rules import inference_servers_by_hour
 from tco.domain import FleetKind, PlanMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem
 from tco.plan.check import check
-from tco.plan.components import Ctx, context, offers, serving_modes, serving_size
+from tco.plan.components import Ctx, context, offers, prime_serving, serving_modes, serving_size
 from tco.scenario import MAX_PLAN_CANDIDATES, Scenario
 
 
@@ -72,6 +72,7 @@ def scored_parts(ctx: Ctx) -> tuple[int, int, int] | None:
     upper bound: offers the engine then refuses (a price it cannot resolve, a training cluster across PCIe servers)
     drop out."""
     fleets = offers(ctx)
+    prime_serving(ctx, fleets)
     with_training = ctx.s.training.method != TrainingMethod.NONE
     serving = levels = shared = 0
     servers_by_hour: dict = {}  # of each replica capacity: the offers of one hardware share them
