@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -199,7 +199,7 @@ _TABLES: OrderedDict[TableKey, tuple[dict, ...]] = OrderedDict()
 _MAX_TABLES = 512
 
 
-def replica_tables(keys: list[TableKey]) -> list[tuple[dict, ...]]:
+def replica_tables(keys: Sequence[TableKey]) -> list[tuple[dict, ...]]:
     """The tables of `keys` (``replica_table``'s arguments each), from the cache where it has them; the others are
     evaluated together, one pass of the rules over all their layouts (the plan search sizes some twenty offers:
     one pass instead of twenty). Exact: the rules are element-wise (sizing_rules: arithmetic, comparisons, MAX,

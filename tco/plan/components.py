@@ -44,7 +44,7 @@ class Ctx:
     spec: Plan
     model: object
     dflt: dict
-    eff: object
+    eff: sizing.Calibration
     """The scenario's serving calibration (sizing.serving_calibration), as the engine uses it."""
     days: np.ndarray
     rps: np.ndarray
