@@ -9,10 +9,10 @@ web page call these three functions and nothing below them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
-from tco.domain import FxModel
+from tco.domain import FxModel, record
 
 if TYPE_CHECKING:
     from tco.catalog import Catalog
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from tco.scenario import Scenario
 
 
-@dataclass(frozen=True)
+@record
 class Inputs:
     """A validated scenario with the catalog it runs against and where its keys sit in its file."""
 

@@ -8,12 +8,12 @@ inside a formula.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tco.domain import record
 
 from tco.expr import Const
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Named(Const):
     """A constant with a name: numpy reads its value, the workbook its defined name."""
 

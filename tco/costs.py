@@ -13,7 +13,7 @@ at most what was charged; on a BRL invoice with its taxes inside (a dedicated of
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -21,7 +21,7 @@ import numpy as np
 from tco.costs_rules import (UnverifiedPriceError, check_priced, egress_cost_usd, inference_replicas_by_hour,
                              inference_servers_by_hour, ratchet, spread_hours, tax_uplift, yearly_factor)
 from tco.costs_taxes import TaxPlan, option_taxes, tax_plan  # noqa: F401  (re-exported)
-from tco.domain import LINES, FleetKind, FleetMode, Notice, Redundancy, TaxMethod, TrainingMethod, is_committed
+from tco.domain import LINES, FleetKind, FleetMode, Notice, Redundancy, TaxMethod, TrainingMethod, is_committed, record
 from tco.expr import Rule, Scalar, evaluate
 from tco.expr.deps import needed
 from tco.fleet_rules import Shape, plan
@@ -35,7 +35,7 @@ __all__ = ["LINES", "OptionCosts", "UnverifiedPriceError", "committed_levels", "
            "spread_hours", "tax_uplift", "yearly_factor"]
 
 
-@dataclass(frozen=True)
+@record
 class OptionCosts:
     lines: dict[str, np.ndarray]
     """Line → monthly amount in `currency[line]`."""

@@ -12,7 +12,7 @@ import numpy as np
 
 from tco import tax_rules
 from tco import taxes as taxmod
-from tco.domain import LINES, CostLine, Currency, TaxMethod
+from tco.domain import LINES, CostLine, Currency, TaxMethod, record
 from tco.expr import evaluate
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     return line, comp, plan_.currency, share, brl_credits, plan_.rules, shown
 
 
-@dataclass(frozen=True)
+@record
 class TaxBlock:
     """What one option's tax rules are evaluated with, past the rates (``tax_block``)."""
 

@@ -6,7 +6,6 @@ catalog and returns frozen Results; every table in JSON, workbook and PDF derive
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -15,7 +14,7 @@ from tco import fx as fxmod
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
 from tco.costs_rules import UnverifiedPriceError
-from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo
+from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
@@ -131,7 +130,7 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     return apply_fx_risk(res, paths=paths, seed=seed, progress=progress)
 
 
-@dataclass(frozen=True)
+@record
 class _Run:
     """What costing one option of a scenario reads."""
 
@@ -152,7 +151,7 @@ class _Run:
     lines: dict | None
 
 
-@dataclass(frozen=True)
+@record
 class _Costed:
     """One option sized and costed: its result, ledger series, training cluster and notices."""
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tco.domain import record
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """One thing wrong with an input file."""
 

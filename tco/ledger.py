@@ -13,12 +13,11 @@ order, the order the engine always used, so every total is bit-for-bit the engin
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Iterable, Iterator
 
 import numpy as np
 
-from tco.domain import LINES, CostLine, Currency, FleetMode, Role
+from tco.domain import LINES, CostLine, Currency, FleetMode, Role, record
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -35,7 +34,7 @@ UNITS = {"training_compute": "server-hours", "inference_compute": "server-hours"
 """The unit of each line's quantity ('' where a line has none)."""
 
 
-@dataclass(frozen=True)
+@record
 class Series:
     """One option's cost line over the months of the horizon."""
 
@@ -113,7 +112,7 @@ def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
     return tuple(out)
 
 
-@dataclass(frozen=True)
+@record
 class Ledger:
     """Every option's cost lines, month by month, with the base-path rate of each month."""
 

@@ -7,11 +7,10 @@ file, line and key path and the closest valid names.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from tco import taxes as taxmod
 from tco.catalog import Billing, Catalog, EgressTable, ModelArch, TaxProfile
-from tco.domain import FleetKind, FleetMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
+from tco.domain import FleetKind, FleetMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed, record
 from tco.errors import InputError, Problem, closest
 from tco.resolve_fleet import Fleet, as_quote, billing_of, fleet_of
 from tco.scenario import Scenario
@@ -24,7 +23,7 @@ BRL_INVOICE_PROFILE = "brl_invoice_sp"
 """Tax profile of a dedicated provider's BRL invoice (its taxes inside the price; credits by regime)."""
 
 
-@dataclass(frozen=True)
+@record
 class ResolvedOption:
     name: str
     index: int

@@ -10,7 +10,7 @@ import numpy as np
 from tco import finance, ledger as ledger_mod, sizing
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
-from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind
+from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind, record
 from tco.errors import Problem
 from tco.resolve import ResolvedOption
 from tco.scenario import Scenario
@@ -126,7 +126,7 @@ def infeasible_problem(res: Results, file: str, lines: dict | None) -> Problem |
                    (lines or {}).get(("inference", "tokens_per_second_per_user")) or (lines or {}).get(("inference",)))
 
 
-@dataclass(frozen=True)
+@record
 class Results:
     scenario: Scenario
     months: list[str]

@@ -13,9 +13,9 @@ FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 
-from tco.domain import Precision, TrainingMethod
+from tco.domain import Precision, TrainingMethod, record
 from tco.sizing_inference import (  # noqa: F401
     BYTES_PER_PARAM,
     Calibration,
@@ -32,7 +32,7 @@ from tco.training_rules import SCOPE_DERIVED, SCOPE_GIVEN, evaluate_cluster, mul
 # Training
 
 
-@dataclass(frozen=True)
+@record
 class TrainingSize:
     method: str
     flops: float

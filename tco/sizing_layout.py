@@ -3,9 +3,9 @@ expert parallel when none holds the model; the one that meets the targets and se
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from tco.domain import ParallelMode
+from tco.domain import ParallelMode, record
 from tco.sizing_inference import (
     Calibration,
     Hardware,
@@ -35,7 +35,7 @@ def candidates(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> list
     return out
 
 
-@dataclass(frozen=True)
+@record
 class ReplicaSize:
     tensor_parallel: int
     replicas_per_server: float

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tco.domain import BillingMode
+from tco.domain import BillingMode, record
 from tco.taxes import ReformPeriod
 
 MAX_USD_PER_HOUR = 1e4
@@ -48,7 +48,7 @@ class Gpu:
 
 
 
-@dataclass(frozen=True)
+@record
 class ModelArch:
     """One model architecture (models.csv): parameters (total and active), layers, KV heads and head size."""
 
@@ -69,7 +69,7 @@ class ModelArch:
 
 
 
-@dataclass(frozen=True)
+@record
 class Interconnect:
     """The scale-out network of an offer or an instance type (interconnect.csv)."""
 
@@ -83,7 +83,7 @@ class Interconnect:
 
 
 
-@dataclass(frozen=True)
+@record
 class CloudPrice:
     """One pricing of a cloud offer (on demand, spot, a commitment…), with its status, source and date."""
 
@@ -107,7 +107,7 @@ class CloudPrice:
 
 
 
-@dataclass(frozen=True)
+@record
 class Provider:
     """A provider (providers.csv) and how it bills a Brazilian company."""
 
@@ -122,7 +122,7 @@ class Provider:
 
 
 
-@dataclass(frozen=True)
+@record
 class CloudOffer:
     """A cloud instance in one region (cloud_offers.csv) and its prices by pricing."""
 
@@ -140,7 +140,7 @@ class CloudOffer:
 
 
 
-@dataclass(frozen=True)
+@record
 class DedicatedOffer:
     """A dedicated server rented in BRL per month (dedicated_offers.csv), with its terms and source."""
 
@@ -166,7 +166,7 @@ class DedicatedOffer:
 
 
 
-@dataclass(frozen=True)
+@record
 class EgressTable:
     """Internet egress prices by volume tier (egress_tiers.csv)."""
 
@@ -178,7 +178,7 @@ class EgressTable:
 
 
 
-@dataclass(frozen=True)
+@record
 class StoragePrice:
     """Object-storage price per GB-month (storage.csv)."""
 
@@ -190,7 +190,7 @@ class StoragePrice:
 
 
 
-@dataclass(frozen=True)
+@record
 class TaxProfile:
     """A tax profile (tax_profiles.toml): how and at what rates a bill is taxed."""
 
@@ -210,7 +210,7 @@ class TaxProfile:
 
 
 
-@dataclass(frozen=True)
+@record
 class Billing:
     """How a provider bills a Brazilian CNPJ, and the tax profile that follows from it."""
 
@@ -223,7 +223,7 @@ class Billing:
 
 
 
-@dataclass(frozen=True)
+@record
 class Catalog:
     """Every catalog file read and checked: specs, offers, prices, egress, storage, taxes, defaults."""
 

@@ -8,6 +8,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from tco.domain import record
+
 # ---------------------------------------------------------------------------------------------
 # Evaluation and rendering contexts
 
@@ -53,7 +55,7 @@ def first_month(value: object) -> float | np.ndarray:
     return float(a.ravel()[0]) if a.ndim <= 1 else np.asarray(a[..., :1], dtype=float)
 
 
-@dataclass(frozen=True)
+@record
 class XlContext:
     """Where one month's cell sits: its column, the previous month's column (``None`` in month 1,
     or a blank spacer column that reads as 0), how to address a row by key and an input by name."""
@@ -155,7 +157,7 @@ def _number(v: float) -> str:
     return repr(float(v)).replace("e-0", "E-").replace("e+0", "E+").replace("e-", "E-").replace("e+", "E+")
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Const(Expr):
     value: float
 
@@ -167,7 +169,7 @@ class Const(Expr):
         return f"({text})" if self.value < 0 else text
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class In(Expr):
     """A named input: a scalar (or a per-month array) the user can edit (workbook: a defined name)."""
 
@@ -180,7 +182,7 @@ class In(Expr):
         return ctx.name_of(self.name)
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Row(Expr):
     """Another row, same month."""
 
@@ -193,7 +195,7 @@ class Row(Expr):
         return ctx.cell(self.key)
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Prev(Expr):
     """A row in the month before; 0 before month 1 (the workbook's blank spacer column)."""
 
@@ -206,7 +208,7 @@ class Prev(Expr):
         return ctx.cell(self.key, ctx.prev) if ctx.prev else "0"
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Month(Expr):
     """The month index t = 1..H (the workbook's ``t`` row)."""
 
@@ -225,7 +227,7 @@ _OPS: dict[str, tuple[int, Callable[..., Any]]] = {
 """Operator → (Excel precedence, numpy function). Excel and numpy agree on these for finite numbers."""
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class BinOp(Expr):
     op: str
     a: Expr
@@ -252,7 +254,7 @@ class BinOp(Expr):
         return f"{left}{self.op}{right}"
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Neg(Expr):
     a: Expr
 

@@ -3,7 +3,7 @@ the constructors ``MAX``, ``IF`` … that build ``Fn`` nodes."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from tco.domain import record
 from typing import Callable
 
 import numpy as np
@@ -46,7 +46,7 @@ def _reduce(f, args):
     return out
 
 
-@dataclass(frozen=True, eq=False)
+@record
 class Fn(Expr):
     name: str
     args: tuple[Expr, ...]

@@ -6,7 +6,7 @@ A component's cost is kept as the engine made it: its cost lines by month, each 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 import numpy as np
 
@@ -14,6 +14,7 @@ from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.domain import (
+    record,
     BRAZIL_REGIONS,
     ON_DEMAND,
     REFUSED_STATUSES,
@@ -35,7 +36,7 @@ SKIP_STATUSES = REFUSED_STATUSES
 """Catalog rows the search never uses (the rows the engine refuses)."""
 
 
-@dataclass(frozen=True)
+@record
 class Ctx:
     """The scenario's workload and money path, shared by every component."""
 
@@ -52,6 +53,9 @@ class Ctx:
     fx: np.ndarray
     disc: np.ndarray
     skipped: list = field(default_factory=list)
+    replicas: dict = field(default_factory=dict)
+    """Each server's replica, or why it has none, by what it depends on besides the scenario (``serving_size``):
+    an offer under several pricings, or a server sold in several regions, is sized once."""
 
     @property
     def h(self) -> int:
@@ -72,7 +76,7 @@ def context(s: Scenario, cat: Catalog, file: str = "<scenario>") -> Ctx:
                finance.discount_factors(h, s.scenario.discount_rate))
 
 
-@dataclass(frozen=True)
+@record
 class Comp:
     """One costed component: a training burst, a serving fleet in one mode, or a whole shared-fleet plan."""
 
@@ -148,6 +152,13 @@ def resolved(ctx: Ctx, opt: Option, with_training: bool) -> ResolvedOption:
 
 def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
     """The engine's replica for this offer, or why the offer cannot serve (memory, per-user speed)."""
+    key = _server(ctx, f)
+    if key not in ctx.replicas:
+        ctx.replicas[key] = _serving_size(ctx, f)
+    return ctx.replicas[key]
+
+
+def _serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
     rep = replica_for(f, ctx.s, ctx.model, ctx.eff, ctx.cat)
     if rep is None:
         return f"the model does not fit on {f.gpus_per_server} × {f.gpu.gpu}"
@@ -157,10 +168,20 @@ def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
     return rep
 
 
+def _server(ctx: Ctx, f: Fleet) -> tuple:
+    """What a fleet's replica depends on besides the scenario (engine.replica_for): the GPU, the GPUs of a server and
+    the network between servers (the catalog's rows, which the context holds)."""
+    return id(f.gpu), f.gpus_per_server, id(ctx.cat.network_for(f.offer_id))
+
+
 def prime_serving(ctx: Ctx, fleets: list[Fleet]) -> None:
-    """Size every fleet's single-server layouts in one evaluation (sizing.prime_inference), before
-    ``serving_size`` asks for them one by one: the same values, from the cache."""
-    sizing.prime_inference(ctx.model, [(f, ctx.cat.network_for(f.offer_id)) for f in fleets], ctx.s, ctx.eff)
+    """Size the single-server layouts of every server not sized yet in one evaluation (sizing.prime_inference),
+    before ``serving_size`` asks for them one by one: the same values, from the cache."""
+    first: dict = {}
+    for f in fleets:
+        first.setdefault(_server(ctx, f), f)
+    todo = [f for key, f in first.items() if key not in ctx.replicas]
+    sizing.prime_inference(ctx.model, [(f, ctx.cat.network_for(f.offer_id)) for f in todo], ctx.s, ctx.eff)
 
 
 def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:
