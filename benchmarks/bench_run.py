@@ -125,7 +125,8 @@ def monte_carlo(cat, repeat: int) -> None:
     base = run_scenario(s, cat, paths=1, seed=0)
     print(f"\nMonte Carlo, GBM, 120 months × {len(base.options)} options (antithetic), load average "
           f"{os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
-    print("simulate = risk.simulate (draws, products, means, percentiles, fan, cheapest); draw = numpy drawing "
+    print("simulate = risk.simulate (draws, products, means, percentiles, cheapest; its GBM fan is exact, not drawn); "
+          "draw = numpy drawing "
           "the ⌈n/2⌉ × 120 normals the antithetic simulation draws, as it draws them, and nothing else; CPU "
           f"seconds of this process (one BLAS thread), best and median of {repeat}, taken in turns; ratio = "
           "simulate / draw (best / best, and the median of each turn's ratio); ratio2 = against n × 120 normals.")

@@ -28,10 +28,11 @@ cache from the draw to the products."""
 def chunk_sums(res, weights: np.ndarray, paths: int, seed: int, progress=None,
                fan: np.ndarray | None = None) -> Iterator[tuple[int, np.ndarray]]:
     """Yield (first path, weights @ S_p of the chunk's paths: weights × m), chunk after chunk; the array is reused
-    for the next chunk. When `fan` is given, its columns get the first paths' rates month by month (H × width).
-    Without weights only the fan's paths are drawn."""
+    for the next chunk. When `fan` is given (bootstrap: the GBM's fan is exact, tco.risk.gbm_fan), its columns get
+    the first paths' rates month by month (H × width). Without weights only the fan's paths are drawn."""
     if res.scenario.fx.model == FxModel.GBM:
-        yield from _gbm_chunks(res, weights, paths, seed, progress, fan)
+        assert fan is None, "the GBM fan is computed, not drawn (tco.risk.gbm_fan)"
+        yield from _gbm_chunks(res, weights, paths, seed, progress)
         return
     h = len(res.months)
     todo = paths if len(weights) else 0 if fan is None else fan.shape[1]
@@ -61,7 +62,7 @@ def _product(w: np.ndarray, e: np.ndarray, n: int, out: np.ndarray, at: int) -> 
         out[:, at:at + n] = (w @ e)[:, :n]
 
 
-def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
+def _gbm_chunks(res, weights, paths: int, seed: int, progress):
     """`chunk_sums` for GBM, on the factors E instead of the rates.
 
     Each group of DRAW drawn paths (risk_paths: its variates month by month) is drawn into a month × path buffer,
@@ -72,8 +73,7 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
     h = len(res.months)
     trend = gbm_trend(h, fx.usdbrl, 0.0, fx.volatility, np.log(np.asarray(res.fx_path, dtype=float)))
     wt = np.ascontiguousarray(weights * trend)
-    n_fan = 0 if fan is None else fan.shape[1]
-    todo = paths if len(wt) else n_fan
+    todo = paths if len(wt) else 0
     out = np.empty((len(wt), min(CHUNK, todo)))
     e = np.ones((h, -(-DRAW // BLOCK) * BLOCK))  # month × path, BLOCK-wide windows; padding columns stay finite
     pairs = _row_pairs(e) if e.shape[1] == DRAW else None
@@ -90,12 +90,10 @@ def _gbm_chunks(res, weights, paths: int, seed: int, progress, fan):
                 _factors(rng, e, scale, pairs)
             else:
                 e[:, :w] = _factors(rng, np.empty((h, w)), scale)
-            _fan_rows(fan, n_fan, trend, e[:, :w], at + i)
             _products(wt, e, w, out, i)
             k = max(0, min(w, mirror - i))  # paths of this group whose mirror is a path too
             if k:
                 np.reciprocal(e[:, :k], out=e[:, :k])
-                _fan_rows(fan, n_fan, trend, e[:, :k], at + half + i)
                 _products(wt, e, k, out, half + i)
         yield at, out[:, :m]
         at += m
@@ -124,11 +122,3 @@ def _row_pairs(z: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
     """(row m − 1, row m) of z for m = 1…H − 1: ~30,000 additions per million paths, their views made once."""
     rows = list(z)
     return list(zip(rows, rows[1:], strict=False))
-
-
-def _fan_rows(fan, n_fan: int, trend: np.ndarray, e: np.ndarray, at: int) -> None:
-    """Rates trend·e of paths at, at+1, … (e: month × path) into the fan's columns (those below n_fan)."""
-    if fan is None or at >= n_fan:
-        return
-    take = min(e.shape[1], n_fan - at)
-    np.multiply(trend[:, None], e[:, :take], out=fan[:, at:at + take])

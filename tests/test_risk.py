@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from pathlib import Path
 
 import numpy as np
@@ -184,9 +186,11 @@ def test_factor_form_gives_the_textbook_gbm_costs_to_1e12():
         assert o.npv.p95 == pytest.approx(np.percentile(npv, 95), rel=1e-12)
 
 
-def test_fan_of_the_simulation_is_the_fan_of_the_rate_paths():
-    """simulate's per-month fan comes from the factors; fx_fan (the analysis) from rate_paths: the same rates."""
-    s = scenario_with(model="gbm", volatility=0.13)
+@pytest.mark.parametrize("model", ["gbm", "bootstrap"])
+def test_fan_of_the_simulation_is_the_fan_of_the_analysis(model):
+    """simulate's per-month fan and fx_fan (the analysis's chart): the same rates (bootstrap: the first chunk's
+    paths, drawn by the products' loop and by rate_paths; GBM: the exact quantiles)."""
+    s = scenario_with(model=model, volatility=0.13)
     base = run_scenario(s, load_catalog(), seed=3, simulate=False)
     out = risk.simulate(base, paths=7001, seed=3)
     fan = risk.fx_fan(base, 7001, 3)
@@ -194,6 +198,31 @@ def test_fan_of_the_simulation_is_the_fan_of_the_rate_paths():
         b, u = base.ledger.by_currency(o.name)
         for q in ("p5", "p50", "p95"):
             np.testing.assert_array_equal(o.fan_brl[q], b + u * fan[q])
+
+
+def test_gbm_fan_is_the_lognormal_quantiles_worked_by_hand():
+    """Month 12 at σ = 0.13: ln S_12 ~ N(ln B_12 − 0.13²·12/24, 0.13²·12/12), so
+    P95 = B_12·e^(−0.00845 + 0.13 × 1.6448536) = B_12·e^(0.2053810), P50 = B_12·e^(−0.00845),
+    P5 = B_12·e^(−0.00845 − 0.2138310) = B_12·e^(−0.2222810); and 200,000 GBM paths' own percentiles agree."""
+    s = scenario_with(model="gbm", volatility=0.13)
+    base = run_scenario(s, load_catalog(), seed=3, simulate=False)
+    b12 = base.fx_path[11]
+    fan = risk.gbm_fan(base)
+    assert fan[:, 11] == pytest.approx([b12 * math.exp(-0.2222810), b12 * math.exp(-0.00845),
+                                        b12 * math.exp(0.2053810)], rel=1e-7)
+    h = len(base.months)
+    paths = risk.gbm_paths(np.random.default_rng(5), 200_000, h, s.fx.usdbrl, 0.0, 0.13,
+                           log_base=np.log(np.asarray(base.fx_path, dtype=float)))
+    sampled = np.percentile(paths, [5, 50, 95], axis=0)
+    np.testing.assert_allclose(sampled, fan, rtol=0.006)  # 200,000 paths: P5/P95 within ~0.3 % (2σ)
+
+
+def test_zero_volatility_fan_is_the_base_path_three_times():
+    s = scenario_with(model="gbm", volatility=0.0)
+    base = run_scenario(s, load_catalog(), seed=3, simulate=False)
+    fan = risk.gbm_fan(base)
+    for row in fan:
+        np.testing.assert_allclose(row, base.fx_path, rtol=1e-15)
 
 
 @pytest.mark.parametrize("kind", ["normal", "ties", "lognormal", "sorted", "reversed", "two values"])
