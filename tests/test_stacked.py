@@ -19,7 +19,7 @@ def test_stacked_hours_by_hand():
     rules = tuple(Rule(f"s_{h}", IF(Row(f"rps_{h}") > 0, ROUNDUP(MAX(ROUNDUP(Row(f"rps_{h}") / (In("cap") * In("u"))
                                                                           - 1e-9, 0), 1) / 2, 0), 0), "-", "")
                   for h in range(3))
-    assert [(a, b) for a, b, _ in runs(rules)] == [(0, 3)]
+    assert [(a, b) for a, b, _, _ in runs(rules)] == [(0, 3)]
     rps = {"rps_0": np.array([0.0, 4.0]), "rps_1": np.array([5.0, 5.1]), "rps_2": np.array([21.0, 50.0])}
     out = evaluate(rules, {"cap": 10.0, "u": 0.5}, 2, rows=dict(rps))
     # month 1: 0 → 0; 5/5 = 1 replica → ⌈1/2⌉ = 1; 21/5 = 4.2 → 5 replicas → ⌈5/2⌉ = 3

@@ -68,7 +68,7 @@ def test_a_stacked_run_falls_back_to_each_rules_own_closure_built_when_first_nee
 
     h = 3
     rules = tuple(Rule(f"x_{k}", Row(f"d_{k}") * 2 + 1, "-", "") for k in range(4))  # one template, 4 rows
-    assert stacked.runs(rules) == [(0, 4, [0])]
+    assert stacked.runs(rules) == [(0, 4, [0], [[f"d_{k}"] for k in range(4)])]
     built = []
     real = compiled.closure
     monkeypatch.setattr(compiled, "closure", lambda expr, rows=None: built.append(rows is None) or real(expr, rows))
