@@ -16,6 +16,7 @@ from tco.costs import OptionCosts, option_costs
 from tco.costs_rules import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
+from tco.resolve_unused import unused_keys
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
@@ -104,6 +105,9 @@ def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: 
     """Size, cost and compare every option of a scenario. Raises InputError for problems that only
     show up against the catalog (unknown offers, a model that fits on no GPU, …)."""
     model, resolved = resolve(s, cat, file, lines)
+    unused = unused_keys(s, resolved, file, lines)
+    if unused:
+        raise InputError(unused)
     dflt = defaults_for(cat)
     months = demand.month_labels(s.scenario.start, s.scenario.horizon_months)
     days = demand.days_in_months(s.scenario.start, s.scenario.horizon_months)
