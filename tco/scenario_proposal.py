@@ -63,6 +63,13 @@ class Item(Frozen):
     firm_quote: bool = False
     """True: a firm price, valid until `valid_until`; false: an estimate the firm quote replaces."""
 
+    @model_validator(mode="after")
+    def _priced(self):
+        if self.brl_per_month == 0 and self.setup_brl == 0:
+            raise ValueError("an item priced at nothing (R$ 0 per month and no setup) would print R$ 0 in the offer: "
+                             "give its price, or name what comes at no charge under [proposal.included]")
+        return self
+
 
 class Step(Frozen):
     what: Name
@@ -138,4 +145,9 @@ class Proposal(Frozen):
     def _dates(self):
         if self.date and self.valid_until and self.valid_until < self.date:
             raise ValueError(f"valid_until {self.valid_until} is before the proposal's date {self.date}")
+        early = [f"next_steps[{i}].by = {st.by}" for i, st in enumerate(self.next_steps)
+                 if self.date and st.by < self.date]
+        if early:
+            raise ValueError(f"{', '.join(early)}: a step due before the proposal's date ({self.date}) is already late "
+                             "when the client reads it")
         return self

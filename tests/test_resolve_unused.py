@@ -64,3 +64,4 @@ def test_review_l4_a_history_for_a_model_that_reads_none(tmp_path, capsys):
 def test_the_examples_set_no_key_in_vain(capsys):
     for path in sorted((ROOT / "scenarios").glob("*.toml")):
         assert main(["validate", str(path)]) == 0, capsys.readouterr().err
+
