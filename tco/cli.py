@@ -181,17 +181,45 @@ def cmd_plan(args) -> int:
 
     from tco import api
 
+    if args.json is not None and (problem := _json_target_problem(args.json)):
+        _err(problem)  # before the search, which may take seconds
+        return 2
     inputs = api.load(args.scenario)
     res = plan.search(inputs.scenario, inputs.catalog, file=inputs.path, lines=inputs.key_lines)
     plan_table(res, inputs.scenario.scenario.locale)
     if args.json:
+        from tco.report.i18n import t
         from tco.report.json_out import _clean, dumps
 
-        from tco.report.i18n import t
-
-        Path(args.json).write_text(dumps(_clean(res)), encoding="utf-8")
+        _write_whole(Path(args.json), dumps(_clean(res)))
         print(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
+
+
+def _json_target_problem(name: str) -> str | None:
+    """A message if `plan --json` cannot name a file to write, else None."""
+    p = Path(name)
+    if not name.strip():
+        return "--json: the file name is empty; give a file, e.g. --json plan.json"
+    if p.is_dir():
+        return f"--json {name}: is a folder; give a file name, e.g. --json {p / 'plan.json'}"
+    if not p.parent.is_dir():
+        return f"--json {name}: the folder {p.parent} does not exist"
+    return None
+
+
+def _write_whole(path: Path, text: str) -> None:
+    """`text` into `path` whole or not at all: written beside it under a temporary name, then renamed over it."""
+    import tempfile
+
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
 
 
 def cmd_init(args) -> int:
