@@ -25,7 +25,8 @@ examples:
   python -m tco batch a.toml b.toml --jobs 1 --formats json,csv    # one at a time, two outputs each
 
 Each scenario's outputs go to DIR/<stem>.{json,csv,xlsx,pdf} as with `run`; two scenarios with the same
-file name are refused (the second would overwrite the first). A summary table follows, one row per scenario.
+file name are refused (the second would overwrite the first; the same file given twice runs once). A summary
+table follows, one row per scenario.
 
 exit codes: 0 all ok, 2 if any scenario had bad input (and none crashed), 1 if any crashed;
 the summary's last line says how many failed.
@@ -131,17 +132,19 @@ def run_one(path: str, out_dir: str, formats: tuple[str, ...], seed: int | None 
 # In the parent
 
 
-def _duplicates(paths: list[str]) -> dict[str, str]:
-    """{path: message} for every scenario whose file name an earlier one already has."""
+def _duplicates(paths: list[str]) -> dict[int, str]:
+    """{position: message} for every scenario whose file name an earlier one already has (the earlier one runs)."""
     seen: dict[str, str] = {}
     out = {}
-    for p in paths:
+    for i, p in enumerate(paths):
         stem = Path(p).stem
-        if stem in seen:
-            out[p] = (f"same file name as {seen[stem]}: its outputs would overwrite that scenario's "
-                      f"(rename one of them)")
-        else:
+        if stem not in seen:
             seen[stem] = p
+        elif Path(seen[stem]).resolve() == Path(p).resolve():
+            out[i] = f"given twice (as {seen[stem]}): it runs once"
+        else:
+            out[i] = (f"same file name as {seen[stem]}: its outputs would overwrite that scenario's "
+                      f"(rename one of them)")
     return out
 
 
@@ -151,7 +154,7 @@ def run_batch(paths: list[str], out_dir: str, formats: tuple[str, ...], *, jobs:
     """Run every scenario (in `jobs` worker processes; 1 = in this process) and return their outcomes in
     the order given. `progress(outcome)` is called as each one finishes."""
     dup = _duplicates(paths)
-    done: dict[int, Outcome] = {i: Outcome(p, BAD_INPUT, dup[p]) for i, p in enumerate(paths) if p in dup}
+    done: dict[int, Outcome] = {i: Outcome(paths[i], BAD_INPUT, why) for i, why in dup.items()}
     for o in done.values():
         if progress is not None:
             progress(o)

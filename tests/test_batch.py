@@ -104,6 +104,13 @@ def test_same_file_name_twice_is_refused_for_the_second(tmp_path):
     assert "same file name as" in got[1].message and str(GOOD) in got[1].message
 
 
+def test_review_l13_the_same_file_given_twice_runs_once(tmp_path):
+    got = batch.run_batch([str(GOOD), str(GOOD)], str(tmp_path / "o"), ("json",), jobs=1, sensitivity=False)
+    assert [o.status for o in got] == [OK, BAD_INPUT]
+    assert got[1].message == f"given twice (as {GOOD}): it runs once"
+    assert [p.name for p in (tmp_path / "o").iterdir()] == [f"{GOOD.stem}.json"]
+
+
 @pytest.mark.parametrize("statuses,code", [
     ([OK, OK], 0), ([OK, BAD_INPUT], 2), ([OK, CRASHED], 1), ([BAD_INPUT, CRASHED], 1), ([], 0)])
 def test_exit_code(statuses, code):
