@@ -107,6 +107,14 @@ def _overridden(inp: Inputs, paths: int | None, seed: int | None) -> Inputs:
     return replace(inp, scenario=scenario)
 
 
+def with_locale(inp: Inputs, locale: str | None) -> Inputs:
+    """The inputs with ``[scenario] locale`` set to `locale` (the CLI's ``--locale``; None: as the file says)."""
+    if locale is None or locale == inp.scenario.scenario.locale:
+        return inp
+    info = inp.scenario.scenario.model_copy(update={"locale": locale})
+    return replace(inp, scenario=inp.scenario.model_copy(update={"scenario": info}))
+
+
 def run(inputs: Inputs | str | Path, *, paths: int | None = None, seed: int | None = None, analysis: bool = True,
         sensitivity: bool = True, progress: Callable[[int, int], None] | None = None, plans: bool = True) -> Results:
     """Size, cost and compare every option; the Monte Carlo on FX where the scenario asks for it; then the

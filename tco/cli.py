@@ -88,7 +88,7 @@ def _validate(args) -> int:
     from tco.report.i18n import t
     from tco.report.terminal import literal
 
-    inputs = api.load(args.scenario)
+    inputs = api.with_locale(api.load(args.scenario), args.locale)
     res = api.check(inputs)
     loc = inputs.scenario.scenario.locale
     for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
@@ -128,7 +128,7 @@ def cmd_run(args) -> int:
             _err(f"error: {problem}")
             return 2
     with catch_sigint():
-        inputs = api.load(args.scenario)
+        inputs = api.with_locale(api.load(args.scenario), args.locale)
         loc = inputs.scenario.scenario.locale
         progress = None
         if not args.quiet and sys.stderr.isatty():
@@ -184,7 +184,7 @@ def cmd_plan(args) -> int:
     if args.json is not None and (problem := _json_target_problem(args.json)):
         _err(problem)  # before the search, which may take seconds
         return 2
-    inputs = api.load(args.scenario)
+    inputs = api.with_locale(api.load(args.scenario), args.locale)
     res = plan.search(inputs.scenario, inputs.catalog, file=inputs.path, lines=inputs.key_lines)
     plan_table(res, inputs.scenario.scenario.locale)
     if args.json:

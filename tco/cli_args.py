@@ -79,6 +79,8 @@ OWN_COMMANDS = ("run", "validate", "sensitivity", "plan", "init", "offers")
 def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     """The CLI's parser with OWN_COMMANDS, and its subcommands' group (tco.cli adds calibrate and batch, whose
     modules declare their own arguments)."""
+    from tco.report.i18n import LOCALES
+
     p = argparse.ArgumentParser(prog="python -m tco", description="Lifecycle TCO of an AI model: dedicated GPU "
                                 "servers billed in BRL vs public cloud billed in USD.", epilog=EPILOG,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -103,6 +105,9 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
                         "fleets, hybrids) and print it; writes nothing unless --json")
     pl.add_argument("scenario")
     pl.add_argument("--json", metavar="FILE", help="also write the search result as JSON to FILE")
+    for cmd in (run, val, pl):
+        cmd.add_argument("--locale", choices=LOCALES, help="override [scenario] locale: the language and number "
+                         "format of the terminal, the workbook and the proposal (the JSON's keys never change)")
     init = sub.add_parser("init", help="write a commented starter scenario")
     init.add_argument("path", help="where to write it (refuses to overwrite)")
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")

@@ -168,3 +168,22 @@ def test_unwritable_output_folder_is_exit_2_and_leaves_nothing(tmp_path, capsys)
 
 def test_init_into_a_missing_folder_is_exit_2(tmp_path, capsys):
     assert main(["init", str(tmp_path / "nope" / "x.toml")]) == 2
+
+
+def test_review_l14_locale_flag_is_the_files_locale(tmp_path):
+    """`run --locale en` on a pt-BR file writes what the same file with `locale = "en"` writes (the JSON byte for byte
+    but for the source file's name and hash)."""
+    small = ROOT / "scenarios" / "assistant_8b_l4.toml"
+    en_file = tmp_path / small.name
+    en_file.write_text(small.read_text(encoding="utf-8").replace('locale = "pt-BR"', 'locale = "en"', 1),
+                       encoding="utf-8")
+    args = ["--formats", "json", "--quiet", "--paths", "2000"]
+    assert main(["run", str(small), "-o", str(tmp_path / "flag"), "--locale", "en", *args]) == 0
+    assert main(["run", str(en_file), "-o", str(tmp_path / "file"), *args]) == 0
+    flag = json.loads((tmp_path / "flag" / f"{small.stem}.json").read_text(encoding="utf-8"))
+    file = json.loads((tmp_path / "file" / f"{small.stem}.json").read_text(encoding="utf-8"))
+    for doc in (flag, file):
+        assert set(doc["scenario"]) >= {"file", "sha256"}
+        doc["scenario"].pop("file"), doc["scenario"].pop("sha256")
+    assert flag == file
+    assert flag["scenario"]["locale"] == "en"

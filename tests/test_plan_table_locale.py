@@ -2,8 +2,8 @@
 (``plan_tab_*``), plan names by tco.report.plan_names, money, percentages, counts and hours in the locale's format,
 the plan notes worded in the locale; the JSON the command writes stays the same in every locale.
 
-The CLI has no --locale flag: the locale is the scenario's ``[scenario] locale``, so the English run below is the
-small example with that one line changed."""
+The locale is the scenario's ``[scenario] locale`` (the English run below is the small example with that one line
+changed), or the CLI's ``--locale``, which gives the same output (review L14)."""
 
 from __future__ import annotations
 
@@ -204,3 +204,16 @@ def test_each_known_sentence_has_its_key_and_an_unknown_note_stays_as_written():
         assert note_text(code, "pt-BR") == t(f"plan_tab_note_{code}", "pt-BR")
     assert note_text("price_estimate", "pt-BR") == "price_estimate"
     assert note_text("something else", "pt-BR") == "something else"
+
+
+def test_review_l14_locale_flag_speaks_as_the_files_locale(runs, tmp_path):
+    import contextlib
+
+    buf, js = io.StringIO(), tmp_path / "plans.json"
+    with contextlib.redirect_stdout(buf):
+        assert main(["plan", str(SMALL), "--locale", "en", "--json", str(js)]) == 0
+    printed, text = runs["en"]
+    assert buf.getvalue().replace(str(SMALL), "FILE").replace(str(js), "JSON") == \
+        re.sub(r"\S*assistant_en\.toml", "FILE", printed).replace(
+            re.search(r"\S*plans-en\.json", printed).group(0), "JSON")
+    assert js.read_text(encoding="utf-8") == text
