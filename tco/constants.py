@@ -8,12 +8,12 @@ inside a formula.
 
 from __future__ import annotations
 
-from tco.domain import record
+from dataclasses import dataclass
 
 from tco.expr import Const
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Named(Const):
     """A constant with a name: numpy reads its value, the workbook its defined name."""
 

@@ -8,7 +8,7 @@ files, the catalog and the JSON contract keep their plain words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields
+from dataclasses import FrozenInstanceError, dataclass, field, fields
 from enum import StrEnum
 from typing import TypeVar, dataclass_transform
 
@@ -17,17 +17,33 @@ _T = TypeVar("_T")
 
 @dataclass_transform(frozen_default=True, eq_default=False)
 def record(cls: type[_T]) -> type[_T]:
-    """An immutable aggregate: ``@dataclass(frozen=True)`` without the generated ``__eq__``/``__hash__`` (two
-    records are equal when they are the same object) and with one shared ``__repr__``.
+    """An immutable aggregate: a dataclass whose fields are set once, by ``__init__``, and never again (assigning or
+    deleting one raises ``FrozenInstanceError``, as for ``frozen=True``; type checkers read it as frozen), two
+    records being equal when they are the same object, with one shared ``__repr__``.
 
-    For what the pipeline builds and passes on, never compares nor uses as a key: results, ledgers, resolved options,
-    the catalog and its rows (a test run counted no comparison of any of them). Value types that are compared or
-    cached on (the sizing inputs, tax periods, rules, notices) stay ``@dataclass(frozen=True)``. Why: Python 3.11
-    compiles every generated method of every dataclass at import, ~0.2 ms each, and a ``validate`` defines some
-    sixty of them (a tenth of its CPU)."""
-    cls = dataclass(frozen=True, eq=False, repr=False)(cls)
+    For what the pipeline builds once and passes on, never compares nor uses as a key: results, ledgers, resolved
+    options, the catalog and its rows, the plan's components (a test run counted no comparison of any of them). Value
+    types that are compared or cached on (the sizing inputs, tax periods, rules, notices) and the expression nodes,
+    made by the thousand, stay ``@dataclass(frozen=True)``. Why: Python 3.11 compiles every generated method of every
+    dataclass at import (a frozen one has six, and an ``__init__`` that sets each field through ``object``), ~1 ms
+    per class of a dozen fields; a record's class costs a third of that, its instances ~0.2 µs more per field to make,
+    and a ``validate`` defines some forty of them."""
+    cls = dataclass(eq=False, repr=False)(cls)
+    cls.__setattr__ = _record_setattr  # type: ignore[method-assign]
+    cls.__delattr__ = _record_delattr  # type: ignore[method-assign]
     cls.__repr__ = _record_repr  # type: ignore[method-assign]
     return cls
+
+
+def _record_setattr(self, name: str, value) -> None:
+    """A field is set once, by ``__init__`` (when it is not yet in the instance); nothing else is ever set."""
+    if name in self.__dict__ or name not in self.__dataclass_fields__:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+    object.__setattr__(self, name, value)
+
+
+def _record_delattr(self, name: str) -> None:
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 def _record_repr(self) -> str:

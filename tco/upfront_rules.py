@@ -5,7 +5,7 @@ search's committed ladder evaluates them for every committed level at once (``co
 
 from __future__ import annotations
 
-from tco.domain import record
+from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
@@ -24,7 +24,7 @@ class Terms(Protocol):
     def commit_terms(self) -> int: ...
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Renewals(Expr):
     """Instances whose commitment term starts this month: those added this month (``x``) plus those whose term
     started ``n`` months before (each renews for another term while the fleet keeps it): r_t = x_t + r_{t−n}.

@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-from tco.domain import record
 
 # ---------------------------------------------------------------------------------------------
 # Evaluation and rendering contexts
@@ -55,7 +54,7 @@ def first_month(value: object) -> float | np.ndarray:
     return float(a.ravel()[0]) if a.ndim <= 1 else np.asarray(a[..., :1], dtype=float)
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class XlContext:
     """Where one month's cell sits: its column, the previous month's column (``None`` in month 1,
     or a blank spacer column that reads as 0), how to address a row by key and an input by name."""
@@ -157,7 +156,7 @@ def _number(v: float) -> str:
     return repr(float(v)).replace("e-0", "E-").replace("e+0", "E+").replace("e-", "E-").replace("e+", "E+")
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Const(Expr):
     value: float
 
@@ -169,7 +168,7 @@ class Const(Expr):
         return f"({text})" if self.value < 0 else text
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class In(Expr):
     """A named input: a scalar (or a per-month array) the user can edit (workbook: a defined name)."""
 
@@ -182,7 +181,7 @@ class In(Expr):
         return ctx.name_of(self.name)
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Row(Expr):
     """Another row, same month."""
 
@@ -195,7 +194,7 @@ class Row(Expr):
         return ctx.cell(self.key)
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Prev(Expr):
     """A row in the month before; 0 before month 1 (the workbook's blank spacer column)."""
 
@@ -208,7 +207,7 @@ class Prev(Expr):
         return ctx.cell(self.key, ctx.prev) if ctx.prev else "0"
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Month(Expr):
     """The month index t = 1..H (the workbook's ``t`` row)."""
 
@@ -227,7 +226,7 @@ _OPS: dict[str, tuple[int, Callable[..., Any]]] = {
 """Operator → (Excel precedence, numpy function). Excel and numpy agree on these for finite numbers."""
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class BinOp(Expr):
     op: str
     a: Expr
@@ -254,7 +253,7 @@ class BinOp(Expr):
         return f"{left}{self.op}{right}"
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Neg(Expr):
     a: Expr
 

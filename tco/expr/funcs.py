@@ -3,7 +3,7 @@ the constructors ``MAX``, ``IF`` … that build ``Fn`` nodes."""
 
 from __future__ import annotations
 
-from tco.domain import record
+from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
@@ -46,7 +46,7 @@ def _reduce(f, args):
     return out
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Fn(Expr):
     name: str
     args: tuple[Expr, ...]

@@ -3,14 +3,14 @@ ratchet that never falls, and a count of positive months."""
 
 from __future__ import annotations
 
-from tco.domain import record
+from dataclasses import dataclass
 
 import numpy as np
 
 from tco.expr.base import Env, Expr, XlContext, along_months, month_before
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Fill(Expr):
     """A job of ``total`` units done as fast as each month's ``cap`` allows, in the months where ``active``
     is true: x_m = min(cap_m, max(0, total − Σ_{n<m} x_n)). Only valid as the whole expression of its rule
@@ -30,7 +30,7 @@ class Fill(Expr):
         return (f"IF({self.active.xl(ctx)},MAX(0,MIN({self.cap.xl(ctx)},{self.total.xl(ctx)}-{done})),0)")
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Pick(Expr):
     """The k-th value of a list input, the last one holding past its end (``INDEX(list, MIN(k, ROWS(list)))``);
     k < 1 reads the first value (rules guard it with IF)."""
@@ -49,7 +49,7 @@ class Pick(Expr):
         return f"INDEX({ref},MIN({self.k.xl(ctx)},ROWS({ref})))"
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class Ratchet(Expr):
     """A level that never falls: max of its own previous month and ``x`` (``MAX(prev cell, x)``);
     numpy: the running maximum. Only valid as the whole expression of its rule."""
@@ -65,7 +65,7 @@ class Ratchet(Expr):
         return f"MAX({prev},{self.x.xl(ctx)})"
 
 
-@record
+@dataclass(frozen=True, eq=False)
 class CountPositive(Expr):
     """How many months of a row are above zero (a scalar: ``COUNTIF(row, ">0")``)."""
 
