@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 
 from tco.domain import CostLine, Currency
 from tco import __version__
@@ -147,7 +146,8 @@ def write_checks(book: Book, res) -> None:
 def _reconciliation(book: Book, ws, res, r: int) -> int:
     """The engine's run, as values, beside the live numbers (informational: an edit makes them differ)."""
     t = book.t
-    ws.write_string(r, 0, t("chk_recon", date=dt.date.today().isoformat(), v=__version__), book.fmt("h2"))
+    sha = res.source_sha256[:12] or "—"  # the scenario the run read, not the clock: the same run, the same workbook
+    ws.write_string(r, 0, t("chk_recon", sha=sha, v=__version__), book.fmt("h2"))
     r += 1
     for c, hd in enumerate((t("col_option"), t("chk"), t("workbook_value"), t("engine_value"), t("result"),
                             t("difference"))):
