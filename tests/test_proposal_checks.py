@@ -79,6 +79,10 @@ def test_an_expired_quote_gives_a_notice(expired):
     found = [n for n in proposal_checks.notices(v, expired.scenario) if n.code == "quote_expired"]
     assert [n.params["until"] for n in found] == ["2000-01-01"]
     assert found[0].params["date"] == "2027-03-01"  # no [proposal].date: the first day of the start month
+    from tco.report import notices as notice_text
+
+    assert "venceu em 01/01/2000, antes da data da proposta (01/03/2027)" in notice_text.line(found[0], "pt-BR")
+    assert "expired on Jan 1, 2000, before the proposal's date (Mar 1, 2027)" in notice_text.line(found[0], "en")
 
 
 @needs_poppler

@@ -42,9 +42,9 @@ PARAMS: dict[str, dict[str, str]] = {
     "fx_focus_held": {"edition": "text", "year": "text"},
     # the proposal's own checks (tco.report.proposal_checks): not in the JSON
     "proposal_items_differ": {"items": "money", "costed": "money", "items_setup": "money", "costed_setup": "money"},
-    "quote_expired": {"offer": "text", "until": "text", "date": "text"},
+    "quote_expired": {"offer": "text", "until": "date", "date": "date"},
     "recommended_undated": {"offer": "text"},
-    "plan_unverified": {"offer": "text", "status": "text", "as_of": "text"},
+    "plan_unverified": {"offer": "text", "status": "text", "as_of": "date"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 
@@ -68,6 +68,10 @@ def _show(value: object, kind: str, locale: str) -> str:
         return fmt_light.month_year(str(value), locale)
     if kind == "ic":
         return term("ic", str(value), locale)
+    if kind == "date":  # "2026-11-30" in the locale's form (30/11/2026); other text as it is (the proposal's notices
+        from tco.report import fmt  # only, so `validate` does not load babel)
+
+        return fmt.iso_date(str(value), locale)
     return str(value)
 
 
