@@ -4,6 +4,8 @@ imports neither the scenario schema nor the timeline, which both read it)."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tco.domain import FxBasePath, FxModel
@@ -43,9 +45,10 @@ def check_base_path(fx) -> None:
         raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
 
 
+@functools.lru_cache(maxsize=1)
 def focus_table() -> dict[str, dict]:
     """The shipped Focus file by edition: {'YYYY-MM': {'rates': {year: BRL/USD}, 'as_of': date, 'source': text,
-    'status': the weakest row status}}."""
+    'status': the weakest row status}}. Read once per process (a `validate` asks eight times); read-only."""
     import csv
 
     from tco.catalog import DATA_DIR
