@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import Field, ValidationError, model_validator
 
-from tco.domain import SPOT, FleetMode, TrainingMethod
+from tco.domain import SPOT, FleetMode, FxModel, TrainingMethod
 from tco.errors import InputError, Problem
 from tco.scenario_messages import duplicate_names, key_lines, problems_from
 from tco.scenario_options import FX, PRICINGS, FxRate, Option, Plan  # noqa: F401 (public names of the schema)
@@ -98,6 +98,18 @@ RUNAWAY_USERS = 1e9
 """A compound curve without a cap that passes this many users by the horizon is probably a typo."""
 
 
+TRAINING_KEYS = ("training_offer", "training_pricing", "training_usd_per_hour", "training_brl_per_month")
+"""An option's keys about its training fleet."""
+HISTORY_KEYS = ("history_csv", "block_months")
+"""[fx] keys the bootstrap model reads, and no other."""
+
+
+def given_keys(model) -> set[str]:
+    """The keys of a schema model whose value is not the default: what the file set (a scenario rebuilt in code, a
+    variant of the analysis say, may name every key; a default changes nothing either way)."""
+    return {k for k in model.model_fields_set if getattr(model, k) != type(model).model_fields[k].default}
+
+
 def plausibility(s: Scenario) -> list:
     """Notices for inputs that are valid but probably not meant (the run goes on)."""
     from tco.domain import Notice
@@ -118,7 +130,13 @@ def plausibility(s: Scenario) -> list:
     if base.get("focus_held_from"):
         out.append(Notice("fx_focus_held", None,
                           {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]}))
+    history = [k for k in HISTORY_KEYS if k in given_keys(s.fx)]
+    if history and s.fx.model != FxModel.BOOTSTRAP:
+        out.append(Notice("fx_history_ignored", None, {"keys": ", ".join(history), "model": str(s.fx.model)}))
     for o in s.options:
+        inert = [k for k in TRAINING_KEYS if k in given_keys(o)] if s.training.method == TrainingMethod.NONE else []
+        if inert:
+            out.append(Notice("training_keys_ignored", o.name, {"keys": ", ".join(inert)}))
         if o.fleet == FleetMode.SHARED and o.autoscale and "autoscale" in o.model_fields_set:
             out.append(Notice("autoscale_ignored_shared", o.name))
         if o.pricing == SPOT:

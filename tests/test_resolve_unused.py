@@ -1,4 +1,5 @@
-"""tco.resolve_unused (review L4): a key that would change nothing is a located error, not silence."""
+"""Review L4: a price or pricing an offer cannot have is a located error (tco.resolve_unused); keys that are only
+inert are notices (tco.scenario.plausibility); none is silent."""
 
 from __future__ import annotations
 
@@ -44,21 +45,22 @@ def test_review_l4_a_price_or_pricing_the_offer_cannot_have_is_refused(tmp_path,
     assert f"{name} has no effect" in err
 
 
-def test_review_l4_training_keys_when_nothing_is_trained(tmp_path, capsys):
+def test_review_l4_training_keys_when_nothing_is_trained_are_a_notice(tmp_path, capsys):
+    """Inert keys leave the TCO as meant: the run goes on, and says so (a notice per option, like an ignored
+    autoscale)."""
     text = SMALL.replace('method = "lora"', 'method = "none"')
     code, err = _validate(tmp_path, text, capsys)
-    assert code == 2
-    assert err.count("training.method is 'none', so nothing is trained: training_offer has no effect") == 4
-    line = _line_of(text, 'training_offer = "br-dedicated/sp/l4-4x"')
-    assert f":{line}: [options[0].training_offer]" in err
+    assert code == 0
+    assert err.count("training.method é 'none': nada é treinado e estas chaves não mudam nada: training_offer") == 4
 
 
-def test_review_l4_a_history_for_a_model_that_reads_none(tmp_path, capsys):
-    text = _after(SMALL, 'model = "fixed"', 'history_csv = "rates.csv"')
+def test_review_l4_a_history_for_a_model_that_reads_none_is_a_notice(tmp_path, capsys):
+    text = _after(SMALL, 'model = "fixed"', 'history_csv = "rates.csv"\nblock_months = 12')
     code, err = _validate(tmp_path, text, capsys)
-    assert code == 2
-    line = _line_of(text, 'history_csv = "rates.csv"')
-    assert f":{line}: [fx.history_csv] history_csv is read by the bootstrap model only" in err
+    assert code == 0
+    assert ("só o modelo bootstrap lê estas chaves de [fx]; com model = 'fixed' elas não mudam nada: history_csv, "
+            "block_months.") in err
+    assert _validate(tmp_path, _after(SMALL, 'model = "fixed"', "block_months = 6"), capsys)[1].count("[fx]") == 0
 
 
 def test_the_examples_set_no_key_in_vain(capsys):

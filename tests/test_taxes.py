@@ -225,11 +225,12 @@ def test_default_profile_follows_billing(cat):
 
 
 def test_offer_billing_wins_and_scenario_override(cat):
-    from dataclasses import dataclass, replace
+    from dataclasses import replace
 
     from tco.catalog import CloudOffer
+    from tco.domain import record
 
-    @dataclass(frozen=True)
+    @record
     class Billed(CloudOffer):  # an offer that says how it bills (the catalog's providers file sets this)
         br_billing: str | None = "import"
         br_billing_source: str = "test: an offshore contract"

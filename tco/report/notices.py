@@ -36,6 +36,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "users_runaway": {"rate": "pct", "months": "int"},
     "users_list_too_long": {"values": "int", "months": "int"},
     "autoscale_ignored_shared": {},
+    "training_keys_ignored": {"keys": "text"},
+    "fx_history_ignored": {"keys": "text", "model": "text"},
     "spot_interruptible": {},
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},
