@@ -6,7 +6,6 @@ catalog and returns frozen Results; every table in JSON, workbook and PDF derive
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from tco import demand, ledger as ledger_mod, sizing, timeline
@@ -16,8 +15,8 @@ from tco.costs import OptionCosts, option_costs
 from tco.costs_rules import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
-from tco.resolve_unused import unused_keys
 from tco.resolve import Fleet, ResolvedOption, resolve
+from tco.resolve_unused import unused_keys
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
 from tco.scenario import Scenario, plausibility

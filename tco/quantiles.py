@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+PERCENTILES = (5, 50, 95)
+"""The percentiles every distribution of the outputs reports: P5, P50, P95 (the TCO's, the NPV's, the fans')."""
 FAST_MIN = 1 << 14
 """Below this many values, np.percentile itself."""
 SAMPLE_STEP = 64
@@ -35,7 +37,7 @@ def _order_stats(x: np.ndarray, sample: np.ndarray, lo_rank: int, hi_rank: int) 
     return part[a], part[b]
 
 
-def percentiles(x, q=(5, 50, 95)) -> np.ndarray:
+def percentiles(x, q=PERCENTILES) -> np.ndarray:
     """``np.percentile(x, q)`` of a 1-D float64 array, the same floats (see the module's note)."""
     x = np.asarray(x)
     qs = np.true_divide(q, 100)
@@ -77,7 +79,7 @@ class StreamPercentiles:
     does); every chunk then adds its count of values below each bracket and keeps the few values inside. `result`
     is None if a bracket missed its rank (improbable) or a value was not finite: the caller computes again."""
 
-    def __init__(self, rows: int, n: int, q=(5, 50, 95), vouched_finite: bool = False):
+    def __init__(self, rows: int, n: int, q=PERCENTILES, vouched_finite: bool = False):
         self.qs = np.true_divide(q, 100)
         self.n = n
         self.prev, self.next, self.gamma = _positions(n, self.qs)
@@ -152,7 +154,7 @@ def _pair(x: np.ndarray, k: int, k1: int) -> tuple[float, float]:
     return x[k], x[k] if k1 == k else x[k + 1:].min()
 
 
-def row_percentiles(rows: np.ndarray, q=(5, 50, 95), overwrite: bool = False) -> np.ndarray:
+def row_percentiles(rows: np.ndarray, q=PERCENTILES, overwrite: bool = False) -> np.ndarray:
     """``np.percentile(rows, q, axis=1)`` of a 2-D array, the same floats: shape (len(q), rows). Each row is
     partitioned in place at the order statistics' positions (numpy's one-position selection, vectorised over the
     rows: the monthly fan's 120 × 50,000 rates in two thirds of the time of sorting them), the middle position

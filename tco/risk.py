@@ -25,7 +25,7 @@ import numpy as np
 
 from tco import finance
 from tco.domain import Dist, FxModel
-from tco.quantiles import StreamPercentiles, percentiles, row_percentiles
+from tco.quantiles import PERCENTILES, StreamPercentiles, percentiles, row_percentiles
 from tco.risk_paths import (  # noqa: F401  re-exported: the paths live in tco.risk_paths
     CHUNK, bootstrap_paths, drift, gbm_factors, gbm_paths, gbm_trend, rate_paths)
 from tco.risk_sums import chunk_sums
@@ -228,10 +228,6 @@ def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
     return {"p5": q[0], "p50": q[1], "p95": q[2]}
 
 
-FAN_QUANTILES = (0.05, 0.50, 0.95)
-"""The fan's quantiles: P5, P50, P95."""
-
-
 def gbm_fan(res) -> np.ndarray:
     """P5/P50/P95 of the GBM rate in each month, (3, H), exactly rather than from paths.
 
@@ -246,4 +242,4 @@ def gbm_fan(res) -> np.ndarray:
     h = len(res.months)
     trend = gbm_trend(h, fx.usdbrl, 0.0, fx.volatility, np.log(np.asarray(res.fx_path, dtype=float)))
     spread = fx.volatility * np.sqrt(np.arange(1, h + 1) / 12.0)
-    return np.array([trend * np.exp(spread * NormalDist().inv_cdf(p)) for p in FAN_QUANTILES])
+    return np.array([trend * np.exp(spread * NormalDist().inv_cdf(p / 100)) for p in PERCENTILES])

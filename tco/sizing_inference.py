@@ -227,7 +227,7 @@ def _evaluate_together(keys: list[TableKey], batch: int | None) -> list[tuple[di
     inputs: dict[str, Any] = {}
     for name, first in each[0].items():
         values = [e[name] for e in each]
-        alike = all(type(v) is type(first) and v == first and repr(v) == repr(first) for v in values)
+        alike = all(type(v) is type(first) and repr(v) == repr(first) for v in values)  # −0.0 ≠ 0.0 here
         inputs[name] = first if alike else np.repeat(np.asarray(values, dtype=float), [len(k[0]) for k in keys])
     table = evaluate_layouts(lays, inputs, batch)
     out, at = [], 0

@@ -179,25 +179,26 @@ def test_review_h3_deeply_nested_calibration_file_is_a_located_error(tmp_path, c
     assert f"{cal}:9: [fit.rows] nested too deeply" in err, err
 
 
-def test_review_h3_deeply_nested_catalog_overlay_is_a_located_error(tmp_path, capsys):
+def _validate_with_defaults_overlay(tmp_path, capsys, defaults: str) -> tuple[int, str, Path]:
+    """`validate` of the small example with a catalog_dir whose defaults.toml is `defaults`: (exit code, stderr,
+    the overlay file)."""
     cat = tmp_path / "cat"
     cat.mkdir()
-    (cat / "defaults.toml").write_text("[training]\nmfu = " + DEEP_ARRAY + "\n", encoding="utf-8")
+    (cat / "defaults.toml").write_text(defaults, encoding="utf-8")
     f = tmp_path / "s.toml"
     f.write_text(put(SMALL_TEXT, "scenario", "catalog_dir", '"cat"'), encoding="utf-8")
-    assert main(["validate", str(f)]) == 2
-    err = capsys.readouterr().err
-    assert f"{cat / 'defaults.toml'}:2: [training.mfu] nested too deeply" in err, err
+    return main(["validate", str(f)]), capsys.readouterr().err, cat / "defaults.toml"
+
+
+def test_review_h3_deeply_nested_catalog_overlay_is_a_located_error(tmp_path, capsys):
+    code, err, overlay = _validate_with_defaults_overlay(tmp_path, capsys, "[training]\nmfu = " + DEEP_ARRAY + "\n")
+    assert code == 2
+    assert f"{overlay}:2: [training.mfu] nested too deeply" in err, err
 
 
 def test_review_h3_a_catalog_overlay_mfu_below_the_minimum_is_refused(tmp_path, capsys):
-    cat = tmp_path / "cat"
-    cat.mkdir()
-    (cat / "defaults.toml").write_text("[training]\nmfu = 1e-300\n", encoding="utf-8")
-    f = tmp_path / "s.toml"
-    f.write_text(put(SMALL_TEXT, "scenario", "catalog_dir", '"cat"'), encoding="utf-8")
-    assert main(["validate", str(f)]) == 2
-    err = capsys.readouterr().err
+    code, err, _ = _validate_with_defaults_overlay(tmp_path, capsys, "[training]\nmfu = 1e-300\n")
+    assert code == 2
     assert "[training.mfu] must be at least 0.01, got 1e-300" in err, err
 
 

@@ -8,7 +8,6 @@ from typing import Any, Callable
 
 import numpy as np
 
-
 # ---------------------------------------------------------------------------------------------
 # Evaluation and rendering contexts
 

@@ -14,7 +14,6 @@ from tco import demand, finance, sizing
 from tco import fx as fxmod
 from tco.catalog import Catalog
 from tco.domain import (
-    record,
     BRAZIL_REGIONS,
     ON_DEMAND,
     REFUSED_STATUSES,
@@ -25,6 +24,7 @@ from tco.domain import (
     is_capacity_block,
     is_committed,
     is_spot,
+    record,
 )
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest

@@ -10,7 +10,6 @@
 
 from __future__ import annotations
 
-
 from tco.domain import CostLine, Currency
 from tco import __version__
 from tco.costs import LINES
