@@ -20,7 +20,7 @@ sys.path.insert(0, str(ROOT))
 
 
 def bench(path: Path, repeat: int) -> dict:
-    from tco.report.proposal_weasy import weasyprint
+    from tco.report.proposal.weasy import weasyprint
 
     HTML = weasyprint().HTML  # imported as the proposal imports it (proposal_weasy), not with a library search
     from tco.catalog import load_catalog

@@ -45,7 +45,7 @@ def best_of(fn, repeat):
 
 def memory_child(paths: int, n_options: int) -> None:
     """The Monte Carlo of the seed with `n_options` options (its own, copied under new names), `paths` paths."""
-    from tco import risk
+    from tco.fx import risk
 
     seed, _, _ = load(ROOT / "scenarios" / "seed_70b_h200.toml")
     opts = [o.model_copy(update={"name": f"#{i + 1} {o.name}"})
@@ -105,7 +105,7 @@ def draw_alone(paths: int, horizon: int, seed: int, buf: np.ndarray) -> None:
     """What the simulation draws and nothing else: in each chunk of risk.CHUNK paths, the first ⌈m/2⌉ paths'
     horizon normals, in the groups of risk_paths.DRAW paths the simulation draws them in, from the same generator,
     into one buffer made beforehand (the simulation draws into its own, made once)."""
-    from tco.risk_paths import CHUNK, DRAW
+    from tco.fx.paths import CHUNK, DRAW
 
     rng = np.random.default_rng(seed)
     for at in range(0, paths, CHUNK):
@@ -117,8 +117,8 @@ def draw_alone(paths: int, horizon: int, seed: int, buf: np.ndarray) -> None:
 def monte_carlo(cat, repeat: int) -> None:
     """risk.simulate of the seed at 120 months against `draw_alone`, in turns (the draw, then the simulation,
     `repeat` times), so that both see the same load on a shared machine."""
-    from tco import risk
-    from tco.risk_paths import DRAW
+    from tco.fx import risk
+    from tco.fx.paths import DRAW
 
     s, sha, lines = load(ROOT / "scenarios" / "seed_70b_h200.toml")
     s = s.model_copy(update={"scenario": s.scenario.model_copy(update={"horizon_months": 120})})

@@ -10,7 +10,7 @@ import math
 
 from tco.catalog import load_catalog
 from tco.engine import defaults_for
-from tco.sizing_training_check import Run, attention_share, errors, implied_mfu, power_law, read, summary
+from tco.sizing.training_check import Run, attention_share, errors, implied_mfu, power_law, read, summary
 
 
 def family(r: Run) -> str:

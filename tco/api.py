@@ -59,7 +59,7 @@ def check(inputs: Inputs | str | Path) -> Results:
 
     plan.precheck(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines)  # [plan] without the search
     if inp.scenario.fx.model == FxModel.BOOTSTRAP:  # the history `run` reads, checked here too
-        from tco.fx import load_history
+        from tco.fx.history import load_history
 
         load_history(inp.scenario.fx, inp.scenario.scenario.horizon_months)
     return res
@@ -140,7 +140,7 @@ def write(results: Results, folder: str | Path, formats: tuple[str, ...] | list[
           *, stem: str | None = None) -> list[Path]:
     """Write ``<folder>/<stem>.<format>`` for each format (json, csv, xlsx, pdf), all or nothing; the stem
     defaults to the scenario file's name. Returns the paths written."""
-    from tco.outputs import FORMATS, write_outputs
+    from tco.output import FORMATS, write_outputs
 
     bad = [f for f in formats if f not in FORMATS]
     if bad:

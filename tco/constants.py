@@ -39,7 +39,7 @@ ADAM_BYTES = Named(16.0, "c_adam_bytes_per_param", "B/param",
                    "mixed-precision Adam: 2 + 2 + 12 = 16 B per parameter (Rajbhandari et al. 2020, ZeRO, §3.1)")
 FROZEN_BYTES = Named(2.0, "c_frozen_bytes_per_param", "B/param", "frozen LoRA base weights in bf16: 2 B per parameter")
 BELOW_ONE = Named(1e-9, "c_below_one", "replicas",
-                  "tolerance under a whole replica: a load of 2.000000001 replicas needs 2, not 3 (tco.fleet_rules)")
+                  "tolerance under a whole replica: a load of 2.000000001 replicas needs 2, not 3 (tco.costs.fleet_rules)")
 TOL_BRL = Named(0.01, "c_tol_brl", "R$", "tolerance of the checks on amounts: one centavo")
 EPS = Named(1e-6, "c_eps", "-", "tolerance of the checks on counts, rates and capacities")
 

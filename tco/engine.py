@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco import demand, ledger as ledger_mod, sizing, timeline
-from tco import fx as fxmod
+from tco import ledger as ledger_mod, sizing, timeline
+from tco.timeline import calendar as demand
+from tco.fx import history as fxmod
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs
-from tco.costs_rules import UnverifiedPriceError
+from tco.costs.single import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
-from tco.resolve_unused import unused_keys
+from tco.resolve.unused import unused_keys
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
 from tco.scenario import Scenario, plausibility
@@ -273,7 +274,7 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
         best = min(ok, key=lambda i: res.options[i].tco.deterministic) if ok else None
         opts = [replace(o, prob_cheapest=1.0 if i == best else 0.0) for i, o in enumerate(res.options)]
         return replace(res, options=opts, fx_info=info)
-    from tco import risk
+    from tco.fx import risk
 
     opts = risk.simulate(res, paths=int(info["paths"]), seed=int(info["seed"]), progress=progress)
     return replace(res, options=opts, fx_info=info | risk.describe(res.scenario))

@@ -52,7 +52,7 @@ class Series:
     """Amount per month converted at the month's rate on the base path [BRL]."""
     components: dict[str, np.ndarray] | None = None
     """For the taxes line: each tax (IRRF, CIDE, ISS, PIS/COFINS, CBS, IBS, IOF) and the credits, per month in
-    ``currency``, all positive; the line is Σ taxes − credits (``tco.taxes``)."""
+    ``currency``, all positive; the line is Σ taxes − credits (``tco.costs.taxes``)."""
 
     @property
     def unit(self) -> str:

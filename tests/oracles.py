@@ -1,5 +1,5 @@
 """Scalar oracles: the serving fleet's rules written the plain way, one hour at a time, so the property tests can
-check the engine's vectorised rules (``tco.fleet_rules.replicas``, ``tco.costs.inference_servers_by_hour``)
+check the engine's vectorised rules (``tco.costs.fleet_rules.replicas``, ``tco.costs.inference_servers_by_hour``)
 against an independent statement. Test code only: the engine never calls them."""
 
 from __future__ import annotations

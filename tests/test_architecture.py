@@ -104,7 +104,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_graph_sees_lazy_imports():
     """The checker itself: a function-level import counts (the old engine ⇄ risk circle was one)."""
     graph = _graph()
-    assert "tco.risk" in graph["tco.engine"]  # engine imports risk inside apply_fx_risk
+    assert "tco.fx.risk" in graph["tco.engine"]  # engine imports risk inside apply_fx_risk
     assert "tco.domain" in graph["tco.costs"]
 
 
@@ -130,33 +130,90 @@ def test_library_api_is_exported():
     assert callable(tco.run) and callable(tco.write) and callable(tco.load) and callable(tco.check)
 
 
-# --- a test module per package module (issue 8, part 6) ---------------------------------------------------------
+# --- a test module per package module (issue 8, part 6; folders since issue 22) ------------------------------
 
-# Every module of tco/ has its own tests/test_<stem>.py (2026-12-01: the last 40 were given theirs; the workbook
-# writers' modules read the written workbook back and evaluate its formulas in-process, tests/workbook_eval.py).
-# A module split off another may be named here until it gets its own, with a comment saying which test module
-# exercises it meanwhile; the staleness test below insists the list shrinks as they come.
-NO_OWN_TEST_YET: frozenset[str] = frozenset()
+# Every module of tco/ has its own test module in the mirrored folder: tco/<folders>/<stem>.py is tested by
+# tests/<folders>/test_<folders>_<stem>.py (the folder words joined, "report" left out: tco/report/workbook/cells.py
+# by tests/report/workbook/test_workbook_cells.py); a package's __init__ holding code by test_<folders>.py in its
+# folder. The names are unique by construction, so test modules need no packages. A module split off another may
+# be named in NO_OWN_TEST_YET until it gets its own, with a comment saying which test module exercises it meanwhile.
+NO_OWN_TEST_YET: frozenset[str] = frozenset({
+    "tco.catalog",  # load_catalog and its errors: tests/catalog/test_catalog_*.py and test_engine.py
+})
 """Modules of tco/ without their own test module, each named on purpose (see the comment)."""
 
+TESTS = Path(__file__).resolve().parent
 
-def _stems() -> list[str]:
-    return sorted(p.stem for p in PKG.rglob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+
+def _has_code(path: Path) -> bool:
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return any(not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)) for n in body)
+
+
+def _expected_tests() -> dict[str, Path]:
+    """Module name → the test module the rule above names for it."""
+    out = {}
+    for name, path in _modules().items():
+        parts = name.split(".")[1:]
+        if not parts or path.name == "__main__.py" or (path.name == "__init__.py" and not _has_code(path)):
+            continue
+        folders = parts if path.name == "__init__.py" else parts[:-1]
+        words = parts[1:] if parts[0] == "report" and len(parts) > 1 else parts
+        out[name] = TESTS.joinpath(*folders) / ("test_" + "_".join(words) + ".py")
+    return out
 
 
 def test_every_module_has_its_own_test_module():
-    tests = Path(__file__).resolve().parent
-    missing = sorted(s for s in _stems() if not (tests / f"test_{s}.py").is_file() and s not in NO_OWN_TEST_YET)
-    assert missing == [], f"modules of tco/ with no tests/test_<stem>.py: {missing}"
+    missing = sorted(str(t.relative_to(TESTS.parent)) for m, t in _expected_tests().items()
+                     if not t.is_file() and m not in NO_OWN_TEST_YET)
+    assert missing == [], f"modules of tco/ without their test module: {missing}"
 
 
 def test_the_list_of_modules_without_tests_is_not_stale():
-    tests = Path(__file__).resolve().parent
-    stale = sorted(s for s in NO_OWN_TEST_YET if (tests / f"test_{s}.py").is_file() or s not in _stems())
+    expected = _expected_tests()
+    stale = sorted(m for m in NO_OWN_TEST_YET if m not in expected or expected[m].is_file())
     assert stale == [], f"remove from NO_OWN_TEST_YET (tested now, or no such module): {stale}"
 
 
-def test_module_stems_are_unique():
-    """tests/test_<stem>.py names one module only if no two modules share a stem."""
-    stems = _stems()
-    assert sorted({s for s in stems if stems.count(s) > 1}) == []
+def test_test_module_names_are_unique():
+    """Test folders are not packages, so two test files of one name would collide on import."""
+    names = [p.name for p in TESTS.rglob("test_*.py")]
+    assert sorted({n for n in names if names.count(n) > 1}) == []
+
+
+# --- folders are the stages (issue 22) --------------------------------------------------------------------------
+
+def _folder(module: str) -> str:
+    """The folder a module lives in: tco.costs.taxes → tco.costs, tco.report.workbook.cells → tco.report.workbook,
+    a top-level module (tco.engine) → tco."""
+    path = _modules()[module]
+    parts = module.split(".")
+    return ".".join(parts if path.name == "__init__.py" else parts[:-1])
+
+
+def _folder_graph() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for a, bs in _graph().items():
+        for b in bs:
+            fa, fb = _folder(a), _folder(b)
+            # a folder's parent package is not a circle when only its __init__ is imported (tco's API)
+            if fa != fb and fb != "tco" and fa != "tco":
+                out.setdefault(fa, set()).add(fb)
+    return out
+
+
+def test_no_circle_between_folders():
+    """The stage folders form a ladder: no folder imports one that imports it back (directly or around)."""
+    assert _cycles(_folder_graph()) == []
+
+
+def test_the_stages_are_folders():
+    for stage in ("scenario", "catalog", "timeline", "sizing", "resolve", "costs", "fx", "analysis", "plan", "output",
+                  "cli", "report/workbook", "report/proposal"):
+        assert (PKG / stage / "__init__.py").is_file(), stage
+
+
+def test_no_module_over_400_lines():
+    long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400 and p.name != "weasy_ffi.py"}
+    assert long == {}

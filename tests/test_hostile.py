@@ -27,7 +27,7 @@ from tco.scenario import (
     ScenarioInfo,
     Training,
 )
-from tco.scenario_toml import MAX_NESTING
+from tco.scenario.toml import MAX_NESTING
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL_TEXT = (ROOT / "scenarios" / "assistant_8b_l4.toml").read_text(encoding="utf-8")
@@ -354,8 +354,8 @@ def test_review_l2_seed_is_bounded_like_the_schema(tmp_path, capsys, seed):
 
 
 def test_review_l2_the_cli_bounds_are_the_schemas():
-    """run and batch read --seed and --paths with the same types (tco.cli_args), bounded as the schema's fx."""
-    from tco import cli_args
+    """run and batch read --seed and --paths with the same types (tco.cli.args), bounded as the schema's fx."""
+    from tco.cli import args as cli_args
 
     paths, seed = FX.model_fields["paths"].metadata, FX.model_fields["seed"].metadata
     assert MAX_PATHS == cli_args.MAX_PATHS == next(m.le for m in paths if getattr(m, "le", None) is not None)

@@ -1,25 +1,50 @@
-"""The README's Layout block names every module and sub-package of tco/ (so it matches the folders)."""
+"""The README's Layout block names every stage folder of tco/; docs/layout.md lists every module with the first
+line of its docstring, generated (``python tests/test_readme_layout.py`` rewrites it) and checked for staleness."""
 
 from __future__ import annotations
 
-import re
+import ast
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+PKG = ROOT / "tco"
+PAGE = ROOT / "docs" / "layout.md"
+HEAD = """# Layout, module by module
+
+Generated from each module's docstring by `python tests/test_readme_layout.py` (a test fails when it is stale).
+The folders are the stages, bottom to top; the README's Layout says what each folder is for.
+"""
 
 
-def test_layout_names_every_module():
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    block = text.split("## Layout", 1)[1].split("```", 2)[1]
-    named = set(re.findall(r"[\w/]+\.py|tco/[\w/]+/", block))
-    words = set(re.findall(r"[\w.]+", block))
-    missing = []
-    for path in sorted((ROOT / "tco").glob("*.py")):
-        if path.name in ("__init__.py", "__main__.py"):
-            continue
-        if f"tco/{path.name}" not in named and path.name not in words and path.stem not in words:
-            missing.append(f"tco/{path.name}")
-    for pkg in sorted(p for p in (ROOT / "tco").iterdir() if p.is_dir() and (p / "__init__.py").exists()):
-        if f"tco/{pkg.name}/" not in named:
-            missing.append(f"tco/{pkg.name}/")
-    assert missing == []
+def _first_line(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join(doc.split("\n\n", 1)[0].split())
+
+
+def layout_page() -> str:
+    out = [HEAD]
+    folders = sorted({p.parent for p in PKG.rglob("*.py")}, key=lambda p: p.relative_to(ROOT).as_posix())
+    for folder in folders:
+        out.append(f"\n## `{folder.relative_to(ROOT).as_posix()}/`\n")
+        for path in sorted(folder.glob("*.py")):
+            if path.name == "__main__.py":
+                continue
+            out.append(f"- `{path.name}`: {_first_line(path) or '(no docstring)'}")
+    return "\n".join(out) + "\n"
+
+
+def test_readme_names_every_folder():
+    block = (ROOT / "README.md").read_text(encoding="utf-8").split("## Layout", 1)[1].split("```", 2)[1]
+    folders = sorted(f"tco/{p.relative_to(PKG).as_posix()}/" for p in PKG.iterdir()
+                     if p.is_dir() and (p / "__init__.py").exists())
+    assert [f for f in folders if f not in block] == []
+
+
+def test_layout_page_is_current():
+    assert PAGE.read_text(encoding="utf-8") == layout_page(), "run: python tests/test_readme_layout.py"
+
+
+if __name__ == "__main__":
+    PAGE.write_text(layout_page(), encoding="utf-8")
+    sys.stdout.write(f"wrote {PAGE}\n")

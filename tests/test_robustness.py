@@ -118,7 +118,7 @@ def test_d18_failed_run_into_a_new_nested_folder_leaves_no_folders(tmp_path, mon
 
 
 def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
-    from tco import outputs
+    from tco import output as outputs
 
     out = tmp_path / "new"
     real = outputs._render
@@ -181,7 +181,8 @@ def test_d14_sigint_during_writing_exits_130_and_writes_nothing(tmp_path):
 
 
 def test_d14_a_swallowed_interrupt_still_stops_the_files_moving_in(tmp_path, monkeypatch):
-    from tco import interrupts, outputs
+    from tco.output import interrupts
+    from tco import output as outputs
 
     real = outputs._render
 
@@ -196,7 +197,7 @@ def test_d14_a_swallowed_interrupt_still_stops_the_files_moving_in(tmp_path, mon
 
 
 def test_d13_stale_temp_folders_of_dead_runs_are_cleaned_and_live_ones_kept(tmp_path):
-    from tco.outputs import clean_stale
+    from tco.output import clean_stale
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -259,8 +260,8 @@ def test_d13_a_run_killed_between_two_renames_is_rolled_forward_not_left_mixed(t
 
 
 def test_d13_clean_stale_rolls_a_committed_generation_forward_and_trusts_only_plain_names(tmp_path):
-    from tco.outputs import clean_stale
-    from tco.publish import COMMIT
+    from tco.output import clean_stale
+    from tco.output.publish import COMMIT
 
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
     dead.wait()
@@ -428,7 +429,7 @@ def test_d3_json_writer_refuses_nan_money(tmp_path):
     from tco.catalog import load_catalog
     from tco.engine import run_scenario
     from tco.errors import InternalError
-    from tco.outputs import write_outputs
+    from tco.output import write_outputs
     from tco.scenario import load
 
     s, sha, lines = load(SMALL)
@@ -773,7 +774,7 @@ def test_d20_offers_with_no_match_says_so(capsys):
 
 def test_seed_11_with_20000_paths_draws_the_proposal_chart():
     """A deterministic value outside its own P5–P95 band draws (the whisker spans the band itself)."""
-    from tco.report import charts
+    from tco.report.proposal import charts
 
     svg = charts.tco_bars(["a", "b"], [100.0, 200.0], [(110.0, 130.0), (150.0, 250.0)], "en", lambda k: "BRL",
                           "P5–P95")
@@ -790,7 +791,7 @@ def test_finite_totals_are_non_negative_on_the_examples(tmp_path):
 
 
 def test_d15_permission_denied_names_the_output_folder_not_the_temp_folder(tmp_path, capsys, monkeypatch):
-    from tco import outputs
+    from tco import output as outputs
 
     def denied(prefix, dir):
         raise PermissionError(13, "Permission denied", str(Path(dir) / f"{prefix}abcd"))

@@ -33,7 +33,7 @@ def test_importing_the_cli_and_building_its_parser_imports_nothing_heavy():
     mods = modules_after("import tco.cli\ntco.cli._parser()")  # what `python -m tco --help` does
     heavy = set(RENDERERS) | {"numpy", "pydantic", "babel"}
     assert top_level(mods) & heavy == set()
-    assert {"tco.calibrate", "tco.benchmarks", "tco.scenario", "tco.engine", "tco.catalog"} & mods == set()
+    assert {"tco.sizing.calibrate", "tco.sizing.benchmarks", "tco.scenario", "tco.engine", "tco.catalog"} & mods == set()
 
 
 def test_help_prints_every_command_without_heavy_imports():
@@ -42,7 +42,7 @@ def test_help_prints_every_command_without_heavy_imports():
                          "    assert main(['--help']) == 0\n"
                          "assert all(c in out.getvalue() for c in ('run', 'validate', 'calibrate', 'batch', 'plan'))")
     assert top_level(mods) & (set(RENDERERS) | {"numpy", "pydantic"}) == set()
-    assert "tco.calibrate" not in mods
+    assert "tco.sizing.calibrate" not in mods
 
 
 def test_validate_imports_no_renderer_and_no_analysis():
@@ -50,7 +50,7 @@ def test_validate_imports_no_renderer_and_no_analysis():
                          "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
                          f"    assert main(['validate', {str(SEED)!r}]) == 0")
     assert top_level(mods) & set(RENDERERS) == set()
-    assert {"tco.analysis", "tco.risk", "tco.outputs", "tco.calibrate_report.run", "tco.benchmarks",
+    assert {"tco.analysis", "tco.fx.risk", "tco.output", "tco.sizing.calibrate_report.run", "tco.sizing.benchmarks",
             "tco.report.json_out", "tco.report.workbook", "tco.report.proposal"} & mods == set()
     # the plan search itself: validate runs its precheck only (tco.plan imports combine when search is asked for)
     assert {"tco.plan.combine", "tco.plan.pairs", "tco.plan.costing", "tco.plan.naming"} & mods == set()
@@ -65,7 +65,7 @@ def test_validate_spares_the_imports_it_does_not_need():
                          "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
                          f"    assert main(['validate', {str(SEED)!r}]) == 0")
     assert top_level(mods) & {"babel", "email", "difflib"} == set()
-    assert {"importlib.metadata", "tco.calibrate_report", "tco.batch", "tco.report.fmt"} & mods == set()
+    assert {"importlib.metadata", "tco.sizing.calibrate_report", "tco.cli.batch", "tco.report.fmt"} & mods == set()
 
 
 def test_validate_in_english_reads_one_translation_file(tmp_path):

@@ -11,9 +11,9 @@ from pathlib import Path
 from tco.catalog.rows import read_text
 from tco.catalog.types import Billing, TaxProfile
 from tco.errors import InputError, Problem, closest
-from tco.scenario_toml import loads
-from tco.scenario_types import MIN_EFFICIENCY
-from tco.taxes import BILLING_MODES, METHODS, RATE_KEYS, ReformPeriod
+from tco.scenario.toml import loads
+from tco.scenario.types import MIN_EFFICIENCY
+from tco.domain.taxes import BILLING_MODES, METHODS, RATE_KEYS, ReformPeriod
 
 
 def _read_toml(paths, problems):

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tco.domain import BillingMode, record
-from tco.taxes import ReformPeriod
+from tco.domain.taxes import ReformPeriod
 
 MAX_USD_PER_HOUR = 1e4
 """Per server-hour (the scenario schema's bound too)."""
@@ -161,7 +161,7 @@ class DedicatedOffer:
     br_billing: str | None = None
     br_billing_source: str = ""
     brl_per_month_low: float | None = None
-    """Low and high cases of the landed-cost derivation (tco/landed.py); None in rows without them."""
+    """Low and high cases of the landed-cost derivation (tco/catalog/landed.py); None in rows without them."""
     brl_per_month_high: float | None = None
 
 

@@ -10,8 +10,9 @@ from dataclasses import field, replace
 
 import numpy as np
 
-from tco import demand, finance, sizing
-from tco import fx as fxmod
+from tco import finance, sizing
+from tco.timeline import calendar as demand
+from tco.fx import history as fxmod
 from tco.catalog import Catalog
 from tco.domain import (
     BRAZIL_REGIONS,
@@ -29,7 +30,7 @@ from tco.domain import (
 from tco.engine import defaults_for, replica_for, training_for, workload
 from tco.errors import InputError, Problem, closest
 from tco.resolve import Fleet, ResolvedOption, resolve
-from tco.resolve_fleet import fleet_of
+from tco.resolve.fleet import fleet_of
 from tco.scenario import Option, Plan, Scenario, Training
 
 SKIP_STATUSES = REFUSED_STATUSES

@@ -36,7 +36,7 @@ from tco.plan.components import (
     training_size,
     zero_cloud,
 )
-from tco.resolve_fleet import fleet_of
+from tco.resolve.fleet import fleet_of
 
 FREE_EGRESS = "none/dedicated"
 

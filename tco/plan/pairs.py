@@ -20,9 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco import taxes as taxmod
+from tco.costs import taxes as taxmod
 from tco.costs import line_currency
-from tco.costs_taxes import TaxBlock, TaxPlan, net_lines, stacked_taxes, tax_block, tax_plan_of
+from tco.costs.option_taxes import TaxBlock, TaxPlan, net_lines, stacked_taxes, tax_block, tax_plan_of
 from tco.domain import LINES, CostLine, FleetKind
 from tco.ledger import in_brl, month_total
 from tco.plan.components import Comp, Ctx, _option, resolved

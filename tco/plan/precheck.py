@@ -11,7 +11,7 @@ stands for (``search.candidates`` in the JSON, the ladder's levels multiplied ov
 from __future__ import annotations
 
 from tco.catalog import Catalog
-from tco.costs_rules import inference_servers_by_hour
+from tco.costs.single import inference_servers_by_hour
 from tco.domain import FleetKind, PlanMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed
 from tco.errors import InputError, Problem
 from tco.plan.check import check

@@ -100,9 +100,10 @@ def _ranked_table(res, loc: str):
 
 
 def _proposal_notices(res) -> list:
-    """The proposal's own checks (tco.report.proposal_checks): items against the costed fleet, expired quotes,
+    """The proposal's own checks (tco.report.offer_checks): items against the costed fleet, expired quotes,
     unverified prices under the recommendation or the best plan."""
-    from tco.report import proposal_checks, view
+    from tco.report import view
+    from tco.report import offer_checks as proposal_checks
 
     return proposal_checks.notices(view.build(res), res.scenario)
 

@@ -124,7 +124,7 @@ class View:
     usdbrl: float
     fx_model: str
     fx_base: str
-    """The base path the costs are converted at (tco.fx_paths: focus, spot, forward, list)."""
+    """The base path the costs are converted at (tco.timeline.fx_base: focus, spot, forward, list)."""
     fx_paths: int | None
     fx_volatility: float | None
     fx_path: tuple[float, ...]

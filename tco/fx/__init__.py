@@ -1,0 +1,1 @@
+"""FX: the USD/BRL history, the risk paths, their sums and percentiles."""

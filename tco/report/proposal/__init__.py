@@ -1,0 +1,239 @@
+"""The PDF proposal sales sends: Jinja2 templates in templates/, rendered by WeasyPrint.
+
+    write(res, path, attachments)   Results → output/<scenario>.pdf
+
+A body of at most six pages a CFO reads (cover; recommendation and the bridge from price per GPU-hour to
+TCO; the offer and its conditions; the comparison with each competitor's best plan; risks and the case
+beyond cost; next steps and signatures), then the technical annex. The sections read the typed view of
+the results (`tco.report.view`), never the JSON; they compute presentation only, so the templates hold no
+arithmetic. The commercial terms come from the scenario's `[proposal]` section (`tco.scenario.proposal`).
+The engine's notices go to the seller (`notes_txt`), not into this document.
+
+Reproducible: every date (cover, PDF metadata, attachments) is the document date, so two runs give the
+same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
+SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import functools
+import logging
+import mimetypes
+import re
+import tomllib
+from pathlib import Path
+
+
+from tco import __version__
+from tco.report import fmt
+from tco.report.proposal import charts
+from tco.report.i18n import labels, language, locale_of, t
+from tco.report.proposal.attach import attachment_bytes, scenario_bytes, workbook_bytes  # noqa: F401  (public)
+from tco.report.words import document_date
+
+LOG = logging.getLogger(__name__)
+TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+"""The templates folder: proposal.html.j2, proposal.css, theme.toml, logo, fonts/."""
+_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
+DEFAULT_COLORS = {"primary": "#1f3b63", "accent": "#e07b39", "text": "#1d1d1f", "muted": "#5f6670", "rule": "#c9ced6",
+                  "shade": "#eef2f7"}
+
+
+# ---------------------------------------------------------------------------------------------
+# Fetching: only files under templates/
+
+
+def templates_only_fetcher(root: Path = TEMPLATES):
+    """A WeasyPrint URL fetcher that serves files under `root` and refuses everything else.
+
+    Every URL asked for is recorded in `.requested`, every refusal in `.refused` (tests read them).
+    """
+    from urllib.parse import unquote, urlsplit
+
+    from tco.report.proposal.weasy import weasyprint
+
+    weasyprint()  # before any `from weasyprint…` import: no library search (proposal_weasy)
+    from weasyprint.urls import URLFetcher, URLFetcherResponse
+
+    base = root.resolve()
+
+    class TemplatesOnlyFetcher(URLFetcher):
+        def __init__(self):
+            super().__init__(allowed_protocols=("file",))
+            self.requested: list[str] = []
+            self.refused: list[str] = []
+
+        def fetch(self, url, headers=None):
+            self.requested.append(url)
+            parts = urlsplit(url)
+            path = Path(unquote(parts.path)).resolve() if parts.scheme == "file" and not parts.netloc else None
+            if path is None or not path.is_relative_to(base) or not path.is_file():
+                self.refused.append(url)
+                LOG.warning("proposal: refused to fetch %.80s", url)
+                raise ValueError(f"refused: only files under {base} are served")
+            mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+            return URLFetcherResponse(path.as_uri(), path.read_bytes(), {"Content-Type": mime})
+
+    return TemplatesOnlyFetcher()
+
+
+def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
+    """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
+    theme = tomllib.loads(path.read_text(encoding="utf-8"))
+    colors = theme.setdefault("colors", {})
+    for key, value in list(colors.items()):
+        bad = [v for v in (value if isinstance(value, list) else [value]) if not _HEX.match(str(v))]
+        if bad:
+            raise ValueError(f"{path}: colors.{key} = {bad[0]!r} is not a hex colour like '#1f3b63'")
+    for key, value in DEFAULT_COLORS.items():
+        colors.setdefault(key, value)
+    colors.setdefault("palette", list(charts.DEFAULT_PALETTE))
+    provider = theme.setdefault("provider", {})
+    for key in ("name", "short_name", "tagline", "logo"):
+        provider.setdefault(key, "")
+    theme.setdefault("contact", {})
+    return theme
+
+
+# ---------------------------------------------------------------------------------------------
+# Presentation values
+
+
+def _localised(theme: dict, loc: str) -> dict:
+    """The theme with `key_en` values in place of `key` for an English proposal (pt-BR uses `key`)."""
+    suffix = "_" + language(loc)  # "_pt" keys, if a theme ever has them, override too
+    out = {}
+    for section, values in theme.items():
+        if not isinstance(values, dict):
+            out[section] = values
+            continue
+        vals = {k: v for k, v in values.items() if not k.endswith("_en")}
+        vals |= {k.removesuffix(suffix): v for k, v in values.items() if k.endswith(suffix)}
+        out[section] = vals
+    return out
+
+
+def context(res, attachments: list[Path], theme: dict) -> dict:
+    """Everything the template shows, as formatted strings, tables and SVG charts (read from the typed view)."""
+    from tco.report.proposal import body
+    from tco.report.proposal import offer
+    from tco.report import view as view_mod
+
+    v = view_mod.build(res)
+    loc = v.locale or "pt-BR"
+    sc = res.scenario
+    palette = theme["colors"]["palette"]
+    theme = _localised(theme, loc)
+    doc_date = document_date(sc)
+    ours = offer.offered(v) or v.recommended
+    out = {
+        "lang": locale_of(loc),
+        "t": labels(loc),
+        "theme": theme,
+        "created": doc_date.isoformat(),
+        "cover": _cover(v, sc, doc_date, theme, loc),
+        "summary": body.summary(v, loc),
+        "offer": offer.offer(v, sc, doc_date, theme, loc),
+        "comparison": body.comparison(v, ours, loc),
+        "risks": body.risks(v, ours, sc, loc),
+        "case": body.case(v, ours, sc, loc),
+        "steps": offer.next_steps(v, sc, doc_date, theme, loc),
+        **_annex(v, res, palette, loc),
+        "attached": "; ".join(f"{_attachment_label(a, loc)}: {a.name}" for a in attachments),
+        "tool": f"tco {__version__}",
+        "notes": sc.scenario.notes,
+    }
+    return out
+
+
+def _annex(v, res, palette, loc: str) -> dict:
+    """The technical annex: sizing, FX and sensitivity (with their charts), sources and glossary."""
+    from markupsafe import Markup
+
+    from tco.report.proposal import annex
+
+    out: dict = {"sizing": annex.sizing(v, loc), "fx": annex.fx(v, palette, loc),
+                 "sensitivity": annex.sensitivity(v, palette, loc), "sources": annex.sources(v, res, loc),
+                 "glossary": annex.glossary(loc)}
+    # charts are SVG shapes with HTML labels escaped by chart_svg: the only markup passed through
+    for c in (out["fx"]["chart"], (out["sensitivity"] or {}).get("chart")):
+        if c:
+            c["html"] = Markup(c["html"])
+    return out
+
+
+def _cover(v, sc, doc_date, theme: dict, loc: str) -> dict:
+    """The cover page's lines: title, client, date, proposal number, authors, horizon, contact."""
+    p = sc.proposal
+    contact = theme.get("contact", {})
+    return {
+        "scenario": _no_widow(v.name), "client": v.client or "—", "date": fmt.long_date(doc_date, loc),
+        "number": t("pv_number_version", loc, number=p.number, version=p.version) if p is not None and p.number
+        else "",
+        "prepared_by": ", ".join(x for x in (v.prepared_by, theme["provider"].get("name")) if x) or "—",
+        "horizon": t("cover_horizon_value", loc, months=v.horizon_months, start=fmt.month_year(v.months[0], loc),
+                     end=fmt.month_year(v.months[-1], loc)),
+        "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
+                                contact.get("website")) if x],
+        "confidential": t("confidential", loc, client=v.client or v.name),
+    }
+
+
+def _no_widow(title: str) -> str:
+    """The title with its last short words (up to 14 characters) bound by no-break spaces: no widow on the cover."""
+    words = title.split(" ")
+    tail = [words.pop()]
+    while words and len(" ".join(tail)) + len(words[-1]) < 14:
+        tail.insert(0, words.pop())
+    return " ".join(words + ["\u00a0".join(tail)]) if words else title
+
+
+def _attachment_label(p: Path, loc: str) -> str:
+    return t({".toml": "attach_scenario", ".xlsx": "attach_workbook"}.get(p.suffix, "attach_other"), loc)
+
+
+@functools.cache
+def _environment(templates: str):
+    """The Jinja environment of a templates folder, made once per process: its templates are compiled on first
+    use (30–45 ms) and recompiled only when their files change. Autoescape on: scenario text stays text."""
+    from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+    from tco.report.proposal import columns as proposal_columns
+
+    env = Environment(loader=FileSystemLoader(templates), autoescape=True, undefined=StrictUndefined)
+    env.globals |= {"table_widths": proposal_columns.for_table, "pair_widths": proposal_columns.for_pairs}
+    return env
+
+
+def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
+    return _environment(str(Path(templates).resolve())).get_template("proposal.html.j2").render(**ctx)
+
+
+def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
+    """The PDF as bytes, the same bytes on every run: every date in it (cover, metadata, attachments) is the
+    document date (`[proposal].date`, else the scenario's start month). `fetcher` defaults to a fresh
+    templates-only fetcher (pass one to inspect it)."""
+    from tco.report.proposal.weasy import weasyprint
+
+    wp = weasyprint()
+    HTML, Attachment = wp.HTML, wp.Attachment
+    theme = load_theme(templates / "theme.toml")
+    attachments = [Path(p) for p in attachments if p and Path(p).is_file()]
+    html = render_html(context(res, attachments, theme), templates)
+    fetcher = fetcher or templates_only_fetcher(templates)
+    sc = res.scenario
+    loc = sc.scenario.locale or "pt-BR"
+    stamp = _dt.datetime.combine(document_date(sc), _dt.time(), tzinfo=_dt.timezone.utc)
+    keep = bool(sc.proposal and sc.proposal.attach_scenario_comments)
+    files = [Attachment(string=attachment_bytes(p, keep, stamp), name=p.name,
+                        description=_attachment_label(p, loc), url_fetcher=fetcher, created=stamp, modified=stamp)
+             for p in attachments]
+    # PDF/A-3b: the archival variant that allows embedded files (scenario, workbook)
+    return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
+        attachments=files, pdf_variant="pdf/a-3b")
+
+
+def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:
+    """Write the proposal PDF to `path`, with the scenario file and workbook (when present) attached."""
+    Path(path).write_bytes(render(res, attachments))

@@ -1,0 +1,45 @@
+"""The seller's notes: `<stem>.notes.txt` beside the proposal, in the scenario's language.
+
+The engine's notices (estimates, idle minimum terms, tax rules that stop before the horizon…) are for the
+seller, who decides what to fix before the proposal goes out; the client's PDF does not carry them. The notes
+also say where the plan search found a plan cheaper than every option written, and whether the offer is an
+estimate (no firm `[proposal]` items).
+"""
+
+from __future__ import annotations
+
+from tco.report import fmt, notices
+from tco.report.i18n import t
+from tco.report.plan_names import plan_label
+
+
+def render(res) -> str:
+    """The notes as text (ends with a newline)."""
+    from tco.report import view
+    from tco.report.proposal.offer import offered
+    from tco.report.words import document_date
+
+    v = view.build(res)
+    loc = v.locale
+    s = res.scenario
+    p = s.proposal
+    lines = [t("nt_title", loc, name=v.name), t("nt_date", loc, date=fmt.long_date(document_date(s), loc)), ""]
+    from tco.report.offer_checks import notices as proposal_notices
+
+    found = notices.grouped(list(v.notices) + proposal_notices(v, s), loc, t("and_last", loc))
+    lines.append(t("nt_notices", loc, n=len(found)))
+    lines += [f"- {x}" for x in found] or [f"- {t('nt_none', loc)}"]
+    lines.append("")
+    vs = (res.meta.get("plans") or {}).get("vs_options") or {}
+    if vs.get("best_plan_saving_brl", 0) > 0:
+        best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+        lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+                       saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
+    o = offered(v)
+    if o is None:
+        lines.append(t("nt_no_offer", loc))
+    elif p is None or not p.items or not all(i.firm_quote for i in p.items):
+        lines.append(t("nt_estimate", loc, option=o.label))
+    if o is not None and o.name != v.ranked[0]:
+        lines.append(t("nt_not_recommended", loc, option=o.label, rec=v.recommended.label))
+    return "\n".join(lines).rstrip() + "\n"

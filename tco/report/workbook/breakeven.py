@@ -1,0 +1,262 @@
+"""Break-evens of the Finance sheet, live: the FX path multiple and the cloud price multiple at which the
+leader (the feasible option of lowest TCO) changes, each in closed form, and a difference cell ready for
+goal seek beside a trial multiple.
+
+Why closed forms hold: every cost line is a price times a quantity that does not depend on the price, and
+every tax is a rate times the amount taxed. So an option's TCO at a multiple m of the cloud prices is
+TCO + (m − 1)·P, where P is the part of the TCO that the cloud prices drive (the cloud fleets' compute lines
+in BRL, each with the taxes it bears: its share of the taxed amount times the month's taxes); and at a
+multiple k of the whole USD/BRL path it is BRL part + k·USD part (the USD lines converted, taxes in USD
+included). Two options tie where these lines cross:
+
+    m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
+
+(valid when above MIN_MULTIPLE); ``tco.analysis.fx_breakevens`` uses the same k* against the cheapest dedicated option.
+The leader changes at the crossing nearest to 1 on each side.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tco.domain import FleetKind
+from tco.report.workbook.book import Book, abs_cell, num, qs, row_range
+from tco.report.workbook.tco_parts import price_lines, taxed_part, taxed_part_formula, usd_lines
+
+
+MIN_MULTIPLE = 0.001
+"""Smallest multiple counted as a break-even: below it two options differ only by rounding in what the prices
+leave (two offers with the same non-price costs "tie" at a price of zero), which is no break-even at all."""
+
+
+def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
+    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
+
+    >>> tie_multiple(100.0, 20.0, 130.0, 80.0)   # 100 + 20(m − 1) = 130 + 80(m − 1) → m = 1 − 30/60
+    0.5
+    """
+    if part_j == part_lead:
+        return None
+    m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
+    return m if m > MIN_MULTIPLE else None
+
+
+def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
+    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides.
+
+    >>> fx_multiple(90.0, 10.0, 20.0, 100.0)     # 90 + 10k = 20 + 100k → k = 70/90
+    0.7777777777777778
+    """
+    if usd_j == usd_lead:
+        return None
+    k = (brl_lead - brl_j) / (usd_j - usd_lead)
+    return k if k > MIN_MULTIPLE else None
+
+
+def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
+    """(largest multiple below 1, smallest above 1): where the leader changes moving down, and up."""
+    below = [v for v in values if v is not None and v < 1]
+    above = [v for v in values if v is not None and v > 1]
+    return (max(below) if below else None), (min(above) if above else None)
+
+
+# ---------------------------------------------------------------------------------------------
+# the block
+
+
+COLS = ("be_usd_part", "be_brl_part", "be_cloud_part", "be_ded_part", "be_fx_k", "be_fx_rate", "be_cloud_m",
+        "be_trial_cloud_tco", "be_trial_fx_tco", "be_fx_below", "be_fx_above", "be_cloud_below", "be_cloud_above")
+"""Heads of columns E … Q (A option, B #, C kind, D TCO of a feasible option)."""
+SUMMARY = ("be_leader", "be_leader_pos", "be_min_multiple", "be_fx_down", "be_fx_down_rate", "be_fx_up",
+           "be_fx_up_rate", "be_cloud_down",
+           "be_cloud_up", "be_trial_cloud", "be_gap_cloud", "be_trial_fx", "be_gap_fx")
+"""Cells of the summary under the table, column B, one a row, each with a defined name."""
+COMMENTS = {"be_leader_pos": "be_c_pos", "be_fx_down": "be_c_mult", "be_fx_up": "be_c_mult",
+            "be_cloud_down": "be_c_mult",
+            "be_cloud_up": "be_c_mult", "be_gap_cloud": "be_c_gap", "be_gap_fx": "be_c_gap"}
+"""Summary cells with a cell comment (i18n key of its text)."""
+
+
+def write_breakeven(book: Book, res, ws, sheet: str, r: int) -> int:
+    """The break-even table from row `r` (one row per option: its parts, the multiples at which it ties the leader,
+    its TCO at the trial multiples) and the summary below it; returns the next free row."""
+    hr = _breakeven_head(book, ws, r)
+    first, last = hr + 1, hr + len(res.options)
+    s0 = last + 2
+    g = _Grid(first, {c: f"${c}${first + 1}:${c}${last + 1}" for c in "ABCDEFGHIJKLMNOPQ"},
+              {k: f"$B${s0 + 2 + j}" for j, k in enumerate(SUMMARY)}, _values(res))
+    book.outputs["be_first"] = (qs(sheet), first + 1)  # 1-based row of option 1 (the tornado's live rows read it)
+    for j, o in enumerate(res.options):
+        _part_cells(book, ws, g, j, o)
+        _multiple_cells(book, res, ws, g, j)
+    _summary_cells(book, res, ws, sheet, s0, g.rng, g.cell, g.v)
+    return s0 + 2 + len(SUMMARY) + 2
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """Where the break-even table sits: the 0-based row of option 1, each column's range over the options, the A1
+    reference of each summary cell, and the cached values (``_values``)."""
+
+    first: int
+    rng: dict[str, str]
+    cell: dict[str, str]
+    v: dict
+
+    def at(self, c: str) -> str:
+        """The leader's value in column c."""
+        return f"INDEX({self.rng[c]},{self.cell['be_leader_pos']})"
+
+
+def _breakeven_head(book: Book, ws, r: int) -> int:
+    """Title, note and column heads; returns the heads' row."""
+    t = book.t
+    ws.write_string(r, 0, t("be_title"), book.fmt("h2"))
+    ws.merge_range(r + 1, 0, r + 1, 12, t("be_note"), book.fmt("small_wrap"))
+    ws.set_row(r + 1, 48)
+    hr = r + 3
+    heads = [t("col_option"), "#", t("col_kind"), t("col_tco") + " (" + t("fin_kbrl") + ")"] + [t(k) for k in COLS]
+    for c, hd in enumerate(heads):
+        ws.write_string(hr, c, hd, book.fmt("head"))
+    ws.set_row(hr, 48)
+    return hr
+
+
+def _part_cells(book: Book, ws, g: _Grid, j: int, o) -> None:
+    """Columns A–H of option j: name, number, kind, ranked TCO, its USD and BRL parts, the parts the cloud and the
+    dedicated prices drive (each with the taxes it bears)."""
+    i, rr, x, v = j + 1, g.first + j, g.first + j + 1, g.v
+    ws.write_string(rr, 0, o.name)  # scenario text
+    ws.write_number(rr, 1, i, book.fmt("calc_int"))
+    ws.write_string(rr, 2, book.term("kind", o.kind))
+    ws.write_formula(rr, 3, f"={qs(book.sheets['comparison'])}N{book.rows['cmp_first'] + 1 + j}", book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if v["feas"][j] else book.t("infeasible"))
+    rows = book.outputs[(i, "rows")]
+    u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
+    ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
+    ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
+    for c, kind in ((6, FleetKind.CLOUD), (7, FleetKind.DEDICATED)):
+        ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
+                         book.fmt("fin_kbrl"), num(v[kind][j]))
+
+
+def _multiple_cells(book: Book, res, ws, g: _Grid, j: int) -> None:
+    """Columns I–Q of option j: the FX multiple k* (and its rate) and the cloud price multiple m* at which it ties
+    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest)."""
+    rr, x, v, at, cell = g.first + j, g.first + j + 1, g.v, g.at, g.cell
+    other = v["feas"][j] and v["lead"] is not None and j != v["lead"]
+    skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={cell['be_leader_pos']})"
+    k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
+    ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
+                     book.fmt("fin_mult"), _blank(v["k"][j]))
+    ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
+                     _blank(v["k"][j], res.scenario.fx.usdbrl))
+    m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
+    ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
+                     book.fmt("fin_mult"), _blank(v["m"][j]))
+    ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if other else "")
+    ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
+                     num(v["tco"][j]) if other else "")
+    for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
+        val = v["k" if src == "I" else "m"][j]
+        ok = val is not None and (val < 1 if below else val > 1)
+        ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
+                         book.fmt("fin_mult"), val if ok else "")
+
+
+def defined(book: Book, name: str) -> bool:
+    """Whether the workbook defines `name` (written so far)."""
+    return any(d[0] == name for d in getattr(book.wb, "defined_names", []))
+
+
+def spot(book: Book) -> str:
+    """The spot USD/BRL the Timeline's path starts from: the input, times the USD/BRL lever where the Inputs have
+    one (``lv_fx``, 1 as generated)."""
+    return "in_usdbrl*lv_fx" if defined(book, "lv_fx") else "in_usdbrl"
+
+
+def _blank(x, scale: float = 1.0):
+    return "" if x is None else x * scale
+
+
+def _values(res) -> dict:
+    """The block's numbers on the engine's arrays (its cached values)."""
+    opts = res.options
+    n = len(opts)
+    feas = [o.feasible for o in opts]
+    tco = [o.tco.deterministic for o in opts]
+    usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
+    brl = [a - b for a, b in zip(tco, usd)]
+    cloud = [float(taxed_part(o, price_lines(o, FleetKind.CLOUD)).sum()) for o in opts]
+    ded = [float(taxed_part(o, price_lines(o, FleetKind.DEDICATED)).sum()) for o in opts]
+    lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
+    ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
+          for j in range(n)]
+    ms = [None if (not feas[j] or lead is None or j == lead) else tie_multiple(tco[lead], cloud[lead], tco[j], cloud[j])
+          for j in range(n)]
+    return {"feas": feas, "tco": tco, "usd": usd, "brl": brl, "cloud": cloud, "dedicated": ded, "lead": lead,
+            "k": ks, "m": ms}
+
+
+def breakevens(res) -> dict:
+    """The leader and where it changes (the summary cells' values): FX path multiples and cloud price multiples."""
+    v = _values(res)
+    k_lo, k_hi = nearest(v["k"])
+    m_lo, m_hi = nearest(v["m"])
+    lead = v["lead"]
+    others = [v["tco"][j] for j in range(len(v["tco"])) if v["feas"][j] and j != lead]
+    return {"lead": lead, "fx_down": k_lo, "fx_up": k_hi, "cloud_down": m_lo, "cloud_up": m_hi,
+            "margin": (min(others) - v["tco"][lead]) if others and lead is not None else None}
+
+
+def _summary_cells(book: Book, res, ws, sheet: str, s0: int, rng: dict, cell: dict, v: dict) -> None:
+    """The summary under the table from row `s0`: each cell of SUMMARY named, live where it has a formula, with its
+    comment; then the goal-seek note."""
+    t = book.t
+    formulas = _summary_formulas(book, res, rng, cell)
+    ws.write_string(s0, 0, t("be_summary"), book.fmt("h2"))
+    for j, key in enumerate(SUMMARY):
+        rr = s0 + 1 + j
+        f, cached, fmt = formulas[key]
+        ws.write_string(rr, 0, t(key))
+        if f is None:
+            ws.write_number(rr, 1, cached, book.fmt(fmt))
+        else:
+            ws.write_formula(rr, 1, f, book.fmt(fmt), cached)
+        book.name(key, abs_cell(sheet, rr, 1))
+        if key in COMMENTS:  # how to read the tricky cells, in the workbook's language
+            ws.write_comment(rr, 1, t(COMMENTS[key]), {"x_scale": 2.5, "y_scale": 1.6})
+    rr = s0 + 1 + len(SUMMARY)
+    ws.merge_range(rr, 0, rr, 9, t("be_goal_seek"), book.fmt("small_wrap"))
+    ws.set_row(rr, 36)
+
+
+def _summary_formulas(book: Book, res, rng: dict, cell: dict) -> dict[str, tuple]:
+    """Summary cell → (formula or None for an input, cached value, number format): the leader and its position, the
+    nearest FX and cloud price multiples each side of 1, the trial multiples and the gaps goal seek zeroes."""
+    b = breakevens(res)
+    lead = b["lead"]
+    s = res.scenario.fx.usdbrl
+    pos = cell["be_leader_pos"]
+
+    def rate(mult):
+        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
+
+    return {
+        "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),
+        "be_leader_pos": (f"=MATCH(MIN({rng['D']}),{rng['D']},0)", (lead or 0) + 1, "calc_int"),
+        "be_min_multiple": (None, MIN_MULTIPLE, "calc_num4"),
+        "be_fx_down": (f'=IF(COUNT({rng["N"]})=0,"",MAX({rng["N"]}))', _blank(b["fx_down"]), "fin_mult"),
+        "be_fx_down_rate": (rate("be_fx_down"), _blank(b["fx_down"], s), "fin_rate"),
+        "be_fx_up": (f'=IF(COUNT({rng["O"]})=0,"",MIN({rng["O"]}))', _blank(b["fx_up"]), "fin_mult"),
+        "be_fx_up_rate": (rate("be_fx_up"), _blank(b["fx_up"], s), "fin_rate"),
+        "be_cloud_down": (f'=IF(COUNT({rng["P"]})=0,"",MAX({rng["P"]}))', _blank(b["cloud_down"]), "fin_mult"),
+        "be_cloud_up": (f'=IF(COUNT({rng["Q"]})=0,"",MIN({rng["Q"]}))', _blank(b["cloud_up"]), "fin_mult"),
+        "be_trial_cloud": (None, 1.0, "in_num"),
+        "be_gap_cloud": (f'=IF(COUNT({rng["L"]})=0,"",MIN({rng["L"]})-(INDEX({rng["D"]},{pos})'
+                         f'+({cell["be_trial_cloud"]}-1)*INDEX({rng["G"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
+        "be_trial_fx": (None, 1.0, "in_num"),
+        "be_gap_fx": (f'=IF(COUNT({rng["M"]})=0,"",MIN({rng["M"]})-(INDEX({rng["F"]},{pos})+{cell["be_trial_fx"]}'
+                      f'*INDEX({rng["E"]},{pos})))', _blank(b["margin"]), "fin_kbrl"),
+    }

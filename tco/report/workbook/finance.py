@@ -1,0 +1,251 @@
+"""The Finance sheet: what FP&A asks of the model, as live formulas of the Calc sheets and the Timeline.
+
+Blocks, one under the other (rows found by key in each Calc sheet's row map, ``book.outputs[(i, "rows")]``):
+cash out by contract year and by calendar year (every option), each option's lines by year, the
+committed amounts (payments inside a minimum term or commitment), unit costs (R$ per active user per
+month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``workbook_breakeven``).
+Every formula caches the number the engine's arrays give for the same arithmetic (``yearly``,
+``per_unit`` … in ``workbook_years``), so a viewer that does not recalculate shows the truth.
+
+Cash flows are at month end (README conventions), so the cost booked in a month is the cash paid in it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tco.costs import LINES
+from tco.domain import Role
+from tco.report.workbook.book import Book, abs_cell, col, num, row_range
+from tco.report.workbook.years import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
+                                      hour_keys, per_unit, yearly)
+
+KBRL = '#,##0,;-#,##0,;"–"'
+"""R$ thousands without decimals (the unit, "R$ mil", is written beside the table)."""
+
+
+# ---------------------------------------------------------------------------------------------
+# the sheet
+
+
+def finance_formats(book: Book) -> None:
+    """Formats of the finance views (added to ``book.fmts``)."""
+    wb = book.wb
+    link = {"font_color": "#00703C"}
+    book.fmts.update({
+        "fin_kbrl": wb.add_format({**link, "num_format": KBRL}),
+        "fin_kbrl_bold": wb.add_format({**link, "num_format": KBRL, "bold": True, "top": 1}),
+        "fin_brl": wb.add_format({**link, "num_format": '"R$" #,##0.00'}),
+        "fin_num": wb.add_format({**link, "num_format": "#,##0"}),
+        "fin_mult": wb.add_format({**link, "num_format": '0.000"×"'}),
+        "fin_rate": wb.add_format({**link, "num_format": "0.0000"}),
+        "fin_pct": wb.add_format({**link, "num_format": "0.0%"}),
+        "fin_text": wb.add_format(link),
+        "fin_year": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1,
+                                   "num_format": '"' + book.t("fin_year")
+                                   .replace('"', "") + ' "0', "align": "right"}),
+        "fin_cal": wb.add_format({"bold": True, "bg_color": "#D9E1F2", "bottom": 1, "num_format": "0",
+                                  "align": "right"}),
+        "link": wb.add_format(link),
+    })
+
+
+class _Sheet:
+    def __init__(self, book: Book, res):
+        self.book, self.res = book, res
+        self.name = book.sheets["finance"]
+        self.ws = book.wb.get_worksheet_by_name(self.name)
+        self.h = book.horizon
+        self.tl = book.sheets["timeline"]
+
+    def calc(self, i: int, key: str) -> str:
+        return row_range(self.book.sheets[f"calc{i}"], self.book.outputs[(i, "rows")][key], self.h)
+
+    def timeline(self, key: str) -> str:
+        return row_range(self.tl, self.book.rows[key], self.h)
+
+
+def write_finance(book: Book, res) -> None:
+    s = _Sheet(book, res)
+    ws, t = s.ws, book.t
+    ws.set_column(0, 0, 52)
+    ws.set_column(1, 1, 12)
+    ws.set_column(2, 14, 14)
+    ws.write_string(0, 0, t("sh_finance"), book.fmt("title"))
+    ws.write_string(1, 0, t("fin_note"), book.fmt("small"))
+    ws.freeze_panes(0, 1)
+    r = _cash_out(s, 3)
+    r = _lines_by_year(s, r + 1)
+    r = _committed(s, r + 1)
+    r = _unit_costs(s, r + 1)
+    from tco.report.workbook.breakeven import write_breakeven
+
+    write_breakeven(book, res, ws, s.name, r + 1)
+
+
+def _year_heads(s: _Sheet, r: int, c0: int) -> tuple[int, int]:
+    """Contract-year heads (1 … Y) from column c0, then calendar-year heads (live: YEAR of the start date + j).
+    Returns (number of contract years, number of calendar years)."""
+    ws, book = s.ws, s.book
+    ny = contract_years(s.h)
+    cal = calendar_years(s.res.months)
+    for y in range(ny):
+        ws.write_number(r, c0 + y, y + 1, book.fmt("fin_year"))
+    c1 = c0 + ny
+    for j, y in enumerate(cal):
+        f = "=YEAR(in_start_date)" if j == 0 else f"={col(c1 + j - 1)}{r + 1}+1"
+        ws.write_formula(r, c1 + j, f, book.fmt("fin_cal"), y)
+    return ny, len(cal)
+
+
+def _year_cells(s: _Sheet, r: int, c0: int, hr: int, ny: int, nc: int, row: str, values, fmt: str = "fin_kbrl") -> None:
+    """One row of yearly sums of the monthly range `row`: contract years, calendar years, then the total."""
+    ws, book = s.ws, s.book
+    by_c, by_cal = yearly(values, s.res.months)
+    yr, dt = s.timeline("year"), s.timeline("date")
+    for y in range(ny):
+        ws.write_formula(r, c0 + y, f"=SUMIF({yr},{col(c0 + y)}${hr + 1}-1,{row})", book.fmt(fmt), num(by_c[y]))
+    c1 = c0 + ny
+    for j in range(nc):
+        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt),
+                         num(by_cal[j]))
+    ws.write_formula(r, c1 + nc, f"=SUM({row})", book.fmt(fmt), num(float(np.sum(values))))
+
+
+def _heads(s: _Sheet, r: int, first: str, ny: int, nc: int) -> None:
+    ws, book, t = s.ws, s.book, s.book.t
+    ws.write_string(r, 0, first, book.fmt("head"))
+    ws.write_string(r, 1, t("unit"), book.fmt("head"))
+    ws.write_string(r - 1, 2, t("fin_by_contract_year"), book.fmt("small"))
+    ws.write_string(r - 1, 2 + ny, t("fin_by_calendar_year"), book.fmt("small"))
+    ws.write_string(r, 2 + ny + nc, t("total"), book.fmt("head"))
+
+
+def _cash_out(s: _Sheet, r: int) -> int:
+    """Cash out (the month's total cost) by contract and calendar year, every option."""
+    ws, book, t = s.ws, s.book, s.book.t
+    ws.write_string(r, 0, t("fin_cash_out"), book.fmt("h2"))
+    hr = r + 2
+    ny, nc = _year_heads(s, hr, 2)
+    _heads(s, hr, t("col_option"), ny, nc)
+    r = hr + 1
+    first = r
+    for i, o in enumerate(s.res.options, start=1):
+        ws.write_string(r, 0, o.name)  # scenario text
+        ws.write_string(r, 1, t("fin_kbrl"), book.fmt("small"))
+        _year_cells(s, r, 2, hr, ny, nc, s.calc(i, "total"), o.total_brl)
+        r += 1
+    book.outputs["fin_years"] = (first, hr, ny, nc)
+    return r
+
+
+def _lines_by_year(s: _Sheet, r: int) -> int:
+    """Each option's six lines (BRL) and total by year."""
+    ws, book, t = s.ws, s.book, s.book.t
+    ws.write_string(r, 0, t("fin_lines_by_year"), book.fmt("h2"))
+    r += 2
+    for i, o in enumerate(s.res.options, start=1):
+        ws.write_string(r, 0, o.name, book.fmt("bold_gen"))  # scenario text
+        hr = r + 2
+        ny, nc = _year_heads(s, hr, 2)
+        _heads(s, hr, t("fin_line"), ny, nc)
+        r = hr + 1
+        for k in LINES:
+            ws.write_string(r, 0, t("line_" + k))
+            ws.write_string(r, 1, t("fin_kbrl"), book.fmt("small"))
+            _year_cells(s, r, 2, hr, ny, nc, s.calc(i, "b_" + k), o.lines_brl[k])
+            ws.set_row(r, None, None, {"level": 1})
+            r += 1
+        ws.write_string(r, 0, t("total"), book.fmt("bold_gen"))
+        _year_cells(s, r, 2, hr, ny, nc, s.calc(i, "total"), o.total_brl, "fin_kbrl_bold")
+        r += 2
+    return r
+
+
+def _committed(s: _Sheet, r: int) -> int:
+    """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
+    minimum term or commitment, from its first month."""
+    from tco.report.workbook.tco_parts import taxed_part_formula
+
+    ws, book, t = s.ws, s.book, s.book.t
+    ws.write_string(r, 0, t("fin_committed"), book.fmt("h2"))
+    ws.write_string(r + 1, 0, t("fin_committed_note"), book.fmt("small"))
+    r += 2
+    heads = (t("col_option"), t("fin_role"), t("fin_pricing"), t("fin_term"), t("fin_from"), t("fin_committed_brl"),
+             t("fin_share_of_tco"))
+    for c, hd in enumerate(heads):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    r += 1
+    tt = s.timeline("t")
+    any_row = False
+    for i, o in enumerate(s.res.options, start=1):
+        for role, fleet, lines, term, start in commitments(o, _start(s.res, Role.TRAINING),
+                                                           _start(s.res, Role.INFERENCE)):
+            start_name = START_NAMES.get(role, "MIN(in_train_start,in_inf_start)")
+            ws.write_string(r, 0, o.name)  # scenario text
+            ws.write_string(r, 1, t("fin_role_" + role))
+            ws.write_string(r, 2, f"{fleet.offer_id} · {book.term('pricing', fleet.pricing)}", book.fmt("small"))
+            ws.write_number(r, 3, term, book.fmt("eng_int"))
+            ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
+            part = taxed_part_formula(book, i, o, lines)
+            v = committed_amount(o, lines, start, term)
+            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})",
+                             book.fmt("fin_kbrl"),
+                             num(v))
+            ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
+                             num(v / o.tco.deterministic) if o.tco.deterministic > 0 else 0.0)
+            r += 1
+            any_row = True
+    if not any_row:
+        ws.write_string(r, 0, t("fin_no_commitment"), book.fmt("small"))
+        r += 1
+    ws.write_string(r, 0, t("fin_term_source"), book.fmt("small"))
+    return r + 1
+
+
+START_NAMES: dict[str, str] = {Role.TRAINING: "in_train_start", Role.INFERENCE: "in_inf_start"}
+"""Role → the input that names its first month (a shared commitment starts at the earlier of the two)."""
+
+
+def _start(res, role: str) -> int:
+    """First month (1-based) of a role: the scenario's training or inference start."""
+    s = res.scenario
+    return int(s.training.start_month if role == Role.TRAINING else s.inference.start_month)
+
+
+def _unit_costs(s: _Sheet, r: int) -> int:
+    """TCO per active user per month, per GPU-hour paid and per million tokens."""
+    ws, book, t = s.ws, s.book, s.book.t
+    ws.write_string(r, 0, t("fin_unit_costs"), book.fmt("h2"))
+    ws.write_string(r + 1, 0, t("fin_unit_note"), book.fmt("small"))
+    ws.write_string(r + 2, 0, t("fin_million"))
+    ws.write_number(r + 2, 1, 1e6, book.fmt("calc_int"))  # a unit, named, never a literal inside a formula
+    book.name("fin_million", abs_cell(s.name, r + 2, 1))
+    r += 4
+    heads = (t("col_option"), t("col_tco") + " (" + t("fin_kbrl") + ")", t("fin_user_months"), t("fin_per_user_month"),
+             t("fin_gpu_hours"), t("fin_per_gpu_hour"), t("fin_mtokens"), t("per_mtok"))
+    for c, hd in enumerate(heads):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    r += 1
+    users, tokens = s.timeline("users"), s.timeline("tokens")
+    u_total = float(np.sum(s.res.users))
+    tok_total = float(np.sum(s.res.tokens))
+    first = r
+    for i, o in enumerate(s.res.options, start=1):
+        rr = r + 1
+        tco = o.tco.deterministic
+        ws.write_string(r, 0, o.name)  # scenario text
+        ws.write_formula(r, 1, f"=out_o{i}_tco", book.fmt("fin_kbrl"), num(tco))
+        ws.write_formula(r, 2, f"=SUM({users})", book.fmt("fin_num"), u_total)
+        ws.write_formula(r, 3, f"=IF(C{rr}>0,B{rr}/C{rr},0)", book.fmt("fin_brl"), per_unit(tco, u_total))
+        gh = "+".join(f"SUM({s.calc(i, k)})*in_o{i}_{'tr' if k == 'tr_hours' else 'inf'}_gps" for k in hour_keys(o))
+        gpu_h = gpu_hours(o)
+        ws.write_formula(r, 4, "=" + gh, book.fmt("fin_num"), gpu_h)
+        ws.write_formula(r, 5, f"=IF(E{rr}>0,B{rr}/E{rr},0)", book.fmt("fin_brl"), per_unit(tco, gpu_h))
+        ws.write_formula(r, 6, f"=SUM({tokens})/fin_million", book.fmt("fin_num"), tok_total / 1e6)
+        ws.write_formula(r, 7, f"=IF(G{rr}>0,B{rr}/G{rr},0)", book.fmt("fin_brl"), per_unit(tco, tok_total, 1e6))
+        r += 1
+    book.outputs["fin_units"] = (s.name, first)
+    for c, name in ((3, "fin_per_user"), (5, "fin_per_gpu_h"), (7, "fin_per_mtok")):
+        book.name(name, f"{abs_cell(s.name, first, c)}:{abs_cell(s.name, r - 1, c).split('!')[1]}")
+    return r

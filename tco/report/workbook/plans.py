@@ -1,0 +1,123 @@
+"""The Plans sheet: the plan search's best plan per group (each provider, and the hybrids), as the engine's
+search results (values, labelled so), with what each plan is made of, its TCO and its multiple of the best
+plan; and the best plan against the cheapest option the scenario wrote (live on that side).
+
+The search is not redone by the workbook: ``python -m tco plan FILE`` reproduces it (and prints the
+[[options]] table that puts a plan into the scenario, where the workbook then models it live).
+"""
+
+from __future__ import annotations
+
+from tco.domain import FleetKind, FleetMode
+from tco.report.workbook.book import Book, num, qs
+
+
+def plan_rows(plans: dict) -> list[tuple[str, int, dict]]:
+    """(group, place, plan) of each group's plans, groups by their best TCO, best first in each."""
+    groups = sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"])
+    return [(g, n, p) for g, v in groups for n, p in enumerate([v["best"]] + list(v.get("runners_up") or []), 1)]
+
+
+def _part(book: Book, f: dict | None, extra: str = "") -> str:
+    if not f:
+        return "—"
+    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == FleetKind.CLOUD else ""
+    return f"{f['offer']}{pricing}{extra}"
+
+
+def _serving(book: Book, sv: dict) -> str:
+    mode = book.term("plan_mode", sv["mode"])
+    if sv.get("committed_instances"):
+        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv["committed_instances"]),
+                             burst=book.term("pricing", sv.get("burst_pricing") or ""))
+    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.get("peak_instances")))
+
+
+def _training(book: Book, p: dict) -> str:
+    tr = p.get("training")
+    if tr is None:
+        return "—"
+    if p["fleet"] == FleetMode.SHARED:
+        return book.t("plan_on_serving_fleet")
+    return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
+
+
+def write_plans(book: Book, res, plans: dict, source: str) -> None:
+    """The Plans sheet: how the search ran, each group's plans ranked by TCO (the runners-up folded), then the best
+    plan against the scenario's cheapest option."""
+    ws = book.wb.get_worksheet_by_name(book.sheets["plans"])
+    r = _plans_head(book, ws, plans.get("search", {}), source)
+    rows = plan_rows(plans)
+    best = min(p["tco_brl"] for _, _, p in rows)
+    r = _plan_table(book, ws, r, rows, best) + 1
+    _vs_options(book, ws, r, res, plans.get("vs_options") or {}, best)
+    ws.freeze_panes(0, 1)
+
+
+def _plans_head(book: Book, ws, srch: dict, source: str) -> int:
+    """Column widths, title, the note with the command, and the search's candidates, providers and switches;
+    returns the next free row."""
+    t = book.t
+    for first, last, width in ((0, 0, 18), (1, 1, 6), (2, 4, 15), (5, 6, 60), (7, 8, 30)):
+        ws.set_column(first, last, width)
+    ws.write_string(0, 0, t("sh_plans"), book.fmt("title"))
+    ws.merge_range(1, 0, 1, 8, t("plan_note", cmd=f"python -m tco plan {source}"), book.fmt("small_wrap"))
+    ws.set_row(1, 30)
+    info = ((t("plan_candidates"), srch.get("candidates")), (t("plan_providers"), ", ".join(srch.get("providers", []))),
+            (t("plan_brazil_only"), t("yes") if srch.get("brazil_only") else t("no")),
+            (t("plan_hybrids"), t("yes") if srch.get("hybrids") else t("no")))
+    r = 3
+    for k, v in info:
+        ws.write_string(r, 0, k)
+        if isinstance(v, int):
+            ws.write_number(r, 2, v, book.fmt("eng_int"))
+        else:
+            ws.write_string(r, 2, str(v), book.fmt("eng_text"))  # catalog ids
+        r += 1
+    return r + 1
+
+
+def _plan_table(book: Book, ws, r: int, rows: list, best: float) -> int:
+    """The heads, then one row per plan (group, place, TCO, NPV, multiple of the best, training, serving, tax
+    profile, notes); the runners-up of a group on an outline level. Returns the row after the table."""
+    t = book.t
+    heads = (t("plan_group"), "#", t("col_tco") + " (R$)", t("col_npv") + " (R$)", t("plan_vs_best"),
+             t("plan_training"), t("plan_serving"), t("plan_tax"), t("note"))
+    for c, hd in enumerate(heads):
+        ws.write_string(r, c, hd, book.fmt("head"))
+    ws.set_row(r, 30)
+    r += 1
+    first, last = r + 1, r + len(rows)
+    for g, n, p in rows:
+        label = book.term("kind", FleetKind.HYBRID) if g == FleetKind.HYBRID else g
+        ws.write_string(r, 0, label if n == 1 else "", book.fmt("bold_gen") if n == 1 else book.fmt("text"))
+        ws.write_number(r, 1, n, book.fmt("eng_int"))
+        ws.write_number(r, 2, num(p["tco_brl"]), book.fmt("eng_brl"))
+        ws.write_number(r, 3, num(p["npv_brl"]), book.fmt("eng_brl"))
+        ws.write_formula(r, 4, f"=C{r + 1}/MIN($C${first}:$C${last})", book.fmt("fin_mult"), p["tco_brl"] / best)
+        ws.write_string(r, 5, _training(book, p), book.fmt("small"))
+        ws.write_string(r, 6, _serving(book, p["serving"]), book.fmt("small"))
+        ws.write_string(r, 7, str(p.get("tax_profile") or ""), book.fmt("small"))
+        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "",
+                        book.fmt("small"))
+        if n > 1:
+            ws.set_row(r, None, None, {"level": 1})
+        r += 1
+    return r
+
+
+def _vs_options(book: Book, ws, r: int, res, vs: dict, best: float) -> None:
+    """The scenario's cheapest option (live, from the Comparison), the best plan, and what the plan saves."""
+    t = book.t
+    cmp_ = qs(book.sheets["comparison"])
+    c0 = book.rows["cmp_first"] + 1
+    tcos = f"{cmp_}$N${c0}:$N${c0 + len(res.options) - 1}"
+    ws.write_string(r, 0, t("plan_vs_options"), book.fmt("h2"))
+    ws.write_string(r + 1, 0, t("plan_cheapest_option"))
+    cheapest = min((o.tco.deterministic for o in res.options if o.feasible), default=0.0)
+    ws.write_formula(r + 1, 2, f"=MIN({tcos})", book.fmt("calc_brl"), num(cheapest))
+    ws.write_string(r + 2, 0, t("plan_best_plan"))
+    ws.write_number(r + 2, 2, num(vs.get("best_plan_tco_brl", best)), book.fmt("eng_brl"))
+    ws.write_string(r + 3, 0, t("plan_saving"))
+    ws.write_formula(r + 3, 2, f"=C{r + 2}-C{r + 3}", book.fmt("calc_brl"),
+                     num(cheapest - vs.get("best_plan_tco_brl", best)))

@@ -1,0 +1,153 @@
+"""The `[proposal]` section of a scenario: the commercial terms the PDF proposal offers.
+
+Everything here is what the provider's seller writes, never what the engine computes: the proposal's
+number and version, its dates, who owns it and who signs, the items priced (quantity × R$ per month,
+setup), the minimum term, the price adjustment (index and month), payment terms, what the service
+includes, the case beyond cost (where the data lives, billing, support) and the next steps.
+
+Absent, the proposal derives its items from the recommended (or cheapest dedicated) option's fleet and
+catalog prices and says once, plainly, that the offer is an estimate. Validated like every section:
+strict types, unknown keys refused, errors naming file, line and key (`tco.scenario`).
+
+    [proposal]
+    number = "NE-2026-0142"
+    version = 1
+    date = 2026-11-30              # the document date: the PDF never reads the clock
+    valid_until = 2026-12-30
+    owner = { name = "Marina Costa", role = "Gerente de contas", email = "marina@…" }
+    signatory = { name = "Ricardo Alves", role = "Diretor comercial" }
+    min_term_months = 12
+    adjustment_index = "IPCA"
+    adjustment_month = 1
+    payment_terms = "Mensal, 30 dias após a NFS-e"
+    [[proposal.items]]
+    description = "Servidor dedicado 1× H200 NVL"
+    quantity = 8
+    brl_per_month = 15300
+    firm_quote = false
+"""
+
+from datetime import date
+from typing import Annotated, Literal
+
+from pydantic import Field, model_validator
+
+from tco.scenario.types import Frozen, Line, Name, Text  # the base types tco.scenario uses too
+
+
+Day = Annotated[date, Field(strict=False)]
+"""A day, written as a TOML date (2026-11-30) or text ("2026-11-30")."""
+Money = Annotated[float, Field(ge=0.0, le=1e9)]
+
+
+class Person(Frozen):
+    name: Name
+    """Full name, as it is signed."""
+    role: Line = ""
+    """Title (e.g. "Gerente de contas")."""
+    email: Line = ""
+    """E-mail address."""
+    phone: Line = ""
+    """Telephone."""
+
+
+class Item(Frozen):
+    description: Name
+    """What is sold, in the client's words (e.g. "Servidor dedicado 1× H200 NVL, 141 GB")."""
+    quantity: int = Field(ge=1, le=100_000)
+    """How many (servers, licences…)."""
+    brl_per_month: Money
+    """Monthly fee per unit [BRL/month], taxes on the invoice included."""
+    setup_brl: Money = 0.0
+    """One-off setup per unit [BRL]."""
+    firm_quote: bool = False
+    """True: a firm price, valid until `valid_until`; false: an estimate the firm quote replaces."""
+
+    @model_validator(mode="after")
+    def _priced(self):
+        if self.brl_per_month == 0 and self.setup_brl == 0:
+            raise ValueError("an item priced at nothing (R$ 0 per month and no setup) would print R$ 0 in the offer: "
+                             "give its price, or name what comes at no charge under [proposal.included]")
+        return self
+
+
+class Step(Frozen):
+    what: Name
+    """The step (e.g. "Benchmark do modelo no servidor ofertado")."""
+    by: Day
+    """Date the step is due."""
+    who: Line = ""
+    """Who does it."""
+
+
+class Included(Frozen):
+    hardware: Line = ""
+    """The servers and GPUs (absent: the offered fleet in plain words)."""
+    network: Line = ""
+    """Network included (ports, bandwidth, public IPs)."""
+    storage: Line = ""
+    """Storage included."""
+    management: Line = ""
+    """Management included (operating system, monitoring, patching)."""
+    support_hours: Line = ""
+    """E.g. "24×7, em português"."""
+    sla_share: Annotated[float, Field(gt=0.0, le=1.0)] | None = None
+    """Monthly availability the provider commits to (0.999 = 99,9 %)."""
+    datacenter_tier: Line = ""
+    """E.g. "Tier III (Uptime Institute)"."""
+    datacenter_city: Line = ""
+    """City the data and servers stay in (data residency)."""
+    latency_ms: Annotated[float, Field(gt=0.0, le=1000.0)] | None = None
+    """Round-trip latency the provider measured to the client's users [ms] (blank: not stated)."""
+
+
+def _none() -> list:
+    """An empty list, as a default: a Python function, whose signature pydantic reads without tokenizing
+    ``list``'s text signature (a 6 ms regular expression at each start)."""
+    return []
+
+
+class Proposal(Frozen):
+    number: Line = ""
+    """Proposal number (e.g. "NE-2026-0142")."""
+    version: int = Field(1, ge=1, le=999)
+    """Version of the proposal (1 for the first)."""
+    date: Day | None = None
+    """The document's date. Absent: the first day of the scenario's start month (never today's date)."""
+    valid_until: Day | None = None
+    """Last day the offer stands."""
+    owner: Person | None = None
+    """The provider's account owner (named on the cover and in next steps)."""
+    signatory: Person | None = None
+    """Who signs for the provider."""
+    items: list[Item] = Field(default_factory=_none, max_length=50)
+    """The items priced; absent: derived from the offered option's fleet and catalog prices (an estimate)."""
+    min_term_months: int | None = Field(None, ge=1, le=240)
+    """Minimum term of the contract [months] (absent: the catalog's for the offered fleet)."""
+    adjustment_index: Literal["IPCA", "IGP-M", "none"] = "IPCA"
+    """Index of the yearly price adjustment ('none': fixed prices)."""
+    adjustment_month: int | None = Field(None, ge=1, le=12)
+    """Month of the year the adjustment applies (absent: each contract anniversary)."""
+    payment_terms: Line = ""
+    """How and when the client pays (absent: monthly, in reais, against invoice)."""
+    taxes_included: bool = True
+    """True: the monthly fees include the taxes on the invoice (NFS-e)."""
+    included: Included = Field(default_factory=Included)
+    """What the service includes (`[proposal.included]`); only the keys written are shown."""
+    next_steps: list[Step] = Field(default_factory=_none, max_length=10)
+    """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
+    client_need: Text = ""
+    """One sentence: what the client needs, in the client's words."""
+    attach_scenario_comments: bool = False
+    """True: the attached scenario keeps its comment lines (default: comments removed)."""
+
+    @model_validator(mode="after")
+    def _dates(self):
+        if self.date and self.valid_until and self.valid_until < self.date:
+            raise ValueError(f"valid_until {self.valid_until} is before the proposal's date {self.date}")
+        early = [f"next_steps[{i}].by = {st.by}" for i, st in enumerate(self.next_steps)
+                 if self.date and st.by < self.date]
+        if early:
+            raise ValueError(f"{', '.join(early)}: a step due before the proposal's date ({self.date}) is already late "
+                             "when the client reads it")
+        return self

@@ -1,0 +1,160 @@
+"""Sizing GPU fleets from first principles.
+
+Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
+Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600); the cluster's rules are declared in
+tco/sizing/training_rules.py and ``size_training`` evaluates them.
+Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
+prefill, pipeline or expert parallel across servers, latency targets) are in tco/sizing/replica.py; this
+module picks the calibration and hands the catalog rows to it.
+
+Glossary (units in brackets): N parameters [-], D tokens [-], B bytes, bandwidth [TB/s = 1e12 B/s],
+FLOPS [TFLOPS = 1e12 FLOP/s], time [s], throughput [tokens/s].
+"""
+
+from __future__ import annotations
+
+from dataclasses import field, fields, replace
+
+from tco.domain import Precision, TrainingMethod, record
+from tco.sizing.replica import (  # noqa: F401
+    BYTES_PER_PARAM,
+    Calibration,
+    Hardware,
+    Load,
+    ModelSpec,
+    kv_bytes_per_token,
+    replica_tables,
+)
+from tco.sizing.layout import ReplicaSize, candidates, choose, layouts
+from tco.sizing.training_rules import SCOPE_DERIVED, SCOPE_GIVEN, evaluate_cluster, multi_gpu_scaling, rules
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+@record
+class TrainingSize:
+    method: str
+    flops: float
+    gpu_hours: float
+    """Useful GPU-hours of work (before scaling losses) [GPU·h]."""
+    memory_gb: float
+    min_gpus: int
+    servers: int
+    gpus: int
+    scaling_efficiency: float
+    wall_hours: float
+    billed_gpu_hours: float
+    """GPUs × wall-clock hours [GPU·h], what a cluster rented by the hour is billed for."""
+    mfu: float
+    rows: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
+    """Every rule of ``tco.sizing.training_rules`` as the engine evaluated it (key → value), for the workbook's cache."""
+    hours_given: bool = False
+    """The scenario gave the GPU-hours ([training] gpu_hours) rather than tokens to derive them from."""
+
+    def as_dict(self) -> dict:
+        """The figures the JSON reports (every field but the rows) and ``scope``: what the GPU-hours count and
+        leave out (``tco.sizing.training_rules.SCOPE_DERIVED`` / ``SCOPE_GIVEN``; none without training)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("rows", "hours_given")}
+        if self.method != TrainingMethod.NONE:
+            d["scope"] = dict(SCOPE_GIVEN if self.hours_given else SCOPE_DERIVED)
+        return d
+
+
+def size_training(*, method: str, params: float, active_params: float, tokens: float, epochs: float,
+                  gpu_hours: float | None, mfu: float, peak_tflops: float, gpu_memory_gb: float,
+                  memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
+                  servers: int | None, activation_share: float, lora_share: float, defaults: dict) -> TrainingSize:
+    """Size the training cluster by evaluating the rules of ``tco.sizing.training_rules``: memory gives the minimum, the
+    target duration (or the servers given) the rest. ``defaults['scaling_efficiency']`` is the catalog's table of
+    multi-GPU scaling by interconnect."""
+    if method == TrainingMethod.NONE:
+        return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu)
+    inputs = {"params": params, "active_params": active_params, "tokens": tokens, "epochs": epochs, "mfu": mfu,
+              "gpu_hours": gpu_hours if gpu_hours is not None else 0.0, "peak_tflops": peak_tflops,
+              "gpu_memory_gb": gpu_memory_gb, "memory_usable_share": memory_usable_share,
+              "gpus_per_server": gpus_per_server, "target_days": target_days,
+              "servers": servers if servers is not None else 0, "activation_share": activation_share,
+              "lora_share": lora_share,
+              "multi_gpu_scaling": multi_gpu_scaling(interconnect, defaults.get("scaling_efficiency", {}))}
+    v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None), inputs)
+    return TrainingSize(method, v["tr_flops"], v["gpu_hours"], v["tr_mem_b"] / 1e9, int(v["tr_min_gpus"]),
+                        int(v["tr_servers"]), int(v["tr_gpus"]), v["scaling_eff"], v["wall_hours"],
+                        v["tr_billed_gpu_hours"], mfu, v, gpu_hours is not None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference
+
+
+def peak_tflops(gpu, precision: str) -> float:
+    """Peak dense TFLOPS of a GPU at the serving precision (FP8 where the GPU has it, else BF16)."""
+    return gpu.fp8_tflops if precision == Precision.FP8 and gpu.fp8_tflops else gpu.bf16_tflops
+
+
+def network_gbps(row) -> float | None:
+    """Scale-out network of a server [Gb/s] from an interconnect.csv row, None if unknown."""
+    return row.scale_out_gbps if row is not None else None
+
+
+def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = None) -> Calibration:
+    """The calibration that sizes the replicas: the scenario's file if `[inference] calibration` is set, else
+    the catalog's (calibration_default.toml); `bandwidth_efficiency_share` / `flops_efficiency_share` in the
+    scenario override the two shares."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from tco.sizing.calibrate import from_dict, read_file
+
+    serving = s.inference
+    if serving.calibration:
+        path = Path(serving.calibration)
+        eff, data = read_file(path, file, "inference.calibration", (lines or {}).get(("inference", "calibration")))
+        eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
+    else:
+        eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
+        eff = replace(eff, name=f"catalog default: {eff.name}")
+    if serving.bandwidth_efficiency_share is not None:
+        eff = replace(eff, bandwidth_share=serving.bandwidth_efficiency_share,
+                      name=eff.name + ", bandwidth share from the scenario")
+    if serving.flops_efficiency_share is not None:
+        eff = replace(eff, flops_share=serving.flops_efficiency_share,
+                      name=eff.name + ", FLOPS share from the scenario")
+    return eff
+
+
+def calibration_dict(eff: Calibration) -> dict:
+    """The calibration as plain values, for JSON and the workbook."""
+    return {"name": eff.name, "source": eff.source, "bandwidth_share": eff.bandwidth_share,
+            "flops_share": eff.flops_share, "interconnect_share": eff.interconnect_share,
+            "step_overhead_seconds": eff.step_overhead_seconds,
+            "collective_latency_seconds": eff.collective_latency_seconds}
+
+
+def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dict], ReplicaSize | None]:
+    """Every replica layout of a fleet's server with its terms, and the chosen one (None: nothing fits)."""
+    m, hw, load = _serving_terms(model, fleet, s, network)
+    cands = candidates(m, hw, load, eff)
+    return cands, choose(cands, fleet.gpus_per_server, eff.name)
+
+
+def prime_inference(model, fleets_networks: list, s, eff: Calibration) -> None:
+    """Size the single-server layouts of many fleets ((fleet, network) pairs) in one evaluation, into the cache
+    ``size_inference`` reads (sizing_inference.replica_tables): the plan search sizes every offer of the catalog."""
+    keys = []
+    for fleet, network in fleets_networks:
+        m, hw, load = _serving_terms(model, fleet, s, network)
+        keys.append((tuple(layouts(m, hw, load)), m, hw, load, eff, None))
+    replica_tables(keys)
+
+
+def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]:
+    """The model, the server's hardware and the load that size a replica of `fleet` (size_inference)."""
+    from tco.sizing.calibrate import hardware_for, model_spec
+
+    serving = s.inference
+    hw = replace(hardware_for(fleet.gpu, fleet.gpus_per_server, network_gbps(network)),
+                 peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
+    load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
+                serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share)
+    return model_spec(model, s.model.precision, s.model.kv_precision), hw, load

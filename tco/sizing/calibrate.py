@@ -1,0 +1,296 @@
+"""Fit the serving efficiencies to benchmark results: `python -m tco calibrate FILE`.
+
+Least squares on the log error of every row, log(predicted / measured) output tokens/s (and inter-token
+latency where the row has it), over the five parameters of tco.sizing.replica.Calibration; a
+Nelder–Mead search (Nelder & Mead 1965, Computer Journal 7(4)) on transformed parameters keeps the
+efficiencies in (0, 1) and the times positive. Leave-one-out refits without each row in turn.
+Readers for the formats people already produce are in tco/sizing/benchmarks.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from tco.errors import InputError, Problem
+from tco.sizing.replica import (
+    Calibration,
+    Hardware,
+    Layout,
+    Load,
+    ModelSpec,
+    evaluate_layouts,
+    inputs_of,
+)
+
+PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds")
+SHARES = PARAMS[:3]
+START = (0.7, 0.5, 0.7, 2e-3, 1e-5)
+PCIE4_X16_GBS = 31.5
+"""PCIe 4.0 ×16, one direction [GB/s] (PCI-SIG: 16 GT/s × 16 lanes × 128/130 / 8), for GPUs without a figure."""
+
+
+@dataclass(frozen=True)
+class BenchRow:
+    id: str
+    model: str
+    gpu: str
+    gpu_count: int
+    tp: int
+    nodes: int
+    precision: str
+    kv_precision: str
+    input_tokens: float
+    output_tokens: float
+    output_tokens_per_second: float
+    """Measured output tokens/s of all GPUs together [tokens/s]."""
+    concurrency: float | None = None
+    """Requests in flight over all replicas; None: all queued (maximum load)."""
+    max_batch: int = 2048
+    itl_ms: float | None = None
+    ttft_ms: float | None = None
+    exclude: str = ""
+    source: str = ""
+    file: str = ""
+    line: int | None = None
+
+
+def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -> Hardware:
+    """Hardware terms of a catalog GPU: the NVLink/PCIe figure of gpus.csv is both directions, halved."""
+    link = gpu.interconnect_gbs / 2.0 if gpu.interconnect_gbs else PCIE4_X16_GBS
+    return Hardware(gpu.memory_gb, gpu.bandwidth_tbs, 0.0, gpus_per_server, link, network_gbps)
+
+
+def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:
+    hidden = m.hidden_size or m.kv_heads * m.head_dim
+    return ModelSpec(m.params_b * 1e9, m.active_params_b * 1e9, m.layers, hidden, m.kv_heads, m.head_dim,
+                     m.experts, m.experts_per_token, precision, kv_precision)
+
+
+def check_rows(rows: list[BenchRow], cat) -> None:
+    """Every problem at once: models and GPUs the catalog lacks, impossible layouts."""
+    problems = []
+    for r in rows:
+        if r.exclude and not r.input_tokens:
+            continue  # an excluded row without its conditions is only listed
+        if r.model not in cat.models:
+            problems.append(Problem(r.file, "model", f"row {r.id}: model {r.model!r} is not in the catalog; choose one "
+                                    f"of {', '.join(sorted(cat.models))} or add it to models.csv", r.line))
+        if r.gpu not in cat.gpus:
+            problems.append(Problem(r.file, "gpu", f"row {r.id}: GPU {r.gpu!r} is not in the catalog; choose one of "
+                                    f"{', '.join(sorted(cat.gpus))}", r.line))
+        if r.tp < 1 or r.gpu_count % (r.tp * r.nodes):
+            problems.append(Problem(r.file, "tp", f"row {r.id}: {r.gpu_count} GPUs do not split into replicas of "
+                                    f"tp {r.tp} × nodes {r.nodes}", r.line))
+        if r.output_tokens_per_second <= 0 or r.input_tokens <= 0 or r.output_tokens <= 0:
+            problems.append(Problem(r.file, "output_tokens_per_second", f"row {r.id}: tokens and tokens/s must be "
+                                    "positive", r.line))
+    if problems:
+        raise InputError(problems)
+
+
+def predict(r: BenchRow, cat, eff: Calibration) -> dict:
+    """The model's output tokens/s (all GPUs), inter-token latency and TTFT for one benchmark row."""
+    return predict_rows([r], cat, eff)[0]
+
+
+def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
+    """A benchmark row's layout, the replica rules' inputs and its replica count."""
+    g = cat.gpus[r.gpu]
+    peak = g.fp8_tflops if r.precision == "fp8" and g.fp8_tflops else g.bf16_tflops
+    hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
+    replicas = r.gpu_count // (r.tp * r.nodes)
+    cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
+    load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9)
+    spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
+    return Layout(r.tp, r.nodes, "pp" if r.nodes > 1 else "tp"), inputs_of(spec, hw, load, eff), replicas
+
+
+def predict_rows(rows: list[BenchRow], cat, eff: Calibration) -> list[dict]:
+    """predict for many rows at once: the replica rules evaluated over the rows (one numpy pass)."""
+    if not rows:
+        return []
+    lays, inputs, replicas = zip(*(_row_inputs(r, cat, eff) for r in rows))
+    stacked = {k: np.array([d[k] for d in inputs], dtype=float) for k in inputs[0]}
+    out = []
+    for v, n in zip(evaluate_layouts(list(lays), stacked), replicas):
+        out.append({"tps": n * v["decode_tps"], "itl_ms": v["cycle"] * 1e3, "ttft_ms": v["ttft"] * 1e3,
+                    "batch": v["batch"], "bound": v["bound"], "fits": v["fits"]})
+    return out
+
+
+def residuals(rows: list[BenchRow], cat, eff: Calibration) -> list[float]:
+    out = []
+    for r, p in zip(rows, predict_rows(rows, cat, eff)):
+        out.append(math.log(p["tps"] / r.output_tokens_per_second))
+        if r.itl_ms:
+            out.append(math.log(p["itl_ms"] / r.itl_ms))
+    return out
+
+
+def _to_eff(x: list[float], name: str, source: str) -> Calibration:
+    bw, fl, link = (1.0 / (1.0 + math.exp(-t)) for t in x[:3])
+    return Calibration(bw, fl, link, math.exp(x[3]), math.exp(x[4]), name=name, source=source)
+
+
+def _from_eff(p: tuple) -> list[float]:
+    return [math.log(v / (1.0 - v)) for v in p[:3]] + [math.log(v) for v in p[3:]]
+
+
+def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000
+                ) -> tuple[list, float, bool]:
+    """Minimise f from x0 (Nelder & Mead 1965; reflection 1, expansion 2, contraction ½, shrink ½).
+    Returns (x, f(x), converged)."""
+    n = len(x0)
+    pts = [list(x0)] + [[x0[j] + (step if j == i else 0.0) for j in range(n)] for i in range(n)]
+    vals = [f(p) for p in pts]
+    for _ in range(max_iter):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        pts, vals = [pts[i] for i in order], [vals[i] for i in order]
+        if abs(vals[-1] - vals[0]) <= tol * (abs(vals[0]) + tol):
+            return pts[0], vals[0], True
+        c = [sum(p[j] for p in pts[:-1]) / n for j in range(n)]
+        xr = [c[j] + (c[j] - pts[-1][j]) for j in range(n)]
+        fr = f(xr)
+        if fr < vals[0]:
+            xe = [c[j] + 2 * (c[j] - pts[-1][j]) for j in range(n)]
+            fe = f(xe)
+            pts[-1], vals[-1] = (xe, fe) if fe < fr else (xr, fr)
+        elif fr < vals[-2]:
+            pts[-1], vals[-1] = xr, fr
+        else:
+            xc = [c[j] + 0.5 * (pts[-1][j] - c[j]) for j in range(n)]
+            fc = f(xc)
+            if fc < vals[-1]:
+                pts[-1], vals[-1] = xc, fc
+            else:
+                pts = [pts[0]] + [[pts[0][j] + 0.5 * (p[j] - pts[0][j]) for j in range(n)] for p in pts[1:]]
+                vals = [vals[0]] + [f(p) for p in pts[1:]]
+    best = min(range(n + 1), key=lambda i: vals[i])
+    return pts[best], vals[best], False
+
+
+def fit(rows: list[BenchRow], cat, *, name: str = "fitted", source: str = "", start: tuple = START,
+        restarts: int = 3) -> tuple[Calibration, bool]:
+    """Least-squares fit of the five parameters on the rows not excluded; (calibration, converged)."""
+    used = [r for r in rows if not r.exclude]
+
+    def cost(x):
+        try:
+            total = sum(e * e for e in residuals(used, cat, _to_eff(x, name, source)))
+        except (OverflowError, ZeroDivisionError, ValueError):
+            return float("inf")
+        return total if math.isfinite(total) else float("inf")
+    x, fx, ok = _from_eff(start), math.inf, False
+    for _ in range(restarts):  # restart from the best point: Nelder–Mead can stall on a ridge
+        x, fx_new, ok = nelder_mead(cost, x)
+        if fx - fx_new < 1e-9:
+            break
+        fx = fx_new
+    return _to_eff(x, name, source), ok and math.isfinite(fx)
+
+
+def errors(rows: list[BenchRow], cat, eff: Calibration, loo: bool = False, **kw) -> dict[str, float]:
+    """Relative error of predicted vs measured tokens/s per row [-]; with loo, each fitted rows' error
+    comes from a fit without that row (excluded rows are only predicted)."""
+    out = {}
+    for i, r in enumerate(rows):
+        e = eff
+        if r.exclude and not r.input_tokens:
+            continue
+        if loo and not r.exclude:
+            e, _ = fit(rows[:i] + rows[i + 1:], cat, start=tuple(getattr(eff, k) for k in PARAMS), restarts=1, **kw)
+        out[r.id] = predict(r, cat, e)["tps"] / r.output_tokens_per_second - 1.0
+    return out
+
+
+MAX_STEP_SECONDS = 1.0
+"""Longest fixed time of a decode step or of one collective a calibration may hold [s]: the fitted ones are a few
+milliseconds and tens of microseconds; a second per step would put every GPU below one token/s per user."""
+
+
+def validate(eff: Calibration, file: str, lines: dict | None = None) -> None:
+    """Efficiencies finite, in (0, 1] and at least MIN_EFFICIENCY, times finite in [0, MAX_STEP_SECONDS], else
+    exit-2 problems (with the key's line in the file where `lines` has it)."""
+    from tco.scenario.types import MIN_EFFICIENCY
+
+    lines = lines or {}
+    bad = []
+    for k in PARAMS:
+        v = getattr(eff, k)
+        if not math.isfinite(v):
+            msg = f"must be a finite number (got {v!r}); inf and nan are not measurements"
+        elif k in SHARES and not 0.0 < v <= 1.0:
+            msg = (f"{v:.6g} is outside (0, 1]: the benchmark rows cannot be explained by this model; check their "
+                   "GPU, precision and layout")
+        elif k in SHARES and v < MIN_EFFICIENCY:
+            msg = (f"{v:.6g} is below the minimum share {MIN_EFFICIENCY:g}: an efficiency near zero multiplies the "
+                   "fleet without limit; check the benchmark rows")
+        elif k not in SHARES and not 0.0 <= v <= MAX_STEP_SECONDS:
+            msg = (f"negative time ({v:.6g} s)" if v < 0 else
+                   f"{v:.6g} s is more than the limit of {MAX_STEP_SECONDS:g} s for one step or collective")
+        else:
+            continue
+        bad.append(Problem(file, k, msg, lines.get((k,))))
+    if bad:
+        raise InputError(bad)
+
+
+def to_toml(eff: Calibration, stats: dict) -> str:
+    """The calibration file a scenario points to with [inference] calibration = "…"."""
+    lines = [f"# Serving calibration written by `python -m tco calibrate` ({stats.get('file', '')})", "",
+             f'name = "{eff.name}"', f'source = "{eff.source}"', ""]
+    lines += [f"{k} = {getattr(eff, k)!r}" for k in PARAMS]
+    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+                              for k, v in sorted(stats.items())]
+    return "\n".join(lines) + "\n"
+
+
+def from_dict(d: dict, file: str, lines: dict | None = None) -> Calibration:
+    """A Calibration from a parsed calibration file; problems name the file, the key and (with `lines`, key path →
+    line) its line."""
+    lines = lines or {}
+    missing = [k for k in PARAMS if isinstance(d.get(k), bool) or not isinstance(d.get(k), (int, float))]
+    if missing:
+        raise InputError([Problem(file, k, "missing or not a number in the calibration file", lines.get((k,)))
+                          for k in missing])
+    bw, fl, link, t0, alpha = (float(d[k]) for k in PARAMS)
+    eff = Calibration(bw, fl, link, t0, alpha, name=str(d.get("name", file)), source=str(d.get("source", "")))
+    validate(eff, file, lines)
+    return eff
+
+
+MAX_CALIBRATION_BYTES = 1_000_000
+"""A calibration file is under 1 kB; a larger one is refused before it is read."""
+
+
+def read_file(path, file: str, key: str, line: int | None) -> tuple[Calibration, dict]:
+    """The calibration file at `path` that scenario `file` names at `key` (line `line`): (calibration, its parsed
+    data). A file that cannot be read or parsed is a problem of the scenario's key; a value out of bounds or
+    nesting too deep, one of the calibration file, with its line."""
+    import tomllib
+
+    from tco.scenario import read_limited
+    from tco.scenario.messages import key_lines
+    from tco.scenario.toml import loads
+
+    path = str(path)
+    try:
+        text = read_limited(path, MAX_CALIBRATION_BYTES, "calibration file").decode("utf-8")
+        data = loads(text, path)
+    except (InputError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        if isinstance(exc, InputError) and exc.problems[0].line is not None:
+            raise  # nesting too deep: located in the calibration file itself
+        why = exc.problems[0].message.removeprefix("cannot read calibration file: ") if isinstance(
+            exc, InputError) else str(exc)
+        raise InputError([Problem(file, key, f"cannot read calibration file {path!r}: {why}; write one with "
+                                  "`python -m tco calibrate BENCHMARK`", line)]) from None
+    return from_dict(data, path, key_lines(text)), data
+
+
+def median(xs: list[float]) -> float:
+    s = sorted(xs)
+    n = len(s)
+    return (s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2.0) if n else float("nan")

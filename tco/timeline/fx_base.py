@@ -1,0 +1,133 @@
+"""The USD/BRL base paths' data and rules of choice: which path a scenario uses, its checks, the Focus survey file
+read and interpolated month by month, and what the outputs say about it (tco.fx.history re-exports them; this module
+imports neither the scenario schema nor the timeline, which both read it)."""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from tco.domain import FxBasePath, FxModel
+
+BASE_LABELS = {FxBasePath.FOCUS: "Banco Central Focus survey median", FxBasePath.SPOT: "spot, flat",
+               FxBasePath.FORWARD: "covered-interest-parity forward (cost of hedging, not a forecast)",
+               FxBasePath.LIST: "monthly list given in the scenario"}
+"""The base paths by name, as the JSON's ``fx.base_path_label`` states them."""
+FOCUS_FILE = "usdbrl_focus.csv"
+
+
+def base_path(fx) -> FxBasePath:
+    """The base path in use: the one given, else 'forward' for model 'parity' (its former name), else 'focus'."""
+    if fx.model == FxModel.PARITY:
+        return FxBasePath.FORWARD
+    return FxBasePath(fx.base_path or FxBasePath.FOCUS)
+
+
+def check_base_path(fx) -> None:
+    """The FX section's cross-key rules (ValueError: the scenario loader names file, line and key)."""
+    base = base_path(fx)
+    if fx.model == FxModel.PARITY and fx.base_path not in (None, FxBasePath.FORWARD):
+        raise ValueError(f"model 'parity' is the forward base path; it cannot be combined with base_path "
+                         f"{fx.base_path!r} (write base_path = {fx.base_path!r} with model 'fixed', 'gbm' or 'bootstrap')")
+    if base == FxBasePath.LIST and not fx.path:
+        raise ValueError("base_path 'list' needs `path`, the monthly USD/BRL values (e.g. path = [5.40, 5.45, 5.50])")
+    if base != FxBasePath.LIST and fx.path is not None:
+        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is '{base}')")
+    if fx.focus_edition is not None:
+        if base != FxBasePath.FOCUS:
+            raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is '{base}')")
+        editions = sorted(focus_table())
+        if fx.focus_edition not in editions:
+            raise ValueError(f"focus_edition {fx.focus_edition!r} is not in tco/catalog/data/{FOCUS_FILE}; "
+                             f"editions: {', '.join(editions)}")
+    if fx.drift is not None and fx.model != FxModel.GBM:
+        raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
+
+
+@functools.lru_cache(maxsize=1)
+def focus_table() -> dict[str, dict]:
+    """The shipped Focus file by edition: {'YYYY-MM': {'rates': {year: BRL/USD}, 'as_of': date, 'source': text,
+    'status': the weakest row status}}. Read once per process (a `validate` asks eight times); read-only."""
+    import csv
+
+    from tco.catalog import DATA_DIR
+
+    out: dict[str, dict] = {}
+    with open(DATA_DIR / FOCUS_FILE, newline="", encoding="utf-8") as fh:
+        for row in csv.DictReader(fh):
+            e = out.setdefault(row["edition"], {"rates": {}, "as_of": row["as_of"], "sources": [], "status": "listed"})
+            e["rates"][int(row["year_end"])] = float(row["usdbrl"])
+            e["as_of"] = max(e["as_of"], row["as_of"])
+            if row["source"] not in e["sources"]:
+                e["sources"].append(row["source"])
+            if row["status"] != "listed":
+                e["status"] = row["status"]
+    return out
+
+
+def month_index(month: str) -> int:
+    """'YYYY-MM' as a month count (year·12 + month − 1)."""
+    return int(month[:4]) * 12 + int(month[5:7]) - 1
+
+
+def focus_weights(rates: dict[int, float], start: str, horizon: int) -> tuple[np.ndarray, np.ndarray]:
+    """The Focus path as S·w_t + b_t for months t = 1..H: w_t the weight of the spot S, b_t the survey's part
+    [BRL/USD]. Each year-end figure is the survey's median of December's average rate, so it sits on December
+    of its year; month 0 (the month before ``start``) is the spot. Months between two points are interpolated
+    linearly, after the last point the last figure holds; year-ends at or before month 0 are not used (the spot
+    is newer). Interpolation is linear in the points, so w = interp(1, 0, 0, …) and b = interp(0, F₁, F₂, …)."""
+    m0 = month_index(start) - 1
+    years = [y for y in sorted(rates) if y * 12 + 11 > m0]
+    xs = [float(m0)] + [float(y * 12 + 11) for y in years]
+    months = m0 + np.arange(1, horizon + 1, dtype=float)
+    w = np.interp(months, xs, [1.0] + [0.0] * len(years))
+    b = np.interp(months, xs, [0.0] + [rates[y] for y in years])
+    return w, b
+
+
+def focus_monthly(rates: dict[int, float], spot: float, start: str, horizon: int) -> np.ndarray:
+    """USD/BRL for months t = 1..H on the Focus path [BRL/USD]: S·w_t + b_t (``focus_weights``)."""
+    w, b = focus_weights(rates, start, horizon)
+    return spot * w + b
+
+
+def focus_edition(fx) -> str:
+    return fx.focus_edition or max(focus_table())
+
+
+def list_inputs(fx, start: str, horizon: int) -> dict[str, list[float] | None]:
+    """The list inputs of the base-path rule: ``fx_list`` (list: the user's values), ``fx_w`` and ``fx_b``
+    (focus: the spot's weight and the survey's part of each month); None where the path reads none."""
+    base = base_path(fx)
+    out: dict[str, list[float] | None] = {"fx_list": None, "fx_w": None, "fx_b": None}
+    if base == FxBasePath.LIST:
+        out["fx_list"] = [float(v) for v in fx.path]
+    elif base == FxBasePath.FOCUS:
+        w, b = focus_weights(focus_table()[focus_edition(fx)]["rates"], start, horizon)
+        out |= {"fx_w": [float(v) for v in w], "fx_b": [float(v) for v in b]}
+    return out
+
+
+def describe_base(fx, start: str, horizon: int) -> dict:
+    """What the outputs say about the base path: its name, label and source (the Focus edition, its date and
+    status; how far its last year-end reaches)."""
+    base = base_path(fx)
+    out: dict[str, object] = {"base_path": base.value, "base_path_label": BASE_LABELS[base]}
+    if base == FxBasePath.FOCUS:
+        ed = focus_edition(fx)
+        e = focus_table()[ed]
+        last = max(e["rates"])
+        out |= {"focus_edition": ed, "focus_as_of": e["as_of"], "focus_status": e["status"],
+                "focus_year_ends": {str(y): v for y, v in sorted(e["rates"].items())},
+                "base_path_source": f"tco/catalog/data/{FOCUS_FILE}, edition {ed} (as of {e['as_of']}): "
+                                    + "; ".join(e["sources"]),
+                "focus_held_from": f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None}
+    elif base == FxBasePath.FORWARD:
+        out["base_path_source"] = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
+                                   "fx.brl_rate and fx.usd_rate (brazil_fx_tax.md §2.4)")
+    elif base == FxBasePath.LIST:
+        out["base_path_source"] = f"fx.path ({len(fx.path)} monthly values; the last holds)"
+    else:
+        out["base_path_source"] = "fx.usdbrl"
+    return out

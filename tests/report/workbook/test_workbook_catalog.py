@@ -1,0 +1,35 @@
+"""The Catalog sheet's rows (tco.report.workbook.catalog): egress tiers, tax profiles and storage spread into the
+table's columns, one row each."""
+
+from __future__ import annotations
+
+from tco.report.workbook.catalog import (
+    EGRESS_COLUMNS, STORAGE_COLUMNS, TAX_COLUMNS, TRANSLATED, egress_tiers, storage, tax_profiles,
+)
+
+
+def test_each_egress_tier_is_a_row_under_its_table():
+    tables = [{"egress_id": "aws", "tiers": [[0, 10240, 0.09], [10240, None, 0.085]], "as_of": "2026-01",
+               "source": "AWS"}]
+    rows = egress_tiers(tables)
+    assert [(r["tier_from_gb"], r["tier_to_gb"], r["usd_per_gb"]) for r in rows] == [(0, 10240, 0.09),
+                                                                                   (10240, None, 0.085)]
+    assert all(set(r) == set(EGRESS_COLUMNS) and r["egress_id"] == "aws" for r in rows)
+
+
+def test_a_tax_profile_spreads_its_rates_into_the_columns():
+    rates = {"irrf_rate": 0.15, "cide_rate": 0.10, "iss_rate": 0.05, "pis_cofins_rate": 0.0925, "cbs_rate": 0.0,
+             "ibs_rate": 0.0, "iof_rate": 0.0038}
+    (row,) = tax_profiles([{"profile_id": "import_direct_sp", "method": "import_gross_up", "rates": rates,
+                            "pis_cofins_creditable": True, "as_of": "2026-01", "source": "RFB"}])
+    assert set(row) == set(TAX_COLUMNS)
+    assert row["iof_rate"] == 0.0038 and row["pis_cofins_creditable"] == "True"
+    assert TRANSLATED["method"] == "taxm" and TRANSLATED["pis_cofins_creditable"] == "yesno"
+
+
+def test_storage_is_one_row_per_option():
+    options = [{"name": "A", "storage": {"id": "s3", "usd_per_gb_month": 0.023, "source": "AWS"}},
+               {"name": "B", "storage": {"id": "local", "usd_per_gb_month": 0.01, "source": "quote"}}]
+    rows = storage(options)
+    assert [r["option"] for r in rows] == ["A", "B"] and rows[0]["usd_per_gb_month"] == 0.023
+    assert all(set(r) == set(STORAGE_COLUMNS) for r in rows)

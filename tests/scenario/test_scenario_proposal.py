@@ -1,0 +1,79 @@
+"""tco.scenario.proposal: the [proposal] section's schema: dates as TOML dates or text, items, limits, the date
+order, unknown keys; every error naming file, line and key (through the scenario loader)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+from pydantic import ValidationError
+
+from tco.errors import InputError
+from tco.scenario import load_text
+from tco.scenario.proposal import Included, Item, Proposal
+
+from conftest import SEED
+
+TEXT = SEED.read_text(encoding="utf-8")
+
+
+def _error(old: str, new: str) -> str:
+    assert old in TEXT
+    with pytest.raises(InputError) as e:
+        load_text(TEXT.replace(old, new, 1), "s.toml")
+    return str(e.value)
+
+
+def test_defaults_and_dates():
+    p = Proposal()
+    assert (p.version, p.adjustment_index, p.taxes_included, p.items, p.date) == (1, "IPCA", True, [], None)
+    q = Proposal(date="2026-11-30", valid_until=date(2026, 12, 30))      # text or a TOML date
+    assert q.date == date(2026, 11, 30) and q.valid_until == date(2026, 12, 30)
+
+
+def test_valid_until_before_the_date_is_refused_at_the_sections_line():
+    line = TEXT[:TEXT.index("[proposal]\n")].count("\n") + 1     # a cross-key rule: the section's header line
+    msg = _error('valid_until = "2026-12-30"', 'valid_until = "2026-11-01"')
+    assert msg == f"s.toml:{line}: [proposal] valid_until 2026-11-01 is before the proposal's date 2026-11-30"
+
+
+def test_limits_and_choices_name_the_key():
+    assert "[proposal.min_term_months] Input should be greater than or equal to 1 (got 0)" in \
+        _error("min_term_months = 3", "min_term_months = 0")
+    assert "[proposal.adjustment_index] Input should be 'IPCA', 'IGP-M' or 'none' (got 'IGPM')" in \
+        _error('adjustment_index = "IPCA"', 'adjustment_index = "IGPM"')
+    assert "[proposal.sla] unknown key" in _error("version = 1\n", "version = 1\nsla = 0.99\n")
+
+
+def test_the_seed_proposal():
+    p = load_text(TEXT, "s.toml").proposal
+    assert p.number == "NE-2026-0142" and p.min_term_months == 3 and p.date == date(2026, 11, 30)
+    assert p.owner.name == "Equipe comercial" and p.signatory.name == "Diretoria comercial"
+
+
+def test_items_and_included_bounds():
+    it = Item(description="Servidor 1× H200 NVL", quantity=8, brl_per_month=15300.0)
+    assert it.setup_brl == 0.0 and not it.firm_quote
+    for bad in (dict(quantity=0), dict(brl_per_month=-1.0), dict(description=" ")):
+        with pytest.raises(ValidationError):
+            Item(**({"description": "x", "quantity": 1, "brl_per_month": 1.0} | bad))
+    assert Included(sla_share=1.0).sla_share == 1.0
+    with pytest.raises(ValidationError):
+        Included(sla_share=0.0)                     # (0, 1]
+    with pytest.raises(ValidationError):
+        Proposal(items=[it] * 51)                   # at most 50 items
+
+
+def test_review_l5_a_next_step_due_before_the_proposal_is_refused():
+    line = TEXT[:TEXT.index("[proposal]\n")].count("\n") + 1
+    msg = _error('by = "2026-12-11"', 'by = "2026-11-02"')
+    assert msg == (f"s.toml:{line}: [proposal] next_steps[0].by = 2026-11-02: a step due before the proposal's date "
+                   "(2026-11-30) is already late when the client reads it")
+
+
+def test_review_l5_an_item_priced_at_nothing_is_refused_at_its_line():
+    line = TEXT[:TEXT.index("[[proposal.items]]\n")].count("\n") + 1
+    msg = _error("brl_per_month = 15300\nsetup_brl = 1530", "brl_per_month = 0\nsetup_brl = 0")
+    assert msg.startswith(f"s.toml:{line}: [proposal.items[0]] an item priced at nothing (R$ 0 per month and no setup)")
+    assert Item(description="x", quantity=1, brl_per_month=100.0).setup_brl == 0.0  # a monthly fee alone is a price
+    assert Item(description="x", quantity=1, brl_per_month=0.0, setup_brl=500.0).brl_per_month == 0.0  # a one-off

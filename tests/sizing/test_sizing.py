@@ -1,0 +1,324 @@
+"""Sizing formulas of tco.sizing, each worked by hand with the arithmetic written out."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tco.sizing import kv_bytes_per_token, size_training
+from tco.sizing.replica import (
+    Calibration,
+    Hardware,
+    Layout,
+    Load,
+    ModelSpec,
+    allreduce_seconds,
+    alltoall_seconds,
+    expert_params,
+    expert_touch_share,
+    replica_terms,
+)
+from tco.sizing.layout import candidates, choose
+
+DEFAULTS = {"scaling_efficiency": {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}}
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def _train(**kw):
+    args = dict(method="lora", params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, gpu_hours=None, mfu=0.385,
+                peak_tflops=989.5, gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8,
+                interconnect="nvlink", target_days=14.0, servers=None, activation_share=0.25, lora_share=0.01,
+                defaults=DEFAULTS)
+    args.update(kw)
+    return size_training(**args)
+
+
+def test_size_training_lora_70b_on_one_hgx():
+    t = _train()
+    flops = 6 * 70e9 * 2e9 * 3
+    hours = flops / (989.5e12 * 0.385 * 3600)  # ≈ 1,837.5 GPU·h of useful work
+    mem = (2 * 70e9 + 16 * 0.01 * 70e9) * 1.25  # 189 GB
+    assert t.flops == pytest.approx(flops)
+    assert t.gpu_hours == pytest.approx(hours)
+    assert t.memory_gb == pytest.approx(mem / 1e9)
+    assert t.min_gpus == math.ceil(mem / (141e9 * 0.9))  # 189 / 126.9 → 2 GPUs
+    assert t.min_gpus == 2
+    # one server does it in 14 days: hours / (0.9 × 8 GPUs × 14 d × 24 h) ≈ 0.76 → 1 server
+    assert hours / (0.9 * 8 * 14 * 24) < 1
+    assert t.servers == 1 and t.gpus == 8
+    assert t.scaling_efficiency == 0.9
+    assert t.wall_hours == pytest.approx(hours / (8 * 0.9))
+    assert t.billed_gpu_hours == pytest.approx(hours / (8 * 0.9) * 8)
+    assert t.mfu == 0.385
+
+
+def test_size_training_servers_from_target_days():
+    # full fine-tune of 8B on 1e11 tokens in 7 days on 8-GPU NVLink servers
+    t = _train(method="full", params=8e9, active_params=8e9, tokens=1e11, epochs=1.0, target_days=7.0)
+    hours = 6 * 8e9 * 1e11 / (989.5e12 * 0.385 * 3600)  # ≈ 1.26e5 GPU·h
+    wanted = math.ceil(hours / (0.9 * 8 * 7 * 24))       # servers to finish in 7 days
+    assert wanted > 1
+    assert t.servers == wanted
+    assert t.gpus == wanted * 8
+    assert t.wall_hours == pytest.approx(hours / (wanted * 8 * 0.9))
+    assert t.wall_hours <= 7 * 24
+    assert t.billed_gpu_hours == pytest.approx(t.wall_hours * wanted * 8)
+
+
+def test_size_training_memory_sets_the_minimum():
+    # full fine-tune of 70B: 16 × 70e9 × 1.25 = 1.4 TB → ceil(1.4e12 / 126.9e9) = 12 GPUs → 2 servers
+    t = _train(method="full", gpu_hours=100.0, target_days=30.0)
+    mem = 16 * 70e9 * 1.25
+    assert t.min_gpus == math.ceil(mem / (141e9 * 0.9)) == 12
+    assert t.servers == 2  # the 100 GPU·h alone would fit one server
+    assert t.gpu_hours == 100.0  # given hours replace the 6·N·D estimate
+    assert t.wall_hours == pytest.approx(100.0 / (16 * 0.9))
+
+
+def test_size_training_given_servers_override_target_days():
+    t = _train(servers=3)
+    hours = 6 * 70e9 * 2e9 * 3 / (989.5e12 * 0.385 * 3600)
+    assert t.servers == 3 and t.gpus == 24
+    assert t.wall_hours == pytest.approx(hours / (24 * 0.9))
+    assert t.billed_gpu_hours == pytest.approx(hours / 0.9)
+
+
+def test_size_training_single_gpu_servers():
+    # 1-GPU PCIe servers: sizing assumes multi-GPU scaling (0.5); one server keeps efficiency 1.0
+    t = _train(method="lora", params=1e9, active_params=1e9, tokens=1e8, epochs=1.0, gpu_memory_gb=24.0,
+               gpus_per_server=1, interconnect="pcie", target_days=10.0)
+    hours = 6 * 1e9 * 1e8 / (989.5e12 * 0.385 * 3600)
+    assert t.servers == 1 and t.scaling_efficiency == 1.0
+    assert t.wall_hours == pytest.approx(hours)
+
+
+def test_size_training_none_is_empty():
+    t = _train(method="none")
+    assert (t.flops, t.gpu_hours, t.servers, t.gpus, t.wall_hours, t.billed_gpu_hours) == (0, 0, 0, 0, 0, 0)
+
+
+# ---------------------------------------------------------------------------------------------
+# Inference
+
+
+def test_kv_bytes_per_token_llama31_70b_bf16():
+    expected = 2 * 80 * 8 * 128 * 2  # K and V × layers × KV heads × head dim × 2 bytes = 327,680 B
+    assert kv_bytes_per_token(80, 8, 128, "bf16") == expected == 327_680
+
+
+def test_kv_bytes_per_token_fp8_is_half():
+    assert kv_bytes_per_token(80, 8, 128, "fp8") == 2 * 80 * 8 * 128 * 1
+
+
+# A toy model small enough to work by hand: 1e9 parameters in bf16 (2 GB of weights), 2 layers, hidden 64,
+# 1 KV head × 64 head dim in bf16 → 2·2·1·64·2 = 512 B of KV cache per token.
+TOY_M = ModelSpec(params=1e9, active_params=1e9, layers=2, hidden=64, kv_heads=1, head_dim=64)
+TOY_HW = Hardware(memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, link_gbs=10.0,
+                  network_gbps=100.0)
+TOY_LOAD = Load(input_tokens=1000.0, output_tokens=200.0, target_tps=20.0, max_batch=1000)
+TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0.5, step_overhead_seconds=0.001,
+                      collective_latency_seconds=1e-5)
+# FLOPs per output token: (1 + r)·2·N_a + 4·layers·d·(ISL + OSL/2) + r·2·layers·d·ISL, r = 1000/200 = 5
+FLOPS_TOK = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000   # 12,001,843,200
+
+
+def test_allreduce_time_by_hand():
+    # 64 tokens × hidden 8,192 × 2 B = 1,048,576 B over 8 GPUs, 450 GB/s one way × 0.8, 5 µs latency
+    msg = 64 * 8192 * 2
+    expected = 5e-6 + 2 * 7 / 8 * msg / (450e9 * 0.8)      # 5 µs + 5.097 µs
+    assert allreduce_seconds(msg, 8, 450e9 * 0.8, 5e-6) == pytest.approx(expected)
+    assert expected == pytest.approx(10.097e-6, rel=1e-3)
+    assert allreduce_seconds(msg, 1, 450e9, 5e-6) == 0.0  # one GPU: nothing to reduce
+
+
+def test_alltoall_time_by_hand():
+    # 2 servers, 1 MB of expert traffic each, 50 GB/s: out and back, half of it leaves the server
+    assert alltoall_seconds(1e6, 2, 50e9, 1e-5) == pytest.approx(2 * (1e-5 + 1 / 2 * 1e6 / 50e9))
+    assert alltoall_seconds(1e6, 1, 50e9, 1e-5) == 0.0
+
+
+def test_expert_touch_share_by_hand():
+    # Mixtral 8x7B: 8 experts, 2 per token; 4 tokens leave 0.75⁴ of the experts untouched
+    assert expert_touch_share(4, 8, 2) == pytest.approx(1 - 0.75 ** 4) == pytest.approx(0.68359375)
+    assert expert_touch_share(1, 8, 2) == pytest.approx(2 / 8)   # one token reads exactly its k experts
+    assert expert_touch_share(0, 8, 2) == 0.0
+    assert expert_touch_share(5, 0, 0) == 1.0                     # dense: every weight is read
+
+
+def test_expert_params_by_hand():
+    # Mixtral 8x7B: (46.7 − 12.9)e9 inactive = 6/8 of the experts → experts hold 33.8e9 / 0.75 = 45.07e9
+    assert expert_params(46.7e9, 12.9e9, 8, 2) == pytest.approx(33.8e9 / 0.75)
+    assert expert_params(70e9, 70e9, 0, 0) == 0.0
+
+
+def test_replica_tp1_by_hand():
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
+    kv_tok = 2 * 2 * 1 * 64 * 2                          # 512 B
+    ctx = 1000 + 200 / 2                                  # 1,100 tokens resident on average
+    b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * ctx))  # 7e9 / 563,200 → 12,428
+    bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
+    a = 2e9 / bw + 0.001                                  # weights once + overhead = 0.041 s
+    slope = kv_tok * ctx / bw + FLOPS_TOK / fl            # per sequence: KV read + its compute ≈ 2.513e-4 s
+    b_tps = (1 / 20 - a) / slope                          # ≈ 35.8
+    batch = math.floor(b_tps)
+    cycle = a + batch * slope
+    prefill = 2e9 / bw + (2 * 1e9 * 1000 + 2 * 2 * 64 * 1000 ** 2) / fl + 0.001   # ≈ 0.08100512 s
+    assert v["b_mem"] == b_mem == 12_428
+    assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
+    assert v["batch"] == batch == 35
+    assert v["cycle"] == pytest.approx(cycle)
+    assert v["coll_s"] == 0.0                             # one GPU: no all-reduce
+    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.08100512)
+    assert v["ttft"] == pytest.approx(prefill + cycle)
+    assert v["cap"] == pytest.approx(batch / (200 * cycle))
+    assert v["bound"] == "latency-bandwidth" and v["met"]
+
+
+def test_replica_tp2_pays_the_all_reduce():
+    v = replica_terms(Layout(2), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)
+    tokens = 10 * (1 + 5)                                 # decode + chunked prompt tokens in the step
+    ar = 1e-5 + 2 * 1 / 2 * tokens * 64 * 2 / (10e9 * 0.5)  # one all-reduce of 60 × 64 × 2 B
+    expected = (2e9 + 10 * 1100 * 512) / (2 * 5e10) + 10 * FLOPS_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
+    assert v["coll_s"] == pytest.approx(2 * 2 * ar)      # 2 per layer × 2 layers
+    assert v["cycle"] == pytest.approx(expected)
+
+
+def test_larger_degree_only_when_it_pays():
+    # on the toy's 10 GB/s link TP 2 halves the weight read and wins; on a 0.01 GB/s link each sequence adds
+    # 4 all-reduces × 6 tokens × 128 B / 5e6 B/s ≈ 0.6 ms to the step and one GPU per replica serves the most per GPU
+    assert choose(candidates(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF), 4).tensor_parallel > 1
+    slow = replace(TOY_HW, link_gbs=0.01)
+    cands = candidates(TOY_M, slow, TOY_LOAD, TOY_EFF)
+    per_gpu = {c["tp"]: c["cap"] / c["tp"] for c in cands}
+    best = choose(cands, 4)
+    assert best.tensor_parallel == 1 and per_gpu[1] == max(per_gpu.values())
+    # and a fast one with a tight target makes TP 2 or more the only way to meet it
+    fast_target = replace(TOY_LOAD, target_tps=30.0)    # TP 1 needs 0.041 s + … > 1/30 s
+    best = choose(candidates(TOY_M, TOY_HW, fast_target, TOY_EFF), 4)
+    assert best.target_met and best.tensor_parallel >= 2
+
+
+def test_two_server_pipeline_replica_by_hand():
+    # 0.5 GB GPUs: one 4-GPU server holds 4 × 0.45 = 1.8 GB < 2 GB of weights; two servers in a pipeline do
+    hw = replace(TOY_HW, memory_gb=0.5)
+    cands = candidates(TOY_M, hw, TOY_LOAD, TOY_EFF)
+    assert not any(c["fits"] for c in cands if c["nodes"] == 1)
+    rep = choose(cands, 4)
+    assert (rep.tensor_parallel, rep.nodes, rep.parallel_mode) == (4, 2, "pp")
+    assert rep.replicas_per_server == 0.5                # a replica takes two servers
+    v = replica_terms(Layout(4, 2, "pp"), TOY_M, hw, TOY_LOAD, TOY_EFF, batch=10)
+    tokens = 10 * 6                                      # per cycle; 2 micro-batches of 30
+    act = 30 * 64 * 2                                    # one micro-batch's activations: 3,840 B
+    mem_s = (2e9 + 10 * 1100 * 512 / 2) / (4 * 5e10)     # each stage rereads its half per micro-batch
+    cmp_s = 10 * FLOPS_TOK / (8 * 5e13)                  # all 8 GPUs compute
+    ar = 1e-5 + 2 * 3 / 4 * act / (10e9 * 0.5)           # all-reduce over the 4 GPUs of a stage
+    hops = 2 * (1e-5 + act / (100e9 / 8 * 0.5))          # 2 micro-batches cross the 100 Gb/s network
+    assert tokens / 2 * 64 * 2 == act
+    assert v["mem_s"] == pytest.approx(mem_s)
+    assert v["cmp_s"] == pytest.approx(cmp_s)
+    assert v["coll_s"] == pytest.approx(2 * 2 * ar + hops)
+    assert v["cycle"] == pytest.approx(mem_s + cmp_s + 2 * 2 * ar + hops + 0.001)
+    # without a known network a replica cannot span servers
+    assert choose(candidates(TOY_M, replace(hw, network_gbps=None), TOY_LOAD, TOY_EFF), 4) is None
+
+
+def test_moe_step_reads_only_the_experts_it_touches():
+    # 8 experts, 2 per token: experts hold 0.6e9 / 0.75 = 0.8e9 parameters (1.6e9 B), shared 0.4e9 B
+    moe = replace(TOY_M, active_params=0.4e9, experts=8, experts_per_token=2)
+    v = replica_terms(Layout(1), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=1)
+    touch = 1 - 0.75 ** 6                                # one sequence + 5 prompt tokens per step
+    assert v["w_read"] == pytest.approx(0.4e9 + 1.6e9 * touch)
+    big = replica_terms(Layout(1), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=500)
+    assert big["w_read"] == pytest.approx(2e9)           # a large batch touches every expert
+    # compute counts active parameters only
+    assert v["flops_tok"] == pytest.approx(6 * 2 * 0.4e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000)
+
+
+def test_ttft_target_limits_the_batch():
+    # TTFT = prefill + cycle ≤ 0.13 s → b ≤ (0.13 − 0.08100512 − 0.041) / slope ≈ 31.8
+    slope = 512 * 1100 / 5e10 + FLOPS_TOK / 5e13
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.13), TOY_EFF)
+    assert v["batch"] == math.floor((0.13 - 0.08100512 - 0.041) / slope) == 31
+    assert v["bound"] == "latency-ttft" and v["met"]
+    # 5 ms is below even TP 4's weight read (2e9 / (4 × 5e10) = 10 ms): target_met is False
+    rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.005), TOY_EFF), 4)
+    assert not rep.target_met and not rep.ttft_target_met
+
+
+def test_tokens_per_second_target_missed_sizes_at_batch_one():
+    rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, target_tps=1000.0), TOY_EFF), 4)
+    assert rep.batch == 1 and not rep.target_met
+
+
+def test_memory_and_max_batch_bounds():
+    loose = replace(TOY_LOAD, target_tps=None)
+    v = replica_terms(Layout(1), TOY_M, replace(TOY_HW, memory_gb=3.0), replace(loose, max_batch=10_000), TOY_EFF)
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(loose, max_batch=256), TOY_EFF)
+    assert v["batch"] == 256 and v["bound"] == "max-batch"
+
+
+@settings(max_examples=60, deadline=None)
+@given(b=st.integers(1, 2000), extra=st.integers(1, 500), tokens=st.floats(0, 1e4), e=st.integers(2, 256))
+def test_cycle_grows_with_the_batch_and_touch_stays_a_share(b, extra, tokens, e):
+    moe = replace(TOY_M, active_params=0.4e9, experts=e, experts_per_token=min(2, e - 1))
+    c1 = replica_terms(Layout(2), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=b)["cycle"]
+    c2 = replica_terms(Layout(2), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=b + extra)["cycle"]
+    assert c2 >= c1
+    assert 0.0 <= expert_touch_share(tokens, e, min(2, e - 1)) <= 1.0
+
+
+def test_deepseek_v3_fp8_on_h100_servers_sizes_and_costs():
+    from tco.catalog import load_catalog
+    from tco.engine import run_scenario
+    from tco.scenario import load_text
+
+    text = """
+[scenario]
+name = "DeepSeek-V3 on H100"
+start = "2027-01"
+horizon_months = 12
+discount_rate = 0.12
+[model]
+id = "deepseek-v3"
+precision = "fp8"
+kv_precision = "bf16"
+[training]
+method = "none"
+[inference]
+users = { model = "linear", start_users = 500, end_users = 2000 }
+requests_per_user_per_day = 20
+input_tokens_per_request = 1500
+output_tokens_per_request = 500
+tokens_per_second_per_user = 20
+time_to_first_token_seconds = 2.0
+[fx]
+usdbrl = 5.4
+model = "fixed"
+[[options]]
+name = "AWS p5 (H100)"
+inference_offer = "aws/us-east-1/p5.48xlarge"
+[[options]]
+name = "Dedicated 8x H100"
+inference_offer = "br-dedicated/sp/hgx-h100-8x"
+"""
+    res = run_scenario(load_text(text), load_catalog(), simulate=False)
+    for o in res.options:
+        # 671e9 B of FP8 weights need more than one server's 8 × 80 GB: a replica spans servers
+        assert o.replica.nodes >= 2 and o.replica.replicas_per_server == 1 / o.replica.nodes
+        assert o.replica.target_met and o.replica.ttft_seconds <= 2.0
+        assert o.tco.deterministic > 0
+        assert o.costs.inference_servers.max() % o.replica.nodes == 0  # whole replicas of whole servers
+
+
+def test_size_training_given_servers_never_below_the_memory_minimum():
+    t = _train(method="full", tokens=1e8, epochs=1.0, servers=1)
+    assert t.min_gpus == math.ceil(16 * 70e9 * 1.25 / (141e9 * 0.9)) == 12
+    assert t.servers == 2 and t.gpus >= t.min_gpus  # 1 server (8 GPUs) cannot hold the job: raised to 2

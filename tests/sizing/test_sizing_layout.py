@@ -1,0 +1,52 @@
+"""tco.sizing.layout: the layouts a server allows, multi-server layouts only when one server cannot hold the
+model, and the choice of the best fitting layout."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from tco.sizing.replica import Calibration, Hardware, Load, ModelSpec
+from tco.sizing.layout import candidates, choose, layouts, to_replica_size
+
+LLAMA70 = ModelSpec(70e9, 70e9, layers=80, hidden=8192, kv_heads=8, head_dim=128, precision="fp8", kv_precision="fp8")
+H200x8 = Hardware(memory_gb=141, bandwidth_tbs=4.8, peak_tflops=989, gpus_per_server=8, link_gbs=450)
+LOAD = Load(input_tokens=2000, output_tokens=400, target_tps=25)
+EFF = Calibration(0.7, 0.5, 0.8, 0.008, 5e-6)
+
+
+def test_layouts_are_powers_of_two_dividing_the_server():
+    assert [lay.tp for lay in layouts(LLAMA70, H200x8, LOAD)] == [1, 2, 4, 8]
+    assert [lay.tp for lay in layouts(LLAMA70, replace(H200x8, gpus_per_server=6), LOAD)] == [1, 2]
+    assert [lay.tp for lay in layouts(LLAMA70, replace(H200x8, gpus_per_server=1), LOAD)] == [1]
+
+
+def test_candidates_span_servers_only_when_none_fits_and_the_network_is_known():
+    one = replace(H200x8, memory_gb=48, gpus_per_server=1)            # 43 GB usable < 70 GB of weights
+    assert [c["nodes"] for c in candidates(LLAMA70, one, LOAD, EFF)] == [1]
+    spanning = candidates(LLAMA70, replace(one, network_gbps=400), LOAD, EFF)
+    # ×2 servers (86 GB) hold 70 GB of weights with some KV cache: the search stops there, by pipeline parallel
+    assert [(c["nodes"], c["mode"]) for c in spanning] == [(1, "tp"), (2, "pp")]
+    assert spanning[-1]["fits"]
+    # a server that holds it: no multi-server layout
+    assert {c["nodes"] for c in candidates(LLAMA70, H200x8, LOAD, EFF)} == {1}
+
+
+def test_choose_takes_the_best_score_and_none_when_nothing_fits():
+    cands = candidates(LLAMA70, H200x8, LOAD, EFF)
+    best = max((c for c in cands if c["fits"]), key=lambda c: c["score"])
+    rep = choose(cands, 8, "fitted")
+    assert rep.tensor_parallel == best["tp"] and rep.calibration == "fitted"
+    assert rep.replicas_per_server == 8 / best["tp"]
+    assert choose([dict(c, fits=False) for c in cands], 8) is None
+
+
+def test_to_replica_size_by_hand():
+    c = candidates(LLAMA70, H200x8, LOAD, EFF)[1]                    # TP2
+    rep = to_replica_size(c, 8)
+    assert rep.replicas_per_server == 8 / 2
+    assert rep.weights_gb == c["weights_b"] / 1e9 == 70.0
+    assert rep.kv_mb_per_token == c["kv_tok"] / 1e6 == 2 * 80 * 8 * 128 / 1e6
+    assert rep.tokens_per_second_per_user == 1 / c["cycle"]
+    assert rep.batch == int(c["batch"]) and rep.target_met == c["met"]
+    spanning = dict(c, nodes=4, tp=8, mode="pp", gpus=32)
+    assert to_replica_size(spanning, 8).replicas_per_server == 1 / 4   # a quarter replica per server

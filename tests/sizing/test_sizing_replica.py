@@ -1,0 +1,107 @@
+"""tco.sizing.replica: the terms of a replica worked by hand on Llama 3.1 70B in fp8 on two H200s, the
+collective times of the α–β model, the share of experts a step touches."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tco.sizing.replica import (
+    BYTES_PER_PARAM, Calibration, Hardware, Layout, Load, ModelSpec, allreduce_seconds, alltoall_seconds,
+    expert_params, expert_touch_share, kv_bytes_per_token, replica_terms,
+)
+
+LLAMA70 = ModelSpec(70e9, 70e9, layers=80, hidden=8192, kv_heads=8, head_dim=128, precision="fp8", kv_precision="fp8")
+H200 = Hardware(memory_gb=141, bandwidth_tbs=4.8, peak_tflops=989, gpus_per_server=8, link_gbs=450)
+LOAD = Load(input_tokens=2000, output_tokens=400, target_tps=25)
+EFF = Calibration(bandwidth_share=0.7, flops_share=0.5, interconnect_share=0.8, step_overhead_seconds=0.008,
+                  collective_latency_seconds=5e-6)
+
+
+def test_kv_bytes_per_token_by_hand():
+    assert kv_bytes_per_token(80, 8, 128, "bf16") == 2 * 80 * 8 * 128 * 2      # K and V, 80 layers, 2 B
+    assert kv_bytes_per_token(80, 8, 128, "fp8") == 2 * 80 * 8 * 128 * 1
+    assert BYTES_PER_PARAM == {"bf16": 2.0, "fp8": 1.0}
+
+
+def test_allreduce_by_hand():
+    # 1 MiB over 8 GPUs at 360 GB/s: α + 2·(8−1)/8 · n / B
+    expected = 5e-6 + 2 * 7 / 8 * 1_048_576 / 360e9
+    assert allreduce_seconds(1_048_576, 8, 360e9, 5e-6) == pytest.approx(expected, rel=1e-12)
+    assert allreduce_seconds(1_048_576, 1, 360e9, 5e-6) == 0.0                 # one GPU: no collective
+
+
+def test_alltoall_by_hand():
+    expected = 2 * (1e-5 + (4 - 1) / 4 * 8e6 / 50e9)                          # dispatch and combine
+    assert alltoall_seconds(8e6, 4, 50e9, 1e-5) == pytest.approx(expected, rel=1e-12)
+    assert alltoall_seconds(8e6, 1, 50e9, 1e-5) == 0.0
+
+
+def test_expert_touch_share_by_hand():
+    assert expert_touch_share(4, 8, 2) == pytest.approx(1 - 0.75 ** 4)        # Mixtral: 0.68359375
+    assert expert_touch_share(1, 8, 2) == pytest.approx(2 / 8)
+    assert expert_touch_share(10, 0, 0) == 1.0                                 # dense model
+
+
+@given(st.floats(0, 1e4), st.integers(2, 256), st.integers(1, 8))
+def test_expert_touch_share_is_a_share_growing_with_tokens(tokens, experts, k):
+    k = min(k, experts)
+    a, b = expert_touch_share(tokens, experts, k), expert_touch_share(tokens + 1, experts, k)
+    assert 0 <= a <= b <= 1
+
+
+def test_expert_params_by_hand():
+    # Mixtral 8x7B: 46.7 B total, 12.9 B active, 2 of 8 experts: experts hold (46.7 − 12.9)/(1 − 2/8)
+    assert expert_params(46.7e9, 12.9e9, 8, 2) == pytest.approx((46.7e9 - 12.9e9) / 0.75, rel=1e-12)
+
+
+def test_layout_gpus_and_label():
+    assert Layout(4).gpus == 4 and Layout(4).label == "TP4"
+    assert Layout(8, 2, "pp").gpus == 16 and Layout(8, 2, "pp").label == "TP8×PP2"
+
+
+def test_replica_terms_by_hand_llama70_fp8_on_two_h200():
+    v = replica_terms(Layout(2), LLAMA70, H200, LOAD, EFF)
+    assert v["weights_b"] == 70e9 * 1                                           # fp8: 1 B per parameter
+    assert v["kv_tok"] == 2 * 80 * 8 * 128 * 1
+    assert v["mem_b"] == pytest.approx(2 * 141e9 * 0.9)                         # usable memory of 2 GPUs
+    assert v["bw"] == pytest.approx(2 * 4.8e12 * 0.7)                           # η_bw × 2 GPUs' bandwidth
+    assert v["fl"] == pytest.approx(2 * 989e12 * 0.5)
+    # the batch memory holds: (memory − weights) / (KV per token × mean resident context ISL + OSL/2)
+    assert v["b_mem"] == math.floor((2 * 141e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * (2000 + 400 / 2)))
+    b = v["batch"]
+    # the memory term reads the weights once and each sequence's KV cache
+    expected_mem_s = (70e9 + b * 2 * 80 * 8 * 128 * (2000 + 400 / 2)) / (2 * 4.8e12 * 0.7)
+    assert v["mem_s"] == pytest.approx(expected_mem_s, rel=1e-9)
+    assert v["cycle"] == pytest.approx(v["mem_s"] + v["cmp_s"] + v["coll_s"] + v["overhead_s"], rel=1e-12)
+    assert v["overhead_s"] == 0.008
+    assert 1 / v["cycle"] >= 25 and v["met"] and v["fits"]                     # the target is met at this batch
+    assert v["decode_tps"] == pytest.approx(b / v["cycle"], rel=1e-9)           # b tokens per cycle
+    assert v["tp"] == 2 and v["gpus"] == 2 and v["nodes"] == 1 and v["mode"] == "tp"
+
+
+def test_memory_edge_one_gpu():
+    # 80 GB × 0.9 = 72 GB usable: 70 GB of weights leave 2 GB, room for 5 sequences of 2,200 resident tokens
+    gpu80 = Hardware(memory_gb=80, bandwidth_tbs=2.0, peak_tflops=900, gpus_per_server=1, link_gbs=0)
+    v = replica_terms(Layout(1), LLAMA70, gpu80, LOAD, EFF)
+    assert v["fits"] and v["b_mem"] == math.floor((80e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * 2200)) == 5
+    # 64 GB × 0.9 = 57.6 GB usable: the weights alone do not fit
+    assert not replica_terms(Layout(1), LLAMA70, Hardware(64, 2.0, 900, 1, 0), LOAD, EFF)["fits"]
+
+
+def test_replica_terms_returns_copies():
+    a = replica_terms(Layout(2), LLAMA70, H200, LOAD, EFF)
+    a["batch"] = -1
+    assert replica_terms(Layout(2), LLAMA70, H200, LOAD, EFF)["batch"] > 0
+
+
+@given(st.integers(1, 64))
+def test_a_larger_batch_never_shortens_the_cycle(b):
+    from tco.sizing.replica import replica_table
+
+    lo = replica_table([Layout(4)], LLAMA70, H200, LOAD, EFF, batch=b)[0]
+    hi = replica_table([Layout(4)], LLAMA70, H200, LOAD, EFF, batch=b + 1)[0]
+    assert hi["cycle"] >= lo["cycle"] and hi["decode_tps"] >= lo["decode_tps"] * (1 - 1e-12)

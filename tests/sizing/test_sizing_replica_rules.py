@@ -1,0 +1,136 @@
+"""The replica rules (tco.sizing.replica_rules): every rule rendered as the Sizing sheet writes it and recalculated
+in-process by an Excel evaluator (the `formulas` package) equals its numpy value, for the toy replica in
+every layout kind; the workbook's names cover every input; a hand-worked case of the rules alone."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from tco.sizing import replica_rules as sizing_rules
+from tco.expr import XlContext
+from tco.sizing.replica import Calibration, Hardware, Layout, Load, ModelSpec, inputs_of, replica_table
+from expr_walk import inputs_used
+
+formulas = pytest.importorskip("formulas")
+
+TOY_M = ModelSpec(params=1e9, active_params=1e9, layers=2, hidden=64, kv_heads=1, head_dim=64)
+TOY_MOE = replace(TOY_M, active_params=0.4e9, experts=8, experts_per_token=2)
+TOY_HW = Hardware(memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, link_gbs=10.0,
+                  network_gbps=100.0)
+TOY_LOAD = Load(input_tokens=1000.0, output_tokens=200.0, target_tps=20.0, ttft_seconds=0.5, max_batch=1000)
+TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0.5, step_overhead_seconds=0.001,
+                      collective_latency_seconds=1e-5)
+
+
+
+
+def test_every_input_has_a_workbook_name_and_a_numpy_value():
+    used: set[str] = set()
+    for rule in sizing_rules.RULES:
+        inputs_used(rule.expr, used)
+    assert used <= set(sizing_rules.INPUTS)
+    assert set(sizing_rules.INPUTS) <= set(inputs_of(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF))
+
+
+def _excel(rule, inputs: dict, row_values: dict) -> float:
+    """One rule's formula with every input and every other row in a cell of its own, evaluated as Excel."""
+    names = {n: f"IN{i}" for i, n in enumerate(sorted(inputs), start=1)}
+    keys = {k: i for i, k in enumerate(sorted(row_values), start=10)}
+    ctx = XlContext(col="F", prev=None, row_of=lambda key: keys[key], name_of=lambda n: names[n])
+    cells = {names[n]: float(v) for n, v in inputs.items()} | {f"F{keys[k]}": float(v) for k, v in row_values.items()}
+    func = formulas.Parser().ast(rule.formula(ctx))[1].compile()
+    out = func(*(cells[name.replace("$", "")] for name in func.inputs))
+    return float(np.asarray(out, dtype=object).ravel()[0])
+
+
+@pytest.mark.parametrize("model,lay", [(TOY_M, Layout(1)), (TOY_M, Layout(2)), (TOY_M, Layout(4, 2, "pp")),
+                                       (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1))])
+def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
+    v = replica_table([lay], model, TOY_HW, TOY_LOAD, TOY_EFF)[0]
+    inputs = inputs_of(model, TOY_HW, TOY_LOAD, TOY_EFF)
+    rows = {k: (1.0 if v[k] is True else 0.0 if v[k] is False else v[k]) for k in v
+            if isinstance(v[k], (int, float)) and k not in ("link_gbs", "network_gbps")}
+    rows["ep"] = float(lay.mode == "ep")
+    rows["bound"] = 1.0 + sizing_rules.BOUND_TERMS.index(v["bound"])
+    for rule in sizing_rules.RULES:
+        assert _excel(rule, inputs, rows) == pytest.approx(rows[rule.key], rel=1e-12, abs=1e-15), rule.key
+
+
+def test_rules_alone_by_hand():
+    # TP 1 of the toy: b_mem = floor((9e9 − 2e9) / (512 × 1,100)) = 12,428; a = 2e9 / 5e10 + 1 ms = 0.041 s;
+    # s = 512 × 1,100 / 5e10 + FLOPs/token / 5e13; the tokens/s target 20 gives b = floor((1/20 − a) / s) = 35
+    flops_tok = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000
+    slope = 512 * 1100 / 5e10 + flops_tok / 5e13
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
+    assert v["b_mem"] == math.floor(7e9 / (512 * 1100)) == 12_428
+    assert v["a1"] == pytest.approx(0.041, rel=1e-12)
+    assert v["slope"] == pytest.approx(slope, rel=1e-12)
+    assert v["batch"] == math.floor((1 / 20 - 0.041) / slope) == 35
+    assert v["cycle"] == pytest.approx(0.041 + 35 * slope, rel=1e-12)
+    assert v["tps_met"] and v["ttft_met"] and v["bound"] == "latency-bandwidth"
+
+
+def test_without_targets_the_batch_fills_memory_and_the_bound_says_so():
+    # no tokens/s and no TTFT target (0 in the rules): 1/0 is infinite, so memory or the cap decides
+    load = replace(TOY_LOAD, target_tps=None, ttft_seconds=None, max_batch=100)
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]
+    assert v["batch"] == 100 and v["bound"] == "max-batch" and v["met"]
+    v = replica_table([Layout(1)], TOY_M, replace(TOY_HW, memory_gb=3.0), replace(load, max_batch=10_000), TOY_EFF)[0]
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+
+
+def test_one_evaluation_over_layouts_equals_one_per_layout():
+    lays = [Layout(1), Layout(2), Layout(4), Layout(4, 2, "pp")]
+    together = replica_table(lays, TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
+    for lay, v in zip(lays, together):
+        assert replica_table([lay], TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)[0] == v
+
+
+@pytest.mark.parametrize("model", [TOY_M, TOY_MOE], ids=["dense", "moe"])
+def test_tables_evaluated_together_equal_each_alone(monkeypatch, model):
+    """sizing_inference.replica_tables: tables of several servers (different memory, bandwidth, FLOP/s, links,
+    network, calibration) in one pass are, value by value, the tables each gives alone."""
+    from collections import OrderedDict
+
+    from tco.sizing import replica as sizing_inference
+
+    servers = [TOY_HW, replace(TOY_HW, memory_gb=3.0), replace(TOY_HW, bandwidth_tbs=0.37, peak_tflops=61.0),
+               replace(TOY_HW, link_gbs=0.0, network_gbps=None), replace(TOY_HW, gpus_per_server=8)]
+    effs = [TOY_EFF, TOY_EFF, replace(TOY_EFF, bandwidth_share=0.71), TOY_EFF, TOY_EFF]
+    keys = [((Layout(1), Layout(2), Layout(4, 2, "pp")), model, hw, TOY_LOAD, eff, None)
+            for hw, eff in zip(servers, effs)]
+    monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+    together = sizing_inference.replica_tables(keys)
+    for key, table in zip(keys, together):
+        monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+        alone = sizing_inference.replica_tables([key])[0]
+        assert _bits(alone) == _bits(table)  # repr: NaN equals NaN, −0.0 differs from 0.0, floats to the last bit
+
+
+def _bits(table) -> list[list[tuple[str, str]]]:
+    return [sorted((k, repr(x)) for k, x in v.items()) for v in table]
+
+
+def test_the_plan_search_sizes_the_catalog_as_one_offer_at_a_time(monkeypatch):
+    """The plan's offers sized together (plan.components.prime_serving) give every replica the engine's one-offer
+    sizing gives (seed scenario: every GPU of the catalog)."""
+    from collections import OrderedDict
+
+    from tco import api
+    from tco.sizing import replica as sizing_inference
+    from tco.plan.components import context, offers, prime_serving, serving_size
+
+    inp = api.load("scenarios/seed_70b_h200.toml")
+    ctx = context(inp.scenario, inp.catalog, inp.path)
+    fleets = offers(ctx)
+    assert len({f.gpu.gpu for f in fleets}) >= 5
+    monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+    prime_serving(ctx, fleets)
+    together = [serving_size(ctx, f) for f in fleets]
+    for f, rep in zip(fleets, together):
+        monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
+        assert serving_size(ctx, f) == rep

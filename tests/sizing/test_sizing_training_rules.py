@@ -1,0 +1,222 @@
+"""The training cluster's rules (tco.sizing.training_rules): each worked by hand with the arithmetic written out, each
+rendered as the Sizing sheet writes it and recalculated in-process by an Excel evaluator (the `formulas` package) to
+its numpy value, and the workbook's training cells equal to the engine's evaluation of the same rules."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import openpyxl
+import pytest
+
+from tco.sizing import training_rules
+from tco.domain import TrainingMethod
+from tco.expr import Rule, XlContext, evaluate
+from tco.sizing.training_rules import UNLISTED_INTERCONNECT_SCALING, evaluate_cluster, multi_gpu_scaling, rules
+from expr_walk import inputs_used
+
+ROOT = Path(__file__).resolve().parents[2]
+BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.4, gpu_hours=0.0, peak_tflops=989.0,
+            gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
+            activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9)
+BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
+
+
+def _rows(method: str = "lora", hours_given: bool = False, servers_given: bool = False, **kw) -> dict[str, float]:
+    return evaluate_cluster(rules(method, hours_given=hours_given, servers_given=servers_given), BASE | kw)
+
+
+# ---------------------------------------------------------------------------------------------
+# by hand
+
+
+def test_flops_are_six_n_d_times_epochs():
+    assert _rows()["tr_flops"] == pytest.approx(6 * 70e9 * 2e9)
+    assert _rows(epochs=3.0)["tr_flops"] == pytest.approx(6 * 70e9 * 2e9 * 3)
+    assert _rows(active_params=13e9)["tr_flops"] == pytest.approx(6 * 13e9 * 2e9)  # a MoE trains its active part
+
+
+def test_gpu_hours_divide_the_flops_by_peak_mfu_and_seconds():
+    gpu_hours = 6 * 70e9 * 2e12 / (989e12 * 0.4 * 3600)  # 8.4e23 FLOP / 1.42416e18 FLOP per GPU·h
+    assert _rows(tokens=2e12)["gpu_hours"] == pytest.approx(gpu_hours, rel=1e-12)
+    assert gpu_hours == pytest.approx(589_821.4, rel=1e-6)
+    assert _rows(hours_given=True, gpu_hours=1234.0)["gpu_hours"] == 1234.0  # given hours replace 6·N·D
+
+
+def test_memory_full_is_16_bytes_per_param_plus_activations():
+    expected = 16 * 70e9 * (1 + 0.25)  # 1.4e12 B
+    assert _rows("full")["tr_mem_b"] == pytest.approx(expected, rel=1e-12)
+    assert _rows("pretrain")["tr_mem_b"] == _rows("full")["tr_mem_b"]
+
+
+def test_memory_lora_is_frozen_bf16_plus_adapter_states():
+    frozen = 2 * 70e9  # bf16 weights, not trained
+    adapters = 16 * 0.01 * 70e9  # 1 % of parameters carry full optimizer state
+    expected = (frozen + adapters) * (1 + 0.25)  # 189e9 B
+    assert _rows("lora")["tr_mem_b"] == pytest.approx(expected, rel=1e-12)
+    assert expected == pytest.approx(189e9)
+
+
+def test_no_cluster_without_training():
+    with pytest.raises(ValueError, match="no training cluster"):
+        rules(TrainingMethod.NONE, hours_given=False, servers_given=False)
+
+
+def test_minimum_gpus_and_servers_hold_the_memory():
+    v = _rows("full")
+    min_gpus = math.ceil(16 * 70e9 * 1.25 / (141e9 * 0.9))  # 1.4e12 / 126.9e9 = 11.03 → 12 GPUs
+    assert v["tr_min_gpus"] == min_gpus == 12
+    assert v["tr_min_servers"] == math.ceil(12 / 8) == 2
+    tiny = _rows("lora", params=1e6, active_params=1e6)  # 2.7 MB still needs one GPU
+    assert tiny["tr_min_gpus"] == 1 and tiny["tr_min_servers"] == 1
+
+
+def test_servers_for_the_target_duration():
+    v = _rows("full", params=8e9, active_params=8e9, tokens=1e11, target_days=7.0)
+    hours = 6 * 8e9 * 1e11 / (989e12 * 0.4 * 3600)  # ≈ 3,370.4 GPU·h
+    wanted = math.ceil(hours / (0.9 * 8 * 7 * 24))  # 3,370.4 / 1,209.6 = 2.79 → 3 servers
+    assert v["tr_wanted"] == wanted == 3
+    assert v["tr_servers"] == 3 and v["tr_gpus"] == 3 * 8  # memory alone: 8e9 × 16 × 1.25 = 160 GB → 2 GPUs
+    assert v["scaling_eff"] == 0.9
+    assert v["wall_hours"] == pytest.approx(hours / (3 * 8 * 0.9), rel=1e-12)
+    assert v["wall_hours"] <= 7 * 24
+    assert v["tr_billed_gpu_hours"] == pytest.approx(hours / 0.9, rel=1e-12)
+
+
+def test_given_servers_are_never_below_the_memory_minimum():
+    assert _rows("full", servers_given=True, servers=1.0)["tr_servers"] == 2  # 12 GPUs need 2 servers of 8
+    assert _rows("full", servers_given=True, servers=5.0)["tr_servers"] == 5
+
+
+def test_no_work_takes_one_server_and_no_time():
+    v = _rows("lora", hours_given=True, gpu_hours=0.0)
+    assert (v["tr_wanted"], v["tr_servers"], v["wall_hours"], v["tr_billed_gpu_hours"]) == (1, 1, 0, 0)
+
+
+@pytest.mark.parametrize("gpus, interconnect, expected", [
+    (1, "nvlink", 1.0),  # a single GPU loses nothing
+    (0, "pcie", 1.0),
+    (8, "nvlink", 0.9),
+    (16, "nvlink_bridge", 0.9),
+    (4, "pcie", 0.5),
+    (4, "infiniband-unknown", 0.5),  # an interconnect the table does not list scales like PCIe
+])
+def test_scaling_efficiency(gpus, interconnect, expected):
+    table = {"nvlink": 0.9, "nvlink_bridge": 0.9, "pcie": 0.5}
+    rows = evaluate((training_rules.SCALING,), {"multi_gpu_scaling": multi_gpu_scaling(interconnect, table)}, 1,
+                    {"tr_gpus": np.array([float(gpus)])})
+    assert rows["scaling_eff"][0] == expected
+
+
+def test_scaling_without_a_table_uses_the_one_fallback():
+    assert multi_gpu_scaling("nvlink", {}) == UNLISTED_INTERCONNECT_SCALING == 0.5
+    assert multi_gpu_scaling("nvswitch-next", {"pcie": 0.6}) == 0.6  # unlisted: as PCIe, when PCIe is listed
+
+
+# ---------------------------------------------------------------------------------------------
+# declaration and Excel rendering
+
+
+
+
+@pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
+def test_every_rule_has_a_unit_a_sentence_and_named_inputs(method, hours_given, servers_given):
+    from tco.report.workbook.model import TRAINING_FORMATS
+
+    used: set[str] = set()
+    for rule in rules(method, hours_given=hours_given, servers_given=servers_given):
+        assert rule.unit in TRAINING_FORMATS and len(rule.doc) > 20, rule.key
+        inputs_used(rule.expr, used)
+    assert used <= set(training_rules.INPUTS) == set(BASE)
+
+
+def test_the_sheet_leaves_out_the_flops_only_when_the_hours_are_given():
+    keys = [r.key for r in training_rules.sheet_rules("lora", hours_given=True, servers_given=False)]
+    assert "tr_flops" not in keys and "gpu_hours" in keys
+    assert [r.key for r in training_rules.sheet_rules("lora", hours_given=False, servers_given=True)][0] == "tr_flops"
+
+
+def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
+    """One rule's formula with every input and every other row in a cell of its own, and the named constants of
+    tco.constants by name, evaluated as Excel."""
+    from tco.constants import ALL
+
+    formulas = pytest.importorskip("formulas")
+    names = {n: f"IN{i}" for i, n in enumerate(sorted(inputs), start=1)}
+    keys = {k: i for i, k in enumerate(sorted(row_values), start=10)}
+    ctx = XlContext(col="F", prev=None, row_of=lambda key: keys[key], name_of=lambda n: names[n])
+    cells = {names[n]: float(v) for n, v in inputs.items()} | {f"F{keys[k]}": float(v) for k, v in row_values.items()}
+    cells |= {c.name.upper(): c.value for c in ALL}
+    func = formulas.Parser().ast(rule.formula(ctx))[1].compile()
+    out = func(*(cells[name.replace("$", "")] for name in func.inputs))
+    return float(np.asarray(out, dtype=object).ravel()[0])
+
+
+@pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
+@pytest.mark.parametrize("case", [{}, {"tokens": 1e11, "target_days": 3.0}, {"gpus_per_server": 1, "servers": 3.0,
+                                                                            "gpu_hours": 500.0}])
+def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
+    inputs = BASE | case
+    rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
+    v = evaluate_cluster(rule_set, inputs)
+    for rule in rule_set:
+        assert _excel(rule, inputs, v) == pytest.approx(v[rule.key], rel=1e-12), rule.key
+
+
+# ---------------------------------------------------------------------------------------------
+# the workbook writes the same rules with the engine's values
+
+
+@pytest.mark.parametrize("given", [False, True])
+def test_workbook_training_cells_are_the_rules_with_the_engines_values(tmp_path, given):
+    from tco.catalog import load_catalog
+    from tco.engine import run_scenario
+    from tco.report import i18n, json_out, workbook
+    from tco.scenario import Scenario, load
+
+    path = ROOT / "scenarios" / "seed_70b_h200.toml"
+    s = load(path)[0]
+    if given:  # the GPU-hours and the servers as the scenario gives them; memory raises the 1 server given
+        data = s.model_dump()
+        data["training"].update(method="full", gpu_hours=50_000.0, servers=1)
+        s = Scenario.model_validate(data)
+    res = run_scenario(s, load_catalog(), file=str(path), paths=200)
+    f = tmp_path / "book.xlsx"
+    workbook.write(res, json_out.build(res, "", str(path)), f)
+    ws = openpyxl.load_workbook(f).worksheets[4]
+    cached = openpyxl.load_workbook(f, data_only=True).worksheets[4]
+    sheet = training_rules.sheet_rules(s.training.method, hours_given=given, servers_given=given)
+    row_of = {}
+    for rule in sheet:
+        label = i18n.t(rule.key, s.scenario.locale)
+        (row_of[rule.key],) = [c.row for c in ws["A"] if c.value == label and c.row > 40]
+    checked = 0
+    for i, o in enumerate(res.options, start=1):
+        ts = res.training_by_option[o.name]
+        column = openpyxl.utils.get_column_letter(2 + i)
+        ctx = XlContext(col=column, prev=None, row_of=row_of.__getitem__,
+                        name_of=lambda n, i=i: training_rules.INPUTS[n].format(p=f"in_o{i}_"))
+        for rule in sheet:
+            cell = f"{column}{row_of[rule.key]}"
+            assert ws[cell].value == rule.formula(ctx), (o.name, rule.key)
+            assert cached[cell].value == pytest.approx(ts.rows[rule.key], rel=1e-15), (o.name, rule.key)
+            checked += 1
+        # and the engine's figures are that evaluation
+        assert (ts.servers, ts.wall_hours, ts.memory_gb) == (ts.rows["tr_servers"], ts.rows["wall_hours"],
+                                                            ts.rows["tr_mem_b"] / 1e9)
+        if given:
+            assert ts.servers == ts.rows["tr_min_servers"] > 1 and ts.gpu_hours == 50_000.0  # memory raised 1 server
+    assert checked >= len(res.options) * len(sheet)
+
+
+def test_the_rule_builder_gives_the_same_objects_back():
+    # The compiled programs are found by the rules themselves, and an expression's == builds a comparison node, so
+    # a rebuilt (equal but new) rule set is compiled again: the seed's plan search compiled this one 281 times.
+    import tco.expr.compiled as compiled
+
+    a = rules("lora", hours_given=False, servers_given=False)
+    assert a is rules("lora", hours_given=False, servers_given=False)
+    assert a is not rules("lora", hours_given=True, servers_given=False)
+    assert compiled.program(a) is compiled.program(rules("lora", hours_given=False, servers_given=False))
