@@ -188,7 +188,9 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
 
 def _scenario_notices(s: Scenario, cat: Catalog) -> list[Notice]:
     """Notices about the scenario as a whole: implausible inputs, an empty catalog folder."""
-    out: list[Notice] = plausibility(s)
+    from tco.timeline.fx_base import focus_notices
+
+    out: list[Notice] = plausibility(s) + focus_notices(s.fx, s.scenario.start, s.scenario.horizon_months)
     if cat.empty_dir:
         out.append(Notice("catalog_dir_empty", None, {"folder": cat.empty_dir}))
     return out

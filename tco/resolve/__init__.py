@@ -94,6 +94,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
             ) -> tuple[ModelArch, list[ResolvedOption]]:
     """Look up everything a scenario names; raise InputError with every problem found."""
     from tco.timeline.calendar import month_labels
+    from tco.timeline.fx_base import focus_problems
 
     lines = lines or {}
     problems: list[Problem] = []
@@ -105,6 +106,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
                                 f"{closest(s.model.id, list(cat.models))}", line("model", "id")))
     else:
         problems += context_problems(s, model, file, line)
+    problems += focus_problems(s.fx, file, line)
     out: list[ResolvedOption] = []
     for i, o in enumerate(s.options):
         serve, train = _fleets_of(s, o, i, cat, problems, file, lines)

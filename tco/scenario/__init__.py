@@ -111,9 +111,9 @@ def given_keys(model) -> set[str]:
 
 
 def plausibility(s: Scenario) -> list:
-    """Notices for inputs that are valid but probably not meant (the run goes on)."""
+    """Notices for inputs that are valid but probably not meant (the run goes on). The notice that needs data
+    (a horizon past the Focus survey: ``tco.timeline.fx_base.focus_notices``) is the engine's to add."""
     from tco.domain import Notice
-    from tco.timeline.fx_base import describe_base
 
     out = []
     users = s.inference.users
@@ -126,10 +126,6 @@ def plausibility(s: Scenario) -> list:
         out.append(Notice("users_runaway", None, {"rate": users.monthly_growth_rate, "months": horizon_months}))
     if isinstance(users, ListGrowth) and len(users.users) > horizon_months:
         out.append(Notice("users_list_too_long", None, {"values": len(users.users), "months": horizon_months}))
-    base = describe_base(s.fx, s.scenario.start, horizon_months)
-    if base.get("focus_held_from"):
-        out.append(Notice("fx_focus_held", None,
-                          {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]}))
     history = [k for k in HISTORY_KEYS if k in given_keys(s.fx)]
     if history and s.fx.model != FxModel.BOOTSTRAP:
         out.append(Notice("fx_history_ignored", None, {"keys": ", ".join(history), "model": str(s.fx.model)}))

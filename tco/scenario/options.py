@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from tco.domain import FxBasePath, FxModel
 from tco.scenario.types import (
     _CONTROL,
     MAX_BRL_PER_MONTH,
@@ -109,6 +110,30 @@ class Option(Frozen):
 FxRate = Annotated[float, Field(ge=0.01, le=1000.0)]
 
 
+def base_path(fx) -> FxBasePath:
+    """The base path in use: the one given, else 'forward' for model 'parity' (its former name), else 'focus'."""
+    if fx.model == FxModel.PARITY:
+        return FxBasePath.FORWARD
+    return FxBasePath(fx.base_path or FxBasePath.FOCUS)
+
+
+def check_fx_keys(fx) -> None:
+    """The FX section's cross-key rules (ValueError: the scenario loader names file, line and key). Whether a
+    Focus edition exists is a data look-up, not the schema's: ``tco.timeline.fx_base.focus_problems``."""
+    base = base_path(fx)
+    if fx.model == FxModel.PARITY and fx.base_path not in (None, FxBasePath.FORWARD):
+        raise ValueError(f"model 'parity' is the forward base path; it cannot be combined with base_path "
+                         f"{fx.base_path!r} (write base_path = {fx.base_path!r} with model 'fixed', 'gbm' or 'bootstrap')")
+    if base == FxBasePath.LIST and not fx.path:
+        raise ValueError("base_path 'list' needs `path`, the monthly USD/BRL values (e.g. path = [5.40, 5.45, 5.50])")
+    if base != FxBasePath.LIST and fx.path is not None:
+        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is '{base}')")
+    if fx.focus_edition is not None and base != FxBasePath.FOCUS:
+        raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is '{base}')")
+    if fx.drift is not None and fx.model != FxModel.GBM:
+        raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
+
+
 class FX(Frozen):
     usdbrl: FxRate
     """Spot USD/BRL at the start [BRL per USD]."""
@@ -144,9 +169,7 @@ class FX(Frozen):
 
     @model_validator(mode="after")
     def _base_path(self):
-        from tco.timeline.fx_base import check_base_path
-
-        check_base_path(self)
+        check_fx_keys(self)
         return self
 
 

@@ -1,6 +1,7 @@
 """The USD/BRL base paths' data and rules of choice: which path a scenario uses, its checks, the Focus survey file
-read and interpolated month by month, and what the outputs say about it (tco.fx.history re-exports them; this module
-imports neither the scenario schema nor the timeline, which both read it)."""
+read and interpolated month by month, and what the outputs say about it (tco.fx.history re-exports them). The choice of
+path and the cross-key checks are the schema's (``tco.scenario.options``: no data read there); this module reads the
+survey file, so the Focus edition's presence is checked here and reported by ``tco.resolve``."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import functools
 
 import numpy as np
 
-from tco.domain import FxBasePath, FxModel
+from tco.domain import FxBasePath
+from tco.scenario.options import base_path, check_fx_keys  # noqa: F401  (the pure rules live in the schema)
 
 BASE_LABELS = {FxBasePath.FOCUS: "Banco Central Focus survey median", FxBasePath.SPOT: "spot, flat",
                FxBasePath.FORWARD: "covered-interest-parity forward (cost of hedging, not a forecast)",
@@ -17,32 +19,36 @@ BASE_LABELS = {FxBasePath.FOCUS: "Banco Central Focus survey median", FxBasePath
 FOCUS_FILE = "usdbrl_focus.csv"
 
 
-def base_path(fx) -> FxBasePath:
-    """The base path in use: the one given, else 'forward' for model 'parity' (its former name), else 'focus'."""
-    if fx.model == FxModel.PARITY:
-        return FxBasePath.FORWARD
-    return FxBasePath(fx.base_path or FxBasePath.FOCUS)
-
-
 def check_base_path(fx) -> None:
-    """The FX section's cross-key rules (ValueError: the scenario loader names file, line and key)."""
-    base = base_path(fx)
-    if fx.model == FxModel.PARITY and fx.base_path not in (None, FxBasePath.FORWARD):
-        raise ValueError(f"model 'parity' is the forward base path; it cannot be combined with base_path "
-                         f"{fx.base_path!r} (write base_path = {fx.base_path!r} with model 'fixed', 'gbm' or 'bootstrap')")
-    if base == FxBasePath.LIST and not fx.path:
-        raise ValueError("base_path 'list' needs `path`, the monthly USD/BRL values (e.g. path = [5.40, 5.45, 5.50])")
-    if base != FxBasePath.LIST and fx.path is not None:
-        raise ValueError(f"`path` is only read with base_path = 'list' (the base path here is '{base}')")
+    """The FX section's cross-key rules and the Focus edition's presence in the shipped survey file (ValueError)."""
+    check_fx_keys(fx)
     if fx.focus_edition is not None:
-        if base != FxBasePath.FOCUS:
-            raise ValueError(f"focus_edition is only read with base_path = 'focus' (the base path here is '{base}')")
         editions = sorted(focus_table())
         if fx.focus_edition not in editions:
             raise ValueError(f"focus_edition {fx.focus_edition!r} is not in tco/catalog/data/{FOCUS_FILE}; "
                              f"editions: {', '.join(editions)}")
-    if fx.drift is not None and fx.model != FxModel.GBM:
-        raise ValueError(f"drift is only read with model 'gbm' (model here is {fx.model!r})")
+
+
+def focus_problems(fx, file: str, line) -> list:
+    """The data look-up the schema does not do: a Focus edition the shipped survey file lacks, as a located problem
+    (``line(section, key)`` gives the file's line; tco.resolve reports it with every other problem)."""
+    from tco.errors import Problem
+
+    try:
+        check_base_path(fx)
+    except ValueError as e:
+        return [Problem(file, "fx.focus_edition", str(e), line("fx", "focus_edition"))]
+    return []
+
+
+def focus_notices(fx, start: str, horizon: int) -> list:
+    """A horizon past the survey's last year-end: the last median holds (a notice; the run goes on)."""
+    from tco.domain import Notice
+
+    base = describe_base(fx, start, horizon)
+    if base.get("focus_held_from"):
+        return [Notice("fx_focus_held", None, {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]})]
+    return []
 
 
 @functools.lru_cache(maxsize=1)

@@ -152,9 +152,9 @@ def test_a_horizon_past_the_surveys_last_year_end_says_the_last_median_holds():
     text = seed_with("usdbrl = 5.4").replace("horizon_months = 36", "horizon_months = 60", 1)
     assert "horizon_months = 60" in text
     s = load_text(text, "s.toml")
-    from tco.scenario import plausibility
+    from tco.timeline.fx_base import focus_notices
 
-    held = [n for n in plausibility(s) if n.code == "fx_focus_held"]
+    held = [n for n in focus_notices(s.fx, s.scenario.start, 60) if n.code == "fx_focus_held"]
     assert held and held[0].params == {"edition": max(fxmod.focus_table()), "year": "2029"}
     path = fxmod.deterministic_path(s.fx, 60, s.scenario.start)
     assert np.allclose(path[35:], path[35])  # December 2029 (t = 36) onwards: the last median

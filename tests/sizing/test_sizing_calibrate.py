@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tco.sizing.calibrate import benchmarks
+from tco.sizing import benchmarks
 from tco.sizing.calibrate import (
     PARAMS,
     BenchRow,
