@@ -21,28 +21,62 @@ def _split(res: Results, o) -> tuple[float, float]:
     return o.tco.deterministic - usd, usd
 
 
+MIN_MULTIPLE = 0.001
+"""Smallest multiple counted as a break-even: below it two options differ only by rounding in what the prices
+leave (two offers with the same non-price costs "tie" at a price of zero), which is no break-even at all."""
+
+
+def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
+    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
+
+    >>> tie_multiple(100.0, 20.0, 130.0, 80.0)   # 100 + 20(m − 1) = 130 + 80(m − 1) → m = 1 − 30/60
+    0.5
+    """
+    if part_j == part_lead:
+        return None
+    m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
+    return m if m > MIN_MULTIPLE else None
+
+
+def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
+    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides.
+
+    >>> fx_multiple(90.0, 10.0, 20.0, 100.0)     # 90 + 10k = 20 + 100k → k = 70/90
+    0.7777777777777778
+    """
+    if usd_j == usd_lead:
+        return None
+    k = (brl_lead - brl_j) / (usd_j - usd_lead)
+    return k if k > MIN_MULTIPLE else None
+
+
+def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
+    """(largest multiple below 1, smallest above 1): where the leader changes moving down, and up."""
+    below = [v for v in values if v is not None and v < 1]
+    above = [v for v in values if v is not None and v > 1]
+    return (max(below) if below else None), (min(above) if above else None)
+
 
 def fx_breakevens(res: Results) -> list[dict]:
-    """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
-    whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
-    factor)."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    if not ded:
+    """USD/BRL spot at which each other feasible option costs the same as the leader (the feasible option of lowest
+    TCO), the whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path
+    × the same factor): spot × k*, k* = ``fx_multiple`` of the two options' BRL and USD parts. The workbook's Finance
+    sheet computes the same k* against the same leader in live formulas, so the JSON, the workbook and the proposal
+    show one break-even."""
+    opts = rankable(res.options)
+    if len(opts) < 2:
         return []
-    d = min(ded, key=lambda o: o.tco.deterministic)
-    bd, ud = _split(res, d)
+    lead = min(opts, key=lambda o: o.tco.deterministic)
+    bl, ul = _split(res, lead)
     s0 = res.scenario.fx.usdbrl
     out = []
-    for c in rankable(res.options):
-        if c.kind != FleetKind.CLOUD:
+    for o in opts:
+        if o is lead:
             continue
-        bc, uc = _split(res, c)
-        rate = None
-        if abs(uc - ud) > 1e-9:
-            k = (bd - bc) / (uc - ud)
-            rate = s0 * k if k > 0 else None
-        out.append({"option": c.name, "versus": d.name, "usdbrl": rate,
-                    "note": None if rate else "no positive exchange rate equalises the two"})
+        b, u = _split(res, o)
+        k = fx_multiple(bl, ul, b, u)
+        out.append({"option": o.name, "versus": lead.name, "usdbrl": s0 * k if k is not None else None,
+                    "note": None if k is not None else "no positive exchange rate equalises the two"})
     return out
 
 

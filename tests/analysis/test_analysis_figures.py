@@ -29,21 +29,35 @@ def _at_spot(seed_inputs, usdbrl, base_path="spot"):
 # --- break-evens ----------------------------------------------------------------------------------------------------
 
 def test_breakeven_identity_from_the_ledger(seed_results):
+    """One break-even: every feasible option but the leader, against the leader (the workbook's k*, times the spot)."""
     rows = af.fx_breakevens(seed_results)
-    clouds = [o for o in seed_results.options if o.kind == "cloud"]
-    assert [r["option"] for r in rows] == [o.name for o in clouds]
-    ded = min((o for o in seed_results.options if o.kind == "dedicated"), key=lambda o: o.tco.deterministic)
-    assert {r["versus"] for r in rows} == {ded.name}
+    feasible = [o for o in seed_results.options if o.feasible]
+    lead = min(feasible, key=lambda o: o.tco.deterministic)
+    assert [r["option"] for r in rows] == [o.name for o in feasible if o is not lead]
+    assert {r["versus"] for r in rows} == {lead.name}
     s0 = seed_results.scenario.fx.usdbrl
-    ud = seed_results.ledger.usd_share_brl(ded.name)
-    bd = ded.tco.deterministic - ud
+    ul = seed_results.ledger.usd_share_brl(lead.name)
+    bl = lead.tco.deterministic - ul
     for r in rows:
-        c = next(o for o in clouds if o.name == r["option"])
-        uc = seed_results.ledger.usd_share_brl(c.name)
-        bc = c.tco.deterministic - uc
+        if r["usdbrl"] is None:
+            continue
+        o = next(x for x in feasible if x.name == r["option"])
+        uo = seed_results.ledger.usd_share_brl(o.name)
+        bo = o.tco.deterministic - uo
         k = r["usdbrl"] / s0
         # BRL part + USD part × k is each option's TCO at spot k × S0: equal at the break-even
-        assert bc + uc * k == pytest.approx(bd + ud * k, rel=1e-12)
+        assert bo + uo * k == pytest.approx(bl + ul * k, rel=1e-12)
+    assert any(r["usdbrl"] for r in rows)
+
+
+def test_a_hand_worked_breakeven():
+    """Leader: R$ 90 in BRL + R$ 10 of USD converted; option j: R$ 20 + R$ 100. At k·S0 they tie:
+    90 + 10k = 20 + 100k → k = 70/90; at a spot of 5.40 the break-even is 5.40 × 70/90 = 4.20."""
+    k = af.fx_multiple(90.0, 10.0, 20.0, 100.0)
+    assert k == pytest.approx(70 / 90)
+    assert 5.40 * k == pytest.approx(4.20)
+    assert af.fx_multiple(90.0, 10.0, 95.0, 100.0) is None  # k = −5/90: no positive rate
+    assert af.fx_multiple(90.0, 10.0, 95.0, 10.0) is None  # the same USD part: never tie
 
 
 def test_rerunning_at_the_breakeven_spot_equalises_the_two(seed_inputs):
@@ -71,9 +85,9 @@ def test_on_the_focus_path_the_breakeven_scales_the_whole_path(seed_inputs, seed
     assert rerun[row["option"]] != pytest.approx(rerun[row["versus"]], rel=0.01)
 
 
-def test_no_dedicated_option_no_breakevens(seed_results):
-    clouds = [o for o in seed_results.options if o.kind == "cloud"]
-    assert af.fx_breakevens(dataclasses.replace(seed_results, options=clouds)) == []
+def test_one_feasible_option_no_breakevens(seed_results):
+    one = [o for o in seed_results.options if o.feasible][:1]
+    assert af.fx_breakevens(dataclasses.replace(seed_results, options=one)) == []
 
 
 def test_no_positive_rate_is_said(seed_results):

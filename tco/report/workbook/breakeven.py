@@ -11,7 +11,8 @@ included). Two options tie where these lines cross:
 
     m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
 
-(valid when above MIN_MULTIPLE); ``tco.analysis.fx_breakevens`` uses the same k* against the cheapest dedicated option.
+(valid when above MIN_MULTIPLE). The multiples are declared once, in ``tco.analysis.figures``: the JSON's and the
+proposal's FX break-evens (``fx_breakevens``) are this table's k* against the same leader, times the spot.
 The leader changes at the crossing nearest to 1 on each side.
 """
 
@@ -19,45 +20,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
 from tco.domain import FleetKind
 from tco.report.workbook.book import Book, abs_cell, num, qs, row_range
 from tco.report.workbook.tco_parts import price_lines, taxed_part, taxed_part_formula, usd_lines
-
-
-MIN_MULTIPLE = 0.001
-"""Smallest multiple counted as a break-even: below it two options differ only by rounding in what the prices
-leave (two offers with the same non-price costs "tie" at a price of zero), which is no break-even at all."""
-
-
-def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
-    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
-
-    >>> tie_multiple(100.0, 20.0, 130.0, 80.0)   # 100 + 20(m − 1) = 130 + 80(m − 1) → m = 1 − 30/60
-    0.5
-    """
-    if part_j == part_lead:
-        return None
-    m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
-    return m if m > MIN_MULTIPLE else None
-
-
-def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
-    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides.
-
-    >>> fx_multiple(90.0, 10.0, 20.0, 100.0)     # 90 + 10k = 20 + 100k → k = 70/90
-    0.7777777777777778
-    """
-    if usd_j == usd_lead:
-        return None
-    k = (brl_lead - brl_j) / (usd_j - usd_lead)
-    return k if k > MIN_MULTIPLE else None
-
-
-def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
-    """(largest multiple below 1, smallest above 1): where the leader changes moving down, and up."""
-    below = [v for v in values if v is not None and v < 1]
-    above = [v for v in values if v is not None and v > 1]
-    return (max(below) if below else None), (min(above) if above else None)
 
 
 # ---------------------------------------------------------------------------------------------

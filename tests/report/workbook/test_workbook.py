@@ -767,3 +767,43 @@ def test_live_tornado_rows_equal_the_engines_reruns(runs, written, stem):
                 and row["low_diff_brl"] == pytest.approx(low_diff, rel=1e-9, abs=0.01)
                 and row["high_diff_brl"] == pytest.approx(high_diff, rel=1e-9, abs=0.01)]
         assert same, (sheet, n, low_diff, high_diff)
+
+
+# ---------------------------------------------------------------------------------------------
+# one break-even (issue 22): the JSON's FX break-evens, which the proposal prints (test_proposal_annex), are the
+# Finance sheet's spot-at-k* column after LibreOffice recalculates it, on every example
+
+
+def _breakeven_rates(path: Path, locale: str, names: list[str]) -> dict[str, object]:
+    """Option → the recalculated 'spot USD/BRL at that multiple' of the Finance sheet's break-even table."""
+    from tco.report.i18n import t
+
+    head = t("be_fx_rate", locale)
+    wb = openpyxl.load_workbook(path, data_only=True)
+    for ws in wb.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.value == head:
+                    return {ws.cell(c.row + 1 + j, 1).value: ws.cell(c.row + 1 + j, c.column).value
+                            for j in range(len(names))}
+    raise AssertionError(f"no break-even table in {path.name}")
+
+
+@needs_soffice
+@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+def test_fx_breakevens_are_the_workbooks_after_recalculation(runs, recalculated, stem):
+    scenario, _, res, _ = runs[stem]
+    path, doc = recalculated[stem]
+    names = [o["name"] for o in doc["options"]]
+    rates = _breakeven_rates(path, scenario.scenario.locale, names)
+    rows = doc["breakevens"]["usdbrl"]
+    feasible = [o for o in res.options if o.feasible]
+    assert len(rows) == len(feasible) - 1  # every feasible option but the leader, against the leader
+    lead = min(feasible, key=lambda o: o.tco.deterministic).name
+    for row in rows:
+        assert row["versus"] == lead
+        got = rates[row["option"]]
+        if row["usdbrl"] is None:
+            assert got in (None, "")
+        else:
+            assert got == pytest.approx(row["usdbrl"], rel=1e-9)

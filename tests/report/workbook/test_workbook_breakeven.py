@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from workbook_eval import written
 
 from tco.report.i18n import t
-from tco.report.workbook.breakeven import MIN_MULTIPLE, breakevens, fx_multiple, nearest, tie_multiple
+from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
+from tco.report.workbook.breakeven import breakevens
 from tco.report.workbook.tco_parts import taxed_lines, taxed_part
 
 LOC = "pt-BR"
