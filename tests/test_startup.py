@@ -50,7 +50,7 @@ def test_validate_imports_no_renderer_and_no_analysis():
                          "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
                          f"    assert main(['validate', {str(SEED)!r}]) == 0")
     assert top_level(mods) & set(RENDERERS) == set()
-    assert {"tco.analysis", "tco.fx.risk", "tco.output", "tco.sizing.calibrate_report.run", "tco.sizing.benchmarks",
+    assert {"tco.analysis", "tco.fx.risk", "tco.output", "tco.cli.calibrate.run", "tco.sizing.benchmarks",
             "tco.report.json_out", "tco.report.workbook", "tco.report.proposal"} & mods == set()
     # the plan search itself: validate runs its precheck only (tco.plan imports combine when search is asked for)
     assert {"tco.plan.combine", "tco.plan.pairs", "tco.plan.costing", "tco.plan.naming"} & mods == set()
@@ -65,7 +65,7 @@ def test_validate_spares_the_imports_it_does_not_need():
                          "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
                          f"    assert main(['validate', {str(SEED)!r}]) == 0")
     assert top_level(mods) & {"babel", "email", "difflib"} == set()
-    assert {"importlib.metadata", "tco.sizing.calibrate_report", "tco.cli.batch", "tco.report.fmt"} & mods == set()
+    assert {"importlib.metadata", "tco.cli.calibrate", "tco.cli.batch", "tco.report.fmt"} & mods == set()
 
 
 def test_validate_in_english_reads_one_translation_file(tmp_path):

@@ -23,7 +23,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     if command in OWN_COMMANDS:
         return p
     from tco.cli import batch
-    from tco.sizing.calibrate_report import add_parser as add_calibrate
+    from tco.cli.calibrate import add_parser as add_calibrate
 
     add_calibrate(sub)
     batch.add_parser(sub)
@@ -259,7 +259,7 @@ def cmd_sensitivity(args) -> int:
 
 
 def _calibrate(args) -> int:
-    from tco.sizing.calibrate_report import run
+    from tco.cli.calibrate import run
 
     return run(args, print)
 

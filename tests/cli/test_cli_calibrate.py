@@ -1,4 +1,4 @@
-"""tco.sizing.calibrate_report: the `calibrate` command's run (read, fit, report, write) and its Markdown report.
+"""tco.cli.calibrate: the `calibrate` command's run (read, fit, report, write) and its Markdown report.
 
 The report is checked against the calibration it is given (no fit needed): one parameter row per fitted parameter
 with its unit, one table row per benchmark row with the error worked from measured and predicted tokens/s, the
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tco.sizing import benchmarks
-from tco.sizing import calibrate_report
+from tco.cli import calibrate as calibrate_report
 from tco.sizing.calibrate import PARAMS, errors, median, predict
 from tco.catalog import load_catalog
 from tco.errors import InputError
