@@ -132,6 +132,8 @@ def scenario_text(base: str, form) -> str:
     except tomllib.TOMLDecodeError:
         data = {}
     new, _ = F.apply(data, form)
+    if new == data and data:  # nothing edited: the file as it came (its comments kept; the newlines a browser
+        return base.replace("\r\n", "\n")  # sends back as CR LF made LF again)
     return tomlw.dumps(new, "Written by the tco sales desk (python -m tco serve); `python -m tco run` reads it as is.")
 
 

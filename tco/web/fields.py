@@ -30,6 +30,8 @@ class Field:
     """A select's values; ('models',) = the catalog's models."""
     show: str = ""
     """For the users' curve: the growth model this field belongs to ('' = always)."""
+    default: bool | None = None
+    """A checkbox's state when the scenario leaves the key out (the schema's default)."""
 
 
 F = Field
@@ -69,7 +71,7 @@ FIELDS: tuple[Field, ...] = (
     F("scenario.start", "offer", "month"),
     F("scenario.horizon_months", "offer", "int", "web_u_months"),
     F("proposal.min_term_months", "offer", "int", "web_u_months"),
-    F("plan.brazil_only", "constraints", "bool"),
+    F("plan.brazil_only", "constraints", "bool", default=False),
     F("proposal.included.datacenter_city", "constraints", "text"),
     F("proposal.included.sla_share", "constraints", "number", "web_u_share"),
     F("proposal.included.support_hours", "constraints", "text"),
@@ -79,7 +81,7 @@ FIELDS: tuple[Field, ...] = (
     F("proposal.valid_until", "terms", "date"),
     F("proposal.adjustment_index", "terms", "select", choices=("IPCA", "IGP-M", "none")),
     F("proposal.payment_terms", "terms", "text"),
-    F("proposal.taxes_included", "terms", "bool"),
+    F("proposal.taxes_included", "terms", "bool", default=True),
     F("fx.usdbrl", "fx", "number", "web_u_brl_usd"),
     F("fx.volatility", "fx", "number", "web_u_share_year"),
     F("fx.paths", "fx", "int", "web_u_paths"),
@@ -138,7 +140,8 @@ def shown(value) -> str:
 
 def values(data: dict) -> dict[str, str]:
     """Every field's text, read from scenario data."""
-    return {f.path: shown(get(data, f.path)) for f in FIELDS}
+    return {f.path: shown(f.default if f.kind == "bool" and get(data, f.path) is None else get(data, f.path))
+            for f in FIELDS}
 
 
 def typed(text: str, kind: str):
@@ -210,20 +213,23 @@ def apply(base: dict, form) -> tuple[dict, dict[int, str]]:
     a blank field removes its key, so the schema's default applies. Returns the data and the option origins
     (`_options`)."""
     data = copy.deepcopy(base)
-    model = form.get("inference.users.model", "").strip()
+    before = values(base)
     for f in FIELDS:
-        if f.path not in form or f.path.startswith("inference.users."):
+        if f.path.startswith("inference.users."):
             continue
-        text = form.get(f.path, "")
-        value = (text == "true") if f.kind == "bool" else typed(text, f.kind)
-        _put(data, f.path, value)
-    for f in FIELDS:  # a checkbox that is not ticked is not posted at all
-        if f.kind == "bool" and f"{f.path}:present" in form and f.path not in form:
-            _put(data, f.path, False)
-    if model in USERS_KEYS:  # a list of users per month stays as the file has it
-        users = {"model": model, "start_users": typed(form.get("inference.users.start_users", ""), "int")}
-        for k in USERS_KEYS.get(model, ()):
-            users[k] = typed(form.get(f"inference.users.{k}", ""), "number")
+        if f.kind == "bool" and f"{f.path}:present" in form:  # a checkbox that is not ticked is not posted at all
+            text = "true" if form.get(f.path) == "true" else "false"
+        elif f.path in form:
+            text = form.get(f.path, "").strip()
+        else:
+            continue
+        if text != before[f.path]:  # a field left as shown leaves the scenario as it was
+            _put(data, f.path, (text == "true") if f.kind == "bool" else typed(text, f.kind))
+    model = form.get("inference.users.model", "").strip()
+    posted = {k: form.get(f"inference.users.{k}", "").strip() for k in ("model", "start_users", *USERS_KEYS.get(model, ()))}
+    # the curve is written whole, with its model's keys only, when one of them changed (a list stays as it is)
+    if model in USERS_KEYS and any(v != before[f"inference.users.{k}"] for k, v in posted.items()):
+        users = {k: v if k == "model" else typed(v, "number") for k, v in posted.items()}
         _put(data, "inference.users", {k: v for k, v in users.items() if v is not None})
     for section in ("proposal", "plan"):
         if data.get(section) == {}:
