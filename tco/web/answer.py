@@ -31,7 +31,10 @@ def build(res, paths: int, full_paths: int) -> dict:
     mc = is_monte_carlo(v.fx_model)
     ranked = []
     for i, o in enumerate(v.ranked_options, 1):
-        band = f"{money(o.p5_brl, loc)} – {money(o.p95_brl, loc)}" if mc and o.p5_brl is not None else "—"
+        band = "—"
+        if mc and o.p5_brl is not None:  # an option priced in reais only has no band: said so, not a range of one
+            low, high = money(o.p5_brl, loc), money(o.p95_brl, loc)
+            band = f"{low} – {high}" if low != high else t("web_a_no_fx", loc)
         ranked.append({"rank": i, "label": o.label, "name": o.name, "kind": t(f"web_kind_{o.kind}", loc),
                        "tco": money(o.tco_brl, loc), "tco_brl": o.tco_brl, "band": band,
                        "vs": "—" if o.name == rec.name else multiple(o.tco_brl, rec.tco_brl, loc),

@@ -14,6 +14,7 @@ and forms are capped (MAX_BODY_BYTES) and parsed with the scenario's own schema;
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -102,7 +103,13 @@ def page_context(text: str, stem: str, lang: str, *, result: dict | None = None,
             "answer": (result or {}).get("answer"), "base": text, "stem": jobs.safe_stem(stem), "note": note,
             "examples": sorted((desk.examples if desk else {})), "saved": saved,
             "saving": bool(desk and desk.data), "downloads": list(DOWNLOADS), "edit_paths": jobs.EDIT_PATHS,
-            "choice_keys": _choice_keys()}
+            "choice_keys": _choice_keys(), "defaults": _defaults()}
+
+
+@functools.cache
+def _defaults() -> dict[str, str]:
+    """Each field's schema default, as its blank input's placeholder."""
+    return {f.path: F.schema_default(f.path) for f in F.FIELDS}
 
 
 def _choice_keys() -> set[str]:

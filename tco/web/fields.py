@@ -256,3 +256,28 @@ def field_of(key: str, origin: dict[int, str]) -> str:
 def path_keys(data: dict) -> list[str]:
     """The keys naming another file (PATH_KEYS) that the data sets."""
     return [f"{s}.{k}" for s, k in PATH_KEYS if isinstance(data.get(s), dict) and k in data[s]]
+
+
+def schema_default(path: str) -> str:
+    """The schema's default of a field's key as the text of its input ('' when it has none, or is required): shown
+    greyed in a blank input, the value the run uses when the key is left out."""
+    from typing import get_args
+
+    from pydantic import BaseModel
+    from pydantic_core import PydanticUndefined
+
+    from tco.scenario import Scenario
+
+    model: type[BaseModel] | None = Scenario
+    parts = path.split(".")
+    for i, part in enumerate(parts):
+        info = model.model_fields.get(part) if model is not None else None
+        if info is None:
+            return ""
+        if i == len(parts) - 1:
+            d = info.get_default(call_default_factory=True) if info.default is not PydanticUndefined or \
+                info.default_factory is not None else None
+            return shown(d)
+        ann = info.annotation
+        model = next((a for a in (ann, *get_args(ann)) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+    return ""

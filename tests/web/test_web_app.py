@@ -131,6 +131,9 @@ def test_download_gives_the_files_and_saves_the_proposal(client, tmp_path):
     listed = client.get("/proposals")
     assert "Llama 3.1 8B" in listed.text
     pid = int(re.search(r'href="/proposals/(\d+)\?', listed.text).group(1))
+    from tco.web import store
+
+    assert store.get(tmp_path / "data", pid)["scenario"].encode("utf-8") == toml.content  # kept byte for byte
     again = client.get(f"/proposals/{pid}")
     assert again.status_code == 200 and 'id="ranked"' in again.text
     st = client.post(f"/proposals/{pid}/status", data={"status": "signed"}, headers=SAME, follow_redirects=False)

@@ -106,3 +106,14 @@ def test_option_rows_sort_options_into_offer_and_competitors():
     rows = F.option_rows(seed(), {"br-dedicated/sp/hgx-h200-8x", "br-dedicated/sp/h200-nvl-1x"})
     assert [r["group"] for r in rows] == ["offer", "offer", "competitors", "competitors", "competitors", "competitors",
                                           "competitors", "offer"]
+
+
+def test_schema_defaults_are_the_placeholders():
+    assert F.schema_default("inference.active_days_per_week") == "7"
+    assert F.schema_default("fx.paths") == "10000"
+    assert F.schema_default("proposal.adjustment_index") == "IPCA"
+    assert F.schema_default("scenario.horizon_months") == ""  # required: no default
+    assert F.schema_default("nope.key") == ""
+    for f in F.FIELDS:
+        if f.kind == "bool":
+            assert F.shown(f.default) == F.schema_default(f.path), f.path

@@ -68,3 +68,23 @@ def test_files_are_tco_runs_files(tmp_path, monkeypatch):
     assert main(["run", "small.toml", "-o", "out", "--formats", "json", "--quiet"]) == 0
     assert (tmp_path / "out" / "small.json").read_bytes() == got["small.json"]
     assert json.loads(got["small.json"])["scenario"]["file"] == "small.toml"
+
+
+def test_two_tabs_at_once_never_mix_outputs():
+    """Two jobs running together in two workers: each answer and each file set is its own scenario's."""
+    a = SMALL.replace('end_users = 1500', 'end_users = 1600', 1)
+    b = SMALL.replace('end_users = 1500', 'end_users = 9000', 1).replace('name = "', 'name = "B ', 1)
+    assert a != SMALL and b != SMALL
+    alone = {k: jobs.check(t, k)["answer"]["ranked"] for k, t in (("a", a), ("b", b))}
+    pool = jobs.pool(2)
+    try:
+        checks = {k: pool.submit(jobs.check, t, k) for k, t in (("a", a), ("b", b))}
+        files = {k: pool.submit(jobs.files, t, k) for k, t in (("a", a), ("b", b))}
+        together = {k: f.result(timeout=300)["answer"]["ranked"] for k, f in checks.items()}
+        docs = {k: json.loads(f.result(timeout=300)["files"][f"{k}.json"]) for k, f in files.items()}
+    finally:
+        pool.shutdown()
+    assert together == alone
+    assert alone["a"] != alone["b"]
+    assert docs["a"]["scenario"]["file"] == "a.toml" and docs["b"]["scenario"]["name"].startswith("B ")
+    assert not docs["a"]["scenario"]["name"].startswith("B ")

@@ -30,3 +30,26 @@ def test_local_binding_accepts_local_names_only():
 
 def test_the_web_stack_is_installed_with_the_test_extra():
     assert serve.missing_dependency() is None
+
+
+def test_another_host_is_served_with_a_warning(monkeypatch, tmp_path, capsys):
+    import uvicorn
+
+    from tco.web import jobs
+
+    calls = []
+
+    class NoPool:
+        def shutdown(self, **kw):
+            calls.append("shutdown")
+
+    monkeypatch.setattr(jobs, "pool", lambda n: NoPool())
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    monkeypatch.chdir(tmp_path)
+    assert main(["serve", "--host", "0.0.0.0", "--port", "8123"]) == 0
+    out, err = capsys.readouterr()
+    assert "warning: serving on 0.0.0.0" in err and "no login" in err
+    assert "http://0.0.0.0:8123/" in out
+    assert calls[0]["host"] == "0.0.0.0" and calls[0]["port"] == 8123 and calls[-1] == "shutdown"
+    assert main(["serve"]) == 0
+    assert "warning" not in capsys.readouterr().err  # 127.0.0.1 by default: no warning
