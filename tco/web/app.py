@@ -99,7 +99,7 @@ def page_context(text: str, stem: str, lang: str, *, result: dict | None = None,
             by_field.setdefault(where, []).append(f"[{p['key']}] {p['message']}" if p["key"] else p["message"])
         general.append(p["text"])
     return {"lang": lang, "t": lambda key, **kw: t(key, lang, **kw), "fields": F.FIELDS, "groups": F.GROUPS,
-            "values": F.values(data), "rows": rows, "choices": choices, "errors": by_field, "problems": general,
+            "values": F.values(data), "rows": rows, "items": F.item_rows(data), "choices": choices, "errors": by_field, "problems": general,
             "answer": (result or {}).get("answer"), "base": text, "stem": jobs.safe_stem(stem), "note": note,
             "examples": sorted((desk.examples if desk else {})), "saved": saved,
             "saving": bool(desk and desk.data), "downloads": list(DOWNLOADS), "edit_paths": jobs.EDIT_PATHS,

@@ -173,6 +173,37 @@ def option_rows(data: dict, dedicated: set[str]) -> list[dict]:
     return rows
 
 
+ITEM_KEYS = (("description", "text"), ("quantity", "int"), ("brl_per_month", "number"), ("setup_brl", "number"))
+"""The keys of a `[[proposal.items]]` row the form edits (and `firm_quote`, a checkbox)."""
+
+
+def item_rows(data: dict) -> list[dict]:
+    """The proposal's priced items as rows of the form (its firm-or-estimate price status among them)."""
+    items = (data.get("proposal") or {}).get("items") if isinstance(data.get("proposal"), dict) else None
+    return [{"i": i, **{k: shown(it.get(k)) for k, _ in ITEM_KEYS}, "firm_quote": bool(it.get("firm_quote"))}
+            for i, it in enumerate(items or []) if isinstance(it, dict)]
+
+
+def _items(base: list, form) -> list:
+    """The items after the form: each row's keys as edited (a row without its inputs posted stays as it was)."""
+    out = []
+    for i, it in enumerate(base):
+        if not isinstance(it, dict):
+            out.append(it)
+            continue
+        it = dict(it)
+        for k, kind in ITEM_KEYS:
+            name = f"item.{i}.{k}"
+            if name in form and form.get(name, "").strip() != shown(it.get(k)):
+                _put(it, k, typed(form.get(name, ""), kind))
+        if f"item.{i}.firm_quote:present" in form:
+            firm = form.get(f"item.{i}.firm_quote") == "true"
+            if firm != bool(it.get("firm_quote")):
+                it["firm_quote"] = firm
+        out.append(it)
+    return out
+
+
 def _unique(name: str, taken: set[str]) -> str:
     out, n = name, 2
     while out in taken:
@@ -231,6 +262,9 @@ def apply(base: dict, form) -> tuple[dict, dict[int, str]]:
     if model in USERS_KEYS and any(v != before[f"inference.users.{k}"] for k, v in posted.items()):
         users = {k: v if k == "model" else typed(v, "number") for k, v in posted.items()}
         _put(data, "inference.users", {k: v for k, v in users.items() if v is not None})
+    items = (base.get("proposal") or {}).get("items") if isinstance(base.get("proposal"), dict) else None
+    if isinstance(items, list) and items:
+        data["proposal"]["items"] = _items(items, form)
     for section in ("proposal", "plan"):
         if data.get(section) == {}:
             del data[section]
@@ -245,6 +279,9 @@ def field_of(key: str, origin: dict[int, str]) -> str:
     m = re.match(r"^options\[(\d+)\]", key)
     if m:
         return origin.get(int(m.group(1)), "")
+    m = re.match(r"^proposal\.items\[(\d+)\]", key)
+    if m:
+        return f"item.{m.group(1)}"
     parts = key.split(".")
     while parts:
         if ".".join(parts) in BY_PATH:

@@ -155,3 +155,13 @@ def test_same_origin_rule():
     assert not webapp.same_origin({"origin": "null", "host": "127.0.0.1:8000"})
     assert webapp.same_origin({"sec-fetch-site": "same-origin", "host": "x"})
     assert not webapp.same_origin({"host": "x"})
+
+
+def test_the_templates_ship_with_the_package():
+    """`pip install .` copies the page's templates, CSS and script (package data)."""
+    from fnmatch import fnmatch
+
+    globs = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["tco"]
+    for p in webapp.TEMPLATES.iterdir():
+        assert any(fnmatch(f"web/templates/{p.name}", g) for g in globs), p.name
+    assert set(webapp.STATIC) <= {p.name for p in webapp.TEMPLATES.iterdir()}
