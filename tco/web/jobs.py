@@ -52,6 +52,10 @@ def _problem(p) -> dict:
     return {"key": p.key, "line": p.line, "message": p.message, "text": str(p)}
 
 
+def _internal(exc: Exception) -> dict:
+    return {"key": "", "line": None, "message": f"internal error: {exc}", "text": f"internal error: {exc}"}
+
+
 def _refused(text: str, file: str) -> list[dict]:
     """Problems for a scenario that names another file (the desk reads none); [] otherwise, or when the text does
     not parse (tco.load then says where)."""
@@ -71,7 +75,7 @@ def check(text: str, stem: str, locale: str | None = None) -> dict:
     """The answer for scenario `text` ({"answer": …}), or its problems ({"problems": […]}) exactly as `tco validate`
     words them, with `<stem>.toml` as the file's name. The Monte Carlo runs EDIT_PATHS paths at most."""
     from tco import api
-    from tco.errors import InputError
+    from tco.errors import InputError, InternalError
     from tco.web import answer
 
     stem = safe_stem(stem)
@@ -88,6 +92,8 @@ def check(text: str, stem: str, locale: str | None = None) -> dict:
             res = api.run(inp, paths=paths, analysis=False)
         except InputError as exc:
             return {"problems": [_problem(p) for p in exc.problems]}
+        except InternalError as exc:  # what `tco run` reports as "internal error" (exit 1): said, never half shown
+            return {"problems": [_internal(exc)]}
         return {"answer": answer.build(res, paths, full)}
 
 
@@ -95,7 +101,7 @@ def files(text: str, stem: str) -> dict:
     """Every file `tco run <stem>.toml` writes (json, csv, xlsx, pdf, notes.txt) and the scenario itself, as
     {"files": {name: bytes}}, the Monte Carlo at the scenario's own paths; or {"problems": […]}."""
     from tco import api
-    from tco.errors import InputError
+    from tco.errors import InputError, InternalError
 
     stem = safe_stem(stem)
     with _inside_temp_folder() as tmp:
@@ -108,6 +114,8 @@ def files(text: str, stem: str) -> dict:
             res = api.run(name)
         except InputError as exc:
             return {"problems": [_problem(p) for p in exc.problems]}
+        except InternalError as exc:
+            return {"problems": [_internal(exc)]}
         (tmp / "out").mkdir()
         written = api.write(res, "out")
         out = {p.name: p.read_bytes() for p in written}

@@ -88,3 +88,15 @@ def test_two_tabs_at_once_never_mix_outputs():
     assert alone["a"] != alone["b"]
     assert docs["a"]["scenario"]["file"] == "a.toml" and docs["b"]["scenario"]["name"].startswith("B ")
     assert not docs["a"]["scenario"]["name"].startswith("B ")
+
+
+def test_an_internal_error_is_said_not_raised(monkeypatch):
+    from tco import api
+    from tco.errors import InternalError
+
+    def broken(*a, **kw):
+        raise InternalError("non-finite amount in option 'x'")
+
+    monkeypatch.setattr(api, "run", broken)
+    assert jobs.check(SMALL, "s")["problems"][0]["text"] == "internal error: non-finite amount in option 'x'"
+    assert jobs.files(SMALL, "s")["problems"][0]["message"].startswith("internal error:")
