@@ -258,6 +258,12 @@ def cmd_sensitivity(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    from tco.web.serve import main as serve
+
+    return serve(args)
+
+
 def _calibrate(args) -> int:
     from tco.cli.calibrate import run
 
@@ -279,7 +285,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return batch.command(args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
-                "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan}[args.command](args)
+                "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan,
+                "serve": cmd_serve}[args.command](args)
     except InputError as exc:
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")

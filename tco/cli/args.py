@@ -72,7 +72,7 @@ def formats(text: str) -> list[str]:
     return list(dict.fromkeys(formats))
 
 
-OWN_COMMANDS = ("run", "validate", "sensitivity", "plan", "init", "offers")
+OWN_COMMANDS = ("run", "validate", "sensitivity", "plan", "init", "offers", "serve")
 """The commands whose arguments this module declares (calibrate and batch declare theirs in their modules)."""
 
 
@@ -113,4 +113,13 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     offers = sub.add_parser("offers", help="list the catalog's offers and prices")
     offers.add_argument("--gpu", help="filter on GPU name (substring)")
     offers.add_argument("--catalog-dir", help="overlay catalog folder")
+    serve = sub.add_parser("serve", help="the sales desk: a local web page to build, check and download a proposal "
+                           "(needs the 'web' extra)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this computer "
+                       "only; another address prints a warning: the page has no login)")
+    serve.add_argument("--port", type=at_least(1), default=8000, help="port (default: 8000)")
+    serve.add_argument("--scenarios", metavar="DIR", help="folder of example scenarios to start from (default: "
+                       "./scenarios when it exists)")
+    serve.add_argument("--data", metavar="DIR", help="folder of the saved proposals (SQLite); absent: none saved")
+    serve.add_argument("--workers", type=at_least(1), default=2, help="processes that run scenarios (default: 2)")
     return p, sub

@@ -23,7 +23,7 @@ from tco.report.i18n import LOCALES, catalog, has, labels, t, term
 
 ROOT = Path(__file__).resolve().parents[3]
 CODE = sorted((ROOT / "tco").rglob("*.py"))
-TEMPLATES = sorted((ROOT / "tco" / "templates").glob("*.j2"))
+TEMPLATES = sorted((ROOT / "tco" / "templates").glob("*.j2")) + sorted((ROOT / "tco" / "web" / "templates").glob("*.j2"))
 KEYS = set(catalog("pt-BR"))
 
 
