@@ -74,7 +74,7 @@ def test_fan_chart_clips_a_burst_and_labels_it():
 
 
 def test_charts_do_not_import_matplotlib():
-    code = ("import sys, numpy as np; from tco.report import charts; "
+    code = ("import sys, numpy as np; from tco.report.proposal import charts; "
             "charts.tornado(['a', 'b'], [1.0, -2.0], [3.0, 4.0], 0.5, 'lo', 'hi', 'pt-BR', lambda k: k); "
             "assert 'matplotlib' not in sys.modules")
     subprocess.run([sys.executable, "-c", code], check=True, cwd=ROOT)

@@ -91,7 +91,7 @@ def test_other_declarations_fall_back_to_the_usual_import():
     """Declarations stored for another text (a WeasyPrint upgrade): WeasyPrint is imported the usual way."""
     got = _run("""
         import json, sys
-        from tco.report import proposal_weasy_ffi
+        from tco.report.proposal import weasy_ffi as proposal_weasy_ffi
         proposal_weasy_ffi.CDEF_SHA256 = "0" * 64
         from tco.report.proposal.weasy import weasyprint
         wp = weasyprint()
