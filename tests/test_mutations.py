@@ -20,46 +20,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tco.cli import main
+from tco.web.tomlw import dumps
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = {p.stem: tomllib.loads(p.read_text(encoding="utf-8")) for p in sorted((ROOT / "scenarios").glob("*.toml"))}
 
 
-# ---------------------------------------------------------------------------------------------
-# a small TOML writer for the shapes a scenario has (tables, arrays of tables, inline tables)
-
-
-def _value(v) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(v)
-    if isinstance(v, float):
-        if math.isnan(v):
-            return "nan"
-        if math.isinf(v):
-            return "inf" if v > 0 else "-inf"
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v)  # a JSON string with \uXXXX escapes is a TOML basic string
-    if isinstance(v, list):
-        return "[" + ", ".join(_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{json.dumps(k)} = {_value(x)}" for k, x in v.items()) + " }"
-    raise TypeError(type(v))
-
-
-def dumps(doc: dict) -> str:
-    out = [f"{json.dumps(k)} = {_value(v)}" for k, v in doc.items()
-           if not isinstance(v, dict) and not (isinstance(v, list) and v and all(isinstance(x, dict) for x in v))]
-    for k, v in doc.items():
-        if isinstance(v, dict):
-            out += ["", f"[{json.dumps(k)}]"] + [f"{json.dumps(kk)} = {_value(x)}" for kk, x in v.items()]
-    for k, v in doc.items():
-        if isinstance(v, list) and v and all(isinstance(x, dict) for x in v):
-            for item in v:
-                out += ["", f"[[{json.dumps(k)}]]"] + [f"{json.dumps(kk)} = {_value(x)}" for kk, x in item.items()]
-    return "\n".join(out) + "\n"
+# the scenario writer is the sales desk's (tco.web.tomlw: no web dependency), so the mutations and the page write
+# TOML one way
 
 
 def test_the_writer_round_trips_every_example():
