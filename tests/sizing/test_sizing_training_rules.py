@@ -63,10 +63,10 @@ def test_moe_factor_falls_with_the_expert_size_by_hand():
     v = _rows(params=671e9, active_params=37e9, layers=61, experts=256)
     expert_b = 671e9 / (61 * 256) / 1e9
     assert v["tr_expert_b"] == pytest.approx(expert_b) and expert_b == pytest.approx(0.04297, rel=1e-3)
-    factor = 2.345 * expert_b ** 0.512  # 2.345 × 0.04297^0.512 = 2.345 × 0.19999 = 0.4690
-    assert v["tr_moe_factor"] == pytest.approx(factor, rel=1e-12) and factor == pytest.approx(0.469, abs=1e-3)
+    factor = 2.345 * expert_b ** 0.512  # 2.345 × 0.042969^0.512 = 2.345 × 0.199606 = 0.468077
+    assert v["tr_moe_factor"] == pytest.approx(factor, rel=1e-12) and factor == pytest.approx(0.468077, abs=1e-6)
     assert v["tr_mfu"] == pytest.approx(0.4 * factor, rel=1e-12)
-    # 6·N_active·D at that MFU: 6 × 37e9 × 2e9 / (989e12 × 0.1876 × 3600)
+    # 6·N_active·D at that MFU: 6 × 37e9 × 2e9 / (989e12 × 0.4 × 0.468077 × 3600)
     assert v["gpu_hours"] == pytest.approx(6 * 37e9 * 2e9 / (989e12 * 0.4 * factor * 3600), rel=1e-12)
     # a coarse MoE (Mixtral 8x22B: 141e9 / (56 × 8) = 0.315e9 per expert) is capped at the dense MFU
     assert _rows(params=141e9, layers=56, experts=8)["tr_moe_factor"] == 1.0  # 2.345 × 0.315^0.512 = 1.30 → 1

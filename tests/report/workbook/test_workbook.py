@@ -266,6 +266,14 @@ def _deepseek_moe_two_servers_ttft(d):
     d["inference"].update(time_to_first_token_seconds=1.5, tokens_per_second_per_user=20.0)
 
 
+def _moe_fp8_training(d):
+    """A mixture-of-experts model pre-trained in FP8 (the Sizing sheet's expert size, MoE factor and MFU rules, the
+    FP8 peak)."""
+    _without_savings_plan(d)
+    d["model"].update(id="mixtral-8x7b")
+    d["training"].update(precision="fp8")
+
+
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
 # formulas): each must recalculate to the engine and pass its checks.
 VARIANTS = {
@@ -277,6 +285,7 @@ VARIANTS = {
     "deepseek_moe_two_servers_ttft": ("seed_70b_h200", _deepseek_moe_two_servers_ttft),
     "committed_baseline": ("seed_70b_h200", _committed_baseline),
     "upfront_and_fx_list": ("seed_70b_h200", _upfront_and_fx_list),
+    "moe_fp8_training": ("pretrain_burst", _moe_fp8_training),
 }
 
 
