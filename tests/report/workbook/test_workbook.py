@@ -112,7 +112,10 @@ CHANGES = {
     "dedicated_price": ("seed_70b_h200", {"in_o1_inf_price": 98_765.0},
                         lambda d: d["options"][0].update(brl_per_month=98_765.0)),
     "users": ("seed_70b_h200", {"in_start_users": 420.0}, lambda d: d["inference"]["users"].update(start_users=420.0)),
-    "training_tokens_mfu": ("seed_70b_h200", {"in_train_tokens": 8.0e9, "in_mfu": 0.30},
+    # the MFU of a dense model is each option's catalog cell (its GPU generation at the training precision): 0.30 in
+    # every option's cell is a scenario MFU of 0.30
+    "training_tokens_mfu": ("seed_70b_h200", {"in_train_tokens": 8.0e9} | {
+        f"in_o{n}_tr_mfu_base": 0.30 for n in range(1, SEED_OPTIONS + 1)},
                             lambda d: d["training"].update(tokens=8.0e9, mfu=0.30)),
     # the replica layout is re-chosen: H100 options go from tensor parallel 4 to 2, H200 batch 143 → 245
     "input_tokens": ("seed_70b_h200", {"in_in_tokens": 1000.0},
@@ -135,7 +138,8 @@ CHANGES = {
     "cloud_price": ("seed_70b_h200", {"in_o3_inf_price": 70.0}, lambda d: d["options"][2].update(usd_per_hour=70.0)),
     "growth_ceiling": ("seed_70b_h200", {"in_ceiling_users": 12_000.0},
                        lambda d: d["inference"]["users"].update(ceiling_users=12_000)),
-    "efficiency": ("seed_70b_h200", {"in_mfu": 0.30}, lambda d: d["training"].update(mfu=0.30)),
+    "efficiency": ("seed_70b_h200", {f"in_o{n}_tr_mfu_base": 0.30 for n in range(1, SEED_OPTIONS + 1)},
+                   lambda d: d["training"].update(mfu=0.30)),
     # the USD/BRL lever (× 1.1 on the spot rate's path) is the engine's spot × 1.1
     "lever_fx": ("seed_70b_h200", {"in_lv_fx_base": 1.1}, lambda d: _scale_fx(d, 1.1)),
     # the scenario switch on "aggressive" (its levers as generated): users × 1.2, cloud × 1.1, dedicated × 0.95,
