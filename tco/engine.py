@@ -46,7 +46,8 @@ def training_mfu_table(tr: dict) -> dict:
     moe = tr.get("moe", {})
     return {"base": {"bf16": float(tr["mfu"])} | {k: float(v) for k, v in tr.get("mfu_by_precision", {}).items()},
             "generation": {k: float(v) for k, v in tr.get("generation_factor", {}).items()},
-            "moe_a": float(moe.get("a", 1.0)), "moe_k": float(moe.get("k", 0.0))}
+            "moe_a": float(moe.get("a", 1.0)), "moe_k": float(moe.get("k", 0.0)),
+            "uncalibrated": [str(g) for g in tr.get("uncalibrated_generations", [])]}
 
 
 def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
@@ -193,7 +194,8 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     tsize = None
     if s.training.method != TrainingMethod.NONE and opt.training is not None:
         tsize = training_for(opt.training, s, ctx.model, ctx.mfu, ctx.dflt)
-        notices += _training_notices(opt, tsize)
+        derived = s.training.mfu is None and s.training.gpu_hours is None
+        notices += _training_notices(opt, tsize, ctx.dflt["training_mfu"], derived)
     try:
         oc = option_costs_for(opt, s, tsize, rep, ctx.days, ctx.rps, ctx.rows["egress"])
     except UnverifiedPriceError as exc:
@@ -288,13 +290,20 @@ def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, 
     return out
 
 
-def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize) -> list[Notice]:
-    """A training job over several servers linked only by PCIe."""
+def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize, table: dict, derived: bool) -> list[Notice]:
+    """A training job over several servers linked only by PCIe; an MFU taken from a GPU generation no public run
+    calibrates (defaults.toml [training] uncalibrated_generations)."""
     tf = opt.training
-    if tf is None or not (tsize.servers > 1 and tf.gpu.interconnect == Interconnect.PCIE):
+    if tf is None:
         return []
-    return [Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
-                                                   "gpu": tf.gpu.gpu, "efficiency": tsize.scaling_efficiency})]
+    out = []
+    if tsize.servers > 1 and tf.gpu.interconnect == Interconnect.PCIE:
+        out.append(Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
+                                                          "gpu": tf.gpu.gpu, "efficiency": tsize.scaling_efficiency}))
+    if derived and tf.gpu.generation in table.get("uncalibrated", ()):
+        out.append(Notice("training_mfu_uncalibrated", opt.name, {"gpu": tf.gpu.gpu, "generation": tf.gpu.generation,
+                                                                  "mfu": tsize.mfu}))
+    return out
 
 
 def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = None, progress=None) -> Results:

@@ -45,8 +45,9 @@ def test_training_mfu_tables_from_defaults():
     from tco.engine import training_mfu_table
 
     d = training_mfu_table({"mfu": 0.4, "mfu_by_precision": {"fp8": 0.41}, "generation_factor": {"hopper": 1},
-                            "moe": {"a": 2.0, "k": 0.5}})
-    assert d == {"base": {"bf16": 0.4, "fp8": 0.41}, "generation": {"hopper": 1.0}, "moe_a": 2.0, "moe_k": 0.5}
+                            "moe": {"a": 2.0, "k": 0.5}, "uncalibrated_generations": ["ada"]})
+    assert d == {"base": {"bf16": 0.4, "fp8": 0.41}, "generation": {"hopper": 1.0}, "moe_a": 2.0, "moe_k": 0.5,
+                 "uncalibrated": ["ada"]}
     # the BF16 base is [training] mfu, one value: a catalog that overrides mfu moves it
     assert training_mfu_table({"mfu": 0.3})["base"] == {"bf16": 0.3}
 
@@ -213,3 +214,17 @@ def test_fp8_training_on_an_a100_is_refused_naming_what_has_fp8():
     (p,) = e.value.problems
     assert p.key == "options[0].training_offer"
     assert "A100-SXM-80GB" in p.message and "H100-SXM-80GB" in p.message and "precision = 'bf16'" in p.message
+
+
+def test_training_on_an_uncalibrated_generation_says_so():
+    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's, carried over, and a notice says so; the H200
+    seed has none."""
+    from pathlib import Path
+
+    from tco.catalog import load_catalog
+    from tco.scenario import load
+
+    path = Path(SEED).parent / "assistant_8b_l4.toml"
+    res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
+    found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
+    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == 0.385
