@@ -121,7 +121,7 @@ def test_moe_factor_is_capped_at_one():
 
 def test_data_file_reads_and_anchor_reproduces():
     runs = {r.id: r for r in read()}
-    assert len(runs) == 33 and sum(r.use == FIT for r in runs.values()) == 28
+    assert len(runs) == 41 and sum(r.use == FIT for r in runs.values()) == 36
     assert [r.id for r in runs.values() if r.use == ANCHOR] == ["L31-405B"]
     # the shipped MFU is anchored on the 405B card: its implied MFU (6·N·D, scaling 0.9) is 0.385 within 1 %
     expected = 6 * 405.85e9 * 15.6e12 / (30.84e6 * 3600 * 989.5e12 * 0.9)
@@ -171,7 +171,7 @@ def test_shipped_tables_are_the_fit():
     assert (table["moe_a"], table["moe_k"]) == pytest.approx((m.moe_a, m.moe_k), abs=6e-4)
 
 
-REGIMES = {"BF16 dense": (7, 0.10), "FP8 dense": (5, 0.05), "Blackwell dense": (5, 0.12), "FP4 (NVFP4)": (2, 0.34),
+REGIMES = {"BF16 dense": (15, 0.12), "FP8 dense": (5, 0.05), "Blackwell dense": (5, 0.12), "FP4 (NVFP4)": (2, 0.34),
            "MoE": (9, 0.15)}
 """Regime → (rows fitted, median |leave-one-out error| the docs report, rounded up): the table of
 docs/calibration_training.md. FP4 and MoE miss the issue's 12 %: reported, not hidden."""
