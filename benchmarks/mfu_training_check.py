@@ -1,5 +1,7 @@
-"""Training GPU-hours against the public pre-training runs (tco/catalog/data/calibration_training.csv): per row the
-implied MFU and the error of each candidate MFU model, in sample and leave-one-out (docs/calibration_training.md).
+"""Training MFU against the public runs (tco/catalog/data/calibration_training.csv): the fit of the catalog's
+``[training]`` tables, per row the implied MFU, the model's MFU and the error in sample and leave-one-out, the
+per-regime table of docs/calibration_training.md, the residual against cluster size, and the earlier candidate
+models (one constant, attention FLOPs, power laws) on the dense BF16 rows.
 
     PYTHONPATH=$PWD python benchmarks/mfu_training_check.py
 """
@@ -10,7 +12,19 @@ import math
 
 from tco.catalog import load_catalog
 from tco.engine import defaults_for
-from tco.sizing.training_check import Run, attention_share, errors, implied_mfu, power_law, read, summary
+from tco.sizing.training_check import (
+    ANCHOR,
+    FIT,
+    Run,
+    attention_share,
+    errors,
+    fit,
+    fitted,
+    implied_mfu,
+    power_law,
+    read,
+    summary,
+)
 
 
 def family(r: Run) -> str:
@@ -19,11 +33,44 @@ def family(r: Run) -> str:
         if r.id.startswith(("TRN08", "TRN09", "L31")) else r.id
 
 
+def _pct(x: float) -> str:
+    return "n/a" if math.isnan(x) else f"{100 * x:+.0f} %"
+
+
 def main() -> None:
     d = defaults_for(load_catalog())
     mfu, scaling = d["mfu"], d["scaling_efficiency"]["nvlink"]
     runs = read()
-    anchor = next(r for r in runs if r.id == "L31-405B")
+    model = fit(runs, scaling)
+    assert model is not None
+    print(f"fit: base {({k: round(v, 4) for k, v in model.base.items()})}, generation "
+          f"{({k: round(v, 4) for k, v in model.generation.items()})}, MoE a {model.moe_a:.4f} k {model.moe_k:.4f}")
+    print(f"shipped (defaults.toml): {d['training_mfu']}")
+    used = [r for r in runs if r.use in (FIT, ANCHOR)]
+    errs = {e[0]: e for e in errors(used, fitted(scaling), scaling)}
+    print(f"\n{'row':22} {'regime':16} {'prec':5} {'gen':9} {'E [1e9]':>8} {'implied':>8} {'model':>7}  in-sample / LOO")
+    for r in runs:
+        e = errs.get(r.id)
+        cells = f"{_pct(e[1]):>7} / {_pct(e[2]):>7}" if e else f"excluded ({_pct(implied_mfu(r, scaling) / model.mfu(r) - 1)})"
+        print(f"{r.id:22} {r.regime:16} {r.precision:5} {r.generation:9} {r.expert_b if r.experts else 0:8.4f} "
+              f"{implied_mfu(r, scaling):8.3f} {model.mfu(r):7.3f}  {cells}")
+    print("\nregime            rows  in-sample median |e|  LOO median |e|  LOO worst   within ±25 % (LOO)")
+    for regime in dict.fromkeys(r.regime for r in used):
+        rows = [errs[r.id] for r in used if r.regime == regime and r.use == FIT]
+        s = summary(rows)
+        inside = sum(abs(e[2]) <= 0.25 for e in rows if not math.isnan(e[2]))
+        print(f"{regime:17} {len(rows):4}  {100 * s['in_sample_median_abs']:18.1f} % {100 * s['loo_median_abs']:12.1f} %"
+              f" {_pct(s['loo_worst']):>9}   {inside} of {len(rows)}")
+    sized = [r for r in runs if r.use == FIT and r.gpus]
+    xs = [math.log2(r.gpus) for r in sized]
+    ys = [math.log(implied_mfu(r, scaling) / model.mfu(r)) for r in sized]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+    print(f"\ncluster size: residual MFU per doubling of GPUs {100 * (math.exp(slope) - 1):+.1f} % over {len(sized)} "
+          f"rows of {min(r.gpus for r in sized)}-{max(r.gpus for r in sized)} GPUs (no loss beyond the interconnect's)")
+
+    dense = [r for r in runs if r.regime == "BF16 dense"]
+    anchor = next(r for r in dense if r.id == "L31-405B")
     att_mfu = implied_mfu(anchor, scaling, attention=True)
     models = {
         "constant (shipped)": lambda rows, r: mfu,
@@ -32,17 +79,10 @@ def main() -> None:
         "MFU = a·N^k per GPU": lambda rows, r: (lambda a, k: a * r.params ** k)(
             *power_law([x for x in rows if x.gpu == r.gpu] or [r], scaling)),
     }
-    print(f"default mfu {mfu}, scaling {scaling}; attention-aware anchor mfu {att_mfu:.4f}")
-    print(f"{'row':9} {'N [B]':>7} {'att/6N':>7} {'implied':>8}  " + "  ".join(f"{k[:24]:>24}" for k in models))
-    errs = {k: errors(runs, f, scaling, family) for k, f in models.items()}
-    for i, r in enumerate(runs):
-        cells = "  ".join(f"{100 * errs[k][i][1]:+8.0f}% / {100 * errs[k][i][2]:+7.0f}%" if not math.isnan(
-            errs[k][i][2]) else f"{100 * errs[k][i][1]:+8.0f}% /     n/a" for k in models)
-        print(f"{r.id:9} {r.params / 1e9:7.2f} {attention_share(r):7.3f} {implied_mfu(r, scaling):8.3f}  {cells}")
-    for k in models:
-        s = summary(errs[k])
-        print(f"{k:30} in-sample mean |e| {100 * s['in_sample_mean_abs']:5.1f} % worst {100 * s['in_sample_worst']:+5.0f} %"
-              f" | leave-one-out mean |e| {100 * s['loo_mean_abs']:5.1f} % worst {100 * s['loo_worst']:+5.0f} %")
+    print("\nearlier candidates on the 12 BF16 dense rows (mean |error|, in sample / leave-one-out):")
+    for k, f in models.items():
+        s = summary(errors(dense, f, scaling, family))
+        print(f"  {k:30} {100 * s['in_sample_mean_abs']:5.1f} % / {100 * s['loo_mean_abs']:5.1f} %")
 
 
 if __name__ == "__main__":

@@ -43,6 +43,14 @@ BELOW_ONE = Named(1e-9, "c_below_one", "replicas",
 TOL_BRL = Named(0.01, "c_tol_brl", "R$", "tolerance of the checks on amounts: one centavo")
 EPS = Named(1e-6, "c_eps", "-", "tolerance of the checks on counts, rates and capacities")
 
+BYTES_PER_PARAM: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
+"""Bytes a weight or a KV-cache value takes in each number format (``tco.domain.Precision``) [B]: bf16 16 bits, fp8 8
+bits; fp4 is NVFP4, 4-bit E2M1 values with one shared FP8 (E4M3) scale per 16-value block, 4 + 8/16 = 4.5 bits =
+0.5625 B (NVIDIA Technical Blog, "Introducing NVFP4 for Efficient and Accurate Low-Precision Inference", 2025-06-24,
+Table 1; the per-tensor FP32 scale is negligible). MXFP4 (OCP Microscaling Formats v1.0: 32-value blocks, an 8-bit
+power-of-two scale) takes 4.25 bits, 0.53125 B: 0.5625 covers both. The serving replica rules (tco.sizing.replica)
+read weight and KV bytes from this table."""
+
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
        TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS)
 """Every named constant, in the order the workbook lists them."""

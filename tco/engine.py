@@ -36,7 +36,18 @@ def defaults_for(cat: Catalog) -> dict:
         "bandwidth_efficiency_share": float(d["inference"]["bandwidth_efficiency_share"]),
         "flops_efficiency_share": float(d["inference"]["flops_efficiency_share"]),
         "scaling_efficiency": d["scaling_efficiency"],
+        "training_mfu": training_mfu_table(d["training"]),
     }
+
+
+def training_mfu_table(tr: dict) -> dict:
+    """The training MFU tables of defaults.toml ``[training]``: base MFU by precision, factor by GPU generation and
+    the mixture-of-experts coefficient and exponent (tco.sizing.training_mfu_base, tco.sizing.training_rules.MOE)."""
+    moe = tr.get("moe", {})
+    return {"base": {"bf16": float(tr["mfu"])} | {k: float(v) for k, v in tr.get("mfu_by_precision", {}).items()},
+            "generation": {k: float(v) for k, v in tr.get("generation_factor", {}).items()},
+            "moe_a": float(moe.get("a", 1.0)), "moe_k": float(moe.get("k", 0.0)),
+            "uncalibrated": [str(g) for g in tr.get("uncalibrated_generations", [])]}
 
 
 def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
@@ -89,15 +100,20 @@ def replica_for(fleet, s: Scenario, model, eff, cat: Catalog):
 
 
 def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.TrainingSize:
-    """The training cluster on `tf`'s servers (sizing.size_training with the scenario's training inputs)."""
+    """The training cluster on `tf`'s servers (sizing.size_training with the scenario's training inputs): at the
+    training precision's dense peak, with the scenario's MFU (`mfu`) when it gives one, else the catalog's for the
+    GPU's generation and the precision (raises ValueError when the GPU cannot train at that precision)."""
     tr = s.training
+    given = tr.mfu is not None or tr.gpu_hours is not None
+    base = 0.0 if given else sizing.training_mfu_base(tf.gpu, tr.precision, dflt["training_mfu"])
     return sizing.size_training(
         method=tr.method, params=model.params_b * 1e9, active_params=model.active_params_b * 1e9, tokens=tr.tokens,
-        epochs=tr.epochs, gpu_hours=tr.gpu_hours, mfu=mfu, peak_tflops=tf.gpu.bf16_tflops,
-        gpu_memory_gb=tf.gpu.memory_gb, memory_usable_share=s.inference.memory_usable_share,
-        gpus_per_server=tf.gpus_per_server, interconnect=tf.gpu.interconnect, target_days=tr.target_days,
-        servers=tr.servers, activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share,
-        defaults=dflt)
+        epochs=tr.epochs, gpu_hours=tr.gpu_hours, mfu=mfu if tr.mfu is not None else None,
+        peak_tflops=sizing.dense_peak(tf.gpu, tr.precision) or tf.gpu.bf16_tflops, gpu_memory_gb=tf.gpu.memory_gb,
+        memory_usable_share=s.inference.memory_usable_share, gpus_per_server=tf.gpus_per_server,
+        interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
+        activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt,
+        mfu_base=base, layers=model.layers, experts=model.experts, precision=tr.precision)
 
 
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,
@@ -168,6 +184,9 @@ class _Costed:
 def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     """Size one option's serving replica and training cluster and cost it; a Problem when it cannot be costed."""
     s, fleet = ctx.s, opt.inference
+    bad = _precision_problem(ctx, opt)
+    if bad is not None:
+        return bad
     cands, rep = sizing.size_inference(ctx.model, fleet, s, ctx.eff, ctx.cat.network_for(fleet.offer_id))
     if rep is None:
         return _fits_nowhere(opt, s, ctx.model, ctx.cat, ctx.file, ctx.lines)
@@ -175,7 +194,8 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     tsize = None
     if s.training.method != TrainingMethod.NONE and opt.training is not None:
         tsize = training_for(opt.training, s, ctx.model, ctx.mfu, ctx.dflt)
-        notices += _training_notices(opt, tsize)
+        derived = s.training.mfu is None and s.training.gpu_hours is None
+        notices += _training_notices(opt, tsize, ctx.dflt["training_mfu"], derived)
     try:
         oc = option_costs_for(opt, s, tsize, rep, ctx.days, ctx.rps, ctx.rows["egress"])
     except UnverifiedPriceError as exc:
@@ -184,6 +204,25 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     notices += price_notices(opt, ctx.last_month)
     series = ledger_mod.option_series(opt, oc, ctx.rows["fx"], oc.storage_gb)
     return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows), series, tsize, notices)
+
+
+def _precision_problem(ctx: _Run, opt: ResolvedOption) -> Problem | None:
+    """A serving or training fleet whose GPU cannot run the scenario's number format (fp4 without FP4 tensor
+    cores, fp8 training without FP8), or has no training MFU in the catalog: what is missing and what would cover
+    it."""
+    s, gpus, lines = ctx.s, ctx.cat.gpus.values(), ctx.lines or {}
+    why = sizing.serving_precision_problem(opt.inference.gpu, s.model.precision, s.model.kv_precision, gpus)
+    if why is not None:
+        return Problem(ctx.file, f"options[{opt.index}].inference_offer", f"{opt.inference.offer_id!r}: {why}",
+                       lines.get(("options", opt.index, "inference_offer")))
+    tf, tr = opt.training, s.training
+    if tf is None or tr.method == TrainingMethod.NONE or tr.gpu_hours is not None:
+        return None
+    why = sizing.training_problem(tf.gpu, tr.precision, ctx.dflt["training_mfu"], gpus, tr.mfu is not None)
+    if why is not None:
+        return Problem(ctx.file, f"options[{opt.index}].training_offer", f"{tf.offer_id!r}: {why}",
+                       lines.get(("options", opt.index, "training_offer")))
+    return None
 
 
 def _scenario_notices(s: Scenario, cat: Catalog) -> list[Notice]:
@@ -212,7 +251,7 @@ def _results(ctx: _Run, months: list[str], done: list[_Costed], notices: tuple[N
     train_by_opt = {c.result.name: c.training for c in done if c.training is not None}
     efficiencies = {"mfu": ctx.mfu, "bandwidth_efficiency_share": ctx.eff.bandwidth_share,
                     "flops_efficiency_share": ctx.eff.flops_share, "scaling_efficiency": ctx.dflt["scaling_efficiency"],
-                    "serving_calibration": sizing.calibration_dict(ctx.eff)}
+                    "serving_calibration": sizing.calibration_dict(ctx.eff), "training_mfu": ctx.dflt["training_mfu"]}
     ledger = ledger_mod.Ledger(tuple(months), fx_path, tuple(x for c in done for x in c.series))
     return Results(ctx.s, months, ctx.days, fx_path, rows["users"], rows["requests"], rows["tokens"], rows["egress"],
                    rps.max(axis=1), rps, next(iter(train_by_opt.values()), None), train_by_opt,
@@ -253,13 +292,20 @@ def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, 
     return out
 
 
-def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize) -> list[Notice]:
-    """A training job over several servers linked only by PCIe."""
+def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize, table: dict, derived: bool) -> list[Notice]:
+    """A training job over several servers linked only by PCIe; an MFU taken from a GPU generation no public run
+    calibrates (defaults.toml [training] uncalibrated_generations)."""
     tf = opt.training
-    if tf is None or not (tsize.servers > 1 and tf.gpu.interconnect == Interconnect.PCIE):
+    if tf is None:
         return []
-    return [Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
-                                                   "gpu": tf.gpu.gpu, "efficiency": tsize.scaling_efficiency})]
+    out = []
+    if tsize.servers > 1 and tf.gpu.interconnect == Interconnect.PCIE:
+        out.append(Notice("multi_server_pcie", opt.name, {"servers": tsize.servers, "ic": tf.gpu.interconnect,
+                                                          "gpu": tf.gpu.gpu, "efficiency": tsize.scaling_efficiency}))
+    if derived and tf.gpu.generation in table.get("uncalibrated", ()):
+        out.append(Notice("training_mfu_uncalibrated", opt.name, {"gpu": tf.gpu.gpu, "generation": tf.gpu.generation,
+                                                                  "mfu": tsize.mfu}))
+    return out
 
 
 def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = None, progress=None) -> Results:

@@ -41,6 +41,17 @@ def test_defaults_for_gives_the_shipped_defaults_toml():
     assert d["scaling_efficiency"] == shipped["scaling_efficiency"]
 
 
+def test_training_mfu_tables_from_defaults():
+    from tco.engine import training_mfu_table
+
+    d = training_mfu_table({"mfu": 0.4, "mfu_by_precision": {"fp8": 0.41}, "generation_factor": {"hopper": 1},
+                            "moe": {"a": 2.0, "k": 0.5}, "uncalibrated_generations": ["ada"]})
+    assert d == {"base": {"bf16": 0.4, "fp8": 0.41}, "generation": {"hopper": 1.0}, "moe_a": 2.0, "moe_k": 0.5,
+                 "uncalibrated": ["ada"]}
+    # the BF16 base is [training] mfu, one value: a catalog that overrides mfu moves it
+    assert training_mfu_table({"mfu": 0.3})["base"] == {"bf16": 0.3}
+
+
 def test_totals_are_the_sums_of_the_lines(seed_results):
     res = seed_results
     df = res.timeline["df"]
@@ -126,3 +137,94 @@ def test_one_unverified_offer_under_two_pricings_is_one_notice(seed_results):
     both = replace(opt, inference=replace(fleet, pricing="on_demand"), training=replace(fleet, pricing="spot"))
     got = [n for n in price_notices(both, "2029-12") if n.code == "price_status"]
     assert got == [Notice("price_status", opt.name, {"offer": fleet.offer_id, "status": "unverified"})]
+
+
+# ---------------------------------------------------------------------------------------------
+# precision: FP4 on the GPUs that have it, a clear refusal elsewhere (issue 21)
+
+FP4_SCENARIO = """
+[scenario]
+name = "fp4"
+start = "2027-01"
+horizon_months = 12
+[model]
+id = "llama-3.1-70b"
+precision = "{serve}"
+kv_precision = "{serve}"
+[training]
+method = "pretrain"
+tokens = 1.0e10
+precision = "{train}"
+[inference]
+users = {{ model = "linear", start_users = 100, end_users = 200 }}
+requests_per_user_per_day = 10
+input_tokens_per_request = 500
+output_tokens_per_request = 200
+[fx]
+usdbrl = 5.4
+model = "fixed"
+[[options]]
+name = "cloud"
+training_offer = "{train_offer}"
+inference_offer = "{serve_offer}"
+fleet = "separate"
+"""
+B200 = "aws/us-east-1/p6-b200.48xlarge"
+
+
+def _fp4_run(serve="fp4", train="fp4", serve_offer=B200, train_offer=B200):
+    from tco.catalog import load_catalog
+
+    text = FP4_SCENARIO.format(serve=serve, train=train, serve_offer=serve_offer, train_offer=train_offer)
+    return run_scenario(load_text(text, "fp4.toml"), load_catalog(), file="fp4.toml", simulate=False)
+
+
+def test_fp4_on_b200_sizes_weights_kv_and_training():
+    """NVFP4 on 8 × B200: the replica holds 0.5625 B per weight and per KV value (BYTES_PER_PARAM), and the training cluster runs at
+    the FP4 dense peak 9,000 TFLOPS with MFU fp4 0.280 × Blackwell 0.882 = 0.24696: 6 × 70.55e9 × 1e10 FLOPs /
+    (9,000e12 × 0.24696 × 3600) = 529.0 useful GPU-hours."""
+    res = _fp4_run()
+    o = res.options[0]
+    assert o.replica is not None and o.replica.replicas_per_server >= 1
+    rep = o.replica
+    assert rep.weights_gb == pytest.approx(70.55e9 * 0.5625 / 1e9)  # 39.68 GB of NVFP4 weights (141.1 GB in bf16)
+    assert rep.kv_mb_per_token == pytest.approx(80 * 2 * 8 * 128 * 0.5625 / 1e6)  # K and V, 80 layers × 8 × 128
+    ts = res.training_by_option[o.name]
+    assert (ts.precision, ts.peak_tflops) == ("fp4", 9000.0)
+    assert ts.mfu == pytest.approx(0.280 * 0.882, rel=1e-12)
+    assert ts.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (9000e12 * 0.280 * 0.882 * 3600), rel=1e-9)
+    assert ts.gpu_hours == pytest.approx(529.0, abs=0.1)
+
+
+def test_fp4_on_a_gpu_without_fp4_is_refused_naming_what_has_it():
+    from tco.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        _fp4_run(train="bf16", serve_offer="aws/us-east-1/p5.48xlarge")
+    (p,) = e.value.problems
+    assert p.key == "options[0].inference_offer"
+    assert "H100-SXM-80GB" in p.message and "FP4 tensor cores" in p.message and "B200-SXM-180GB" in p.message
+
+
+def test_fp8_training_on_an_a100_is_refused_naming_what_has_fp8():
+    from tco.errors import InputError
+
+    with pytest.raises(InputError) as e:
+        _fp4_run(serve="fp8", train="fp8", train_offer="aws/us-east-1/p4de.24xlarge")
+    (p,) = e.value.problems
+    assert p.key == "options[0].training_offer"
+    assert "A100-SXM-80GB" in p.message and "H100-SXM-80GB" in p.message and "precision = 'bf16'" in p.message
+
+
+def test_training_on_an_uncalibrated_generation_says_so():
+    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's, carried over, and a notice says so; the H200
+    seed has none."""
+    from pathlib import Path
+
+    from tco.catalog import load_catalog
+    from tco.scenario import load
+
+    path = Path(SEED).parent / "assistant_8b_l4.toml"
+    res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
+    found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
+    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == 0.385

@@ -16,12 +16,12 @@ def load_gpus(paths, problems):
             mem, bw, bf16 = (r.num(line, row, k, lo=0, hi=1e5, lo_open=True)
                              for k in ("memory_gb", "bandwidth_tbs", "bf16_dense_tflops"))
             opt = [r.num(line, row, k, False, lo=0, hi=1e6, lo_open=True)
-                   for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs")]
+                   for k in ("fp8_dense_tflops", "tdp_w", "interconnect_gbs", "fp4_dense_tflops")]
             name = r.text(line, row, "gpu")
             if mem is None or bw is None or bf16 is None or not name:
                 continue
             out[name] = Gpu(name, mem, bw, bf16, opt[0], opt[1], row.get("interconnect", "pcie") or "pcie",
-                            opt[2], row["source"], row["as_of"])
+                            opt[2], row["source"], row["as_of"], opt[3], (row.get("generation") or "").strip().lower())
         problems += r.problems
     return out
 

@@ -33,7 +33,8 @@ or an imported service."""
 
 @dataclass(frozen=True)
 class Gpu:
-    """One GPU model (gpus.csv): memory, bandwidth, dense BF16/FP8 TFLOPS, power and interconnect, with its source."""
+    """One GPU model (gpus.csv): memory, bandwidth, dense BF16/FP8/FP4 TFLOPS, power, interconnect and architecture
+    generation, with its source."""
 
     gpu: str
     memory_gb: float
@@ -45,6 +46,11 @@ class Gpu:
     interconnect_gbs: float | None
     source: str
     as_of: str
+    fp4_tflops: float | None = None
+    """Dense FP4 (NVFP4/MXFP4) tensor TFLOPS; None on a GPU without FP4 tensor cores (then fp4 cannot be sized)."""
+    generation: str = ""
+    """Architecture generation (ampere, ada, hopper, blackwell): the training MFU calibration's key
+    (defaults.toml ``[training.generation_factor]``)."""
 
 
 

@@ -98,10 +98,12 @@ class Interconnect(StrEnum):
 
 
 class Precision(StrEnum):
-    """Number format of weights or KV cache."""
+    """Number format of weights, KV cache or training matmuls: bf16, fp8, fp4 (NVFP4 or MXFP4, Blackwell and later;
+    bytes per value in ``tco.constants.BYTES_PER_PARAM``)."""
 
     BF16 = "bf16"
     FP8 = "fp8"
+    FP4 = "fp4"
 
 
 class Redundancy(StrEnum):

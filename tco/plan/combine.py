@@ -9,7 +9,7 @@ import numpy as np
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
 from tco.plan.precheck import precheck
-from tco.plan.components import Comp, Ctx, context, offers, prime_serving, training_size
+from tco.plan.components import Comp, Ctx, context, offers, prime_serving, training_problem, training_size
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.plan.naming import CONTRACT_EN, of_plan, render
 from tco.plan.pairs import Pairs, comp_month, pair_months, tax_provider, uplift_share
@@ -49,7 +49,8 @@ def _components(ctx: Ctx, fleets, file: str, lines: dict | None
                 ) -> tuple[list[Comp | None], list[Comp], list[Comp]]:
     """(training bursts — [NO_TRAINING] when the scenario does not train —, serving fleets, shared fleets)."""
     with_training = ctx.s.training.method != TrainingMethod.NONE
-    tsize_any = training_size(ctx, fleets[0]) if with_training and fleets else None
+    trainable = [f for f in fleets if training_problem(ctx, f) is None] if with_training else []
+    tsize_any = training_size(ctx, trainable[0]) if trainable else None
     Iv, rep_any = serving_comps(ctx, fleets, tsize_any)
     T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
     S = shared_comps(ctx, fleets)

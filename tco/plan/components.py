@@ -160,6 +160,10 @@ def serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
 
 
 def _serving_size(ctx: Ctx, f: Fleet) -> sizing.ReplicaSize | str:
+    why = sizing.serving_precision_problem(f.gpu, ctx.s.model.precision, ctx.s.model.kv_precision,
+                                           ctx.cat.gpus.values())
+    if why is not None:
+        return why
     rep = replica_for(f, ctx.s, ctx.model, ctx.eff, ctx.cat)
     if rep is None:
         return f"the model does not fit on {f.gpus_per_server} × {f.gpu.gpu}"
@@ -183,6 +187,15 @@ def prime_serving(ctx: Ctx, fleets: list[Fleet]) -> None:
         first.setdefault(_server(ctx, f), f)
     todo = [f for key, f in first.items() if key not in ctx.replicas]
     sizing.prime_inference(ctx.model, [(f, ctx.cat.network_for(f.offer_id)) for f in todo], ctx.s, ctx.eff)
+
+
+def training_problem(ctx: Ctx, f: Fleet) -> str | None:
+    """Why the offer cannot train at the scenario's precision (no such tensor cores, no catalog MFU), or None."""
+    tr = ctx.s.training
+    if tr.gpu_hours is not None:
+        return None
+    return sizing.training_problem(f.gpu, tr.precision, ctx.dflt["training_mfu"], ctx.cat.gpus.values(),
+                                   tr.mfu is not None)
 
 
 def training_size(ctx: Ctx, f: Fleet) -> sizing.TrainingSize:

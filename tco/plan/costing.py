@@ -33,6 +33,7 @@ from tco.plan.components import (
     serving_modes,
     serving_size,
     skip,
+    training_problem,
     training_size,
     zero_cloud,
 )
@@ -64,6 +65,10 @@ def training_comps(ctx: Ctx, fleets, rep_any) -> list[Comp]:
             kw["training_pricing"] = f.pricing
         r = check_resolves(ctx, f, "training", _option(f, ctx, **kw), True)
         if r is None:
+            continue
+        why = training_problem(ctx, f)
+        if why is not None:
+            skip(ctx, f, "training", why)
             continue
         tsize = training_size(ctx, f)
         if tsize.servers > 1 and f.gpu.interconnect != Interconnect.NVLINK:
@@ -190,6 +195,10 @@ def shared_comps(ctx: Ctx, fleets) -> list[Comp]:
             kw |= {"pricing": f.pricing, "training_pricing": f.pricing}
         r = check_resolves(ctx, f, "shared", _option(f, ctx, **kw), True)
         if r is None:
+            continue
+        why = training_problem(ctx, f)
+        if why is not None:
+            skip(ctx, f, "shared", why)
             continue
         tsize = training_size(ctx, f)
         oc = option_costs_for(r, ctx.s, tsize, rep, ctx.days, ctx.rps, ctx.egress)

@@ -26,6 +26,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "targets_unreachable": {"gpu": "text", "target": "num", "reached": "num1", "ttft_target": "num", "ttft": "num2"},
     "replica_spans_servers": {"servers": "int", "offer": "text", "mode": "mode", "gbps": "num", "status": "text"},
     "multi_server_pcie": {"servers": "int", "ic": "ic", "gpu": "text", "efficiency": "pct"},
+    "training_mfu_uncalibrated": {"gpu": "text", "generation": "text", "mfu": "pct"},
     "training_past_horizon": {"needed_hours": "int", "fitted_hours": "int"},
     "min_term_idle": {"term": "int", "busy": "int"},
     "min_term_past_horizon": {"term": "int"},

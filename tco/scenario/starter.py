@@ -17,7 +17,7 @@ tax_regime = "lucro_real"         # buyer's regime: "lucro_real", "lucro_presumi
 
 [model]
 id = "llama-3.1-70b"              # python -m tco offers lists offers; models: tco/catalog/data/models.csv
-precision = "fp8"                 # serving weights: "bf16" (2 B/param) or "fp8" (1 B/param)
+precision = "fp8"                 # serving weights: "bf16" (2 B/param), "fp8" (1 B) or "fp4" (0.5625 B; B200 only)
 kv_precision = "fp8"              # KV cache precision
 
 [training]
@@ -25,6 +25,7 @@ method = "lora"                   # "none", "lora", "full" or "pretrain"
 tokens = 1.0e9                    # training tokens per epoch (D)
 epochs = 1
 # gpu_hours = 500.0               # give GPU-hours directly instead of 6·N·D
+# precision = "fp8"               # training matmuls: "bf16" (default), "fp8" (H100 and later), "fp4" (B200)
 start_month = 1
 target_days = 14                  # wall-clock days wanted; sets the cluster size
 

@@ -78,10 +78,11 @@ class ScenarioInfo(Frozen):
 class ModelSpec(Frozen):
     id: Id
     """Model architecture from the catalog (models.csv), e.g. 'llama-3.1-70b'."""
-    precision: Literal["bf16", "fp8"] = "bf16"
-    """Weight precision when serving: bf16 = 2 bytes/parameter, fp8 = 1 byte/parameter."""
-    kv_precision: Literal["bf16", "fp8"] = "bf16"
-    """Precision of the KV cache when serving."""
+    precision: Literal["bf16", "fp8", "fp4"] = "bf16"
+    """Weight precision when serving: bf16 = 2 bytes/parameter, fp8 = 1 byte/parameter, fp4 = NVFP4/MXFP4, 0.5625
+    byte/parameter with its block scales (only on GPUs with FP4 tensor cores: B200 and later)."""
+    kv_precision: Literal["bf16", "fp8", "fp4"] = "bf16"
+    """Precision of the KV cache when serving (fp4: NVFP4 KV cache, B200 and later)."""
 
 
 class Training(Frozen):
@@ -93,9 +94,12 @@ class Training(Frozen):
     """Passes over the tokens."""
     gpu_hours: Annotated[float, Field(ge=0.0, le=MAX_GPU_HOURS)] | None = None
     """GPU-hours given directly (skips the 6·N·D estimate) [GPU·h]."""
+    precision: Literal["bf16", "fp8", "fp4"] = "bf16"
+    """Number format of the training matmuls: bf16, fp8 (Hopper and later) or fp4 (NVFP4, Blackwell); the MFU is
+    taken against that format's dense peak (docs/calibration_training.md)."""
     mfu: Efficiency | None = None
-    """Model FLOPs utilisation, 0.01–1 (published large runs reach about 0.4); default from the catalog
-    calibration."""
+    """Model FLOPs utilisation against the dense peak at `precision`, 0.01–1; default from the catalog calibration
+    by GPU generation, precision and (for mixture-of-experts models) expert size."""
     start_month: int = Field(1, ge=1, le=240)
     """Timeline month in which training starts (1 = scenario start)."""
     target_days: float = Field(30.0, ge=0.1, le=3650.0)

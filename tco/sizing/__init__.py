@@ -1,8 +1,10 @@
 """Sizing GPU fleets from first principles.
 
 Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
-Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600); the cluster's rules are declared in
-tco/sizing/training_rules.py and ``size_training`` evaluates them.
+Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), both at the training precision; the
+cluster's rules are declared in tco/sizing/training_rules.py and ``size_training`` evaluates them, with the MFU
+the catalog gives the GPU's generation and the precision (``training_mfu_base``, fitted in
+docs/calibration_training.md).
 Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
 prefill, pipeline or expert parallel across servers, latency targets) are in tco/sizing/replica.py; this
 module picks the calibration and hands the catalog rows to it.
@@ -47,10 +49,16 @@ class TrainingSize:
     billed_gpu_hours: float
     """GPUs × wall-clock hours [GPU·h], what a cluster rented by the hour is billed for."""
     mfu: float
+    """MFU against the dense peak at ``precision`` [-] (the catalog's for the GPU generation × the MoE factor, or
+    the scenario's)."""
     rows: dict[str, float] = field(default_factory=dict, compare=False, repr=False)
     """Every rule of ``tco.sizing.training_rules`` as the engine evaluated it (key → value), for the workbook's cache."""
     hours_given: bool = False
     """The scenario gave the GPU-hours ([training] gpu_hours) rather than tokens to derive them from."""
+    precision: str = Precision.BF16
+    """Number format of the training matmuls ([training] precision)."""
+    peak_tflops: float = 0.0
+    """Dense peak of the GPU at ``precision`` [TFLOPS]."""
 
     def as_dict(self) -> dict:
         """The figures the JSON reports (every field but the rows) and ``scope``: what the GPU-hours count and
@@ -62,25 +70,93 @@ class TrainingSize:
 
 
 def size_training(*, method: str, params: float, active_params: float, tokens: float, epochs: float,
-                  gpu_hours: float | None, mfu: float, peak_tflops: float, gpu_memory_gb: float,
+                  gpu_hours: float | None, mfu: float | None, peak_tflops: float, gpu_memory_gb: float,
                   memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
-                  servers: int | None, activation_share: float, lora_share: float, defaults: dict) -> TrainingSize:
+                  servers: int | None, activation_share: float, lora_share: float, defaults: dict,
+                  mfu_base: float = 0.0, layers: int = 1, experts: int = 0,
+                  precision: str = Precision.BF16) -> TrainingSize:
     """Size the training cluster by evaluating the rules of ``tco.sizing.training_rules``: memory gives the minimum, the
-    target duration (or the servers given) the rest. ``defaults['scaling_efficiency']`` is the catalog's table of
-    multi-GPU scaling by interconnect."""
+    target duration (or the servers given) the rest. ``mfu`` is the scenario's MFU (None: ``mfu_base``, the catalog's
+    for the GPU and precision, × the MoE factor of ``layers`` and ``experts``, whose coefficients are
+    ``defaults['training_mfu']``); ``peak_tflops`` is the GPU's dense peak at ``precision``;
+    ``defaults['scaling_efficiency']`` is the catalog's table of multi-GPU scaling by interconnect."""
     if method == TrainingMethod.NONE:
-        return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu)
-    inputs = {"params": params, "active_params": active_params, "tokens": tokens, "epochs": epochs, "mfu": mfu,
+        return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu or 0.0, precision=precision)
+    moe = defaults.get("training_mfu", {})
+    inputs = {"params": params, "active_params": active_params, "tokens": tokens, "epochs": epochs,
+              "mfu": mfu if mfu is not None else 0.0, "mfu_base": mfu_base, "layers": layers, "experts": experts,
+              "moe_a": moe.get("moe_a", 1.0), "moe_k": moe.get("moe_k", 0.0),
               "gpu_hours": gpu_hours if gpu_hours is not None else 0.0, "peak_tflops": peak_tflops,
               "gpu_memory_gb": gpu_memory_gb, "memory_usable_share": memory_usable_share,
               "gpus_per_server": gpus_per_server, "target_days": target_days,
               "servers": servers if servers is not None else 0, "activation_share": activation_share,
               "lora_share": lora_share,
               "multi_gpu_scaling": multi_gpu_scaling(interconnect, defaults.get("scaling_efficiency", {}))}
-    v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None), inputs)
+    v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None,
+                               mfu_given=mfu is not None), inputs)
+    used = v.get("tr_mfu", mfu if mfu is not None else mfu_base)
     return TrainingSize(method, v["tr_flops"], v["gpu_hours"], v["tr_mem_b"] / 1e9, int(v["tr_min_gpus"]),
                         int(v["tr_servers"]), int(v["tr_gpus"]), v["scaling_eff"], v["wall_hours"],
-                        v["tr_billed_gpu_hours"], mfu, v, gpu_hours is not None)
+                        v["tr_billed_gpu_hours"], used, v, gpu_hours is not None, precision, peak_tflops)
+
+
+# ---------------------------------------------------------------------------------------------
+# Precision: which GPU can run which number format, at what peak and training MFU
+
+
+def dense_peak(gpu, precision: str) -> float | None:
+    """The GPU's dense tensor TFLOPS at ``precision`` exactly (None: the GPU has no such tensor cores)."""
+    return {Precision.BF16: gpu.bf16_tflops, Precision.FP8: gpu.fp8_tflops,
+            Precision.FP4: gpu.fp4_tflops}[Precision(precision)]
+
+
+def _with(gpus, precision: str) -> str:
+    """The catalog GPUs that have ``precision`` tensor cores, named for an error message."""
+    names = sorted(g.gpu for g in gpus if dense_peak(g, precision))
+    return ", ".join(names) if names else "none in the catalog"
+
+
+def serving_precision_problem(gpu, precision: str, kv_precision: str, gpus) -> str | None:
+    """Why ``gpu`` cannot serve at these number formats, or None. fp4 weights or KV cache need FP4 tensor cores
+    (gpus.csv ``fp4_dense_tflops``; Blackwell and later); fp8 runs everywhere (weight-only on a GPU without FP8, at its
+    BF16 peak), as before."""
+    for what, p in (("model.precision", precision), ("model.kv_precision", kv_precision)):
+        if p == Precision.FP4 and not gpu.fp4_tflops:
+            return (f"{what} = 'fp4' needs FP4 tensor cores, which {gpu.gpu} does not have (gpus.csv gives it no "
+                    f"fp4_dense_tflops); GPUs with FP4: {_with(gpus, Precision.FP4)}; or use 'fp8'")
+    return None
+
+
+def training_mfu_base(gpu, precision: str, table: dict, gpus=()) -> float:
+    """The catalog's training MFU for ``gpu`` at ``precision`` [-]: base[precision] × factor[generation]
+    (defaults.toml ``[training.mfu_by_precision]`` and ``[training.generation_factor]``). Raises ValueError, naming
+    what is missing and what would cover it, when the GPU lacks the precision's tensor cores or the table a cell."""
+    if not dense_peak(gpu, precision):
+        raise ValueError(f"training at precision = {precision!r} needs {precision.upper()} tensor cores, which {gpu.gpu} "
+                       f"does not have (gpus.csv gives it no {precision}_dense_tflops); GPUs with them: "
+                       f"{_with(gpus, precision)}; or set [training] precision = 'bf16'")
+    base, gen = table.get("base", {}), table.get("generation", {})
+    if precision not in base:
+        raise ValueError(f"no training MFU for precision {precision!r} in the catalog (defaults.toml "
+                       f"[training.mfu_by_precision] has {sorted(base)}); add it, or give [training] mfu")
+    if gpu.generation not in gen:
+        raise ValueError(f"no training MFU for {gpu.gpu}: its generation {gpu.generation or '(blank)'!r} (gpus.csv "
+                       f"generation) has no factor in defaults.toml [training.generation_factor] ({sorted(gen)}); "
+                       "set the GPU's generation, add the factor, or give [training] mfu")
+    return float(base[precision]) * float(gen[gpu.generation])
+
+
+def training_problem(gpu, precision: str, table: dict, gpus, mfu_given: bool) -> str | None:
+    """Why a training cluster of ``gpu`` cannot be sized at ``precision``, or None (``training_mfu_base``'s message;
+    a given MFU still needs the precision's tensor cores for the peak)."""
+    if mfu_given and dense_peak(gpu, precision):
+        return None
+    try:
+        training_mfu_base(gpu, precision, table, gpus)
+    except ValueError as exc:
+        return str(exc)
+    return None
+
 
 
 # ---------------------------------------------------------------------------------------------
@@ -88,8 +164,13 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
 
 
 def peak_tflops(gpu, precision: str) -> float:
-    """Peak dense TFLOPS of a GPU at the serving precision (FP8 where the GPU has it, else BF16)."""
-    return gpu.fp8_tflops if precision == Precision.FP8 and gpu.fp8_tflops else gpu.bf16_tflops
+    """Peak dense TFLOPS of a GPU at the serving precision: FP4 or FP8 where the GPU has those tensor cores, else
+    the next wider format it has (BF16 for FP8 weights on an A100, which it serves weight-only)."""
+    if precision == Precision.FP4 and gpu.fp4_tflops:
+        return gpu.fp4_tflops
+    if precision in (Precision.FP4, Precision.FP8) and gpu.fp8_tflops:
+        return gpu.fp8_tflops
+    return gpu.bf16_tflops
 
 
 def network_gbps(row) -> float | None:

@@ -27,11 +27,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from tco.sizing import replica_rules as rules
+from tco.constants import BYTES_PER_PARAM  # bytes per value by precision (fp4 included): one table
 from tco.domain import ParallelMode, Precision
 from tco.expr import Env, In
 
-BYTES_PER_PARAM: dict[str, float] = {Precision.BF16: 2.0, Precision.FP8: 1.0}
-"""Bytes a weight or a KV-cache value takes in each number format [B]."""
 
 
 @dataclass(frozen=True)

@@ -2,9 +2,14 @@
 Sizing sheet writes as live formulas, one column per option, with that evaluation's values as cache.
 
 Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", §2.1),
-GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600). The memory of the method sets the fewest GPUs that hold the
-job (mixed-precision Adam keeps 16 B per trained parameter, Rajbhandari et al. 2020, ZeRO, §3.1; LoRA keeps the
-frozen base in bf16), the target duration (or the servers the scenario gives) the rest; the wall-clock time
+GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), the peak and the MFU both at the training precision (bf16, fp8 or
+fp4, each against its own dense peak). The MFU is the catalog's table cell for the GPU's generation and the precision
+(``mfu_base``, ``tco.sizing.training_mfu_base``) times a mixture-of-experts factor that falls with the size of one
+expert (small expert matrices fill the tensor cores less, and the token dispatch and all-to-all weigh more against
+them), unless the scenario gives the MFU; every figure is fitted on public runs in docs/calibration_training.md. The
+memory of the method sets the fewest GPUs that hold the job (mixed-precision Adam keeps 16 B per trained parameter,
+Rajbhandari et al. 2020, ZeRO, §3.1, also in fp8 or fp4 training, which keeps master weights and optimizer states
+wide; LoRA keeps the frozen base in bf16), the target duration (or the servers the scenario gives) the rest; the wall-clock time
 divides the work by the GPUs and by the share of linear speed-up the interconnect keeps.
 
 The rules read the inputs of ``INPUTS`` (named as ``size_training``'s arguments) and one scalar per option;
@@ -12,11 +17,11 @@ The rules read the inputs of ``INPUTS`` (named as ``size_training``'s arguments)
 branches.
 
 >>> rows = evaluate_cluster(rules(TrainingMethod.LORA, hours_given=False, servers_given=False), dict(
-...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu=0.4, peak_tflops=989.5, gpu_memory_gb=141.0,
-...     memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25, lora_share=0.01,
-...     multi_gpu_scaling=0.9))
->>> rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
-(2.0, 1.0, 245.6)
+...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu_base=0.4, layers=80, experts=0, moe_a=0.1,
+...     moe_k=0.4, peak_tflops=989.5, gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8,
+...     target_days=14.0, activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9))
+>>> rows["tr_mfu"], rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
+(0.4, 2.0, 1.0, 245.6)
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from tco.constants import (
     TRAIN_FLOPS,
 )
 from tco.domain import Interconnect, TrainingMethod
-from tco.expr import IF, MAX, ROUNDUP, Expr, In, Row, Rule, evaluate
+from tco.expr import EXP, IF, LN, MAX, MIN, ROUNDUP, Expr, In, Row, Rule, evaluate
 
 INPUTS: dict[str, str] = {
     "params": f"(in_params_b*{PER_BILLION.name})", "active_params": f"(in_active_params_b*{PER_BILLION.name})",
@@ -43,11 +48,14 @@ INPUTS: dict[str, str] = {
     "activation_share": "in_act_share", "lora_share": "in_lora_share", "memory_usable_share": "in_mem_usable",
     "target_days": "in_target_days", "servers": "in_train_servers",
     "peak_tflops": "{p}tr_tflops", "gpu_memory_gb": "{p}tr_mem", "gpus_per_server": "{p}tr_gps",
-    "multi_gpu_scaling": "{p}tr_scaling",
+    "multi_gpu_scaling": "{p}tr_scaling", "mfu_base": "{p}tr_mfu_base", "layers": "in_layers",
+    "experts": "in_experts", "moe_a": "in_moe_mfu_a", "moe_k": "in_moe_mfu_k",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``): parameters [-], tokens
-[-], epochs [-], MFU [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak BF16 [TFLOPS],
-GPU memory [GB], GPUs per server [-] and the multi-GPU scaling efficiency of the interconnect [-]."""
+[-], epochs [-], MFU given [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak dense TFLOPS
+at the training precision [TFLOPS], GPU memory [GB], GPUs per server [-], the multi-GPU scaling efficiency of the
+interconnect [-], the catalog's MFU for the GPU generation and precision [-], layers and routed experts [-] and the
+mixture-of-experts factor's coefficient and exponent [-]."""
 
 UNLISTED_INTERCONNECT_SCALING = 0.5
 """Multi-GPU scaling efficiency [-] of an interconnect the catalog's table (defaults.toml ``[scaling_efficiency]``)
@@ -95,11 +103,21 @@ def memory(method: TrainingMethod) -> Expr:
     return states * (1 + In("activation_share"))
 
 
+EXPERT_B = Rule("tr_expert_b", PARAMS / (In("layers") * MAX(1, In("experts"))) / PER_BILLION, "1e9",
+                "parameters of one expert [billions] ≈ total parameters / (layers × routed experts); a whole layer "
+                "when dense")
+MOE = Rule("tr_moe_factor", IF(In("experts") > 0, MIN(1, In("moe_a") * EXP(In("moe_k") * LN(Row("tr_expert_b")))), 1),
+           "-", "mixture-of-experts MFU factor = min(1, a × expert size [10⁹ parameters]^k); 1 when dense "
+           "(docs/calibration_training.md)")
+MFU_DERIVED = Rule("tr_mfu", In("mfu_base") * Row("tr_moe_factor"), "-",
+                   "MFU = catalog MFU of the GPU generation at the training precision × mixture-of-experts factor")
+MFU_GIVEN = Rule("tr_mfu", In("mfu"), "-", "MFU, as the scenario gives it")
+
 FLOPS = Rule("tr_flops", TRAIN_FLOPS * ACTIVE * In("tokens") * In("epochs"), "FLOP",
              "training compute = 6 · active parameters · tokens · epochs (Kaplan et al. 2020, §2.1)")
-HOURS_DERIVED = Rule("gpu_hours", Row("tr_flops") / (In("peak_tflops") * FLOPS_PER_TFLOPS * In("mfu") * S_PER_H),
-                     "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS × 10¹² × MFU × 3600 s/h); the training steps only, "
-                     "without restarts, ablations, long-context or post-training stages")
+HOURS_DERIVED = Rule("gpu_hours", Row("tr_flops") / (In("peak_tflops") * FLOPS_PER_TFLOPS * Row("tr_mfu") * S_PER_H),
+                     "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS at the training precision × 10¹² × MFU × 3600 "
+                     "s/h); the training steps only, without restarts, ablations, long-context or post-training stages")
 HOURS_GIVEN = Rule("gpu_hours", In("gpu_hours"), "GPU·h", "useful GPU-hours, as the scenario gives them")
 MIN_GPUS = Rule("tr_min_gpus", MAX(1, ROUNDUP(Row("tr_mem_b") / (In("gpu_memory_gb") * BYTES_PER_GB
                                                                  * In("memory_usable_share")))), "GPU",
@@ -122,22 +140,31 @@ BILLED = Rule("tr_billed_gpu_hours", Row("wall_hours") * Row("tr_gpus"), "GPU·h
               "GPU-hours billed = wall-clock hours × GPUs, what a cluster rented by the hour is paid for")
 
 
+def mfu_rules(*, hours_given: bool, mfu_given: bool) -> tuple[Rule, ...]:
+    """The MFU's rules: none when the GPU-hours are given, the scenario's MFU when it gives one, else expert size,
+    mixture-of-experts factor and MFU."""
+    if hours_given:
+        return ()
+    return (MFU_GIVEN,) if mfu_given else (EXPERT_B, MOE, MFU_DERIVED)
+
+
 @cache
-def rules(method: str, *, hours_given: bool, servers_given: bool) -> tuple[Rule, ...]:
+def rules(method: str, *, hours_given: bool, servers_given: bool, mfu_given: bool = False) -> tuple[Rule, ...]:
     """The training cluster of ``method`` in the order it is computed and shown. The FLOPs come first even when the
     GPU-hours are given (the results report them; ``sheet_rules`` leaves them out of the workbook then). Kept per
     arguments: the same objects come back, so their compiled program is found again (an expression's ``==`` builds a
     comparison node, so rules are told apart by identity)."""
     mem = Rule("tr_mem_b", memory(TrainingMethod(method)), "B",
                "memory to train = bytes of the method's states per parameter × (1 + activation share)")
-    return (FLOPS, mem, MIN_GPUS, MIN_SERVERS, HOURS_GIVEN if hours_given else HOURS_DERIVED,
-            WANTED_GIVEN if servers_given else WANTED_SIZED, SERVERS, GPUS, SCALING, WALL, BILLED)
+    return (FLOPS, *mfu_rules(hours_given=hours_given, mfu_given=mfu_given), mem, MIN_GPUS, MIN_SERVERS,
+            HOURS_GIVEN if hours_given else HOURS_DERIVED, WANTED_GIVEN if servers_given else WANTED_SIZED, SERVERS,
+            GPUS, SCALING, WALL, BILLED)
 
 
-def sheet_rules(method: str, *, hours_given: bool, servers_given: bool) -> tuple[Rule, ...]:
+def sheet_rules(method: str, *, hours_given: bool, servers_given: bool, mfu_given: bool = False) -> tuple[Rule, ...]:
     """The rules the Sizing sheet writes: all, but the FLOPs when the GPU-hours are given (they drive nothing then,
     and the Inputs sheet has no tokens)."""
-    return tuple(r for r in rules(method, hours_given=hours_given, servers_given=servers_given)
+    return tuple(r for r in rules(method, hours_given=hours_given, servers_given=servers_given, mfu_given=mfu_given)
                  if not (hours_given and r is FLOPS))
 
 

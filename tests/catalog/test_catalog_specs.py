@@ -21,6 +21,18 @@ def test_shipped_gpus_and_models():
     assert h200.interconnect == "nvlink"
     m = models["llama-3.1-70b"]
     assert (m.params_b, m.layers, m.kv_heads, m.head_dim) == (70.55, 80, 8, 128)
+    # FP4 tensor cores only on Blackwell; every shipped GPU names its generation (the training MFU's key)
+    assert {g.gpu: g.fp4_tflops for g in gpus.values() if g.fp4_tflops} == {"B200-SXM-180GB": 9000.0}
+    assert {g.generation for g in gpus.values()} == {"ampere", "ada", "hopper", "blackwell"}
+    assert h200.generation == "hopper" and h200.fp4_tflops is None
+
+
+def test_a_file_without_the_fp4_and_generation_columns_still_reads(tmp_path):
+    p = tmp_path / "gpus.csv"
+    p.write_text(GPU_HEAD + "X9,80,2.0,500,1000,,nvlink,,src,2026-01-01\n", encoding="utf-8")
+    problems = []
+    g = load_gpus([p], problems)["X9"]
+    assert problems == [] and (g.fp8_tflops, g.fp4_tflops, g.generation) == (1000.0, None, "")
 
 
 def test_bad_cells_are_reported_with_file_line_and_column(tmp_path):

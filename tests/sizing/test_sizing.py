@@ -9,7 +9,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.sizing import kv_bytes_per_token, size_training
+from tco.catalog.types import Gpu
+from tco.sizing import (
+    dense_peak,
+    kv_bytes_per_token,
+    peak_tflops,
+    serving_precision_problem,
+    size_training,
+    training_mfu_base,
+    training_problem,
+)
 from tco.sizing.replica import (
     Calibration,
     Hardware,
@@ -322,3 +331,64 @@ def test_size_training_given_servers_never_below_the_memory_minimum():
     t = _train(method="full", tokens=1e8, epochs=1.0, servers=1)
     assert t.min_gpus == math.ceil(16 * 70e9 * 1.25 / (141e9 * 0.9)) == 12
     assert t.servers == 2 and t.gpus >= t.min_gpus  # 1 server (8 GPUs) cannot hold the job: raised to 2
+
+
+# ---------------------------------------------------------------------------------------------
+# precision: peaks, FP4 support and the catalog's training MFU (issue 21)
+
+
+A100 = Gpu("A100", 80.0, 2.0, 312.0, None, 400.0, "nvlink", 600.0, "t", "t", None, "ampere")
+H100 = Gpu("H100", 80.0, 3.35, 989.5, 1979.0, 700.0, "nvlink", 900.0, "t", "t", None, "hopper")
+B200 = Gpu("B200", 180.0, 7.7, 2250.0, 4500.0, 1000.0, "nvlink", 1800.0, "t", "t", 9000.0, "blackwell")
+TABLE = {"base": {"bf16": 0.385, "fp8": 0.401, "fp4": 0.280}, "generation": {"ampere": 1.340, "hopper": 1.0,
+                                                                              "blackwell": 0.882}}
+
+
+def test_dense_peak_and_serving_peak_by_precision():
+    assert [dense_peak(B200, p) for p in ("bf16", "fp8", "fp4")] == [2250.0, 4500.0, 9000.0]
+    assert dense_peak(A100, "fp8") is None and dense_peak(H100, "fp4") is None
+    # serving falls back to the next wider format the GPU has (weight-only), as for FP8 on an A100 before
+    assert (peak_tflops(B200, "fp4"), peak_tflops(H100, "fp4"), peak_tflops(A100, "fp8")) == (9000.0, 1979.0, 312.0)
+
+
+def test_fp4_serving_needs_fp4_tensor_cores():
+    assert serving_precision_problem(B200, "fp4", "fp4", [A100, H100, B200]) is None
+    assert serving_precision_problem(A100, "fp8", "fp8", [A100]) is None  # weight-only FP8 still serves
+    why = serving_precision_problem(H100, "fp8", "fp4", [A100, H100, B200])
+    assert why is not None and "model.kv_precision = 'fp4'" in why and "H100" in why and "GPUs with FP4: B200" in why
+
+
+def test_training_mfu_base_is_precision_times_generation_by_hand():
+    assert training_mfu_base(H100, "bf16", TABLE) == 0.385
+    assert training_mfu_base(A100, "bf16", TABLE) == pytest.approx(0.385 * 1.340)  # 0.5159
+    assert training_mfu_base(H100, "fp8", TABLE) == pytest.approx(0.401)
+    assert training_mfu_base(B200, "fp8", TABLE) == pytest.approx(0.401 * 0.882)  # 0.3537
+    assert training_mfu_base(B200, "fp4", TABLE) == pytest.approx(0.280 * 0.882)  # 0.2470
+
+
+def test_training_that_cannot_be_sized_names_what_would_cover_it():
+    with pytest.raises(ValueError, match="A100 does not have.*GPUs with them: B200, H100.*precision = 'bf16'"):
+        training_mfu_base(A100, "fp8", TABLE, [A100, H100, B200])
+    ada = replace(H100, gpu="L40S", generation="ada")
+    with pytest.raises(ValueError, match="L40S: its generation 'ada'.*generation_factor.*give \\[training\\] mfu"):
+        training_mfu_base(ada, "bf16", TABLE)
+    assert training_problem(ada, "bf16", TABLE, [], mfu_given=True) is None  # a given MFU covers it
+    assert training_problem(A100, "fp8", TABLE, [], mfu_given=True) is not None  # but not a missing FP8 peak
+    no_fp4 = {"base": {"bf16": 0.385}, "generation": TABLE["generation"]}
+    assert "mfu_by_precision" in (training_problem(B200, "fp4", no_fp4, [], mfu_given=False) or "")
+
+
+def test_size_training_uses_the_precision_peak_and_the_moe_factor():
+    """DeepSeek-V3-like MoE on B200 in FP8: MFU = 0.401 × 0.882 × min(1, 2.345 × (671e9 / (61 × 256) / 1e9)^0.512)
+    = 0.353682 × 0.468077 = 0.165550; 6 × 37e9 × 1e12 / (4,500e12 × 0.165550 × 3600) = 82,777 GPU-hours."""
+    ts = size_training(method="pretrain", params=671e9, active_params=37e9, tokens=1e12, epochs=1, gpu_hours=None,
+                       mfu=None, peak_tflops=4500.0, gpu_memory_gb=180, memory_usable_share=0.9, gpus_per_server=8,
+                       interconnect="nvlink", target_days=30, servers=None, activation_share=0.25, lora_share=0.01,
+                       defaults={"scaling_efficiency": {"nvlink": 0.9}, "training_mfu": {"moe_a": 2.345,
+                                                                                         "moe_k": 0.512}},
+                       mfu_base=0.401 * 0.882, layers=61, experts=256, precision="fp8")
+    factor = 2.345 * (671e9 / (61 * 256) / 1e9) ** 0.512
+    assert ts.mfu == pytest.approx(0.401 * 0.882 * factor, rel=1e-12) and ts.mfu == pytest.approx(0.165550, abs=1e-6)
+    assert ts.gpu_hours == pytest.approx(6 * 37e9 * 1e12 / (4500e12 * ts.mfu * 3600), rel=1e-12)
+    assert ts.gpu_hours == pytest.approx(82_777, rel=1e-4)
+    assert (ts.precision, ts.peak_tflops) == ("fp8", 4500.0)

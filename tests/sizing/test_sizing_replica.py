@@ -24,7 +24,8 @@ EFF = Calibration(bandwidth_share=0.7, flops_share=0.5, interconnect_share=0.8, 
 def test_kv_bytes_per_token_by_hand():
     assert kv_bytes_per_token(80, 8, 128, "bf16") == 2 * 80 * 8 * 128 * 2      # K and V, 80 layers, 2 B
     assert kv_bytes_per_token(80, 8, 128, "fp8") == 2 * 80 * 8 * 128 * 1
-    assert BYTES_PER_PARAM == {"bf16": 2.0, "fp8": 1.0}
+    assert kv_bytes_per_token(80, 8, 128, "fp4") == 2 * 80 * 8 * 128 * 0.5625  # NVFP4: 4 bits + an FP8 scale per 16
+    assert BYTES_PER_PARAM == {"bf16": 2.0, "fp8": 1.0, "fp4": 4.5 / 8}
 
 
 def test_allreduce_by_hand():

@@ -18,14 +18,18 @@ from tco.sizing.training_rules import UNLISTED_INTERCONNECT_SCALING, evaluate_cl
 from expr_walk import inputs_used
 
 ROOT = Path(__file__).resolve().parents[2]
-BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.4, gpu_hours=0.0, peak_tflops=989.0,
+BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
-            activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9)
+            activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
+            moe_a=2.345, moe_k=0.512)
+"""A dense 70B: the MoE factor is 1, so the derived MFU is ``mfu_base`` = 0.4 (``mfu`` = 0.3 is the given branch's)."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
 
 
-def _rows(method: str = "lora", hours_given: bool = False, servers_given: bool = False, **kw) -> dict[str, float]:
-    return evaluate_cluster(rules(method, hours_given=hours_given, servers_given=servers_given), BASE | kw)
+def _rows(method: str = "lora", hours_given: bool = False, servers_given: bool = False, mfu_given: bool = False,
+          **kw) -> dict[str, float]:
+    return evaluate_cluster(rules(method, hours_given=hours_given, servers_given=servers_given, mfu_given=mfu_given),
+                            BASE | kw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -43,6 +47,44 @@ def test_gpu_hours_divide_the_flops_by_peak_mfu_and_seconds():
     assert _rows(tokens=2e12)["gpu_hours"] == pytest.approx(gpu_hours, rel=1e-12)
     assert gpu_hours == pytest.approx(589_821.4, rel=1e-6)
     assert _rows(hours_given=True, gpu_hours=1234.0)["gpu_hours"] == 1234.0  # given hours replace 6·N·D
+
+
+def test_dense_mfu_is_the_catalog_cell_and_a_given_mfu_replaces_it():
+    v = _rows()
+    assert v["tr_expert_b"] == pytest.approx(70e9 / (80 * 1) / 1e9)  # a whole layer: 0.875e9 parameters
+    assert v["tr_moe_factor"] == 1 and v["tr_mfu"] == 0.4  # dense: the factor is 1
+    assert _rows(mfu_given=True)["tr_mfu"] == 0.3
+    assert _rows(mfu_given=True)["gpu_hours"] == pytest.approx(6 * 70e9 * 2e9 / (989e12 * 0.3 * 3600))
+    assert "tr_mfu" not in _rows(hours_given=True, gpu_hours=10.0)  # given GPU-hours need no MFU
+
+
+def test_moe_factor_falls_with_the_expert_size_by_hand():
+    # DeepSeek-V3: 671e9 parameters, 61 layers, 256 routed experts → 671e9 / (61 × 256) = 42.97e6 per expert
+    v = _rows(params=671e9, active_params=37e9, layers=61, experts=256)
+    expert_b = 671e9 / (61 * 256) / 1e9
+    assert v["tr_expert_b"] == pytest.approx(expert_b) and expert_b == pytest.approx(0.04297, rel=1e-3)
+    factor = 2.345 * expert_b ** 0.512  # 2.345 × 0.042969^0.512 = 2.345 × 0.199606 = 0.468077
+    assert v["tr_moe_factor"] == pytest.approx(factor, rel=1e-12) and factor == pytest.approx(0.468077, abs=1e-6)
+    assert v["tr_mfu"] == pytest.approx(0.4 * factor, rel=1e-12)
+    # 6·N_active·D at that MFU: 6 × 37e9 × 2e9 / (989e12 × 0.4 × 0.468077 × 3600)
+    assert v["gpu_hours"] == pytest.approx(6 * 37e9 * 2e9 / (989e12 * 0.4 * factor * 3600), rel=1e-12)
+    # a coarse MoE (Mixtral 8x22B: 141e9 / (56 × 8) = 0.315e9 per expert) is capped at the dense MFU
+    assert _rows(params=141e9, layers=56, experts=8)["tr_moe_factor"] == 1.0  # 2.345 × 0.315^0.512 = 1.30 → 1
+
+
+def test_fp8_training_gpu_hours_by_hand():
+    """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B, 1e12 tokens, MFU = fp8 base 0.401 × Hopper 1.
+    FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.401 × 3600 = 2.8569e18 FLOP → 148,168 GPU·h.
+    The same run in BF16 (989.5 TFLOPS, MFU 0.385): 4.233e23 / (989.5e12 × 0.385 × 3600) = 308,648 GPU·h, 2.08× as
+    many, the ratio Megatron-Bridge measures between its FP8 tables and a BF16 model (docs/calibration_training.md)."""
+    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.401)
+    flops = 6 * 70.55e9 * 1e12
+    assert fp8["tr_flops"] == pytest.approx(flops) and flops == pytest.approx(4.233e23)
+    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.401 * 3600), rel=1e-12)
+    assert fp8["gpu_hours"] == pytest.approx(148_168, rel=1e-4)
+    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.385)
+    assert bf16["gpu_hours"] == pytest.approx(308_648, rel=1e-4)
+    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.401 / (989.5 * 0.385), rel=1e-12)
 
 
 def test_memory_full_is_16_bytes_per_param_plus_activations():
@@ -122,11 +164,12 @@ def test_scaling_without_a_table_uses_the_one_fallback():
 
 
 @pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
-def test_every_rule_has_a_unit_a_sentence_and_named_inputs(method, hours_given, servers_given):
+@pytest.mark.parametrize("mfu_given", [False, True])
+def test_every_rule_has_a_unit_a_sentence_and_named_inputs(method, hours_given, servers_given, mfu_given):
     from tco.report.workbook.model import TRAINING_FORMATS
 
     used: set[str] = set()
-    for rule in rules(method, hours_given=hours_given, servers_given=servers_given):
+    for rule in rules(method, hours_given=hours_given, servers_given=servers_given, mfu_given=mfu_given):
         assert rule.unit in TRAINING_FORMATS and len(rule.doc) > 20, rule.key
         inputs_used(rule.expr, used)
     assert used <= set(training_rules.INPUTS) == set(BASE)
@@ -156,7 +199,8 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
 
 @pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
 @pytest.mark.parametrize("case", [{}, {"tokens": 1e11, "target_days": 3.0}, {"gpus_per_server": 1, "servers": 3.0,
-                                                                            "gpu_hours": 500.0}])
+                                                                            "gpu_hours": 500.0},
+                                  {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)

@@ -66,6 +66,9 @@ def write_inputs(book: Book, res) -> None:
     from tco.report.workbook.option_inputs import write_option_inputs
 
     book.scaling = dict(res.defaults.get("scaling_efficiency", {}))
+    tr = res.scenario.training
+    book.training_precision = tr.precision
+    book.training_mfu = res.defaults.get("training_mfu") if tr.mfu is None and tr.gpu_hours is None else None
     w = _sheet_head(book)
     _constants(w, book.t)
     write_levers(book, w)
@@ -240,10 +243,16 @@ def _training(w: _Writer, res) -> None:
     if tr.method == TrainingMethod.NONE:
         return
     w.add(None, t("train_method"), w.book.term("method", tr.method), "")
+    w.add(None, t("train_precision"), tr.precision, "")
     if tr.gpu_hours is not None:
         w.add("in_gpu_hours", t("gpu_hours_given"), tr.gpu_hours, "GPU·h", "in_num")
     else:
-        w.add("in_mfu", t("eff_mfu"), res.defaults["mfu"], "", "in_pct")
+        if tr.mfu is not None:
+            w.add("in_mfu", t("eff_mfu"), tr.mfu, "", "in_pct")
+        else:
+            table = res.defaults["training_mfu"]
+            w.add("in_moe_mfu_a", t("moe_mfu_a"), table["moe_a"], "", "in_num4", t("moe_mfu_src"))
+            w.add("in_moe_mfu_k", t("moe_mfu_k"), table["moe_k"], "", "in_num4", t("moe_mfu_src"))
         w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
         w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
     w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")

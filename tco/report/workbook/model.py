@@ -235,7 +235,7 @@ def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o) -> in
 
 
 TRAINING_FORMATS = {"FLOP": "calc_sci", "B": "calc_sci", "GPU": "calc_int", "servers": "calc_int",
-                    "GPU·h": "calc_num", "h": "calc_num", "-": "calc_pct"}
+                    "GPU·h": "calc_num", "h": "calc_num", "-": "calc_pct", "1e9": "calc_num4"}
 """Number format of a training rule's cell, by the rule's unit."""
 
 
@@ -243,7 +243,7 @@ def _training_sheet_rules(s) -> tuple:
     """The training cluster's rules the sheet writes, chosen as the engine chose them (tco.sizing.size_training)."""
     tr = s.training
     return training_rules.sheet_rules(tr.method, hours_given=tr.gpu_hours is not None,
-                                      servers_given=tr.servers is not None)
+                                      servers_given=tr.servers is not None, mfu_given=tr.mfu is not None)
 
 
 def _unit(book: Book, unit: str) -> str:

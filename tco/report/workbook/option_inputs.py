@@ -165,8 +165,14 @@ def _training_fleet(book: Book, w: _Column, p: str, r) -> None:
         if tr.kind == FleetKind.DEDICATED:
             w.add(p + "tr_setup", t("tr_setup_fee"), tr.setup_fee_brl, "R$", "in_brl")
             w.add(p + "tr_min_term", t("tr_min_term"), tr.min_term_months, t("months"), "in_int")
-    w.add(p + "tr_tflops", t("tr_tflops"), tr.gpu.bf16_tflops, "TFLOPS", "in_num",
-          f"{tr.gpu.source} ({tr.gpu.as_of})")
+    from tco.sizing import dense_peak, training_mfu_base
+
+    prec = book.training_precision
+    w.add(p + "tr_tflops", t("tr_tflops", prec=prec), dense_peak(tr.gpu, prec) or tr.gpu.bf16_tflops, "TFLOPS",
+          "in_num", f"{tr.gpu.source} ({tr.gpu.as_of})")
+    if book.training_mfu is not None:
+        w.add(p + "tr_mfu_base", t("tr_mfu_base", gen=tr.gpu.generation, prec=prec),
+              training_mfu_base(tr.gpu, prec, book.training_mfu), "", "in_pct", t("moe_mfu_src"))
     w.add(p + "tr_gps", t("tr_gps"), tr.gpus_per_server, "GPU", "in_int")
     w.add(p + "tr_mem", t("tr_mem"), tr.gpu.memory_gb, "GB", "in_num")
     scaling = multi_gpu_scaling(tr.gpu.interconnect, book.scaling)  # the catalog's, or the fallback

@@ -112,7 +112,10 @@ CHANGES = {
     "dedicated_price": ("seed_70b_h200", {"in_o1_inf_price": 98_765.0},
                         lambda d: d["options"][0].update(brl_per_month=98_765.0)),
     "users": ("seed_70b_h200", {"in_start_users": 420.0}, lambda d: d["inference"]["users"].update(start_users=420.0)),
-    "training_tokens_mfu": ("seed_70b_h200", {"in_train_tokens": 8.0e9, "in_mfu": 0.30},
+    # the MFU of a dense model is each option's catalog cell (its GPU generation at the training precision): 0.30 in
+    # every option's cell is a scenario MFU of 0.30
+    "training_tokens_mfu": ("seed_70b_h200", {"in_train_tokens": 8.0e9} | {
+        f"in_o{n}_tr_mfu_base": 0.30 for n in range(1, SEED_OPTIONS + 1)},
                             lambda d: d["training"].update(tokens=8.0e9, mfu=0.30)),
     # the replica layout is re-chosen: H100 options go from tensor parallel 4 to 2, H200 batch 143 → 245
     "input_tokens": ("seed_70b_h200", {"in_in_tokens": 1000.0},
@@ -135,7 +138,8 @@ CHANGES = {
     "cloud_price": ("seed_70b_h200", {"in_o3_inf_price": 70.0}, lambda d: d["options"][2].update(usd_per_hour=70.0)),
     "growth_ceiling": ("seed_70b_h200", {"in_ceiling_users": 12_000.0},
                        lambda d: d["inference"]["users"].update(ceiling_users=12_000)),
-    "efficiency": ("seed_70b_h200", {"in_mfu": 0.30}, lambda d: d["training"].update(mfu=0.30)),
+    "efficiency": ("seed_70b_h200", {f"in_o{n}_tr_mfu_base": 0.30 for n in range(1, SEED_OPTIONS + 1)},
+                   lambda d: d["training"].update(mfu=0.30)),
     # the USD/BRL lever (× 1.1 on the spot rate's path) is the engine's spot × 1.1
     "lever_fx": ("seed_70b_h200", {"in_lv_fx_base": 1.1}, lambda d: _scale_fx(d, 1.1)),
     # the scenario switch on "aggressive" (its levers as generated): users × 1.2, cloud × 1.1, dedicated × 0.95,
@@ -266,6 +270,14 @@ def _deepseek_moe_two_servers_ttft(d):
     d["inference"].update(time_to_first_token_seconds=1.5, tokens_per_second_per_user=20.0)
 
 
+def _moe_fp8_training(d):
+    """A mixture-of-experts model pre-trained in FP8 (the Sizing sheet's expert size, MoE factor and MFU rules, the
+    FP8 peak)."""
+    _without_savings_plan(d)
+    d["model"].update(id="mixtral-8x7b")
+    d["training"].update(precision="fp8")
+
+
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
 # formulas): each must recalculate to the engine and pass its checks.
 VARIANTS = {
@@ -277,6 +289,7 @@ VARIANTS = {
     "deepseek_moe_two_servers_ttft": ("seed_70b_h200", _deepseek_moe_two_servers_ttft),
     "committed_baseline": ("seed_70b_h200", _committed_baseline),
     "upfront_and_fx_list": ("seed_70b_h200", _upfront_and_fx_list),
+    "moe_fp8_training": ("pretrain_burst", _moe_fp8_training),
 }
 
 
