@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.sizing.calibrate import benchmarks
+from tco.sizing import benchmarks
 from tco.errors import InputError
 
 DATA = Path(__file__).parents[1] / "data" / "benchmarks"

@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from tco.sizing.calibrate import benchmarks
-from tco.sizing.calibrate import report as calibrate_report
+from tco.sizing import benchmarks
+from tco.sizing import calibrate_report
 from tco.sizing.calibrate import PARAMS, errors, median, predict
 from tco.catalog import load_catalog
 from tco.errors import InputError
