@@ -153,7 +153,7 @@ def _to_eff(x: list[float], name: str, source: str, start: tuple = START, free: 
     vals = dict(zip(PARAMS, start))
     for k, t in zip(free, x):
         vals[k] = 1.0 / (1.0 + math.exp(-t)) if k in SHARES else math.exp(t)
-    return Calibration(*(float(vals[k]) for k in PARAMS), name=name, source=source)
+    return Calibration(**{k: float(vals[k]) for k in PARAMS}, name=name, source=source)
 
 
 def _from_eff(p: tuple, free: tuple = FREE) -> list[float]:
@@ -280,7 +280,8 @@ def from_dict(d: dict, file: str, lines: dict | None = None) -> Calibration:
     if missing:
         raise InputError([Problem(file, k, "missing or not a number in the calibration file", lines.get((k,)))
                           for k in missing])
-    eff = Calibration(*(float(d[k]) for k in PARAMS), name=str(d.get("name", file)), source=str(d.get("source", "")))
+    eff = Calibration(**{k: float(d[k]) for k in PARAMS}, name=str(d.get("name", file)),
+                      source=str(d.get("source", "")))
     validate(eff, file, lines)
     return eff
 

@@ -54,7 +54,8 @@ def run(args, out=print) -> int:
     ins = errors(rows, cat, eff)
     loo = {} if args.no_loo or len(used) < 3 else errors(rows, cat, eff, loo=True)
     stats = {"rows_fitted": len(used), "rows_excluded": len(rows) - len(used), "file": Path(args.file).name,
-             "sha256": sha, "median_abs_error_in_sample": median([abs(ins[r.id]) for r in used])}
+             "sha256": sha, "median_abs_error_in_sample": median([abs(ins[r.id]) for r in used]),
+             "frameworks": ",".join(sorted({r.framework for r in used if r.framework}))}
     if loo:
         stats["median_abs_error_leave_one_out"] = median([abs(loo[r.id]) for r in used])
     text = report(rows, cat, eff, ins, loo, stats)
