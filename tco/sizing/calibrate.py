@@ -116,7 +116,7 @@ def predict(r: BenchRow, cat, eff: Calibration) -> dict:
 def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     """A benchmark row's layout, the replica rules' inputs and its replica count."""
     g = cat.gpus[r.gpu]
-    peak = g.fp8_tflops if r.precision == "fp8" and g.fp8_tflops else g.bf16_tflops
+    peak = getattr(g, f"{r.precision}_tflops", None) or g.bf16_tflops  # as tco.sizing.peak_tflops
     hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))

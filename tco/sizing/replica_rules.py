@@ -85,6 +85,23 @@ def imbalance(batch: Expr) -> Expr:
     return IF(AND(EP.eq(1), E > 0, K > 0), 1 + (2 * LN(G) / mu) ** 0.5, 1)
 
 
+def prompt_imbalance(batch: Expr) -> Expr:
+    """Prompt work of the busiest GPU over its even share under expert parallel [-] = min(G, 1 + √(2·ln G / μ_p)),
+    μ_p = b / (G · OSL) prompts per GPU per step: attention is data-parallel, so a prompt's attention and dense
+    layers run on the one GPU that holds its sequence, and every GPU waits for the busiest at each layer's
+    all-to-all (balls into bins again, Raab & Steger 1998; at most all G shares on one GPU). 1 for a
+    tensor-parallel replica, whose GPUs share every prompt."""
+    mu = batch / (G * OSL)
+    return IF(AND(EP.eq(1), G > 1), MIN(G, 1 + (2 * LN(G) / MAX(mu, 1e-9)) ** 0.5), 1)
+
+
+def prompt_extra(ratio: Expr, f: Expr) -> Expr:
+    """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
+    attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
+    work = ratio * 2 * (In("active_params") - active_expert_params()) + ratio * attention_flops(ISL / 2)
+    return (f - 1) * work / Row("fl")
+
+
 def expert_params() -> Expr:
     """Parameters in routed experts [-] = (N − N_a)/(1 − k/E): the inactive share of the experts is all
     that is not active (0 for a dense model)."""
@@ -141,17 +158,18 @@ def weights_read(touch: Expr) -> Expr:
     return IF(EP.eq(1), G * shared + Row("expert_b") * touch, Row("weights_b") - Row("expert_b") * (1 - touch))
 
 
-def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr) -> Expr:
-    """Largest batch whose cycle max(W/BW, b·g) + b·s + a fits `budget` [seq] (the two sides of the max)."""
-    return MIN((budget - a_w) / Row("slope"), (budget - a_0) / (gemm + Row("slope")))
+def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr, extra: Expr) -> Expr:
+    """Largest batch whose cycle max(W/BW, b·g) + b·(s + p) + a fits `budget` [seq] (the two sides of the max)."""
+    slope = Row("slope") + extra
+    return MIN((budget - a_w) / slope, (budget - a_0) / (gemm + slope))
 
 
-def batch_limit(a_w: Expr, gemm: Expr) -> Expr:
-    """Largest whole batch with the cycle max(W/BW, b·g) + b·s + a meeting the targets [seq] =
+def batch_limit(a_w: Expr, gemm: Expr, extra: Expr) -> Expr:
+    """Largest whole batch with the cycle max(W/BW, b·g) + b·(s + p) + a meeting the targets [seq] =
     max(1, floor(min(b_max, b_tps, b_ttft)))."""
     a_0 = Row("c_const") + OVER
-    b_ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, gemm), Row("b_max"))
-    return MAX(1, INT(MIN(Row("b_max"), _limit(1 / In("target_tps"), a_w, a_0, gemm), b_ttft) + 1e-9))
+    b_ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, gemm, extra), Row("b_max"))
+    return MAX(1, INT(MIN(Row("b_max"), _limit(1 / In("target_tps"), a_w, a_0, gemm, extra), b_ttft) + 1e-9))
 
 
 def meets_tps(cycle: Expr) -> Expr:
@@ -210,9 +228,10 @@ def _bound() -> Expr:
     largest term of the cycle."""
     a_w = IF(Row("ok2"), Row("a2"), Row("a1"))
     g = IF(Row("ok2"), Row("g2"), Row("g1"))
+    p = IF(Row("ok2"), Row("p2"), Row("p1"))
     a_0 = Row("c_const") + OVER
-    tps = _limit(1 / In("target_tps"), a_w, a_0, g)
-    ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, g), NO_TTFT)
+    tps = _limit(1 / In("target_tps"), a_w, a_0, g, p)
+    ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, g, p), NO_TTFT)
     terms = [Row(k) for k in ("mem_s", "cmp_s", "coll_s", "overhead_s")]
     largest = MAX(*terms)
     by_term = IF(terms[0].eq(largest), 4, IF(terms[1].eq(largest), 5, IF(terms[2].eq(largest), 6, 7)))
@@ -286,16 +305,20 @@ def _batch_passes() -> tuple[Rule, ...]:
     return (
         Rule("g1", gemm_flops(Row("ratio"), imbalance(Row("b_max"))) / Row("fl"), "s",
              "weight GEMMs per sequence, pass 1 (imbalance at the largest batch)"),
+        Rule("p1", prompt_extra(Row("ratio"), prompt_imbalance(Row("b_max"))), "s",
+             "busiest GPU's extra prompt work per sequence, pass 1 (expert parallel)"),
         Rule("a1", weights_read(Const(1)) / Row("bw") + a0, "s", "cycle at zero batch, every expert"),
-        Rule("b1", batch_limit(Row("a1"), Row("g1")), "seq", "batch, pass 1 (every expert read)"),
+        Rule("b1", batch_limit(Row("a1"), Row("g1"), Row("p1")), "seq", "batch, pass 1 (every expert read)"),
         Rule("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
         Rule("g2", gemm_flops(Row("ratio"), imbalance(Row("b1"))) / Row("fl"), "s",
              "weight GEMMs per sequence, pass 2 (imbalance at the pass-1 batch)"),
+        Rule("p2", prompt_extra(Row("ratio"), prompt_imbalance(Row("b1"))), "s",
+             "busiest GPU's extra prompt work per sequence, pass 2"),
         Rule("a2", weights_read(Row("touch1")) / Row("bw") + a0, "s", "cycle at zero batch, pass-1 experts"),
-        Rule("b2", batch_limit(Row("a2"), Row("g2")), "seq", "batch, pass 2"),
+        Rule("b2", batch_limit(Row("a2"), Row("g2"), Row("p2")), "seq", "batch, pass 2"),
         Rule("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
-        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw"), Row("b2") * Row("g2")) + Row("b2") * Row("slope")
-             + a0, "s", "cycle at the pass-2 batch"),
+        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw"), Row("b2") * Row("g2"))
+             + Row("b2") * (Row("slope") + Row("p2")) + a0, "s", "cycle at the pass-2 batch"),
         Rule("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
              "pass 2 meets the targets"),
         Rule("batch", IF(Row("ok2"), Row("b2"), Row("b1")), "seq", "the batch: pass 2 if it meets the targets"),
@@ -315,8 +338,11 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "cycle: weight GEMM FLOPs"),
         Rule("mem_s", (Row("kv_read") + IF(w_s >= Row("gemm_s"), Row("w_read"), 0)) / Row("bw"), "s",
              "cycle: memory reads (KV, and the weights when they outlast their GEMMs)"),
-        Rule("cmp_s", Row("batch") * Row("attn_tok") / Row("fl") + IF(w_s >= Row("gemm_s"), 0, Row("gemm_s")), "s",
-             "cycle: compute (attention, and the GEMMs when they outlast their weights)"),
+        Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
+                                       + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
+             + IF(w_s >= Row("gemm_s"), 0, Row("gemm_s")), "s",
+             "cycle: compute (attention, the busiest GPU's extra prompt work, and the GEMMs when they outlast their "
+             "weights)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
         Rule("overhead_s", OVER + Row("batch") * In("seq_over"), "s",
              "cycle: step overhead t0 + t_seq per sequence (scheduling, sampling)"),

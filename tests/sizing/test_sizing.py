@@ -331,3 +331,38 @@ def test_size_training_given_servers_never_below_the_memory_minimum():
     t = _train(method="full", tokens=1e8, epochs=1.0, servers=1)
     assert t.min_gpus == math.ceil(16 * 70e9 * 1.25 / (141e9 * 0.9)) == 12
     assert t.servers == 2 and t.gpus >= t.min_gpus  # 1 server (8 GPUs) cannot hold the job: raised to 2
+
+
+def _seed_with(tmp_path, lines: str):
+    from pathlib import Path
+
+    seed = (Path(__file__).parents[2] / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
+    scen = tmp_path / "s.toml"
+    scen.write_text(seed.replace("[inference]\n", "[inference]\n" + lines), encoding="utf-8")
+    return scen
+
+
+def test_a_framework_without_its_calibration_stops_with_exit_2_naming_what_covers_it(tmp_path, capsys):
+    from tco.cli import main
+
+    scen = _seed_with(tmp_path, 'framework = "vllm"\n')
+    assert main(["run", str(scen), "-o", str(tmp_path / "o"), "--formats", "json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "inference.framework" in err and "'vllm'" in err and "calibration_default.toml" in err
+    assert "python -m tco calibrate" in err and "trtllm" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())   # nothing half-written
+
+
+def test_the_framework_the_shipped_calibration_was_fitted_on_sizes_as_generic(tmp_path):
+    import json
+
+    from tco.cli import main
+
+    runs = {}
+    for fw in ("generic", "trtllm"):
+        scen = _seed_with(tmp_path, f'framework = "{fw}"\n')
+        assert main(["run", str(scen), "-o", str(tmp_path / fw), "--formats", "json", "--quiet"]) == 0
+        doc = json.loads((tmp_path / fw / "s.json").read_text())
+        runs[fw] = [o["sizing"]["replica"] for o in doc["options"]]
+        assert all(o["sizing"]["inference"]["framework"] == fw for o in doc["options"])
+    assert runs["generic"] == runs["trtllm"]
