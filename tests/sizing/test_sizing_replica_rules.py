@@ -9,9 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tco.sizing import replica_rules as sizing_rules
-from tco.expr import XlContext
+from tco.expr import Const, XlContext
 from tco.sizing.replica import Calibration, Hardware, Layout, Load, ModelSpec, inputs_of, replica_table
 from expr_walk import inputs_used
 
@@ -211,3 +213,19 @@ def test_prompt_imbalance_of_attention_data_parallel_by_hand():
     # tensor parallel shares every prompt: no extra
     assert v[1]["cmp_s"] == pytest.approx(attn + (v[1]["gemm_s"] if v[1]["gemm_s"] > v[1]["w_read"] / v[1]["bw"]
                                                   else 0), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.integers(1, 5000), gpus=st.sampled_from([2, 4, 8]), isl=st.floats(16, 20000), osl=st.floats(16, 4000))
+def test_imbalances_lie_between_one_and_all_shares(batch, gpus, isl, osl):
+    """The busiest GPU carries at least its share and at most everything: 1 ≤ imb, 1 ≤ f_prompt ≤ G; the step of an
+    expert-parallel layout is never shorter than with perfect balance (prompt extra ≥ 0)."""
+    load = replace(TOY_LOAD, input_tokens=isl, output_tokens=osl)
+    v = replica_table([Layout(gpus, 1, "ep")], TOY_MOE, TOY_HW, load, TOY_EFF, batch=batch)[0]
+    assert v["imb"] >= 1.0
+    f = sizing_rules.prompt_imbalance(Const(float(batch)))
+    inputs = inputs_of(TOY_MOE, TOY_HW, load, TOY_EFF)
+    got = sizing_rules.evaluate([sizing_rules.Rule("f", f, "", "")], inputs, 1,
+                                {"tp": np.array([float(gpus)]), "nodes": np.array([1.0]), "ep": np.array([1.0])})["f"]
+    assert 1.0 <= float(np.ravel(got)[0]) <= gpus + 1e-12
+    assert v["cmp_s"] >= v["batch"] * v["attn_tok"] / v["fl"] - 1e-15
