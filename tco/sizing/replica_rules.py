@@ -291,7 +291,7 @@ def _collective_terms() -> tuple[Rule, ...]:
                            IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)), "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        Rule("slope", CTX * Row("kv_rep") / NODES / Row("bw") + Row("attn_tok") / Row("fl") + Row("c_seq")
+        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw") + Row("attn_tok") / Row("fl") + Row("c_seq")
              + In("seq_over"), "s",
              "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
     )
@@ -333,7 +333,8 @@ def _cycle_terms() -> tuple[Rule, ...]:
         Rule("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
         Rule("imb", imbalance(Row("batch")), "", "busiest GPU's load over the mean (expert parallel)"),
         Rule("w_read", weights_read(Row("touch")), "B", "weights read per cycle"),
-        Rule("kv_read", Row("batch") * CTX * Row("kv_rep") / NODES, "B", "KV cache read per cycle (per stage)"),
+        Rule("kv_read", Row("batch") * CTX * Row("kv_rep") / IF(PP, NODES, 1), "B",
+             "KV cache read per cycle (per pipeline stage; over every GPU under expert parallel)"),
         Rule("gemm_s", Row("batch") * gemm_flops(Row("ratio"), Row("imb")) / Row("fl"), "s",
              "cycle: weight GEMM FLOPs"),
         Rule("mem_s", (Row("kv_read") + IF(w_s >= Row("gemm_s"), Row("w_read"), 0)) / Row("bw"), "s",

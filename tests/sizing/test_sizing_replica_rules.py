@@ -229,3 +229,10 @@ def test_imbalances_lie_between_one_and_all_shares(batch, gpus, isl, osl):
                                 {"tp": np.array([float(gpus)]), "nodes": np.array([1.0]), "ep": np.array([1.0])})["f"]
     assert 1.0 <= float(np.ravel(got)[0]) <= gpus + 1e-12
     assert v["cmp_s"] >= v["batch"] * v["attn_tok"] / v["fl"] - 1e-15
+
+
+def test_expert_parallel_over_two_servers_reads_the_kv_cache_on_all_its_gpus():
+    # EP over 2 servers of 4: 8 GPUs read the batch's KV once between them (no per-stage split as in a pipeline):
+    # 10 × 1,100 × 512 B over 8 × 0.1e12 × 0.5 B/s
+    v = replica_table([Layout(4, 2, "ep")], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)[0]
+    assert v["kv_read"] == 10 * 1100 * 512 and v["bw"] == pytest.approx(8 * 0.1e12 * 0.5)
