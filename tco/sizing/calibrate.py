@@ -17,6 +17,7 @@ import numpy as np
 from tco.errors import InputError, Problem
 from tco.sizing.replica import (
     LINK_LATENCY_SECONDS,
+    LINK_SHARE,
     NETWORK_LATENCY_SECONDS,
     Calibration,
     Hardware,
@@ -76,7 +77,7 @@ def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -
     link = gpu.interconnect_gbs / 2.0 if gpu.interconnect_gbs else PCIE4_X16_GBS
     lat = LINK_LATENCY_SECONDS.get(gpu.interconnect, LINK_LATENCY_SECONDS["pcie"])
     return Hardware(gpu.memory_gb, gpu.bandwidth_tbs, 0.0, gpus_per_server, link, network_gbps, lat,
-                    NETWORK_LATENCY_SECONDS)
+                    NETWORK_LATENCY_SECONDS, LINK_SHARE.get(gpu.interconnect, 0.0) if gpu.interconnect_gbs else 0.0)
 
 
 def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:

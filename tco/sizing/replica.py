@@ -45,6 +45,11 @@ LINK_LATENCY_SECONDS: dict[str, float] = {"nvlink": 5.7e-6, "nvlink_bridge": 5.7
   kernel 8.5–11.8 µs). NCCL's NVLS tree on 2 × H100 measures about 6 µs (NVIDIA/nccl issue 1259, 2024-04-22).
 * pcie: 42 µs, NCCL all_reduce_perf at 8 B on 8 PCIe GPUs without NVLink (NVIDIA/nccl issue 1530, 8 × RTX 4090,
   42.14 µs; issue 1439, 8 × RTX 3090, 54.18 µs): no custom kernel on more than two PCIe GPUs (vLLM disables it)."""
+LINK_SHARE: dict[str, float] = {"nvlink": 370.0 / 450.0}
+"""Share of the one-way NVLink bandwidth a collective achieves, by gpus.csv ``interconnect`` [-]: "with the protocol
+overhead (~20 %) NCCL can get an effective NVLink bandwidth of 370GB/s" of H100's 450 GB/s line rate (S. Jeaugey,
+NCCL maintainer, NVIDIA/nccl-tests issue 212, 2024-05-06). Other interconnects (PCIe, NVLink bridges that leave
+PCIe for TP > 2, the network) take the calibration's fitted ``interconnect_share``."""
 NETWORK_LATENCY_SECONDS = 20e-6
 """α of one collective or pipeline hop between servers over InfiniBand/RoCE [s]: NCCL all_reduce_perf at 8 B, two
 A100 servers over HDR InfiniBand, one GPU each, 19.9 µs (NVIDIA/nccl-tests issue 150, 2023-06-29)."""
@@ -104,6 +109,8 @@ class Hardware:
     """α of one collective inside the server [s] (LINK_LATENCY_SECONDS by interconnect)."""
     network_latency_s: float = NETWORK_LATENCY_SECONDS
     """α of one collective or hop between servers [s]."""
+    link_share: float = 0.0
+    """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
 
 
 @dataclass(frozen=True)
@@ -225,7 +232,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "coll_lat": eff.collective_latency_seconds,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
-        "net_lat": hw.network_latency_s,
+        "net_lat": hw.network_latency_s, "link_share": hw.link_share,
     }
 
 
@@ -288,14 +295,15 @@ def evaluate_layouts(lays: list[Layout], inputs: dict[str, Any], batch: int | No
     benchmark row per position)."""
     table = rules.run(rules.RULES if batch is None else rules.with_batch(batch), inputs,
                       [lay.tp for lay in lays], [lay.nodes for lay in lays], [int(lay.mode == ParallelMode.EP) for lay in lays])
-    link, net, lat, net_lat = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
-                               for k in ("link_gbs", "network_gbps", "link_lat", "net_lat"))
+    link, net, lat, net_lat, share = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
+                                      for k in ("link_gbs", "network_gbps", "link_lat", "net_lat", "link_share"))
     out = []
     for j, lay in enumerate(lays):
         v: dict[str, Any] = {key: float(row[j]) for key, row in table.items() if key != "t"}
         v.update({key: bool(v[key]) for key in rules.FLAGS})
         v.update(tp=lay.tp, nodes=lay.nodes, mode=lay.mode, gpus=lay.gpus, link_gbs=float(link[j]),
-                 network_gbps=float(net[j]), link_lat=float(lat[j]), net_lat=float(net_lat[j]), layout=lay.label,
+                 network_gbps=float(net[j]), link_lat=float(lat[j]), net_lat=float(net_lat[j]),
+                 link_share=float(share[j]), layout=lay.label,
                  bound=rules.BOUND_TERMS[int(v["bound"]) - 1])
         out.append(v)
     return out

@@ -25,7 +25,7 @@ INPUTS: dict[str, str] = {
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
-    "net_lat": "{p}inf_net_lat",
+    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``). Numpy reads the
 same names from ``inputs_of`` (tco.sizing.replica): ``target_tps`` and ``ttft`` are 0 for no target."""
@@ -259,7 +259,8 @@ def _replica_resources() -> tuple[Rule, ...]:
         Rule("bw", IF(EP.eq(1), G, TP) * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s",
              "effective memory bandwidth of one stage (every GPU under expert parallel)"),
         Rule("fl", Row("gpus") * In("peak_tflops") * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
-        Rule("link", In("link_gbs") * 1e9 * In("link_eff"), "B/s", "effective GPU-to-GPU bandwidth, one way"),
+        Rule("link", In("link_gbs") * 1e9 * IF(In("link_share") > 0, In("link_share"), In("link_eff")), "B/s",
+             "effective GPU-to-GPU bandwidth, one way (the interconnect's measured share, else the calibration's)"),
         Rule("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),
     )
 
