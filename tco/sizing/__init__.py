@@ -154,7 +154,8 @@ def calibration_dict(eff: Calibration) -> dict:
             "flops_share": eff.flops_share, "interconnect_share": eff.interconnect_share,
             "step_overhead_seconds": eff.step_overhead_seconds,
             "collective_latency_seconds": eff.collective_latency_seconds,
-            "sequence_overhead_seconds": eff.sequence_overhead_seconds}
+            "sequence_overhead_seconds": eff.sequence_overhead_seconds,
+            "layer_overhead_seconds": eff.layer_overhead_seconds}
 
 
 def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dict], ReplicaSize | None]:

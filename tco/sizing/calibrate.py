@@ -29,11 +29,11 @@ from tco.sizing.replica import (
 )
 
 PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds",
-          "sequence_overhead_seconds")
+          "sequence_overhead_seconds", "layer_overhead_seconds")
 SHARES = PARAMS[:3]
-START = (0.7, 0.5, 0.7, 2e-3, 0.0, 1e-5)
+START = (0.7, 0.5, 0.7, 2e-3, 0.0, 1e-5, 3e-5)
 FREE = PARAMS[:4] + PARAMS[5:]
-OPTIONAL = {"sequence_overhead_seconds": 0.0}
+OPTIONAL = {"sequence_overhead_seconds": 0.0, "layer_overhead_seconds": 0.0}
 """Parameters a calibration file may leave out (files written before they existed), with the value they take."""
 """The parameters a fit moves: the collective latency is the interconnect's (replica.LINK_LATENCY_SECONDS); the
 calibration's ``collective_latency_seconds`` is an extra per collective that stays at its start (0) unless asked."""
@@ -158,8 +158,10 @@ def _to_eff(x: list[float], name: str, source: str, start: tuple = START, free: 
 
 
 def _from_eff(p: tuple, free: tuple = FREE) -> list[float]:
+    """Search coordinates of a start point; a share at 0 or 1 (a fit at its bound) starts just inside."""
     vals = dict(zip(PARAMS, p))
-    return [math.log(vals[k] / (1.0 - vals[k])) if k in SHARES else math.log(max(vals[k], 1e-12)) for k in free]
+    share = {k: min(max(vals[k], 1e-9), 1.0 - 1e-9) for k in SHARES}
+    return [math.log(share[k] / (1.0 - share[k])) if k in SHARES else math.log(max(vals[k], 1e-12)) for k in free]
 
 
 def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000

@@ -11,7 +11,8 @@ from tco.errors import InputError, Problem
 # parser for every command, and `--help` or `validate` must not pay for the calibration's imports.
 
 UNITS = {"bandwidth_share": "-", "flops_share": "-", "interconnect_share": "-", "step_overhead_seconds": "s",
-         "collective_latency_seconds": "s", "sequence_overhead_seconds": "s"}
+         "collective_latency_seconds": "s", "sequence_overhead_seconds": "s",
+         "layer_overhead_seconds": "s"}
 
 
 def add_parser(sub) -> None:

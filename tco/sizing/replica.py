@@ -72,6 +72,8 @@ class Calibration:
     sequence_overhead_seconds: float = 0.0
     """t_seq: cost of each sequence in a decode step outside its FLOPs and bytes (scheduling, sampling, token
     output on the host) [s]."""
+    layer_overhead_seconds: float = 0.0
+    """t_layer: fixed cost of each layer in a step (its small kernels: norms, rotary, activation, attention set-up) [s]."""
     name: str = "catalog default"
     source: str = ""
 
@@ -228,7 +230,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "target_tps": load.target_tps or 0.0, "ttft": load.ttft_seconds or 0.0, "max_batch": load.max_batch,
         "mem_usable": load.memory_usable_share, "bw_eff": eff.bandwidth_share, "fl_eff": eff.flops_share,
         "link_eff": eff.interconnect_share, "overhead": eff.step_overhead_seconds,
-        "seq_over": eff.sequence_overhead_seconds,
+        "seq_over": eff.sequence_overhead_seconds, "layer_over": eff.layer_overhead_seconds,
         "coll_lat": eff.collective_latency_seconds,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,

@@ -23,6 +23,7 @@ INPUTS: dict[str, str] = {
     "in_tokens": "in_in_tokens", "out_tokens": "in_out_tokens", "target_tps": "in_target_tps", "ttft": "in_ttft",
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
+    "layer_over": "in_layer_over",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
     "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
@@ -39,7 +40,10 @@ PP = AND(NODES > 1, EP.eq(0))
 G = TP * NODES
 """GPUs of the replica."""
 L, D, K, E = In("layers"), In("hidden"), In("experts_k"), In("experts")
-ISL, OSL, OVER = In("in_tokens"), In("out_tokens"), In("overhead")
+ISL, OSL = In("in_tokens"), In("out_tokens")
+OVER = In("overhead") + In("layers") * In("layer_over")
+"""Fixed cost of a step [s] = t0 + layers × t_layer: the kernels of each layer (norms, rotary, activation, the
+attention's own) take a few microseconds each even when they move little data."""
 LINK_LAT = In("link_lat") + In("coll_lat")
 """α of one collective inside a server [s]: the interconnect's (tco.sizing.replica.LINK_LATENCY_SECONDS) plus the
 calibration's extra latency per collective (0 in the shipped fit)."""
@@ -347,7 +351,7 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "weights)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
         Rule("overhead_s", OVER + Row("batch") * In("seq_over"), "s",
-             "cycle: step overhead t0 + t_seq per sequence (scheduling, sampling)"),
+             "cycle: step overhead t0 + layers × t_layer + t_seq per sequence (scheduling, sampling)"),
         Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
     )
 

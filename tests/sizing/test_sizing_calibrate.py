@@ -109,15 +109,16 @@ def test_nelder_mead_minimises_a_quadratic_and_reports_no_convergence():
     assert not ok
 
 
-KNOWN = Calibration(0.72, 0.55, 0.6, 0.004, 0.0, 5e-6, name="known")
+KNOWN = Calibration(0.72, 0.55, 0.6, 0.004, 0.0, 5e-6, 2e-5, name="known")
 """The collective latency is the interconnect's, not fitted: the known extra per collective is 0."""
 
 
 def _synthetic_rows(cat) -> list[BenchRow]:
     """Benchmark rows whose tokens/s and inter-token latency the model computes from KNOWN parameters:
-    several GPUs, tensor-parallel degrees, context lengths and loads, so every parameter matters."""
+    several GPUs, tensor-parallel degrees, context lengths and loads, so every parameter matters (the PCIe L40S
+    at TP4 for the fitted interconnect share: NVLink's is measured, replica.LINK_SHARE)."""
     out = []
-    grid = [("llama-3.1-8b", "H100-SXM-80GB", 1), ("llama-3.1-8b", "L40S", 1), ("llama-3.1-70b", "H100-SXM-80GB", 4),
+    grid = [("llama-3.1-8b", "H100-SXM-80GB", 1), ("llama-3.1-70b", "L40S", 4), ("llama-3.1-70b", "H100-SXM-80GB", 4),
             ("llama-3.1-70b", "H200-SXM-141GB", 8), ("llama-3.1-70b", "A100-SXM-80GB", 8), ("mixtral-8x7b", "H100-SXM-80GB", 2)]
     for i, (model, gpu, tp) in enumerate(grid):
         for isl, osl, conc in ((128, 1024, 4), (2048, 256, 64), (1000, 250, None)):
@@ -150,20 +151,22 @@ def test_fit_recovers_known_parameters(cat, tmp_path):
 
 def test_shipped_public_set_meets_the_error_targets(cat):
     """The catalog default was fitted on tco/catalog/data/calibration_public.csv (docs/calibration.md):
-    median |error| ≤ 11 % in-sample and ≤ 13 % leave-one-out, every fitted row within ±25 % (measured 10.7 % and
-    12.3 % on 28 rows since the interactive NIM rows joined the maximum-load ones, issue 21)."""
+    median |error| ≤ 10 % in-sample and ≤ 12 % leave-one-out (issue 21's target), every fitted row within ±25 %
+    (measured 5.9 % and 9.3 % on 33 rows, 2026-12-02)."""
     rows = benchmarks.read(DATA_DIR / "calibration_public.csv")
     eff = from_dict(cat.calibration, "calibration_default.toml")
     used = [r for r in rows if not r.exclude]
     assert len(used) >= 20
     assert all(r.exclude for r in rows if not r.input_tokens)  # rows without their conditions say why
     ins = errors(rows, cat, eff)
-    assert median([abs(ins[r.id]) for r in used]) <= 0.11
+    assert median([abs(ins[r.id]) for r in used]) <= 0.10
     assert all(abs(ins[r.id]) <= 0.25 for r in used), {r.id: ins[r.id] for r in used if abs(ins[r.id]) > 0.25}
     # the shipped default is what fitting the set gives (the file records the fit)
-    assert cat.calibration["fit"]["median_abs_error_leave_one_out"] <= 0.13
+    assert cat.calibration["fit"]["median_abs_error_leave_one_out"] <= 0.12
     refit, ok = fit(rows, cat, start=tuple(getattr(eff, k) for k in PARAMS), restarts=1)
-    assert ok and all(getattr(refit, k) == pytest.approx(getattr(eff, k), rel=0.05) for k in PARAMS)
+    # a time at its lower bound (t0 → 0 once the per-layer cost carries the fixed step cost) may move by
+    # nanoseconds: the same step
+    assert ok and all(getattr(refit, k) == pytest.approx(getattr(eff, k), rel=0.05, abs=1e-6) for k in PARAMS)
 
 
 def test_cli_writes_a_calibration_a_scenario_can_use(tmp_path, capsys):

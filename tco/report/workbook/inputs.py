@@ -300,3 +300,4 @@ def _serving_inputs(w, t, res) -> None:
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
     w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
     w.add("in_seq_over", t("sv_seq_over"), cal["sequence_overhead_seconds"], "s", "in_num6", cal["name"])
+    w.add("in_layer_over", t("sv_layer_over"), cal["layer_overhead_seconds"], "s", "in_num6", cal["name"])
