@@ -7,14 +7,14 @@ batching) the prompts of new requests ride in the same steps: in steady state ea
 r = ISL/OSL prompt tokens per sequence. The cycle costs
 
     cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak + collectives per sequence)
-            + collectives' latency + t0
+            + collectives' latency + t0 + layers · t_layer
 
 (Williams et al. 2009, CACM 52(4): one roofline per operation. The weight GEMMs of a batch are bound by
 reading the weights or by their FLOPs, whichever is longer; the KV-cache read and the attention follow them,
 and the collectives and the fixed step overhead t0 add up. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
-η_c.) η_bw, η_c, η_link and t0 are fitted to public benchmarks (tco/sizing/calibrate.py,
-docs/calibration.md); the latency α of a collective is the interconnect's own (LINK_LATENCY_SECONDS,
-NETWORK_LATENCY_SECONDS), not a fitted number.
+η_c.) η_bw, η_c, η_link (PCIe and network; NVLink's is measured, LINK_SHARE), t0, t_layer and t_seq are
+fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the latency α of a collective is
+the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
 
 Glossary (units in brackets): b batch [sequences], ISL/OSL input/output tokens per request [-],
 L̄ = ISL + OSL/2 mean resident context [tokens], d hidden size [-], N, N_a total/active parameters [-],
@@ -73,7 +73,8 @@ class Calibration:
     """t_seq: cost of each sequence in a decode step outside its FLOPs and bytes (scheduling, sampling, token
     output on the host) [s]."""
     layer_overhead_seconds: float = 0.0
-    """t_layer: fixed cost of each layer in a step (its small kernels: norms, rotary, activation, attention set-up) [s]."""
+    """t_layer: fixed cost of each layer in a step (its small kernels: norms, rotary, activation, attention set-up)
+    [s]."""
     name: str = "catalog default"
     source: str = ""
 
