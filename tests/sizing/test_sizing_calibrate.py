@@ -223,3 +223,13 @@ def test_scenario_naming_a_missing_calibration_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "inference.calibration" in err and "nowhere.toml" in err and "tco calibrate" in err
     assert not (tmp_path / "o" / "s.json").exists()
+
+
+def test_hardware_takes_the_interconnects_measured_latency_and_share(cat):
+    from tco.sizing.calibrate import hardware_for
+
+    h100 = hardware_for(cat.gpus["H100-SXM-80GB"], 8)
+    assert h100.link_gbs == 450.0 and h100.link_latency_s == 5.7e-6 and h100.link_share == 370.0 / 450.0
+    l40s = hardware_for(cat.gpus["L40S"], 8)              # PCIe: 64 GB/s both ways, NCCL's 42 µs, the fitted share
+    assert l40s.link_gbs == 32.0 and l40s.link_latency_s == 42e-6 and l40s.link_share == 0.0
+    assert h100.network_latency_s == 20e-6
