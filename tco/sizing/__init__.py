@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import field, fields, replace
 
-from tco.domain import TrainingMethod, record
+from tco.domain import Precision, TrainingMethod, record
 from tco.sizing.replica import (  # noqa: F401
     BYTES_PER_PARAM,
     Calibration,
@@ -88,9 +88,8 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
 
 
 def peak_tflops(gpu, precision: str) -> float:
-    """Peak dense TFLOPS of a GPU at the serving precision: the catalog's ``<precision>_tflops`` where the GPU has it
-    (FP8 on Hopper, a lower format wherever gpus.csv gives its peak), else BF16."""
-    return getattr(gpu, f"{precision}_tflops", None) or gpu.bf16_tflops
+    """Peak dense TFLOPS of a GPU at the serving precision (FP8 where the GPU has it, else BF16)."""
+    return gpu.fp8_tflops if precision == Precision.FP8 and gpu.fp8_tflops else gpu.bf16_tflops
 
 
 def network_gbps(row) -> float | None:
