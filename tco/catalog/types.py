@@ -72,6 +72,11 @@ class ModelArch:
     experts: int = 0
     """Routed experts per MoE layer (0: dense)."""
     experts_per_token: int = 0
+    attention_heads: int = 0
+    """Query heads (0: hidden_size / head_dim)."""
+    attention_head_dim: float = 0.0
+    """Mean width of the score and value products per query head in decode (0: head_dim); MLA's absorbed attention
+    scores over the 512 + 64 latent and weighs the 512 latent: (576 + 512)/2 = 544."""
 
 
 

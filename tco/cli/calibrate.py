@@ -11,7 +11,8 @@ from tco.errors import InputError, Problem
 # parser for every command, and `--help` or `validate` must not pay for the calibration's imports.
 
 UNITS = {"bandwidth_share": "-", "flops_share": "-", "interconnect_share": "-", "step_overhead_seconds": "s",
-         "collective_latency_seconds": "s"}
+         "collective_latency_seconds": "s", "sequence_overhead_seconds": "s",
+         "layer_overhead_seconds": "s"}
 
 
 def add_parser(sub) -> None:
@@ -54,7 +55,8 @@ def run(args, out=print) -> int:
     ins = errors(rows, cat, eff)
     loo = {} if args.no_loo or len(used) < 3 else errors(rows, cat, eff, loo=True)
     stats = {"rows_fitted": len(used), "rows_excluded": len(rows) - len(used), "file": Path(args.file).name,
-             "sha256": sha, "median_abs_error_in_sample": median([abs(ins[r.id]) for r in used])}
+             "sha256": sha, "median_abs_error_in_sample": median([abs(ins[r.id]) for r in used]),
+             "frameworks": ",".join(sorted({r.framework for r in used if r.framework}))}
     if loo:
         stats["median_abs_error_leave_one_out"] = median([abs(loo[r.id]) for r in used])
     text = report(rows, cat, eff, ins, loo, stats)

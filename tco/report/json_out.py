@@ -135,12 +135,26 @@ def _monthly_rows(o, res: Results) -> list[dict]:
     return rows
 
 
+def _inference_facts(rep, res: Results) -> dict:
+    """Which model sized the serving fleet, the regime that bounds it and the latencies it predicts at the planned
+    batch (issue 21): what a reader of the proposal asks first."""
+    from tco.sizing.replica import Layout
+
+    lay = Layout(rep.tensor_parallel, rep.nodes, rep.parallel_mode)
+    return {"model": "tco.sizing.replica: per-operation roofline of one decode step (docs/calibration.md)",
+            "calibration": rep.calibration, "framework": getattr(res.scenario.inference, "framework", "generic"),
+            "layout": lay.label, "bound": rep.bound, "batch": rep.batch,
+            "ttft_seconds": rep.ttft_seconds, "inter_token_seconds": rep.inter_token_seconds,
+            "tokens_per_second_per_user": rep.tokens_per_second_per_user, "target_met": rep.target_met}
+
+
 def _sizing_dict(o, res: Results) -> dict:
     """The option's sizing: the replica, the training plan, the servers and server-hours."""
     c = o.costs
     return {
         "replica": asdict(o.replica),
         "calibration": o.replica.calibration,
+        "inference": _inference_facts(o.replica, res),
         "training": res.training_by_option[o.name].as_dict() if o.name in res.training_by_option else None,
         "training_servers": c.training_servers,
         "inference_servers": c.inference_servers,

@@ -12,7 +12,7 @@ those values (sums over months, a maximum over months, GPU-hours = server-hours 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping
+from typing import Any, Mapping
 
 import numpy as np
 
@@ -85,6 +85,9 @@ class OptionView:
     """Decode speed each user sees on this option's replica [tokens/s]."""
     fan_brl: Mapping[str, tuple[float, ...]] | None = None
     """Monthly P5/P50/P95 of the total cost [BRL] (Monte Carlo), else None."""
+    serving_facts: Mapping[str, Any] | None = None
+    """The replica as sized (issue 21): layout label, bounding regime, predicted TTFT and inter-token latency at the
+    planned batch [s], calibration; None without a replica."""
 
     @property
     def peak_gpus(self) -> int:
@@ -188,7 +191,18 @@ def _option(o, labels: Mapping[str, str | None]) -> OptionView:
         tax_uplift_share=float(c.tax_uplift), tax_currency=c.currency["taxes"],
         indexation_rate=float(r.indexation_rate), prob_cheapest=o.prob_cheapest,
         tokens_per_second_per_user=float(o.achieved_tokens_per_second_per_user),
-        fan_brl={k: tuple(float(x) for x in v) for k, v in o.fan_brl.items()} if o.fan_brl is not None else None)
+        fan_brl={k: tuple(float(x) for x in v) for k, v in o.fan_brl.items()} if o.fan_brl is not None else None,
+        serving_facts=_serving_facts(o.replica))
+
+
+def _serving_facts(rep) -> dict | None:
+    """The sizing facts of a replica the proposal's annex states (``OptionView.serving_facts``)."""
+    if rep is None:
+        return None
+    from tco.sizing.replica import Layout
+
+    return {"layout": Layout(rep.tensor_parallel, rep.nodes, rep.parallel_mode).label, "bound": rep.bound,
+            "ttft_s": float(rep.ttft_seconds), "itl_s": float(rep.inter_token_seconds), "calibration": rep.calibration}
 
 
 def _plans(found: Mapping | None) -> tuple[PlanView, ...]:

@@ -182,6 +182,10 @@ class Inference(Frozen):
     calibration: Text | None = None
     """Serving calibration file written by `python -m tco calibrate` (path relative to the scenario); catalog default
     if unset."""
+    framework: Literal["generic", "trtllm", "vllm", "sglang"] = "generic"
+    """Serving framework: 'generic' uses the calibration as fitted; 'trtllm', 'vllm' or 'sglang' need a calibration
+    fitted on that framework's runs (the catalog's covers trtllm; for another, fit your benchmark with
+    `python -m tco calibrate` and set `calibration`), else exit 2."""
     daily_profile: Literal["flat", "business_hours"] | list[Share] = "business_hours"
     """Share of a day's requests in each hour (24 values summing to 1) or a named profile."""
     utilization_target_share: Efficiency = 0.8

@@ -191,10 +191,12 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
     if serving.calibration:
         path = Path(serving.calibration)
         eff, data = read_file(path, file, "inference.calibration", (lines or {}).get(("inference", "calibration")))
+        data = dict(data) | {"file": str(path)}
         eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
     else:
         eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
         eff = replace(eff, name=f"catalog default: {eff.name}")
+    _check_framework(serving, data if serving.calibration else cat.calibration, file, lines)
     if serving.bandwidth_efficiency_share is not None:
         eff = replace(eff, bandwidth_share=serving.bandwidth_efficiency_share,
                       name=eff.name + ", bandwidth share from the scenario")
@@ -204,12 +206,36 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
     return eff
 
 
+def _check_framework(serving, data: dict, file: str, lines: dict | None) -> None:
+    """A named serving framework needs a calibration fitted on its runs: the file's ``[fit] frameworks`` lists them
+    (a user's file that does not say covers whatever its scenario names); else exit 2 naming what would cover it."""
+    from pathlib import Path
+
+    from tco.errors import InputError, Problem
+
+    framework = getattr(serving, "framework", "generic")
+    fit = data.get("fit", {}) if isinstance(data.get("fit"), dict) else {}
+    if framework == "generic" or ("frameworks" not in fit and serving.calibration):
+        return
+    covered = [f for f in str(fit.get("frameworks", "")).split(",") if f]
+    if framework in covered:
+        return
+    where = Path(str(data.get("file", "the calibration file"))).name
+    raise InputError([Problem(file, "inference.framework", (
+        f"no serving calibration for framework {framework!r}: {where} was fitted on "
+        f"{', '.join(covered) or 'runs of no named framework'}; fit your own {framework} benchmark with "
+        f"`python -m tco calibrate BENCHMARK` (a `framework` column of {framework!r}) and set [inference] "
+        "calibration to the file it writes, or use framework = \"generic\""), (lines or {}).get(("inference", "framework")))])
+
+
 def calibration_dict(eff: Calibration) -> dict:
     """The calibration as plain values, for JSON and the workbook."""
     return {"name": eff.name, "source": eff.source, "bandwidth_share": eff.bandwidth_share,
             "flops_share": eff.flops_share, "interconnect_share": eff.interconnect_share,
             "step_overhead_seconds": eff.step_overhead_seconds,
-            "collective_latency_seconds": eff.collective_latency_seconds}
+            "collective_latency_seconds": eff.collective_latency_seconds,
+            "sequence_overhead_seconds": eff.sequence_overhead_seconds,
+            "layer_overhead_seconds": eff.layer_overhead_seconds}
 
 
 def size_inference(model, fleet, s, eff: Calibration, network) -> tuple[list[dict], ReplicaSize | None]:

@@ -74,7 +74,8 @@ def _plain(p: Path, text: str) -> list[BenchRow]:
                              (r.get("kv_precision") or prec).strip().lower(), n["input_tokens"], n["output_tokens"],
                              n["output_tokens_per_second"], opt["concurrency"], int(opt["max_batch"] or 2048),
                              opt["itl_ms"], opt["ttft_ms"], (r.get("exclude") or "").strip(), r.get("source", ""),
-                             str(p), line))
+                             str(p), line, (r.get("mode") or "").strip().lower(),
+                             (r.get("framework") or "").strip().lower()))
     if not rows:
         raise InputError([Problem(str(p), "", "no benchmark rows", None)])
     return rows

@@ -16,6 +16,9 @@ import numpy as np
 
 from tco.errors import InputError, Problem
 from tco.sizing.replica import (
+    LINK_LATENCY_SECONDS,
+    LINK_SHARE,
+    NETWORK_LATENCY_SECONDS,
     Calibration,
     Hardware,
     Layout,
@@ -25,9 +28,15 @@ from tco.sizing.replica import (
     inputs_of,
 )
 
-PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds")
+PARAMS = ("bandwidth_share", "flops_share", "interconnect_share", "step_overhead_seconds", "collective_latency_seconds",
+          "sequence_overhead_seconds", "layer_overhead_seconds")
 SHARES = PARAMS[:3]
-START = (0.7, 0.5, 0.7, 2e-3, 1e-5)
+START = (0.7, 0.5, 0.7, 2e-3, 0.0, 1e-5, 3e-5)
+FREE = PARAMS[:4] + PARAMS[5:]
+OPTIONAL = {"sequence_overhead_seconds": 0.0, "layer_overhead_seconds": 0.0}
+"""Parameters a calibration file may leave out (files written before they existed), with the value they take."""
+"""The parameters a fit moves: the collective latency is the interconnect's (replica.LINK_LATENCY_SECONDS); the
+calibration's ``collective_latency_seconds`` is an extra per collective that stays at its start (0) unless asked."""
 PCIE4_X16_GBS = 31.5
 """PCIe 4.0 ×16, one direction [GB/s] (PCI-SIG: 16 GT/s × 16 lanes × 128/130 / 8), for GPUs without a figure."""
 
@@ -55,18 +64,27 @@ class BenchRow:
     source: str = ""
     file: str = ""
     line: int | None = None
+    mode: str = ""
+    """'ep' when the run split the experts over its GPUs with attention data-parallel; else tensor (and pipeline
+    over nodes) parallel."""
+    framework: str = ""
+    """Serving framework of the run ('trtllm', 'vllm', 'sglang'; '' unknown)."""
 
 
 def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -> Hardware:
-    """Hardware terms of a catalog GPU: the NVLink/PCIe figure of gpus.csv is both directions, halved."""
+    """Hardware terms of a catalog GPU: the NVLink/PCIe figure of gpus.csv is both directions, halved; the latency
+    of a collective is the interconnect's (replica.LINK_LATENCY_SECONDS, PCIe for a kind it does not list)."""
     link = gpu.interconnect_gbs / 2.0 if gpu.interconnect_gbs else PCIE4_X16_GBS
-    return Hardware(gpu.memory_gb, gpu.bandwidth_tbs, 0.0, gpus_per_server, link, network_gbps)
+    lat = LINK_LATENCY_SECONDS.get(gpu.interconnect, LINK_LATENCY_SECONDS["pcie"])
+    return Hardware(gpu.memory_gb, gpu.bandwidth_tbs, 0.0, gpus_per_server, link, network_gbps, lat,
+                    NETWORK_LATENCY_SECONDS, LINK_SHARE.get(gpu.interconnect, 0.0) if gpu.interconnect_gbs else 0.0)
 
 
 def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:
     hidden = m.hidden_size or m.kv_heads * m.head_dim
     return ModelSpec(m.params_b * 1e9, m.active_params_b * 1e9, m.layers, hidden, m.kv_heads, m.head_dim,
-                     m.experts, m.experts_per_token, precision, kv_precision)
+                     m.experts, m.experts_per_token, precision, kv_precision, getattr(m, "attention_heads", 0),
+                     float(getattr(m, "attention_head_dim", 0.0) or 0.0))
 
 
 def check_rows(rows: list[BenchRow], cat) -> None:
@@ -99,13 +117,14 @@ def predict(r: BenchRow, cat, eff: Calibration) -> dict:
 def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     """A benchmark row's layout, the replica rules' inputs and its replica count."""
     g = cat.gpus[r.gpu]
-    peak = g.fp8_tflops if r.precision == "fp8" and g.fp8_tflops else g.bf16_tflops
+    peak = getattr(g, f"{r.precision}_tflops", None) or g.bf16_tflops  # as tco.sizing.peak_tflops
     hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9)
     spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
-    return Layout(r.tp, r.nodes, "pp" if r.nodes > 1 else "tp"), inputs_of(spec, hw, load, eff), replicas
+    mode = "ep" if r.mode == "ep" else "pp" if r.nodes > 1 else "tp"
+    return Layout(r.tp, r.nodes, mode), inputs_of(spec, hw, load, eff), replicas
 
 
 def predict_rows(rows: list[BenchRow], cat, eff: Calibration) -> list[dict]:
@@ -130,13 +149,19 @@ def residuals(rows: list[BenchRow], cat, eff: Calibration) -> list[float]:
     return out
 
 
-def _to_eff(x: list[float], name: str, source: str) -> Calibration:
-    bw, fl, link = (1.0 / (1.0 + math.exp(-t)) for t in x[:3])
-    return Calibration(bw, fl, link, math.exp(x[3]), math.exp(x[4]), name=name, source=source)
+def _to_eff(x: list[float], name: str, source: str, start: tuple = START, free: tuple = FREE) -> Calibration:
+    """The calibration at search point x (one coordinate per free parameter; the others at `start`)."""
+    vals = dict(zip(PARAMS, start))
+    for k, t in zip(free, x):
+        vals[k] = 1.0 / (1.0 + math.exp(-t)) if k in SHARES else math.exp(t)
+    return Calibration(**{k: float(vals[k]) for k in PARAMS}, name=name, source=source)
 
 
-def _from_eff(p: tuple) -> list[float]:
-    return [math.log(v / (1.0 - v)) for v in p[:3]] + [math.log(v) for v in p[3:]]
+def _from_eff(p: tuple, free: tuple = FREE) -> list[float]:
+    """Search coordinates of a start point; a share at 0 or 1 (a fit at its bound) starts just inside."""
+    vals = dict(zip(PARAMS, p))
+    share = {k: min(max(vals[k], 1e-9), 1.0 - 1e-9) for k in SHARES}
+    return [math.log(share[k] / (1.0 - share[k])) if k in SHARES else math.log(max(vals[k], 1e-12)) for k in free]
 
 
 def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_iter: int = 4000
@@ -173,23 +198,24 @@ def nelder_mead(f, x0: list[float], step: float = 0.5, tol: float = 1e-10, max_i
 
 
 def fit(rows: list[BenchRow], cat, *, name: str = "fitted", source: str = "", start: tuple = START,
-        restarts: int = 3) -> tuple[Calibration, bool]:
-    """Least-squares fit of the five parameters on the rows not excluded; (calibration, converged)."""
+        restarts: int = 3, free: tuple = FREE) -> tuple[Calibration, bool]:
+    """Least-squares fit of the `free` parameters (the shares and t0; the others stay at `start`) on the rows not
+    excluded; (calibration, converged)."""
     used = [r for r in rows if not r.exclude]
 
     def cost(x):
         try:
-            total = sum(e * e for e in residuals(used, cat, _to_eff(x, name, source)))
+            total = sum(e * e for e in residuals(used, cat, _to_eff(x, name, source, start, free)))
         except (OverflowError, ZeroDivisionError, ValueError):
             return float("inf")
         return total if math.isfinite(total) else float("inf")
-    x, fx, ok = _from_eff(start), math.inf, False
+    x, fx, ok = _from_eff(start, free), math.inf, False
     for _ in range(restarts):  # restart from the best point: Nelder–Mead can stall on a ridge
         x, fx_new, ok = nelder_mead(cost, x)
         if fx - fx_new < 1e-9:
             break
         fx = fx_new
-    return _to_eff(x, name, source), ok and math.isfinite(fx)
+    return _to_eff(x, name, source, start, free), ok and math.isfinite(fx)
 
 
 def errors(rows: list[BenchRow], cat, eff: Calibration, loo: bool = False, **kw) -> dict[str, float]:
@@ -252,12 +278,13 @@ def from_dict(d: dict, file: str, lines: dict | None = None) -> Calibration:
     """A Calibration from a parsed calibration file; problems name the file, the key and (with `lines`, key path →
     line) its line."""
     lines = lines or {}
+    d = OPTIONAL | dict(d)
     missing = [k for k in PARAMS if isinstance(d.get(k), bool) or not isinstance(d.get(k), (int, float))]
     if missing:
         raise InputError([Problem(file, k, "missing or not a number in the calibration file", lines.get((k,)))
                           for k in missing])
-    bw, fl, link, t0, alpha = (float(d[k]) for k in PARAMS)
-    eff = Calibration(bw, fl, link, t0, alpha, name=str(d.get("name", file)), source=str(d.get("source", "")))
+    eff = Calibration(**{k: float(d[k]) for k in PARAMS}, name=str(d.get("name", file)),
+                      source=str(d.get("source", "")))
     validate(eff, file, lines)
     return eff
 

@@ -17,14 +17,19 @@ from tco.sizing.replica import (
 
 
 def layouts(m: ModelSpec, hw: Hardware, load: Load) -> list[Layout]:
-    """Tensor-parallel degrees 1, 2, 4, … dividing the server; when none of them holds the model and
-    the network is known, whole servers ×2, ×4, ×8 by pipeline parallel (and expert parallel for MoE)."""
-    out = [Layout(tp) for tp in (2 ** k for k in range(8)) if tp <= hw.gpus_per_server and hw.gpus_per_server % tp == 0]
+    """Tensor-parallel degrees 1, 2, 4, … dividing the server (a server of 8 runs 8/tp replicas side by side:
+    TP2 is four data-parallel replicas); for a mixture-of-experts model also expert parallel over 2, 4, … of its
+    GPUs (attention data-parallel, the experts split, an all-to-all per layer)."""
+    degrees = [tp for tp in (2 ** k for k in range(8)) if tp <= hw.gpus_per_server and hw.gpus_per_server % tp == 0]
+    out = [Layout(tp) for tp in degrees]
+    if m.experts and m.experts_per_token:
+        out += [Layout(g, 1, ParallelMode.EP) for g in degrees if g > 1]
     return out
 
 
 def candidates(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> list[dict]:
-    """Every layout with all its terms; multi-server layouts only when no single-server one fits."""
+    """Every layout with all its terms; multi-server layouts (pipeline, and expert parallel for a mixture of experts,
+    over 2, 4 or 8 whole servers) only when no single-server one fits."""
     out = replica_table(layouts(m, hw, load), m, hw, load, eff)
     if not any(c["fits"] for c in out) and hw.network_gbps:
         for nodes in (2, 4, 8):

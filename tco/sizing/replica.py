@@ -6,12 +6,15 @@ gives every sequence of the batch b one token. With chunked prefill (vLLM, Tenso
 batching) the prompts of new requests ride in the same steps: in steady state each cycle also carries
 r = ISL/OSL prompt tokens per sequence. The cycle costs
 
-    cycle = bytes read / (BW · η_bw) + FLOPs / (peak · η_c) + collectives + t0
+    cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak + collectives per sequence)
+            + collectives' latency + t0 + layers · t_layer
 
-(the two roofline terms of Williams et al. 2009, CACM 52(4), added rather than overlapped: on the public
-set the sum fits with a median error of 8 % and an 8 ms overhead, the max only by assuming a 29 ms
-overhead per step, which contradicts single-stream latencies), with η_bw, η_c, η_link, the per-step overhead t0 and
-the latency α of one collective fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md).
+(Williams et al. 2009, CACM 52(4): one roofline per operation. The weight GEMMs of a batch are bound by
+reading the weights or by their FLOPs, whichever is longer; the KV-cache read and the attention follow them,
+and the collectives and the fixed step overhead t0 add up. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
+η_c.) η_bw, η_c, η_link (PCIe and network; NVLink's is measured, LINK_SHARE), t0, t_layer and t_seq are
+fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the latency α of a collective is
+the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
 
 Glossary (units in brackets): b batch [sequences], ISL/OSL input/output tokens per request [-],
 L̄ = ISL + OSL/2 mean resident context [tokens], d hidden size [-], N, N_a total/active parameters [-],
@@ -32,6 +35,24 @@ from tco.domain import ParallelMode, Precision
 from tco.expr import Env, In
 
 
+LINK_LATENCY_SECONDS: dict[str, float] = {"nvlink": 5.7e-6, "nvlink_bridge": 5.7e-6, "pcie": 42e-6}
+"""α of one small all-reduce or all-to-all inside a server, by gpus.csv ``interconnect`` [s]:
+
+* nvlink (NVSwitch) and nvlink_bridge: 5.7 µs, the one-shot custom all-reduce of TensorRT-LLM as vLLM and SGLang
+  run it, 8 × H100 SXM, TP8, 4,096 B (sgl-project/sglang pull request 2904, "optimize custom allreduce kernel",
+  2025-01-15, table "custom allreduce": 3.7–4.8 µs at TP2/TP4, 5.7–7.8 µs at TP8 for 512 B–32 KB; vLLM's own
+  kernel 8.5–11.8 µs). NCCL's NVLS tree on 2 × H100 measures about 6 µs (NVIDIA/nccl issue 1259, 2024-04-22).
+* pcie: 42 µs, NCCL all_reduce_perf at 8 B on 8 PCIe GPUs without NVLink (NVIDIA/nccl issue 1530, 8 × RTX 4090,
+  42.14 µs; issue 1439, 8 × RTX 3090, 54.18 µs): no custom kernel on more than two PCIe GPUs (vLLM disables it)."""
+LINK_SHARE: dict[str, float] = {"nvlink": 370.0 / 450.0}
+"""Share of the one-way NVLink bandwidth a collective achieves, by gpus.csv ``interconnect`` [-]: "with the protocol
+overhead (~20 %) NCCL can get an effective NVLink bandwidth of 370GB/s" of H100's 450 GB/s line rate (S. Jeaugey,
+NCCL maintainer, NVIDIA/nccl-tests issue 212, 2024-05-06). Other interconnects (PCIe, NVLink bridges that leave
+PCIe for TP > 2, the network) take the calibration's fitted ``interconnect_share``."""
+NETWORK_LATENCY_SECONDS = 20e-6
+"""α of one collective or pipeline hop between servers over InfiniBand/RoCE [s]: NCCL all_reduce_perf at 8 B, two
+A100 servers over HDR InfiniBand, one GPU each, 19.9 µs (NVIDIA/nccl-tests issue 150, 2023-06-29)."""
+
 
 @dataclass(frozen=True)
 class Calibration:
@@ -45,7 +66,14 @@ class Calibration:
     step_overhead_seconds: float
     """t0: fixed cost of a decode step (scheduling, kernel launches, sampling) [s]."""
     collective_latency_seconds: float
-    """α: fixed latency of one all-reduce, all-to-all or pipeline hop [s]."""
+    """Extra latency of one all-reduce, all-to-all or pipeline hop beyond the interconnect's own [s] (0 in the
+    shipped fit; calibration files before 2026-12 held the whole α here)."""
+    sequence_overhead_seconds: float = 0.0
+    """t_seq: cost of each sequence in a decode step outside its FLOPs and bytes (scheduling, sampling, token
+    output on the host) [s]."""
+    layer_overhead_seconds: float = 0.0
+    """t_layer: fixed cost of each layer in a step (its small kernels: norms, rotary, activation, attention set-up)
+    [s]."""
     name: str = "catalog default"
     source: str = ""
 
@@ -62,6 +90,11 @@ class ModelSpec:
     experts_per_token: int = 0
     precision: str = Precision.BF16
     kv_precision: str = Precision.BF16
+    heads: int = 0
+    """Query heads [-]; 0: hidden / head_dim."""
+    attn_dim: float = 0.0
+    """Mean width of the attention's score and value products per head [-] (models.csv attention_head_dim);
+    0: head_dim."""
 
 
 @dataclass(frozen=True)
@@ -74,6 +107,12 @@ class Hardware:
     """GPU-to-GPU bandwidth inside a server, one direction [GB/s]."""
     network_gbps: float | None = None
     """Scale-out network per server [Gb/s]; None: replicas cannot span servers."""
+    link_latency_s: float = LINK_LATENCY_SECONDS["nvlink"]
+    """α of one collective inside the server [s] (LINK_LATENCY_SECONDS by interconnect)."""
+    network_latency_s: float = NETWORK_LATENCY_SECONDS
+    """α of one collective or hop between servers [s]."""
+    link_share: float = 0.0
+    """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
 
 
 @dataclass(frozen=True)
@@ -93,7 +132,8 @@ class Layout:
     tp: int
     nodes: int = 1
     mode: str = ParallelMode.TP
-    """'tp' (one server or less), 'pp' (pipeline over `nodes` servers), 'ep' (experts over `nodes` servers)."""
+    """'tp' (one server or less), 'pp' (pipeline over `nodes` servers), 'ep' (attention data-parallel and the
+    experts split over the tp × nodes GPUs, inside one server or over `nodes` servers)."""
 
     @property
     def gpus(self) -> int:
@@ -101,6 +141,8 @@ class Layout:
 
     @property
     def label(self) -> str:
+        if self.mode == ParallelMode.EP:
+            return f"EP{self.gpus}" if self.nodes == 1 else f"EP{self.tp}×{self.nodes}"
         return f"TP{self.tp}" if self.nodes == 1 else f"TP{self.tp}×{self.mode.upper()}{self.nodes}"
 
 
@@ -135,7 +177,8 @@ def allreduce_seconds(message_bytes: float, gpus: int, link_bs: float, latency_s
     >>> round(allreduce_seconds(1_048_576, 8, 360e9, 5e-6) * 1e6, 3)   # 5 µs + 2·7/8·1 MiB / 360 GB/s
     10.097
     """
-    return _scalar(rules.allreduce(In("n"), In("p"), In("b")), n=message_bytes, p=gpus, b=link_bs, coll_lat=latency_s)
+    return _scalar(rules.allreduce(In("n"), In("p"), In("b"), In("a")), n=message_bytes, p=gpus, b=link_bs,
+                   a=latency_s)
 
 
 def alltoall_seconds(message_bytes: float, parts: int, link_bs: float, latency_s: float) -> float:
@@ -144,7 +187,8 @@ def alltoall_seconds(message_bytes: float, parts: int, link_bs: float, latency_s
     n bytes each part sends for its tokens' experts, p parts; (p − 1)/p of it leaves the part, once to the
     experts and once back (DeepSeek-AI 2024, DeepSeek-V3 technical report arXiv:2412.19437 §3.2.2).
     """
-    return _scalar(rules.alltoall(In("n"), In("p"), In("b")), n=message_bytes, p=parts, b=link_bs, coll_lat=latency_s)
+    return _scalar(rules.alltoall(In("n"), In("p"), In("b"), In("a")), n=message_bytes, p=parts, b=link_bs,
+                   a=latency_s)
 
 
 def expert_touch_share(tokens: float, experts: int, experts_per_token: int) -> float:
@@ -166,19 +210,31 @@ def expert_params(params: float, active_params: float, experts: int, experts_per
 # Replicas
 
 
+def attention_shape(m: ModelSpec) -> tuple[int, float]:
+    """Query heads and the mean score/value width per head [-]: the catalog's, else hidden / head dim and head dim.
+
+    >>> attention_shape(ModelSpec(70e9, 70e9, 80, 8192, 8, 128))
+    (64, 128.0)
+    """
+    return m.heads or max(1, round(m.hidden / m.head_dim)), m.attn_dim or float(m.head_dim)
+
+
 def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[str, float]:
     """The named inputs of sizing_rules.RULES (the workbook's defined names, sizing_rules.INPUTS)."""
     return {
         "params": m.params, "active_params": m.active_params, "weight_bytes": BYTES_PER_PARAM[m.precision],
         "kv_bytes": BYTES_PER_PARAM[m.kv_precision], "layers": m.layers, "hidden": m.hidden,
-        "kv_heads": m.kv_heads, "head_dim": m.head_dim, "experts": m.experts, "experts_k": m.experts_per_token,
+        "kv_heads": m.kv_heads, "head_dim": m.head_dim, "heads": attention_shape(m)[0],
+        "attn_dim": attention_shape(m)[1], "experts": m.experts, "experts_k": m.experts_per_token,
         "in_tokens": load.input_tokens, "out_tokens": load.output_tokens,
         "target_tps": load.target_tps or 0.0, "ttft": load.ttft_seconds or 0.0, "max_batch": load.max_batch,
         "mem_usable": load.memory_usable_share, "bw_eff": eff.bandwidth_share, "fl_eff": eff.flops_share,
         "link_eff": eff.interconnect_share, "overhead": eff.step_overhead_seconds,
+        "seq_over": eff.sequence_overhead_seconds, "layer_over": eff.layer_overhead_seconds,
         "coll_lat": eff.collective_latency_seconds,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
-        "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0,
+        "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
+        "net_lat": hw.network_latency_s, "link_share": hw.link_share,
     }
 
 
@@ -241,14 +297,16 @@ def evaluate_layouts(lays: list[Layout], inputs: dict[str, Any], batch: int | No
     benchmark row per position)."""
     table = rules.run(rules.RULES if batch is None else rules.with_batch(batch), inputs,
                       [lay.tp for lay in lays], [lay.nodes for lay in lays], [int(lay.mode == ParallelMode.EP) for lay in lays])
-    link, net = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
-                 for k in ("link_gbs", "network_gbps"))
+    link, net, lat, net_lat, share = (np.broadcast_to(np.asarray(inputs[k], dtype=float), (len(lays),))
+                                      for k in ("link_gbs", "network_gbps", "link_lat", "net_lat", "link_share"))
     out = []
     for j, lay in enumerate(lays):
         v: dict[str, Any] = {key: float(row[j]) for key, row in table.items() if key != "t"}
         v.update({key: bool(v[key]) for key in rules.FLAGS})
         v.update(tp=lay.tp, nodes=lay.nodes, mode=lay.mode, gpus=lay.gpus, link_gbs=float(link[j]),
-                 network_gbps=float(net[j]), bound=rules.BOUND_TERMS[int(v["bound"]) - 1])
+                 network_gbps=float(net[j]), link_lat=float(lat[j]), net_lat=float(net_lat[j]),
+                 link_share=float(share[j]), layout=lay.label,
+                 bound=rules.BOUND_TERMS[int(v["bound"]) - 1])
         out.append(v)
     return out
 

@@ -13,17 +13,20 @@ direct sums, so the engine's figures do not depend on the closed form's rounding
 
 from __future__ import annotations
 
-from tco.expr import AND, IF, INT, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
+from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
 
 INPUTS: dict[str, str] = {
     "params": "(in_params_b*1000000000)", "active_params": "(in_active_params_b*1000000000)",
     "weight_bytes": "in_weight_bytes", "kv_bytes": "in_kv_bytes", "layers": "in_layers", "hidden": "in_hidden",
-    "kv_heads": "in_kv_heads", "head_dim": "in_head_dim", "experts": "in_experts", "experts_k": "in_experts_k",
+    "kv_heads": "in_kv_heads", "head_dim": "in_head_dim", "heads": "in_heads", "attn_dim": "in_attn_dim",
+    "experts": "in_experts", "experts_k": "in_experts_k",
     "in_tokens": "in_in_tokens", "out_tokens": "in_out_tokens", "target_tps": "in_target_tps", "ttft": "in_ttft",
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
-    "link_eff": "in_link_eff", "overhead": "in_overhead", "coll_lat": "in_coll_lat",
+    "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
+    "layer_over": "in_layer_over",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
-    "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net",
+    "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
+    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``). Numpy reads the
 same names from ``inputs_of`` (tco.sizing.replica): ``target_tps`` and ``ttft`` are 0 for no target."""
@@ -34,8 +37,18 @@ BOUND_TERMS = ("memory", "max-batch", "latency-ttft", "latency-bandwidth", "late
 
 TP, NODES, EP = Row("tp"), Row("nodes"), Row("ep")
 PP = AND(NODES > 1, EP.eq(0))
+G = TP * NODES
+"""GPUs of the replica."""
 L, D, K, E = In("layers"), In("hidden"), In("experts_k"), In("experts")
-ISL, OSL, LAT, OVER = In("in_tokens"), In("out_tokens"), In("coll_lat"), In("overhead")
+ISL, OSL = In("in_tokens"), In("out_tokens")
+OVER = In("overhead") + In("layers") * In("layer_over")
+"""Fixed cost of a step [s] = t0 + layers × t_layer: the kernels of each layer (norms, rotary, activation, the
+attention's own) take a few microseconds each even when they move little data."""
+LINK_LAT = In("link_lat") + In("coll_lat")
+"""α of one collective inside a server [s]: the interconnect's (tco.sizing.replica.LINK_LATENCY_SECONDS) plus the
+calibration's extra latency per collective (0 in the shipped fit)."""
+NET_LAT = In("net_lat") + In("coll_lat")
+"""α of one collective or pipeline hop between servers [s] (tco.sizing.replica.NETWORK_LATENCY_SECONDS)."""
 CTX = ISL + OSL / 2
 """L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]."""
 ACTIVATION_BYTES = 2.0
@@ -45,14 +58,14 @@ ACT = D * ACTIVATION_BYTES
 NO_TTFT = 1e300
 
 
-def allreduce(message: Expr, gpus: Expr, link: Expr) -> Expr:
+def allreduce(message: Expr, gpus: Expr, link: Expr, lat: Expr = LINK_LAT) -> Expr:
     """Ring all-reduce [s] = α + 2·(p − 1)/p · n / B, 0 on one GPU (Patarasuk & Yuan 2009)."""
-    return IF(gpus <= 1, 0, LAT + 2 * (gpus - 1) / gpus * message / link)
+    return IF(gpus <= 1, 0, lat + 2 * (gpus - 1) / gpus * message / link)
 
 
-def alltoall(message: Expr, parts: Expr, link: Expr) -> Expr:
+def alltoall(message: Expr, parts: Expr, link: Expr, lat: Expr = NET_LAT) -> Expr:
     """Expert dispatch + combine [s] = 2·(α + (p − 1)/p · n / B), 0 on one part (DeepSeek-V3 §3.2.2)."""
-    return IF(parts <= 1, 0, 2 * (LAT + (parts - 1) / parts * message / link))
+    return IF(parts <= 1, 0, 2 * (lat + (parts - 1) / parts * message / link))
 
 
 def touched(tokens: Expr) -> Expr:
@@ -67,10 +80,41 @@ def touch_share(batch: Expr) -> Expr:
     return touched(batch * (1 + Row("ratio")) / IF(PP, NODES, 1))
 
 
+def imbalance(batch: Expr) -> Expr:
+    """Load of the busiest GPU over the mean under expert parallel [-] = 1 + √(2·ln G / μ), μ = b·(1 + r)·k/G
+    token-expert pairs per GPU: the expected maximum of μ·G pairs thrown uniformly on G GPUs (Raab & Steger 1998,
+    "Balls into bins: a simple and tight analysis", RANDOM'98, Theorem 1, case μ ≫ ln G); 1 without expert
+    parallel, on one GPU or for a dense model."""
+    mu = MAX(batch * (1 + Row("ratio")) * K / G, 1)
+    return IF(AND(EP.eq(1), E > 0, K > 0), 1 + (2 * LN(G) / mu) ** 0.5, 1)
+
+
+def prompt_imbalance(batch: Expr) -> Expr:
+    """Prompt work of the busiest GPU over its even share under expert parallel [-] = min(G, 1 + √(2·ln G / μ_p)),
+    μ_p = b / (G · OSL) prompts per GPU per step: attention is data-parallel, so a prompt's attention and dense
+    layers run on the one GPU that holds its sequence, and every GPU waits for the busiest at each layer's
+    all-to-all (balls into bins again, Raab & Steger 1998; at most all G shares on one GPU). 1 for a
+    tensor-parallel replica, whose GPUs share every prompt."""
+    mu = batch / (G * OSL)
+    return IF(AND(EP.eq(1), G > 1), MIN(G, 1 + (2 * LN(G) / MAX(mu, 1e-9)) ** 0.5), 1)
+
+
+def prompt_extra(ratio: Expr, f: Expr) -> Expr:
+    """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
+    attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
+    work = ratio * 2 * (In("active_params") - active_expert_params()) + ratio * attention_flops(ISL / 2)
+    return (f - 1) * work / Row("fl")
+
+
 def expert_params() -> Expr:
     """Parameters in routed experts [-] = (N − N_a)/(1 − k/E): the inactive share of the experts is all
     that is not active (0 for a dense model)."""
     return IF(AND(E > 0, K > 0, K < E), (In("params") - In("active_params")) / (1 - K / E), 0)
+
+
+def active_expert_params() -> Expr:
+    """Routed-expert parameters one token uses [-] = k/E of the experts' (0 for a dense model)."""
+    return IF(E > 0, expert_params() * K / E, 0)
 
 
 def kv_bytes() -> Expr:
@@ -78,29 +122,58 @@ def kv_bytes() -> Expr:
     return 2 * L * In("kv_heads") * In("head_dim") * In("kv_bytes")
 
 
+def kv_replicas() -> Expr:
+    """Copies of each KV head a tensor-parallel replica keeps [-] = max(1, TP / KV heads): TP GPUs beyond the
+    KV heads hold the same heads again (vLLM and TensorRT-LLM replicate KV heads when tp > num_kv_heads; an MLA
+    latent, one head, is on every GPU); expert parallel runs attention data-parallel, one copy."""
+    return IF(EP.eq(1), 1, MAX(1, TP / In("kv_heads")))
+
+
 def attention_flops(context: Expr) -> Expr:
-    """Attention score and value FLOPs of one token at a context [FLOP] = 4 · layers · d · context
-    (2 FLOPs per multiply-add for QKᵀ and for A·V; Hoffmann et al. 2022, Chinchilla, Appendix F)."""
-    return 4 * L * D * context
+    """Attention score and value FLOPs of one token at a context [FLOP] = 4 · layers · heads · d_attn · context:
+    2 FLOPs per multiply-add for QKᵀ and for A·V over each query head (Hoffmann et al. 2022, Chinchilla,
+    Appendix F, with heads × head dim for d); d_attn is the mean of the score and value widths per head (128 for
+    Llama; (576 + 512)/2 for DeepSeek's absorbed MLA, arXiv:2405.04434 §2.1.3)."""
+    return 4 * L * In("heads") * In("attn_dim") * context
+
+
+def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
+    """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = (1 + r)·2·(N_a + (imb − 1)·
+    N_ae): the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
+    return (1 + ratio) * 2 * (In("active_params") + (imb - 1) * active_expert_params())
+
+
+def attn_flops(ratio: Expr) -> Expr:
+    """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention
+    at ISL/2 (a prompt token attends to ISL/2 tokens on average)."""
+    return attention_flops(CTX) + ratio * attention_flops(ISL / 2)
 
 
 def flops_per_token(ratio: Expr) -> Expr:
     """FLOPs per generated token with its share of the prompt [FLOP] =
-    (1 + r)·2·N_a + 4·layers·d·L̄ + r·2·layers·d·ISL (a prompt token attends to ISL/2 tokens on average)."""
-    return (1 + ratio) * 2 * In("active_params") + attention_flops(CTX) + ratio * 2 * L * D * ISL
+    (1 + r)·2·N_a + 4·layers·heads·d_attn·(L̄ + r·ISL/2)."""
+    return gemm_flops(ratio, Const(1)) + attn_flops(ratio)
 
 
 def weights_read(touch: Expr) -> Expr:
-    """Weight bytes one cycle reads [B]: the experts not touched are skipped; with expert parallel each
-    server reads the shared weights and its 1/n of the touched experts."""
+    """Weight bytes one cycle reads over the replica [B]: the experts not touched are skipped; with expert
+    parallel every GPU reads the shared weights and its 1/G of the touched experts."""
     shared = Row("weights_b") - Row("expert_b")
-    return IF(EP.eq(1), shared + Row("expert_b") * touch / NODES, Row("weights_b") - Row("expert_b") * (1 - touch))
+    return IF(EP.eq(1), G * shared + Row("expert_b") * touch, Row("weights_b") - Row("expert_b") * (1 - touch))
 
 
-def batch_limit(a: Expr) -> Expr:
-    """Largest whole batch with the cycle a + s·b [seq] = max(1, floor(min(b_max, b_tps, b_ttft)))."""
-    b_ttft = IF(In("ttft") > 0, (In("ttft") - Row("prefill") - a) / Row("slope"), Row("b_max"))
-    return MAX(1, INT(MIN(Row("b_max"), (1 / In("target_tps") - a) / Row("slope"), b_ttft) + 1e-9))
+def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr, extra: Expr) -> Expr:
+    """Largest batch whose cycle max(W/BW, b·g) + b·(s + p) + a fits `budget` [seq] (the two sides of the max)."""
+    slope = Row("slope") + extra
+    return MIN((budget - a_w) / slope, (budget - a_0) / (gemm + slope))
+
+
+def batch_limit(a_w: Expr, gemm: Expr, extra: Expr) -> Expr:
+    """Largest whole batch with the cycle max(W/BW, b·g) + b·(s + p) + a meeting the targets [seq] =
+    max(1, floor(min(b_max, b_tps, b_ttft)))."""
+    a_0 = Row("c_const") + OVER
+    b_ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, gemm, extra), Row("b_max"))
+    return MAX(1, INT(MIN(Row("b_max"), _limit(1 / In("target_tps"), a_w, a_0, gemm, extra), b_ttft) + 1e-9))
 
 
 def meets_tps(cycle: Expr) -> Expr:
@@ -116,31 +189,53 @@ def _tokens() -> Expr:
     return Row("batch") * (1 + Row("ratio"))
 
 
+def _ep_parts() -> Expr:
+    """Parts an expert all-to-all spans: the servers when the replica spans servers, else its GPUs."""
+    return IF(NODES > 1, NODES, TP)
+
+
+def _ep_link() -> Expr:
+    return IF(NODES > 1, Row("net"), Row("link"))
+
+
+def _ep_lat() -> Expr:
+    return IF(NODES > 1, NET_LAT, LINK_LAT)
+
+
 def _collectives() -> Expr:
     """All-reduces, all-to-alls and pipeline hops of the chosen batch's cycle [s]."""
     per_node = _tokens() / NODES * ACT
-    expert = L * allreduce(per_node, TP, Row("link")) + L * alltoall(per_node * K, NODES, Row("net"))
-    tensor = 2 * L * allreduce(per_node, TP, Row("link")) + IF(NODES > 1, NODES * (LAT + per_node / Row("net")), 0)
+    expert = L * alltoall(_tokens() / _ep_parts() * ACT * K, _ep_parts(), _ep_link(), _ep_lat())
+    tensor = (2 * L * allreduce(per_node, TP, Row("link"))
+              + IF(NODES > 1, NODES * (NET_LAT + per_node / Row("net")), 0))
     return IF(EP.eq(1), expert, tensor)
 
 
 def _prefill() -> Expr:
-    """One prompt alone [s]: weights once (per stage for pipeline parallel), prompt FLOPs on one server's
-    tensor-parallel GPUs, 2 all-reduces per layer, the pipeline hops or the expert all-to-alls, t0."""
-    act = ISL * D * ACTIVATION_BYTES
-    flops = 2 * In("active_params") * ISL + 2 * L * D * ISL * ISL
-    tp_peak = Row("fl") / Row("gpus") * TP
-    return (Row("weights_b") / NODES / Row("bw") * IF(PP, NODES, 1) + flops / tp_peak
-            + 2 * L * allreduce(act, TP, Row("link")) + IF(PP, (NODES - 1) * (LAT + act / Row("net")), 0)
-            + IF(EP.eq(1), L * alltoall(act * K, NODES, Row("net")), 0) + OVER)
+    """One prompt alone [s]: weights once (every stage for pipeline parallel) or the GEMMs, whichever is longer;
+    attention; the dense part on one server's tensor-parallel GPUs (one GPU under expert parallel, whose attention
+    is data-parallel; its experts on all G), 2 all-reduces per layer, the pipeline hops or the all-to-alls, t0."""
+    act = ISL * ACTIVATION_BYTES * D
+    expert = 2 * active_expert_params() * ISL
+    dense = 2 * (In("active_params") - active_expert_params()) * ISL
+    attention = attention_flops(ISL / 2) * ISL
+    peak = Row("fl") / Row("gpus")
+    compute = IF(EP.eq(1), (dense + attention) / peak + expert / Row("fl"), (dense + expert + attention) / (peak * TP))
+    weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
+    return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
+            + IF(PP, (NODES - 1) * (NET_LAT + act / Row("net")), 0)
+            + IF(EP.eq(1), L * alltoall(act * K, _ep_parts(), _ep_link(), _ep_lat()), 0) + OVER)
 
 
 def _bound() -> Expr:
     """Code of what stops the batch (BOUND_TERMS): the smallest limit of the pass that set it, then the
     largest term of the cycle."""
-    a = IF(Row("ok2"), Row("a2"), Row("a1"))
-    tps = (1 / In("target_tps") - a) / Row("slope")
-    ttft = IF(In("ttft") > 0, (In("ttft") - Row("prefill") - a) / Row("slope"), NO_TTFT)
+    a_w = IF(Row("ok2"), Row("a2"), Row("a1"))
+    g = IF(Row("ok2"), Row("g2"), Row("g1"))
+    p = IF(Row("ok2"), Row("p2"), Row("p1"))
+    a_0 = Row("c_const") + OVER
+    tps = _limit(1 / In("target_tps"), a_w, a_0, g, p)
+    ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, g, p), NO_TTFT)
     terms = [Row(k) for k in ("mem_s", "cmp_s", "coll_s", "overhead_s")]
     largest = MAX(*terms)
     by_term = IF(terms[0].eq(largest), 4, IF(terms[1].eq(largest), 5, IF(terms[2].eq(largest), 6, 7)))
@@ -156,16 +251,20 @@ def _replica_resources() -> tuple[Rule, ...]:
     """The replica's GPUs, the weights it holds, its memory, bandwidth, compute and links."""
     w, we = Row("weights_b"), Row("expert_b")
     return (
-        Rule("gpus", TP * NODES, "GPU", "GPUs of one replica"),
+        Rule("gpus", G, "GPU", "GPUs of one replica"),
         Rule("weights_b", In("params") * In("weight_bytes"), "B", "weights of the model"),
         Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
-        Rule("held_b", w + IF(EP.eq(1), (NODES - 1) * (w - we), 0), "B",
-             "weights the replica holds: expert parallel keeps the shared weights on every server"),
+        Rule("held_b", IF(EP.eq(1), G * (w - we) + we, w), "B",
+             "weights the replica holds: expert parallel keeps the shared weights on every GPU"),
         Rule("kv_tok", kv_bytes(), "B/token", "KV cache per token = 2 (K and V) × layers × KV heads × head dim × bytes"),
+        Rule("kv_rep", kv_replicas() * Row("kv_tok"), "B/token",
+             "KV cache per token the replica stores: KV heads repeat on tensor-parallel GPUs beyond their count"),
         Rule("mem_b", Row("gpus") * In("memory_gb") * 1e9 * In("mem_usable"), "B", "usable memory of the replica"),
-        Rule("bw", TP * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s", "effective memory bandwidth of one stage"),
+        Rule("bw", IF(EP.eq(1), G, TP) * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s",
+             "effective memory bandwidth of one stage (every GPU under expert parallel)"),
         Rule("fl", Row("gpus") * In("peak_tflops") * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
-        Rule("link", In("link_gbs") * 1e9 * In("link_eff"), "B/s", "effective GPU-to-GPU bandwidth, one way"),
+        Rule("link", In("link_gbs") * 1e9 * IF(In("link_share") > 0, In("link_share"), In("link_eff")), "B/s",
+             "effective GPU-to-GPU bandwidth, one way (the interconnect's measured share, else the calibration's)"),
         Rule("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),
     )
 
@@ -176,9 +275,10 @@ def _sequence_terms() -> tuple[Rule, ...]:
     return (
         Rule("ratio", ISL / OSL, "", "r = ISL/OSL: prompt tokens riding in each cycle per sequence"),
         Rule("flops_tok", flops_per_token(Row("ratio")), "FLOP", "FLOPs per generated token with its share of the prompt"),
-        Rule("fits", Row("held_b") + Row("kv_tok") * (ISL + OSL) <= Row("mem_b"), "",
+        Rule("attn_tok", attn_flops(Row("ratio")), "FLOP", "attention FLOPs per generated token with its prompt share"),
+        Rule("fits", Row("held_b") + Row("kv_rep") * (ISL + OSL) <= Row("mem_b"), "",
              "weights and one full sequence fit in the usable memory"),
-        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_tok") * CTX))), "seq",
+        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * CTX))), "seq",
              "sequences whose mean context fits beside the weights"),
         Rule("b_max", MIN(Row("b_mem"), In("max_batch")), "seq", "largest batch: memory and the sequence cap"),
         Rule("prefill", _prefill(), "s", "one prompt alone"),
@@ -187,34 +287,43 @@ def _sequence_terms() -> tuple[Rule, ...]:
 
 def _collective_terms() -> tuple[Rule, ...]:
     """The collectives of a cycle (a latency part and a part per sequence) and the cycle time per sequence."""
-    seq_coll_ep = (IF(TP > 1, L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
-                   + IF(NODES > 1, L * 2 * (NODES - 1) / NODES * (1 + Row("ratio")) / NODES * K * D * 2
-                        / Row("net"), 0))
-    seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * D * 2 / Row("link"), 0)
-                   + IF(NODES > 1, (1 + Row("ratio")) * D * 2 / Row("net"), 0))
+    parts = _ep_parts()
+    seq_coll_ep = IF(parts > 1, L * 2 * (parts - 1) / parts * (1 + Row("ratio")) / parts * K * ACT / _ep_link(), 0)
+    seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * ACT / Row("link"), 0)
+                   + IF(NODES > 1, (1 + Row("ratio")) * ACT / Row("net"), 0))
     return (
-        Rule("c_const", IF(EP.eq(1), IF(TP > 1, L * LAT, 0) + IF(NODES > 1, L * 2 * LAT, 0),
-                           IF(TP > 1, 2 * L * LAT, 0) + IF(NODES > 1, NODES * LAT, 0)), "s",
+        Rule("c_const", IF(EP.eq(1), IF(parts > 1, L * 2 * _ep_lat(), 0),
+                           IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)), "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        Rule("slope", CTX * Row("kv_tok") / NODES / Row("bw") + Row("flops_tok") / Row("fl") + Row("c_seq"), "s",
-             "s: cycle time per sequence (KV read, compute, collectives)"),
+        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw") + Row("attn_tok") / Row("fl") + Row("c_seq")
+             + In("seq_over"), "s",
+             "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
     )
 
 
 def _batch_passes() -> tuple[Rule, ...]:
     """The batch in two passes: at the cycle of every expert, then at the cycle of the experts that batch reads;
-    pass 2 when it meets the targets."""
+    pass 2 when it meets the targets. The weight GEMMs of a batch take max(weights read, FLOPs) (one roofline per
+    operation, Williams et al. 2009)."""
+    a0 = Row("c_const") + OVER
     return (
-        Rule("a1", weights_read(Const(1)) / Row("bw") + Row("c_const") + OVER, "s", "cycle at zero batch, every expert"),
-        Rule("b1", batch_limit(Row("a1")), "seq", "batch, pass 1 (every expert read)"),
+        Rule("g1", gemm_flops(Row("ratio"), imbalance(Row("b_max"))) / Row("fl"), "s",
+             "weight GEMMs per sequence, pass 1 (imbalance at the largest batch)"),
+        Rule("p1", prompt_extra(Row("ratio"), prompt_imbalance(Row("b_max"))), "s",
+             "busiest GPU's extra prompt work per sequence, pass 1 (expert parallel)"),
+        Rule("a1", weights_read(Const(1)) / Row("bw") + a0, "s", "cycle at zero batch, every expert"),
+        Rule("b1", batch_limit(Row("a1"), Row("g1"), Row("p1")), "seq", "batch, pass 1 (every expert read)"),
         Rule("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
-        Rule("a2", weights_read(Row("touch1")) / Row("bw") + Row("c_const") + OVER, "s",
-             "cycle at zero batch, pass-1 experts"),
-        Rule("b2", batch_limit(Row("a2")), "seq", "batch, pass 2"),
+        Rule("g2", gemm_flops(Row("ratio"), imbalance(Row("b1"))) / Row("fl"), "s",
+             "weight GEMMs per sequence, pass 2 (imbalance at the pass-1 batch)"),
+        Rule("p2", prompt_extra(Row("ratio"), prompt_imbalance(Row("b1"))), "s",
+             "busiest GPU's extra prompt work per sequence, pass 2"),
+        Rule("a2", weights_read(Row("touch1")) / Row("bw") + a0, "s", "cycle at zero batch, pass-1 experts"),
+        Rule("b2", batch_limit(Row("a2"), Row("g2"), Row("p2")), "seq", "batch, pass 2"),
         Rule("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
-        Rule("cycle2", weights_read(Row("touch2")) / Row("bw") + Row("b2") * Row("slope") + Row("c_const") + OVER, "s",
-             "cycle at the pass-2 batch"),
+        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw"), Row("b2") * Row("g2"))
+             + Row("b2") * (Row("slope") + Row("p2")) + a0, "s", "cycle at the pass-2 batch"),
         Rule("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
              "pass 2 meets the targets"),
         Rule("batch", IF(Row("ok2"), Row("b2"), Row("b1")), "seq", "the batch: pass 2 if it meets the targets"),
@@ -222,15 +331,27 @@ def _batch_passes() -> tuple[Rule, ...]:
 
 
 def _cycle_terms() -> tuple[Rule, ...]:
-    """One decode cycle at the batch: experts touched, weights and KV cache read, then its four terms (roofline)."""
+    """One decode cycle at the batch: experts touched, weights and KV cache read, then its four terms (roofline per
+    operation: the weight GEMMs count as memory or compute, whichever is longer)."""
+    w_s = Row("w_read") / Row("bw")
     return (
         Rule("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
+        Rule("imb", imbalance(Row("batch")), "", "busiest GPU's load over the mean (expert parallel)"),
         Rule("w_read", weights_read(Row("touch")), "B", "weights read per cycle"),
-        Rule("kv_read", Row("batch") * CTX * Row("kv_tok") / NODES, "B", "KV cache read per cycle (per stage)"),
-        Rule("mem_s", (Row("w_read") + Row("kv_read")) / Row("bw"), "s", "cycle: memory reads (roofline)"),
-        Rule("cmp_s", Row("batch") * Row("flops_tok") / Row("fl"), "s", "cycle: compute (roofline)"),
+        Rule("kv_read", Row("batch") * CTX * Row("kv_rep") / IF(PP, NODES, 1), "B",
+             "KV cache read per cycle (per pipeline stage; over every GPU under expert parallel)"),
+        Rule("gemm_s", Row("batch") * gemm_flops(Row("ratio"), Row("imb")) / Row("fl"), "s",
+             "cycle: weight GEMM FLOPs"),
+        Rule("mem_s", (Row("kv_read") + IF(w_s >= Row("gemm_s"), Row("w_read"), 0)) / Row("bw"), "s",
+             "cycle: memory reads (KV, and the weights when they outlast their GEMMs)"),
+        Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
+                                       + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
+             + IF(w_s >= Row("gemm_s"), 0, Row("gemm_s")), "s",
+             "cycle: compute (attention, the busiest GPU's extra prompt work, and the GEMMs when they outlast their "
+             "weights)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
-        Rule("overhead_s", OVER, "s", "cycle: fixed step overhead t0"),
+        Rule("overhead_s", OVER + Row("batch") * In("seq_over"), "s",
+             "cycle: step overhead t0 + layers × t_layer + t_seq per sequence (scheduling, sampling)"),
         Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
     )
 

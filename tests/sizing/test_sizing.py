@@ -130,12 +130,15 @@ def test_kv_bytes_per_token_fp8_is_half():
 # 1 KV head × 64 head dim in bf16 → 2·2·1·64·2 = 512 B of KV cache per token.
 TOY_M = ModelSpec(params=1e9, active_params=1e9, layers=2, hidden=64, kv_heads=1, head_dim=64)
 TOY_HW = Hardware(memory_gb=10.0, bandwidth_tbs=0.1, peak_tflops=100.0, gpus_per_server=4, link_gbs=10.0,
-                  network_gbps=100.0)
+                  network_gbps=100.0, link_latency_s=0.0, network_latency_s=0.0)
+# (the interconnect's own latencies 0 here: the toy's α is the calibration's 1e-5 s, as worked below)
 TOY_LOAD = Load(input_tokens=1000.0, output_tokens=200.0, target_tps=20.0, max_batch=1000)
 TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0.5, step_overhead_seconds=0.001,
                       collective_latency_seconds=1e-5)
 # FLOPs per output token: (1 + r)·2·N_a + 4·layers·d·(ISL + OSL/2) + r·2·layers·d·ISL, r = 1000/200 = 5
 FLOPS_TOK = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000   # 12,001,843,200
+GEMM_TOK = 6 * 2 * 1e9                       # the weight GEMMs' part, bound by max(weights read, FLOPs)
+ATTN_TOK = FLOPS_TOK - GEMM_TOK              # attention: 1,843,200
 
 
 def test_allreduce_time_by_hand():
@@ -173,28 +176,31 @@ def test_replica_tp1_by_hand():
     ctx = 1000 + 200 / 2                                  # 1,100 tokens resident on average
     b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * ctx))  # 7e9 / 563,200 → 12,428
     bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
-    a = 2e9 / bw + 0.001                                  # weights once + overhead = 0.041 s
-    slope = kv_tok * ctx / bw + FLOPS_TOK / fl            # per sequence: KV read + its compute ≈ 2.513e-4 s
-    b_tps = (1 / 20 - a) / slope                          # ≈ 35.8
+    a_w = 2e9 / bw + 0.001                                # weights once + overhead = 0.041 s
+    g = GEMM_TOK / fl                                     # weight GEMMs per sequence: 2.4e-4 s
+    slope = kv_tok * ctx / bw + ATTN_TOK / fl             # per sequence: KV read + attention ≈ 1.130e-5 s
+    b_tps = min((1 / 20 - a_w) / slope, (1 / 20 - 0.001) / (g + slope))   # min(796.4, 194.98)
     batch = math.floor(b_tps)
-    cycle = a + batch * slope
-    prefill = 2e9 / bw + (2 * 1e9 * 1000 + 2 * 2 * 64 * 1000 ** 2) / fl + 0.001   # ≈ 0.08100512 s
+    cycle = max(2e9 / bw, batch * g) + batch * slope + 0.001
+    prefill = max(2e9 / bw, (2 * 1e9 * 1000 + 4 * 2 * 64 * 500 * 1000) / fl) + 0.001   # = 0.04100512 s
     assert v["b_mem"] == b_mem == 12_428
     assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
-    assert v["batch"] == batch == 35
+    assert v["batch"] == batch == 194
     assert v["cycle"] == pytest.approx(cycle)
     assert v["coll_s"] == 0.0                             # one GPU: no all-reduce
-    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.08100512)
+    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.04100512)
     assert v["ttft"] == pytest.approx(prefill + cycle)
     assert v["cap"] == pytest.approx(batch / (200 * cycle))
-    assert v["bound"] == "latency-bandwidth" and v["met"]
+    assert v["bound"] == "latency-compute" and v["met"]
 
 
 def test_replica_tp2_pays_the_all_reduce():
     v = replica_terms(Layout(2), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)
     tokens = 10 * (1 + 5)                                 # decode + chunked prompt tokens in the step
     ar = 1e-5 + 2 * 1 / 2 * tokens * 64 * 2 / (10e9 * 0.5)  # one all-reduce of 60 × 64 × 2 B
-    expected = (2e9 + 10 * 1100 * 512) / (2 * 5e10) + 10 * FLOPS_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
+    # the one KV head is on both GPUs (2 copies of 512 B per token); the weights (0.02 s) outlast the GEMMs
+    expected = (2e9 + 10 * 1100 * 512 * 2) / (2 * 5e10) + 10 * ATTN_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
+    assert 10 * GEMM_TOK / (2 * 5e13) < 2e9 / (2 * 5e10)
     assert v["coll_s"] == pytest.approx(2 * 2 * ar)      # 2 per layer × 2 layers
     assert v["cycle"] == pytest.approx(expected)
 
@@ -202,14 +208,14 @@ def test_replica_tp2_pays_the_all_reduce():
 def test_larger_degree_only_when_it_pays():
     # on the toy's 10 GB/s link TP 2 halves the weight read and wins; on a 0.01 GB/s link each sequence adds
     # 4 all-reduces × 6 tokens × 128 B / 5e6 B/s ≈ 0.6 ms to the step and one GPU per replica serves the most per GPU
-    assert choose(candidates(TOY_M, TOY_HW, TOY_LOAD, TOY_EFF), 4).tensor_parallel > 1
+    fast_target = replace(TOY_LOAD, target_tps=30.0)    # TP 1 needs 0.041 s + … > 1/30 s
+    assert choose(candidates(TOY_M, TOY_HW, fast_target, TOY_EFF), 4).tensor_parallel > 1
     slow = replace(TOY_HW, link_gbs=0.01)
     cands = candidates(TOY_M, slow, TOY_LOAD, TOY_EFF)
     per_gpu = {c["tp"]: c["cap"] / c["tp"] for c in cands}
     best = choose(cands, 4)
     assert best.tensor_parallel == 1 and per_gpu[1] == max(per_gpu.values())
     # and a fast one with a tight target makes TP 2 or more the only way to meet it
-    fast_target = replace(TOY_LOAD, target_tps=30.0)    # TP 1 needs 0.041 s + … > 1/30 s
     best = choose(candidates(TOY_M, TOY_HW, fast_target, TOY_EFF), 4)
     assert best.target_met and best.tensor_parallel >= 2
 
@@ -225,8 +231,9 @@ def test_two_server_pipeline_replica_by_hand():
     v = replica_terms(Layout(4, 2, "pp"), TOY_M, hw, TOY_LOAD, TOY_EFF, batch=10)
     tokens = 10 * 6                                      # per cycle; 2 micro-batches of 30
     act = 30 * 64 * 2                                    # one micro-batch's activations: 3,840 B
-    mem_s = (2e9 + 10 * 1100 * 512 / 2) / (4 * 5e10)     # each stage rereads its half per micro-batch
-    cmp_s = 10 * FLOPS_TOK / (8 * 5e13)                  # all 8 GPUs compute
+    # each stage rereads its half per micro-batch; the one KV head sits on the 4 GPUs of a stage (4 copies)
+    mem_s = (2e9 + 10 * 1100 * 512 * 4 / 2) / (4 * 5e10)
+    cmp_s = 10 * ATTN_TOK / (8 * 5e13)                   # all 8 GPUs compute; the weights outlast the GEMMs
     ar = 1e-5 + 2 * 3 / 4 * act / (10e9 * 0.5)           # all-reduce over the 4 GPUs of a stage
     hops = 2 * (1e-5 + act / (100e9 / 8 * 0.5))          # 2 micro-batches cross the 100 Gb/s network
     assert tokens / 2 * 64 * 2 == act
@@ -251,10 +258,12 @@ def test_moe_step_reads_only_the_experts_it_touches():
 
 
 def test_ttft_target_limits_the_batch():
-    # TTFT = prefill + cycle ≤ 0.13 s → b ≤ (0.13 − 0.08100512 − 0.041) / slope ≈ 31.8
-    slope = 512 * 1100 / 5e10 + FLOPS_TOK / 5e13
-    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.13), TOY_EFF)
-    assert v["batch"] == math.floor((0.13 - 0.08100512 - 0.041) / slope) == 31
+    # TTFT = prefill + cycle ≤ 0.085 s → b ≤ min((0.085 − 0.04100512 − 0.041) / s, (0.085 − 0.04100512 − 0.001)
+    # / (g + s)) = min(265.0, 171.1), below the tokens/s target's 194
+    slope, g = 512 * 1100 / 5e10 + ATTN_TOK / 5e13, GEMM_TOK / 5e13
+    v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.085), TOY_EFF)
+    budget = 0.085 - 0.04100512
+    assert v["batch"] == math.floor(min((budget - 0.041) / slope, (budget - 0.001) / (g + slope))) == 171
     assert v["bound"] == "latency-ttft" and v["met"]
     # 5 ms is below even TP 4's weight read (2e9 / (4 × 5e10) = 10 ms): target_met is False
     rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.005), TOY_EFF), 4)
@@ -392,3 +401,38 @@ def test_size_training_uses_the_precision_peak_and_the_moe_factor():
     assert ts.gpu_hours == pytest.approx(6 * 37e9 * 1e12 / (4500e12 * ts.mfu * 3600), rel=1e-12)
     assert ts.gpu_hours == pytest.approx(82_777, rel=1e-4)
     assert (ts.precision, ts.peak_tflops) == ("fp8", 4500.0)
+
+
+def _seed_with(tmp_path, lines: str):
+    from pathlib import Path
+
+    seed = (Path(__file__).parents[2] / "scenarios" / "seed_70b_h200.toml").read_text(encoding="utf-8")
+    scen = tmp_path / "s.toml"
+    scen.write_text(seed.replace("[inference]\n", "[inference]\n" + lines), encoding="utf-8")
+    return scen
+
+
+def test_a_framework_without_its_calibration_stops_with_exit_2_naming_what_covers_it(tmp_path, capsys):
+    from tco.cli import main
+
+    scen = _seed_with(tmp_path, 'framework = "vllm"\n')
+    assert main(["run", str(scen), "-o", str(tmp_path / "o"), "--formats", "json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "inference.framework" in err and "'vllm'" in err and "calibration_default.toml" in err
+    assert "python -m tco calibrate" in err and "trtllm" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())   # nothing half-written
+
+
+def test_the_framework_the_shipped_calibration_was_fitted_on_sizes_as_generic(tmp_path):
+    import json
+
+    from tco.cli import main
+
+    runs = {}
+    for fw in ("generic", "trtllm"):
+        scen = _seed_with(tmp_path, f'framework = "{fw}"\n')
+        assert main(["run", str(scen), "-o", str(tmp_path / fw), "--formats", "json", "--quiet"]) == 0
+        doc = json.loads((tmp_path / fw / "s.json").read_text())
+        runs[fw] = [o["sizing"]["replica"] for o in doc["options"]]
+        assert all(o["sizing"]["inference"]["framework"] == fw for o in doc["options"])
+    assert runs["generic"] == runs["trtllm"]

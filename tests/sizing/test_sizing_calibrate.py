@@ -109,14 +109,16 @@ def test_nelder_mead_minimises_a_quadratic_and_reports_no_convergence():
     assert not ok
 
 
-KNOWN = Calibration(0.72, 0.55, 0.6, 0.004, 2e-5, name="known")
+KNOWN = Calibration(0.72, 0.55, 0.6, 0.004, 0.0, 5e-6, 2e-5, name="known")
+"""The collective latency is the interconnect's, not fitted: the known extra per collective is 0."""
 
 
 def _synthetic_rows(cat) -> list[BenchRow]:
     """Benchmark rows whose tokens/s and inter-token latency the model computes from KNOWN parameters:
-    several GPUs, tensor-parallel degrees, context lengths and loads, so every parameter matters."""
+    several GPUs, tensor-parallel degrees, context lengths and loads, so every parameter matters (the PCIe L40S
+    at TP4 for the fitted interconnect share: NVLink's is measured, replica.LINK_SHARE)."""
     out = []
-    grid = [("llama-3.1-8b", "H100-SXM-80GB", 1), ("llama-3.1-8b", "L40S", 1), ("llama-3.1-70b", "H100-SXM-80GB", 4),
+    grid = [("llama-3.1-8b", "H100-SXM-80GB", 1), ("llama-3.1-70b", "L40S", 4), ("llama-3.1-70b", "H100-SXM-80GB", 4),
             ("llama-3.1-70b", "H200-SXM-141GB", 8), ("llama-3.1-70b", "A100-SXM-80GB", 8), ("mixtral-8x7b", "H100-SXM-80GB", 2)]
     for i, (model, gpu, tp) in enumerate(grid):
         for isl, osl, conc in ((128, 1024, 4), (2048, 256, 64), (1000, 250, None)):
@@ -149,7 +151,8 @@ def test_fit_recovers_known_parameters(cat, tmp_path):
 
 def test_shipped_public_set_meets_the_error_targets(cat):
     """The catalog default was fitted on tco/catalog/data/calibration_public.csv (docs/calibration.md):
-    median |error| ≤ 10 % in-sample and ≤ 15 % leave-one-out, every fitted row within ±25 %."""
+    median |error| ≤ 10 % in-sample and ≤ 12 % leave-one-out (issue 21's target), every fitted row within ±25 %
+    (measured 5.9 % and 9.3 % on 33 rows, 2026-12-02)."""
     rows = benchmarks.read(DATA_DIR / "calibration_public.csv")
     eff = from_dict(cat.calibration, "calibration_default.toml")
     used = [r for r in rows if not r.exclude]
@@ -159,9 +162,11 @@ def test_shipped_public_set_meets_the_error_targets(cat):
     assert median([abs(ins[r.id]) for r in used]) <= 0.10
     assert all(abs(ins[r.id]) <= 0.25 for r in used), {r.id: ins[r.id] for r in used if abs(ins[r.id]) > 0.25}
     # the shipped default is what fitting the set gives (the file records the fit)
-    assert cat.calibration["fit"]["median_abs_error_leave_one_out"] <= 0.15
+    assert cat.calibration["fit"]["median_abs_error_leave_one_out"] <= 0.12
     refit, ok = fit(rows, cat, start=tuple(getattr(eff, k) for k in PARAMS), restarts=1)
-    assert ok and all(getattr(refit, k) == pytest.approx(getattr(eff, k), rel=0.05) for k in PARAMS)
+    # a time at its lower bound (t0 → 0 once the per-layer cost carries the fixed step cost) may move by
+    # nanoseconds: the same step
+    assert ok and all(getattr(refit, k) == pytest.approx(getattr(eff, k), rel=0.05, abs=1e-6) for k in PARAMS)
 
 
 def test_cli_writes_a_calibration_a_scenario_can_use(tmp_path, capsys):
@@ -218,3 +223,13 @@ def test_scenario_naming_a_missing_calibration_exit_2(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "inference.calibration" in err and "nowhere.toml" in err and "tco calibrate" in err
     assert not (tmp_path / "o" / "s.json").exists()
+
+
+def test_hardware_takes_the_interconnects_measured_latency_and_share(cat):
+    from tco.sizing.calibrate import hardware_for
+
+    h100 = hardware_for(cat.gpus["H100-SXM-80GB"], 8)
+    assert h100.link_gbs == 450.0 and h100.link_latency_s == 5.7e-6 and h100.link_share == 370.0 / 450.0
+    l40s = hardware_for(cat.gpus["L40S"], 8)              # PCIe: 64 GB/s both ways, NCCL's 42 µs, the fitted share
+    assert l40s.link_gbs == 32.0 and l40s.link_latency_s == 42e-6 and l40s.link_share == 0.0
+    assert h100.network_latency_s == 20e-6

@@ -50,3 +50,43 @@ def test_to_replica_size_by_hand():
     assert rep.batch == int(c["batch"]) and rep.target_met == c["met"]
     spanning = dict(c, nodes=4, tp=8, mode="pp", gpus=32)
     assert to_replica_size(spanning, 8).replicas_per_server == 1 / 4   # a quarter replica per server
+
+
+def _catalog_case(model: str, gpu: str, precision: str, isl: float, osl: float, tps: float,
+                  network_gbps: float | None = None):
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import from_dict, hardware_for, model_spec
+
+    cat = load_catalog()
+    g = cat.gpus[gpu]
+    hw = replace(hardware_for(g, 8, network_gbps), peak_tflops=g.fp8_tflops if precision == "fp8" else g.bf16_tflops)
+    m = model_spec(cat.models[model], precision, precision)
+    cands = candidates(m, hw, Load(isl, osl, tps, None, 256, 0.9), from_dict(cat.calibration, "default"))
+    return cands, choose(cands, 8)
+
+
+def test_a_70b_fp8_at_30_tokens_per_user_on_8_h100_picks_data_parallel_replicas_when_they_serve_more():
+    """Shipped calibration, 2,048/128 tokens: every layout meets 30 tokens/s; TP2 (four replicas on the server)
+    completes more requests per GPU than TP8, whose all-reduces and GEMM-bound steps cost more per token."""
+    cands, rep = _catalog_case("llama-3.1-70b", "H100-SXM-80GB", "fp8", 2048, 128, 30)
+    by_tp = {c["tp"]: c for c in cands}
+    assert all(c["met"] for c in cands if c["fits"])
+    best = max((c for c in cands if c["fits"]), key=lambda c: c["cap"] / c["gpus"])
+    assert rep is not None and rep.tensor_parallel == best["tp"] < 8 and rep.replicas_per_server >= 2
+    assert by_tp[rep.tensor_parallel]["cap"] / rep.tensor_parallel > by_tp[8]["cap"] / 8
+
+
+def test_moe_models_get_expert_parallel_layouts_and_deepseek_r1_sizes_on_8_h200():
+    cands, rep = _catalog_case("deepseek-r1", "H200-SXM-141GB", "fp8", 1000, 1000, 30)
+    assert {c["layout"] for c in cands} >= {"TP8", "EP8"}
+    assert rep is not None and rep.gpus_per_replica == 8 and rep.target_met
+    ep8 = next(c for c in cands if c["layout"] == "EP8")
+    tp8 = next(c for c in cands if c["layout"] == "TP8")
+    # MLA's one latent head sits on every GPU under TP8 (8 copies), once under EP8 (attention data-parallel)
+    assert tp8["kv_rep"] == 8 * tp8["kv_tok"] and ep8["kv_rep"] == ep8["kv_tok"] == 2 * 61 * 1 * 288 * 1
+
+
+def test_a_405b_in_bf16_spans_servers_under_a_latency_target():
+    cands, rep = _catalog_case("llama-3.1-405b", "H100-SXM-80GB", "bf16", 2048, 512, 20, network_gbps=3200)
+    assert rep is not None and rep.nodes == 2 and rep.parallel_mode == "pp" and rep.target_met
+    assert not any(c["fits"] for c in cands if c["nodes"] == 1)

@@ -74,9 +74,13 @@ def test_replica_terms_by_hand_llama70_fp8_on_two_h200():
     # the batch memory holds: (memory − weights) / (KV per token × mean resident context ISL + OSL/2)
     assert v["b_mem"] == math.floor((2 * 141e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * (2000 + 400 / 2)))
     b = v["batch"]
-    # the memory term reads the weights once and each sequence's KV cache
-    expected_mem_s = (70e9 + b * 2 * 80 * 8 * 128 * (2000 + 400 / 2)) / (2 * 4.8e12 * 0.7)
+    # one roofline per operation: the weight GEMMs, b × (1 + r 5) × 2 × 70e9 FLOPs, outlast reading the weights
+    # once (70e9 B / 6.72e12 B/s = 10.4 ms), so they count as compute; the memory term is each sequence's KV cache
+    gemm_s = b * 6 * 2 * 70e9 / (2 * 989e12 * 0.5)
+    assert gemm_s > 70e9 / (2 * 4.8e12 * 0.7)
+    expected_mem_s = b * 2 * 80 * 8 * 128 * (2000 + 400 / 2) / (2 * 4.8e12 * 0.7)
     assert v["mem_s"] == pytest.approx(expected_mem_s, rel=1e-9)
+    assert v["gemm_s"] == pytest.approx(gemm_s, rel=1e-9) and v["cmp_s"] > gemm_s
     assert v["cycle"] == pytest.approx(v["mem_s"] + v["cmp_s"] + v["coll_s"] + v["overhead_s"], rel=1e-12)
     assert v["overhead_s"] == 0.008
     assert 1 / v["cycle"] >= 25 and v["met"] and v["fits"]                     # the target is met at this batch

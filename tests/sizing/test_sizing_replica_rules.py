@@ -9,9 +9,11 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tco.sizing import replica_rules as sizing_rules
-from tco.expr import XlContext
+from tco.expr import Const, XlContext
 from tco.sizing.replica import Calibration, Hardware, Layout, Load, ModelSpec, inputs_of, replica_table
 from expr_walk import inputs_used
 
@@ -48,12 +50,13 @@ def _excel(rule, inputs: dict, row_values: dict) -> float:
 
 
 @pytest.mark.parametrize("model,lay", [(TOY_M, Layout(1)), (TOY_M, Layout(2)), (TOY_M, Layout(4, 2, "pp")),
-                                       (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1))])
+                                       (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1)),
+                                       (TOY_MOE, Layout(4, 1, "ep"))])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
     v = replica_table([lay], model, TOY_HW, TOY_LOAD, TOY_EFF)[0]
     inputs = inputs_of(model, TOY_HW, TOY_LOAD, TOY_EFF)
     rows = {k: (1.0 if v[k] is True else 0.0 if v[k] is False else v[k]) for k in v
-            if isinstance(v[k], (int, float)) and k not in ("link_gbs", "network_gbps")}
+            if isinstance(v[k], (int, float)) and k not in ("link_gbs", "network_gbps", "link_lat", "net_lat")}
     rows["ep"] = float(lay.mode == "ep")
     rows["bound"] = 1.0 + sizing_rules.BOUND_TERMS.index(v["bound"])
     for rule in sizing_rules.RULES:
@@ -61,17 +64,76 @@ def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
 
 
 def test_rules_alone_by_hand():
-    # TP 1 of the toy: b_mem = floor((9e9 − 2e9) / (512 × 1,100)) = 12,428; a = 2e9 / 5e10 + 1 ms = 0.041 s;
-    # s = 512 × 1,100 / 5e10 + FLOPs/token / 5e13; the tokens/s target 20 gives b = floor((1/20 − a) / s) = 35
-    flops_tok = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000
-    slope = 512 * 1100 / 5e10 + flops_tok / 5e13
+    # TP 1 of the toy (bf16, 1 head of 64, r = 1000/200 = 5, L̄ = 1,100): b_mem = floor((9e9 − 2e9) / (512 × 1,100))
+    # = 12,428; the weights take a_w = 2e9 / 5e10 + 1 ms = 0.041 s; the GEMMs g = 6 × 2 × 1e9 / 5e13 = 2.4e-4 s per
+    # sequence; s = 512 × 1,100 / 5e10 + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13. The target 20 tokens/s gives
+    # b = floor(min((0.05 − 0.041) / s, (0.05 − 0.001) / (g + s))) = floor(min(796.4, 194.98)) = 194: the GEMMs, not
+    # the weights, bound it (one roofline per operation)
+    attn = 4 * 2 * 1 * 64 * (1100 + 5 * 500)
+    slope, g = 512 * 1100 / 5e10 + attn / 5e13, 6 * 2 * 1e9 / 5e13
     v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
     assert v["b_mem"] == math.floor(7e9 / (512 * 1100)) == 12_428
     assert v["a1"] == pytest.approx(0.041, rel=1e-12)
-    assert v["slope"] == pytest.approx(slope, rel=1e-12)
-    assert v["batch"] == math.floor((1 / 20 - 0.041) / slope) == 35
-    assert v["cycle"] == pytest.approx(0.041 + 35 * slope, rel=1e-12)
-    assert v["tps_met"] and v["ttft_met"] and v["bound"] == "latency-bandwidth"
+    assert v["slope"] == pytest.approx(slope, rel=1e-12) and v["g1"] == pytest.approx(g, rel=1e-12)
+    assert v["batch"] == math.floor(min((1 / 20 - 0.041) / slope, (1 / 20 - 0.001) / (g + slope))) == 194
+    assert v["cycle"] == pytest.approx(max(0.04, 194 * g) + 194 * slope + 0.001, rel=1e-12)
+    assert v["tps_met"] and v["ttft_met"] and v["bound"] == "latency-compute"
+
+
+def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
+    """The step of a 70B FP8 (80 layers, d 8,192, 64 query heads of 128, 8 KV heads) at TP8 on H100 SXM with batch 4,
+    2,048/128 tokens (r = 16, L̄ = 2,112), η_bw 0.9, η_c 0.6, η_link 0.8, t0 2 ms, NVLink α 5.7 µs:
+
+    weights 70e9 B over 8 × 3.35e12 × 0.9 = 2.412e13 B/s: 2.902 ms; GEMMs 4 × 17 × 2 × 70e9 / (8 × 1,979e12 × 0.6)
+    = 1.002 ms < 2.902 ms, so the weights bound them; KV 4 × 2,112 × 163,840 B / 2.412e13 = 0.0574 ms; attention
+    4 × 4·80·64·128·(2,112 + 16 × 1,024) / 9.4992e15 = 0.0204 ms; 160 all-reduces of 4 × 17 × 16,384 B:
+    160 × (5.7 µs + 2·7/8 × 1,114,112 / 3.6e11 B/s) = 1.779 ms; t0 2 ms. Step 6.76 ms: 148 tokens/s per user,
+    the all-reduces 26 % of it (the fitted α of 74 µs at η_link 0.48 made them 13.3 ms)."""
+    m = ModelSpec(70e9, 70e9, 80, 8192, 8, 128, precision="fp8", kv_precision="fp8")
+    hw = Hardware(80.0, 3.35, 1979.0, 8, 450.0, None, 5.7e-6)
+    eff = Calibration(0.9, 0.6, 0.8, 2e-3, 0.0)
+    v = replica_table([Layout(8)], m, hw, Load(2048.0, 128.0, None, None, 2048), eff, batch=4)[0]
+    w_s = 70e9 / (8 * 3.35e12 * 0.9)
+    kv_s = 4 * 2112 * 163_840 / (8 * 3.35e12 * 0.9)
+    attn_s = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024) / (8 * 1979e12 * 0.6)
+    coll_s = 160 * (5.7e-6 + 2 * 7 / 8 * (4 * 17 * 8192 * 2) / (450e9 * 0.8))
+    assert 4 * 17 * 2 * 70e9 / (8 * 1979e12 * 0.6) < w_s
+    assert v["mem_s"] == pytest.approx(w_s + kv_s, rel=1e-12)
+    assert v["cmp_s"] == pytest.approx(attn_s, rel=1e-12)
+    assert v["coll_s"] == pytest.approx(coll_s, rel=1e-12)
+    assert v["cycle"] == pytest.approx(w_s + kv_s + attn_s + coll_s + 2e-3, rel=1e-12)
+    assert round(v["cycle"] * 1e3, 2) == 6.76 and round(coll_s * 1e3, 3) == 1.779
+
+
+def test_expert_parallel_all_to_all_by_hand():
+    """EP4 inside a server (attention data-parallel, experts split over 4 GPUs) of the toy MoE at batch 10, r = 5:
+    60 tokens; each GPU dispatches its 15 tokens × k 2 × 64 × 2 B = 3,840 B, 3/4 of it leaves; per layer
+    2 × (α + 3/4 × 3,840 / 5e9) with α = 5.7 µs + the calibration's 10 µs; 2 layers: 2 × 2 × (15.7e-6 + 5.76e-7)
+    = 65.104 µs. No all-reduce: the replica holds 4 × shared + experts, its KV once."""
+    hw = replace(TOY_HW, link_latency_s=5.7e-6)
+    v = replica_table([Layout(4, 1, "ep")], TOY_MOE, hw, TOY_LOAD, TOY_EFF, batch=10)[0]
+    message = 60 / 4 * 2 * 64 * 2
+    assert message == 3840
+    assert v["coll_s"] == pytest.approx(2 * 2 * ((5.7e-6 + 1e-5) + 3 / 4 * message / 5e9), rel=1e-12)
+    assert round(v["coll_s"] * 1e6, 3) == 65.104
+    experts = (1e9 - 0.4e9) / (1 - 2 / 8)
+    assert v["held_b"] == pytest.approx(2 * (4 * (1e9 - experts) + experts), rel=1e-12)
+    assert v["kv_rep"] == v["kv_tok"] == 512
+
+
+def test_imbalance_is_the_expected_busiest_gpu_and_1_without_expert_parallel():
+    # batch 10, r 5, k 2 over G 4: μ = 10 × 6 × 2 / 4 = 30 pairs per GPU; 1 + √(2 ln 4 / 30) = 1.30400...
+    v = replica_table([Layout(4, 1, "ep"), Layout(4)], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)
+    assert v[0]["imb"] == pytest.approx(1 + math.sqrt(2 * math.log(4) / 30), rel=1e-12)
+    assert v[1]["imb"] == 1.0
+
+
+def test_kv_heads_repeat_beyond_their_count_under_tensor_parallel():
+    # 1 KV head at TP4: every GPU keeps it, 4 copies; 8 heads at TP4 are split, one copy
+    v = replica_table([Layout(4)], TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)[0]
+    assert v["kv_rep"] == 4 * v["kv_tok"]
+    v = replica_table([Layout(4)], replace(TOY_M, kv_heads=8, head_dim=8), TOY_HW, TOY_LOAD, TOY_EFF)[0]
+    assert v["kv_rep"] == v["kv_tok"]
 
 
 def test_without_targets_the_batch_fills_memory_and_the_bound_says_so():
@@ -134,3 +196,43 @@ def test_the_plan_search_sizes_the_catalog_as_one_offer_at_a_time(monkeypatch):
     for f, rep in zip(fleets, together):
         monkeypatch.setattr(sizing_inference, "_TABLES", OrderedDict())
         assert serving_size(ctx, f) == rep
+
+
+def test_prompt_imbalance_of_attention_data_parallel_by_hand():
+    """EP4 of the toy MoE at batch 40, 1000/200 tokens: μ_p = 40 / (4 × 200) = 0.05 prompts per GPU per step;
+    1 + √(2 ln 4 / 0.05) = 8.45 > 4, so the busiest GPU carries all 4 shares: f = 4. Its extra work per sequence
+    (f − 1) × r × (2 × (N_a − N_ae) + attention at ISL/2) / FLOP/s, N_ae = 0.8e9 × 2/8 = 0.2e9:
+    3 × 5 × (2 × 0.2e9 + 4·2·1·64·500) / (4 × 100e12 × 0.5) = 3.00192e-5 s."""
+    v = replica_table([Layout(4, 1, "ep"), Layout(4)], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=40)
+    extra = 3 * 5 * (2 * (0.4e9 - 0.2e9) + 4 * 2 * 1 * 64 * 500) / (4 * 100e12 * 0.5)
+    assert round(extra, 10) == 3.00192e-5
+    attn = 40 * 4 * 2 * 1 * 64 * (1100 + 5 * 500) / (4 * 100e12 * 0.5)
+    gemm = v[0]["gemm_s"]
+    w_s = v[0]["w_read"] / v[0]["bw"]
+    assert v[0]["cmp_s"] == pytest.approx(attn + 40 * extra + (gemm if gemm > w_s else 0), rel=1e-12)
+    # tensor parallel shares every prompt: no extra
+    assert v[1]["cmp_s"] == pytest.approx(attn + (v[1]["gemm_s"] if v[1]["gemm_s"] > v[1]["w_read"] / v[1]["bw"]
+                                                  else 0), rel=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.integers(1, 5000), gpus=st.sampled_from([2, 4, 8]), isl=st.floats(16, 20000), osl=st.floats(16, 4000))
+def test_imbalances_lie_between_one_and_all_shares(batch, gpus, isl, osl):
+    """The busiest GPU carries at least its share and at most everything: 1 ≤ imb, 1 ≤ f_prompt ≤ G; the step of an
+    expert-parallel layout is never shorter than with perfect balance (prompt extra ≥ 0)."""
+    load = replace(TOY_LOAD, input_tokens=isl, output_tokens=osl)
+    v = replica_table([Layout(gpus, 1, "ep")], TOY_MOE, TOY_HW, load, TOY_EFF, batch=batch)[0]
+    assert v["imb"] >= 1.0
+    f = sizing_rules.prompt_imbalance(Const(float(batch)))
+    inputs = inputs_of(TOY_MOE, TOY_HW, load, TOY_EFF)
+    got = sizing_rules.evaluate([sizing_rules.Rule("f", f, "", "")], inputs, 1,
+                                {"tp": np.array([float(gpus)]), "nodes": np.array([1.0]), "ep": np.array([1.0])})["f"]
+    assert 1.0 <= float(np.ravel(got)[0]) <= gpus + 1e-12
+    assert v["cmp_s"] >= v["batch"] * v["attn_tok"] / v["fl"] - 1e-15
+
+
+def test_expert_parallel_over_two_servers_reads_the_kv_cache_on_all_its_gpus():
+    # EP over 2 servers of 4: 8 GPUs read the batch's KV once between them (no per-stage split as in a pipeline):
+    # 10 × 1,100 × 512 B over 8 × 0.1e12 × 0.5 B/s
+    v = replica_table([Layout(4, 2, "ep")], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)[0]
+    assert v["kv_read"] == 10 * 1100 * 512 and v["bw"] == pytest.approx(8 * 0.1e12 * 0.5)

@@ -36,6 +36,11 @@ def sizing(v, loc: str) -> dict:
     intro = t("pv_a_sizing_intro", loc, users0=fmt.number(v.users_first, loc), users1=fmt.number(v.users_last, loc),
               tokens=fmt.scientific(v.total_tokens, loc), rps=fmt.number_short(v.peak_rps, loc, 1),
               redundancy=_label_or(f"redundancy_{v.redundancy}", loc, v.redundancy))
+    facts = v.ranked_options[0].serving_facts if v.ranked_options else None
+    if facts:  # issue 21: which model sized the fleet, what bounds it, the latencies it predicts (helper serve)
+        intro += " " + t("pv_a_serving_facts", loc, option=v.ranked_options[0].label, layout=facts["layout"],
+                         bound=_label_or(f"bound_{facts['bound']}", loc, facts["bound"]),
+                         ttft=fmt.number(facts["ttft_s"], loc, 2), itl=fmt.number(facts["itl_s"] * 1e3, loc, 1))
     out = [t("d_infeasible_item", loc, name=o.label, tps=fmt.number(o.tokens_per_second_per_user, loc, 1))
            for o in v.options if not o.feasible]
     note = t("d_infeasible", loc, target=fmt.number_short(v.target_tokens_per_second_per_user, loc),

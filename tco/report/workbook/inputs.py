@@ -219,6 +219,8 @@ def _profile(w: _Writer, inf) -> None:
 def _model(w: _Writer, res) -> None:
     """The model's architecture and number formats, the serving targets and the efficiencies."""
     from tco.sizing import BYTES_PER_PARAM
+    from tco.sizing.calibrate import model_spec
+    from tco.sizing.replica import attention_shape
 
     s, inf, m, t = res.scenario, res.scenario.inference, res.model, w.book.t
     w.section(t("sec_model"))
@@ -228,6 +230,9 @@ def _model(w: _Writer, res) -> None:
     w.add("in_layers", t("col_layers"), m.layers, "", "in_int")
     w.add("in_kv_heads", t("col_kv_heads"), m.kv_heads, "", "in_int")
     w.add("in_head_dim", t("col_head_dim"), m.head_dim, "", "in_int")
+    heads, attn_dim = attention_shape(model_spec(m, s.model.precision, s.model.kv_precision))
+    w.add("in_heads", t("sv_heads"), heads, "", "in_int")
+    w.add("in_attn_dim", t("sv_attn_dim"), attn_dim, "", "in_num")
     w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
     w.add("in_kv_bytes", t("kv_bytes"), BYTES_PER_PARAM[s.model.kv_precision], "B", "in_num", s.model.kv_precision)
     w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
@@ -303,3 +308,5 @@ def _serving_inputs(w, t, res) -> None:
     w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
     w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
+    w.add("in_seq_over", t("sv_seq_over"), cal["sequence_overhead_seconds"], "s", "in_num6", cal["name"])
+    w.add("in_layer_over", t("sv_layer_over"), cal["layer_overhead_seconds"], "s", "in_num6", cal["name"])

@@ -152,7 +152,7 @@ def write_sizing(book: Book, res) -> None:
     for i, o in enumerate(res.options, start=1):
         ws.write_string(1, 1 + i, o.name, book.fmt("head"))
         ws.write_string(at["gpu"], 1 + i, f"{o.resolved.inference.gpus_per_server} × {o.resolved.inference.gpu.gpu}")
-        r = _replica_column(book, ws, at, r, i, o)
+        r = _replica_column(book, ws, at, r, i, o, res.scenario.inference.framework)
         ts = res.training_by_option.get(o.name)
         if has_training and ts is not None and o.resolved.training is not None:
             tf = o.resolved.training
@@ -182,7 +182,9 @@ def _sizing_labels(book: Book, cluster: tuple, has_training: bool) -> list[tuple
     rows: list[tuple[str, str, str, str | None]] = [
         ("gpu", t("col_gpu"), "", None), ("tp", t("tp"), "GPU", None), ("rps_server", t("rps_server"), "", None)]
     rows += [(k, t(k), u, None) for k, u in replica.ROWS]
-    rows += [("bound", t("bound"), "", None), ("cap_engine", t("cap_engine"), "req/s", t("engine_result"))]
+    rows += [("bound", t("bound"), "", None), ("sv_layout", t("sv_layout"), "", None),
+             ("sv_sized_by", t("sv_sized_by"), "", None),
+             ("cap_engine", t("cap_engine"), "req/s", t("engine_result"))]
     if has_training:
         rows += [("tr_gpu", t("col_gpu"), "", None)]
         rows += [(rule.key, t(rule.key), _unit(book, rule.unit), None) for rule in cluster]
@@ -207,7 +209,7 @@ def _sizing_rows(book: Book, ws, rows) -> tuple[dict[str, int], int]:
     return at, r
 
 
-def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o) -> int:
+def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o, framework: str = "generic") -> int:
     """Option i's replica: its candidate layouts below the table (one column per layout), the one with the highest
     score picked by formula into the main table, the replicas per server and the engine's capacity. Returns the
     next free row."""
@@ -229,6 +231,9 @@ def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o) -> in
     ws.write_formula(at["rps_server"], ci, f"=IF({R['nodes']}>1,1/{R['nodes']},{p}inf_gps/{R['tp']})",
                      book.fmt("calc_num"), rep.replicas_per_server)
     ws.write_number(at["cap_engine"], ci, rep.requests_per_second, book.fmt("eng_num4"))
+    ws.write_string(at["sv_layout"], ci, best.get("layout", ""), book.fmt("text"))  # the engine's choice, a label
+    ws.write_string(at["sv_sized_by"], ci, f"{rep.calibration}; {book.t('sv_framework')}: {framework}",
+                    book.fmt("text"))  # names the calibration file and the framework, never a formula
     for key in ("cap", "rps_server", "cap_engine"):
         book.sizing[(i, key)] = abs_cell(book.sheets["sizing"], at[key], ci)
     return r

@@ -151,6 +151,9 @@ def _serving_hardware(book: Book, w: _Column, p: str, o, s) -> None:
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.sizing.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
+    w.add(p + "inf_link_lat", t("sv_link_lat"), hw["link_lat"], "s", "in_num6", t("sv_link_lat_src"))
+    w.add(p + "inf_net_lat", t("sv_net_lat"), hw["net_lat"], "s", "in_num6", t("sv_net_lat_src"))
+    w.add(p + "inf_link_share", t("sv_link_share"), hw["link_share"], "", "in_pct", t("sv_link_share_src"))
 
 
 def _training_fleet(book: Book, w: _Column, p: str, r) -> None:
