@@ -133,6 +133,7 @@ def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
     assert sorted(p.name for p in out.iterdir()) == ["someone_else.json"]
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_into_one_folder_both_succeed(tmp_path):
     out = tmp_path / "shared_out"
     other = write(tmp_path, SMALL_TEXT, "other.toml")
@@ -147,6 +148,7 @@ def test_two_concurrent_runs_into_one_folder_both_succeed(tmp_path):
         assert json.loads((out / n).read_text(encoding="utf-8"))["ranking"]
 
 
+@pytest.mark.slow
 def test_d13_run_killed_mid_write_leaves_every_other_file_intact(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(SMALL), "-o", str(out), "--quiet", "--formats", "json,csv", "--paths", "500",
@@ -166,6 +168,7 @@ def test_d13_run_killed_mid_write_leaves_every_other_file_intact(tmp_path):
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow
 def test_d14_sigint_during_writing_exits_130_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -231,6 +234,7 @@ def _generation(folder: Path, stem: str) -> tuple[str, bytes]:
     return doc["scenario"]["sha256"], (folder / f"{stem}.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_d13_a_run_killed_between_two_renames_is_rolled_forward_not_left_mixed(tmp_path):
     """A SIGKILL after the commit point, between moving the JSON and the CSV in, leaves the new JSON beside the
     old CSV for a moment; the next run into the folder (here with another scenario) finishes the killed run's
@@ -279,6 +283,7 @@ def test_d13_clean_stale_rolls_a_committed_generation_forward_and_trusts_only_pl
     assert not (tmp_path.parent / "escape").exists()
 
 
+@pytest.mark.slow
 def test_d13_concurrent_runs_of_one_name_publish_whole_sets(tmp_path):
     """Three different scenarios, all named s.toml, run at once into one folder: they publish one after the
     other under the folder lock, so the set left is one scenario's JSON with that same scenario's CSV."""
@@ -855,6 +860,7 @@ def test_a_fraction_of_a_user_gives_finite_outputs(tmp_path):
         assert np.isfinite(o["tco_brl"]["deterministic"]) and o["tco_brl"]["deterministic"] > 0
 
 
+@pytest.mark.slow
 def test_d4_the_proposal_never_recommends_an_infeasible_option(tmp_path):
     f = _tps(tmp_path, 30)
     out = tmp_path / "out"

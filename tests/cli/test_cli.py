@@ -121,6 +121,7 @@ def test_catalog_dir_overrides_a_price(tmp_path):
     assert ded["price"] == 7000 and ded["source"] == "Quote #123 from a provider"
 
 
+@pytest.mark.slow
 def test_json_is_byte_identical_across_processes_and_hash_seeds(tmp_path):
     """Set iteration order and absolute paths must not leak into the JSON: run in fresh interpreters
     with different PYTHONHASHSEED values, from different working folders."""

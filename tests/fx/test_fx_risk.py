@@ -330,6 +330,7 @@ def test_same_seed_same_bits_however_the_work_is_cut(monkeypatch, model):
                 np.testing.assert_array_equal(a.fan_brl[q], b.fan_brl[q])
 
 
+@pytest.mark.slow
 def test_same_seed_same_json_with_one_or_two_blas_threads(tmp_path):
     """OpenBLAS splits a product between threads when allowed: the JSON is the same bytes either way."""
     import os

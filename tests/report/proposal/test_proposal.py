@@ -85,6 +85,7 @@ def _body(pages: list[str], loc: str) -> list[str]:
     return pages[:first]
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_body_is_at_most_six_pages_and_holds_offer_bridge_and_risks(rendered, case):
@@ -101,6 +102,7 @@ def test_body_is_at_most_six_pages_and_holds_offer_bridge_and_risks(rendered, ca
     assert "IPCA" in text
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_offer_prices_and_totals_match_the_results(rendered, case):
@@ -119,6 +121,7 @@ def test_offer_prices_and_totals_match_the_results(rendered, case):
         assert _norm(fmt.money(p.tco_brl, loc, False)) in text
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
@@ -135,6 +138,7 @@ def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
         assert o.inference_offer not in body
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_two_runs_give_the_same_bytes(results, tmp_path):
     path = ROOT / "scenarios" / "assistant_8b_l4.toml"
@@ -316,6 +320,7 @@ def test_one_comparison_convention():
     assert fleet_name(f, "pt-BR") == "AWS p5en.48xlarge com 8 GPUs H200 SXM"
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_fonts_embedded(rendered, stem):
@@ -329,6 +334,7 @@ def test_fonts_embedded(rendered, stem):
         assert "DejaVu" in row, row
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_attachments_and_fetches(rendered, stem):
@@ -365,6 +371,7 @@ def hostile(tmp_path_factory):
     return pdf, fetcher, html
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
     pdf, fetcher, html = hostile
@@ -454,6 +461,7 @@ def test_formatting_by_locale():
     assert fmt.scientific(2.54e21, "pt-BR") == "2,54 × 10²¹"
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_cli_writes_pdf_with_scenario_and_workbook_attached(tmp_path):
     from tco.cli import main
@@ -536,6 +544,7 @@ def test_attached_workbook_dates_are_the_documents(tmp_path):
         assert core.count("2027-03-01T00:00:00Z") == 2 and z.read("xl/workbook.xml") == b"<workbook/>"
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_client_options_footer_and_every_tco_in_whole_reais(rendered, case):

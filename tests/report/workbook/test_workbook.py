@@ -565,6 +565,7 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
 # with LibreOffice: the model really recalculates, to the engine's numbers
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, written, stem):
@@ -596,6 +597,7 @@ def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, writt
     assert n > 1000
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("key", list(VARIANTS))
 def test_variant_scenarios_recalculate_to_the_engine(recalculated, key):
@@ -605,6 +607,7 @@ def test_variant_scenarios_recalculate_to_the_engine(recalculated, key):
     assert named_values(wb, "chk_master") == [True]
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("key", list(CHANGES))
 def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalculated, runs, key):

@@ -306,6 +306,7 @@ def _ranking(wb) -> list[tuple]:
     return [tuple(c.value for c in r[:5]) for r in ws.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + n)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_recalculated_finance_views_equal_the_cached_engine_values(recalculated, seed_xlsx):
     got = openpyxl.load_workbook(recalculated["seed"], data_only=True)
@@ -328,6 +329,7 @@ def test_recalculated_finance_views_equal_the_cached_engine_values(recalculated,
     assert n > 500
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_ranking_reorders_when_an_edit_changes_the_leader(recalculated, seed):
     _, res, doc = seed
@@ -345,6 +347,7 @@ def test_ranking_reorders_when_an_edit_changes_the_leader(recalculated, seed):
         assert named_values(wb, f"out_o{by_name[name]}_tco")[0] == pytest.approx(tco)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_moving_the_dollar_past_the_break_even_changes_the_leader(recalculated, seed):
     _, res, doc = seed
