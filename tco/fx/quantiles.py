@@ -5,13 +5,16 @@ each percentile needs the two order statistics around its position (n − 1)·q;
 bracket of values read off a sorted sample of every 64th value (±6 standard deviations of the sample's
 rank, plus a margin): one pass counts the values below the bracket and keeps those inside it, and a
 partition of those few finds them. A bracket that misses its ranks (improbable), a small or non-finite
-array or a percentile at 0 or 100 goes to np.percentile itself. The interpolation is numpy 2.x's
+array or a percentile at 0 or 100 goes to np.percentile itself, and so does every one with ``TCO_PLAIN``
+(``tco.plain``). The interpolation is numpy 2.x's
 ``_lerp``, kept identical; tests/test_risk.py checks the results against np.percentile bit for bit.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from tco.plain import plain
 
 PERCENTILES = (5, 50, 95)
 """The percentiles every distribution of the outputs reports: P5, P50, P95 (the TCO's, the NPV's, the fans')."""
@@ -42,7 +45,7 @@ def percentiles(x, q=PERCENTILES) -> np.ndarray:
     x = np.asarray(x)
     qs = np.true_divide(q, 100)
     n = x.size
-    if (x.ndim != 1 or n < FAST_MIN or x.dtype != np.float64 or qs.ndim != 1 or not np.all((qs > 0) & (qs < 1))
+    if plain("quantiles") or (x.ndim != 1 or n < FAST_MIN or x.dtype != np.float64 or qs.ndim != 1 or not np.all((qs > 0) & (qs < 1))
             or not np.isfinite(x.sum())):
         return np.percentile(x, q)
     prev, nxt, gamma = _positions(n, qs)
@@ -132,8 +135,8 @@ class StreamPercentiles:
             self.hi[:, i] = np.inf if b is None else ordered[:, b]
 
     def result(self) -> np.ndarray | None:
-        """(rows × len(q)) percentiles, or None (see the class)."""
-        if not self.finite or self.lo is None:
+        """(rows × len(q)) percentiles, or None (see the class; always None with TCO_PLAIN: np.percentile then)."""
+        if not self.finite or self.lo is None or plain("quantiles"):
             return None
         a = np.empty(self.hi.shape)
         b = np.empty(self.hi.shape)
@@ -163,7 +166,7 @@ def row_percentiles(rows: np.ndarray, q=PERCENTILES, overwrite: bool = False) ->
     in place."""
     rows = np.asarray(rows)
     qs = np.true_divide(q, 100)
-    if (rows.ndim != 2 or rows.shape[1] == 0 or rows.dtype != np.float64 or qs.ndim != 1
+    if plain("quantiles") or (rows.ndim != 2 or rows.shape[1] == 0 or rows.dtype != np.float64 or qs.ndim != 1
             or not np.all((qs >= 0) & (qs <= 1)) or not np.isfinite(rows.sum())):
         return np.percentile(rows, q, axis=1)
     prev, nxt, gamma = _positions(rows.shape[1], qs)
