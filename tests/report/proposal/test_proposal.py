@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from lazy import PerKey
 
 import tco
 from tco.errors import InputError
@@ -52,8 +53,8 @@ def _with_locale(res, loc: str):
 
 @pytest.fixture(scope="module")
 def results():
-    """Each example run as the CLI runs it (plan search and analyses), with few FX paths."""
-    return {p.stem: tco.run(p, paths=300) for p in SCENARIOS}
+    """Each example run as the CLI runs it (plan search and analyses), with few FX paths (each when first asked)."""
+    return PerKey(lambda stem: tco.run(ROOT / "scenarios" / f"{stem}.toml", paths=300), [p.stem for p in SCENARIOS])
 
 
 @pytest.fixture(scope="module")
@@ -173,6 +174,7 @@ def test_notes_carry_every_notice_in_the_sellers_language(results):
     assert t("nt_title", "pt-BR", name=res.scenario.scenario.name) in text
 
 
+@pytest.mark.slow
 def test_cli_writes_notes_beside_the_pdf(tmp_path):
     from tco.cli import main
 
@@ -385,6 +387,7 @@ def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
     assert not any("passwd" in u or "example.com" in u for u in fetcher.requested)
 
 
+@pytest.mark.slow
 def test_scenario_text_is_escaped_in_html(hostile):
     _, _, html = hostile
     assert HOSTILE_CLIENT not in html and HOSTILE_NAME not in html
@@ -430,6 +433,7 @@ def test_theme_rejects_non_hex_colour(tmp_path):
         proposal.load_theme(bad)
 
 
+@pytest.mark.slow
 def test_minimal_theme_renders(tmp_path):
     """A theme with only a provider name still renders (defaults for colours, no logo)."""
     for f in TEMPLATES.iterdir():

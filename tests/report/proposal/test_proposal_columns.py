@@ -156,6 +156,7 @@ def both_layouts():
     return out
 
 
+@pytest.mark.slow
 def test_widths_are_those_of_the_automatic_layout(both_layouts):
     """Within 0.3 % of the table's width (kerning, which is left out here, is most of the difference)."""
     for loc, ours, theirs in both_layouts:
