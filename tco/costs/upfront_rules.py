@@ -11,7 +11,7 @@ from typing import Protocol
 import numpy as np
 
 from tco.expr import AND, IF, INT, MAX, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
-from tco.expr.base import along_months
+from tco.expr.base import TextContext, along_months
 
 
 class Terms(Protocol):
@@ -43,6 +43,9 @@ class Renewals(Expr):
 
     def xl(self, ctx: XlContext) -> str:
         from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name
+
+        if isinstance(ctx, TextContext):  # the documentation's text: months by index
+            return f"{self.x.xl(ctx)}+{ctx.cell(self.key, f't-{self.n}')}"
 
         here = xl_cell_to_rowcol(ctx.col.replace("$", "") + "1")[1]
         first = xl_cell_to_rowcol(ctx.first.replace("$", "") + "1")[1] + 1
