@@ -105,7 +105,7 @@ def hedging(res: Results) -> dict:
     """What locking the USD costs at the interest-parity forward curve would cost, per option.
 
     F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
-    (brazil_fx_tax.md §2.4: the forward is a hedging price, not a forecast). Hedged TCO =
+    (covered interest parity: the forward is a hedging price, not a forecast). Hedged TCO =
     BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
     s = res.scenario
     h = len(res.months)
