@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import finance, ledger as ledger_mod, sizing
+from tco import constants, finance, ledger as ledger_mod, sizing
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
 from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind, record
@@ -52,7 +52,7 @@ class OptionResult:
         return float(self.replica.tokens_per_second_per_user)
 
 
-HOURS_PER_MONTH = 730.0
+HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
 
 

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tco import __version__
+from tco.constants import HOURS_PER_MONTH
 from tco.costs import LINES
 from tco.engine import Results, rankable
 from tco.errors import InternalError
@@ -195,7 +196,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "inference": s.inference.model_dump(),
             "fx": s.fx.model_dump() | {"base_path": res.fx_info.get("base_path")},
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
-                            "costs": "positive amounts", "hours_per_month_for_unit_prices": 730},
+                            "costs": "positive amounts", "hours_per_month_for_unit_prices": int(HOURS_PER_MONTH.value)},
         },
         "catalog_rows": _catalog_rows(res, used_gpus),
         "warnings": [notices.line(n, "en") for n in res.notices],

@@ -16,10 +16,11 @@ from typing import Mapping
 
 import numpy as np
 
+from tco import constants
 from tco.domain import Notice
 
-HOURS_PER_MONTH = 730.0
-"""Hours in the month the catalog's monthly prices stand for [h] (engine.HOURS_PER_MONTH)."""
+HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
+"""Hours in the month the catalog's monthly prices stand for [h] (tco.constants.HOURS_PER_MONTH)."""
 
 
 @dataclass(frozen=True)
