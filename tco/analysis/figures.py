@@ -26,10 +26,9 @@ def fx_breakevens(res: Results) -> list[dict]:
     """USD/BRL spot at which each (feasible) cloud option costs the same as the cheapest feasible dedicated one, the
     whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path × the same
     factor)."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    if not ded:
+    d = res.cheapest(FleetKind.DEDICATED)
+    if d is None:
         return []
-    d = min(ded, key=lambda o: o.tco.deterministic)
     bd, ud = _split(res, d)
     s0 = res.scenario.fx.usdbrl
     out = []
@@ -49,10 +48,9 @@ def fx_breakevens(res: Results) -> list[dict]:
 def paybacks(res: Results) -> list[dict]:
     """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
     against the cheapest cloud option."""
-    clouds = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not clouds:
+    c = res.cheapest(FleetKind.CLOUD)
+    if c is None:
         return []
-    c = min(clouds, key=lambda o: o.tco.deterministic)
     out = []
     for o in rankable(res.options):
         if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
@@ -64,12 +62,9 @@ def paybacks(res: Results) -> list[dict]:
 
 def decomposition(res: Results) -> dict | None:
     """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not ded or not cloud:
+    d, c = res.cheapest(FleetKind.DEDICATED), res.cheapest(FleetKind.CLOUD)
+    if d is None or c is None:
         return None
-    d = min(ded, key=lambda o: o.tco.deterministic)
-    c = min(cloud, key=lambda o: o.tco.deterministic)
     tot_c = c.tco.deterministic
     parts = {
         "compute": float((c.lines_brl["training_compute"] + c.lines_brl["inference_compute"]).sum()

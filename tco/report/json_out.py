@@ -16,7 +16,7 @@ import numpy as np
 from tco import __version__
 from tco.constants import HOURS_PER_MONTH
 from tco.costs import LINES
-from tco.engine import Results, rankable
+from tco.engine import Results
 from tco.errors import InternalError
 from tco.report import notices
 from tco.domain import Currency
@@ -177,7 +177,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
     check_money(res)
     s = res.scenario
     options = [_option_dict(o, res) for o in res.options]
-    ranked = [o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic)]
+    ranked = [o.name for o in res.ranked()]
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     doc: dict[str, Any] = {

@@ -205,11 +205,10 @@ def _plans(found: Mapping | None) -> tuple[PlanView, ...]:
 
 def build(res) -> View:
     """The view of `res` (an ``engine.Results``)."""
-    from tco.engine import rankable
 
     s = res.scenario
     labels = {o.name: o.label for o in s.options}
-    ranked = tuple(o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic))
+    ranked = tuple(o.name for o in res.ranked())
     users = np.asarray(res.users, dtype=float)
     start = max(s.inference.start_month - 1, 0)
     return View(
