@@ -12,7 +12,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from lazy import PerKey
 
 import tco
 from tco.errors import InputError
@@ -52,9 +51,10 @@ def _with_locale(res, loc: str):
 
 
 @pytest.fixture(scope="module")
-def results():
-    """Each example run as the CLI runs it (plan search and analyses), with few FX paths (each when first asked)."""
-    return PerKey(lambda stem: tco.run(ROOT / "scenarios" / f"{stem}.toml", paths=300), [p.stem for p in SCENARIOS])
+def results(example_runs):
+    """Each example run as the CLI runs it (plan search and analyses), with few FX paths (conftest: each when first
+    asked, once per session)."""
+    return example_runs
 
 
 @pytest.fixture(scope="module")

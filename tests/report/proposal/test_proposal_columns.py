@@ -120,14 +120,13 @@ def _css_percentages() -> str:
 
 
 @pytest.fixture(scope="module")
-def both_layouts():
+def both_layouts(example_runs):
     """The seed's proposal in both locales: (widths from <col>, widths WeasyPrint's automatic layout gives)."""
-    import tco
     from tco.report import proposal
     from tco.report.proposal.weasy import weasyprint
 
     wp = weasyprint()
-    res0 = tco.run(ROOT / "scenarios" / "seed_70b_h200.toml", paths=200)
+    res0 = example_runs["seed_70b_h200"]
     out = []
     for loc in ("pt-BR", "en"):
         sc = res0.scenario
