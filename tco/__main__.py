@@ -11,8 +11,12 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # 30–40 ms of a 0.35 s `validate`. A command's data are numpy arrays and plain values, not reference cycles, so
 # young objects are collected 14× less often and the older generations in proportion (full collections still
 # run, after 10_000 × 50 × 100 allocations): `validate` made about 8 collections at these thresholds (none now).
-gc.set_threshold(10_000, 50, 100)
-if sys.argv[1:2] == ["validate"]:
+from tco.plain import plain  # noqa: E402  (after the BLAS setting, as every tco import)
+
+TUNED = not plain("gc")  # TCO_PLAIN: the collector as Python sets it (tco.plain)
+if TUNED:
+    gc.set_threshold(10_000, 50, 100)
+if TUNED and sys.argv[1:2] == ["validate"]:
     # A check is bounded work (tco.cli.cmd_validate): no collection at all, from here on; the young collections
     # of the CLI's own start-up were still 2 % of its instructions.
     gc.disable()
@@ -24,5 +28,6 @@ if __name__ == "__main__":  # not when a spawned worker process imports it
     # The command is done (its files written and closed, atexit handlers still to run). The interpreter's exit
     # would now collect every object of the process once more, to find cycles whose memory the OS is about to take
     # back anyway: 40-50 ms of a 0.35 s `validate`. Frozen (gc.freeze), they are left out of that collection.
-    gc.freeze()
+    if TUNED:
+        gc.freeze()
     raise SystemExit(code)

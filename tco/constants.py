@@ -29,6 +29,9 @@ S_PER_H = Named(3600.0, "c_s_per_h", "s/h", "definition (SI)")
 H_PER_DAY = Named(24.0, "c_h_per_day", "h/d", "definition")
 DAYS_PER_WEEK = Named(7.0, "c_days_per_week", "d/week", "definition")
 MONTHS_PER_YEAR = Named(12.0, "c_months_per_year", "months/year", "definition")
+HOURS_PER_MONTH = Named(730.0, "c_h_per_month", "h/month",
+                        "8,760 h a year / 12: the hours a monthly price stands for, as the clouds count them (AWS's year of 8,760 h "
+                        "= 12 × 730)")
 BYTES_PER_KB = Named(1000.0, "c_bytes_per_kb", "B/kB", "SI prefix kilo = 10³ (as providers bill traffic)")
 BYTES_PER_GB = Named(1e9, "c_bytes_per_gb", "B/GB", "SI prefix giga = 10⁹ (as providers bill traffic and memory)")
 PER_BILLION = Named(1e9, "c_per_billion", "1/10⁹", "parameters are given in billions (10⁹)")
@@ -52,5 +55,5 @@ power-of-two scale) takes 4.25 bits, 0.53125 B: 0.5625 covers both. The serving 
 read weight and KV bytes from this table."""
 
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
-       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS)
+       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH)
 """Every named constant, in the order the workbook lists them."""

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tco import finance, ledger as ledger_mod, sizing
+from tco import constants, finance, ledger as ledger_mod, sizing
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
 from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind, record
@@ -51,8 +51,13 @@ class OptionResult:
         """Decode speed each user sees on this option's replica [tokens/s]."""
         return float(self.replica.tokens_per_second_per_user)
 
+    def __repr__(self) -> str:
+        """One line (the generated repr printed every array and the resolved catalog rows: 93 kB)."""
+        state = "" if self.feasible else ", infeasible"
+        return f"OptionResult({self.name!r}, {self.kind}, TCO R$ {self.tco.deterministic:,.0f}{state})"
 
-HOURS_PER_MONTH = 730.0
+
+HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
 """Average hours in a month (8,760 / 12), used only to express monthly prices per GPU-hour."""
 
 
@@ -157,3 +162,32 @@ class Results:
     """The scenario file this run read (set by ``tco.api.run``)."""
     source_sha256: str = ""
     """Hash of that file's bytes."""
+
+    def option(self, name: str) -> OptionResult:
+        """The option named `name` (KeyError naming the options otherwise)."""
+        for o in self.options:
+            if o.name == name:
+                return o
+        raise KeyError(f"no option named {name!r}; the options are {', '.join(repr(o.name) for o in self.options)}")
+
+    def ranked(self) -> list[OptionResult]:
+        """The feasible options, cheapest deterministic TCO first (ties in the scenario's order): the one ranking
+        the terminal, the JSON, the view and the analysis read."""
+        return sorted(rankable(self.options), key=lambda o: o.tco.deterministic)
+
+    def cheapest(self, kind: str | None = None) -> OptionResult | None:
+        """The cheapest feasible option, of `kind` ('dedicated', 'cloud', 'hybrid') when given; None if there is
+        none."""
+        return next((o for o in self.ranked() if kind is None or o.kind == kind), None)
+
+    def __repr__(self) -> str:
+        """A few lines (the generated repr printed the catalog and every array: 1.28 MB)."""
+        s = self.scenario.scenario
+        best = self.cheapest()
+        lines = [f"Results({s.name!r}, {len(self.options)} options, {s.horizon_months} months from {self.months[0]}"
+                 if self.months else f"Results({s.name!r}, {len(self.options)} options"]
+        lines += [f"  {i}. {o!r}" for i, o in enumerate(self.ranked(), 1)]
+        lines += [f"  -. {o!r}" for o in self.options if not o.feasible]
+        lines.append(f"  cheapest: {best.name!r})" if best else "  no feasible option)")
+        return "\n".join(lines)
+

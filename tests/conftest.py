@@ -47,6 +47,17 @@ def small_run():
 
 
 @pytest.fixture(scope="session")
+def example_runs():
+    """Each example run as the CLI runs it (plan search and analyses), 300 FX paths: stem → Results, each made when
+    first asked (the fast set reads the small and the seed examples only)."""
+    import tco
+    from lazy import PerKey
+
+    examples = sorted((ROOT / "scenarios").glob("*.toml"))
+    return PerKey(lambda stem: tco.run(ROOT / "scenarios" / f"{stem}.toml", paths=300), [p.stem for p in examples])
+
+
+@pytest.fixture(scope="session")
 def book(small_run):
     """The small run's workbook, written once and read back (``workbook_eval.Book``: cells, formulas evaluated)."""
     from workbook_eval import written

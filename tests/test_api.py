@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "scenarios" / "seed_70b_h200.toml"
 
 
+@pytest.mark.slow
 def test_run_and_write_match_the_cli(tmp_path):
     from tco.cli import main
 
@@ -50,6 +51,7 @@ def test_write_rejects_an_unknown_format(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.mark.slow
 def test_ledger_totals_are_the_engine_totals():
     res = tco.run(SEED, analysis=False)
     for o in res.options:

@@ -4,6 +4,7 @@ that imports nothing from tco, and a library API under the CLI."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 PKG = Path(__file__).resolve().parents[1] / "tco"
@@ -17,7 +18,9 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@functools.lru_cache(maxsize=1)
 def _modules() -> dict[str, Path]:
+    """Module name → file (read once per session; callers do not change it)."""
     return {_module_name(p): p for p in PKG.rglob("*.py")}
 
 
@@ -55,6 +58,7 @@ def _imports(path: Path, name: str, known: set[str]) -> set[str]:
     return {m for m in out if m in known and m != name}
 
 
+@functools.lru_cache(maxsize=1)
 def _graph() -> dict[str, set[str]]:
     mods = _modules()
     known = set(mods)

@@ -112,6 +112,7 @@ def test_review_h3_training_mfu_zero_and_tiny_are_refused_by_validate_too(tmp_pa
                 cmd="validate")
 
 
+@pytest.mark.slow
 def test_review_h3_efficiency_at_the_minimum_runs_with_finite_totals(tmp_path):
     text = put(put(SMALL_TEXT, "inference", "flops_efficiency_share", repr(MIN_EFFICIENCY)), "training", "mfu",
                repr(MIN_EFFICIENCY))
@@ -148,6 +149,7 @@ def test_review_h3_calibration_with_non_finite_or_zero_values_is_refused(tmp_pat
     assert not out.exists()
 
 
+@pytest.mark.slow
 def test_review_h3_a_sound_calibration_file_is_read(tmp_path):
     (tmp_path / "cal.toml").write_text(CALIBRATION, encoding="utf-8")
     doc = runs(tmp_path, put(SMALL_TEXT, "inference", "calibration", '"cal.toml"'))
@@ -248,6 +250,7 @@ def _literal(kind, v) -> str:
     return str(int(v)) if kind is int else repr(float(v))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("example", ["assistant_8b_l4", "pretrain_burst"])
 def test_review_h3_every_numeric_key_at_zero_tiny_and_its_bounds_is_refused_or_sane(tmp_path, capsys, example):
     """The loop of the review over every number of the schema: 0, 1e-300 and both bounds give exit 2 with the
@@ -367,6 +370,7 @@ def test_review_l2_the_cli_bounds_are_the_schemas():
     assert types["seed"] is cli_args.seed and types["paths"] is cli_args.paths
 
 
+@pytest.mark.slow
 def test_review_l2_the_largest_seed_runs(tmp_path):
     doc = runs(tmp_path, SEED_TEXT, "--seed", str(MAX_SEED))
     assert doc["fx"]["seed"] == MAX_SEED == doc["assumptions"]["fx"]["seed"]
@@ -376,12 +380,14 @@ def test_review_l2_the_largest_seed_runs(tmp_path):
 # L1: overrides shown where they are used
 
 
+@pytest.mark.slow
 def test_review_l1_assumptions_show_the_seed_and_paths_of_the_cli(tmp_path):
     doc = runs(tmp_path, SEED_TEXT, "--seed", "7", "--paths", "300")
     assert (doc["fx"]["seed"], doc["fx"]["paths"]) == (7, 300)
     assert (doc["assumptions"]["fx"]["seed"], doc["assumptions"]["fx"]["paths"]) == (7, 300)
 
 
+@pytest.mark.slow
 def test_review_l1_an_override_runs_as_the_same_values_written_in_the_file(tmp_path):
     """--seed/--paths give the JSON of a file that says them, the sensitivity's Monte Carlo included (it read
     the file's seed before); only the file's hash differs."""

@@ -93,6 +93,7 @@ def mutated(draw):
 PROBLEM = re.compile(r"^  (?P<file>[^:]+):(?:(?P<line>\d+):)? (?:\[(?P<key>.*?)\] )?(?P<msg>.+)$")
 
 
+@pytest.mark.slow
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(text=mutated())

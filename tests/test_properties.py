@@ -131,6 +131,7 @@ def _scaled_catalog(k: float):
 # ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @PROPS
 @given(k=st.floats(0.1, 10.0), users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5))
 def test_scaling_all_prices_by_k_scales_every_total_by_k(k, users):
@@ -152,6 +153,7 @@ def test_zero_discount_rate_npv_is_the_plain_sum(costs):
     assert finance.npv(c, 0.0) == pytest.approx(c.sum(), rel=1e-12, abs=1e-9)
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5))
 def test_zero_discount_rate_engine_npv_equals_tco(users):
@@ -160,6 +162,7 @@ def test_zero_discount_rate_engine_npv_equals_tco(users):
         assert o.npv.deterministic == pytest.approx(o.tco.deterministic, rel=1e-12)
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5),
        extra=st.lists(st.floats(0.0, 20_000.0), min_size=5, max_size=5))
@@ -208,6 +211,7 @@ def test_egress_is_non_decreasing_in_volume(eid, a, b):
     assert float(egress_cost_usd(x, t)) <= float(egress_cost_usd(y, t)) + 1e-9
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5), usdbrl=st.floats(3.0, 9.0),
        fx_model=st.sampled_from(["fixed", "parity"]))
@@ -244,6 +248,7 @@ def _same(a, b):
                 np.testing.assert_array_equal(oa.fan_brl[q], ob.fan_brl[q])
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5),
        fx_model=st.sampled_from(["fixed", "parity", "gbm", "bootstrap"]), volatility=st.floats(0.0, 0.3))
@@ -252,6 +257,7 @@ def test_same_scenario_twice_gives_identical_results(users, fx_model, volatility
           _run(users=users, fx_model=fx_model, volatility=volatility))
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5), usdbrl=st.floats(3.0, 9.0),
        fx_model=st.sampled_from(["fixed", "parity"]))
@@ -262,6 +268,7 @@ def test_deterministic_fx_gives_equal_percentiles(users, usdbrl, fx_model):
             assert d.p5 == d.p50 == d.p95 == d.mean == d.deterministic
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5), usdbrl=st.floats(3.0, 9.0),
        drift=st.one_of(st.none(), st.floats(-0.2, 0.2)))
@@ -301,6 +308,7 @@ def test_servers_for(replicas, per_server, expected):
     assert servers_for(replicas, per_server) == expected
 
 
+@pytest.mark.slow
 @PROPS
 @given(rps=st.lists(st.floats(0.0, 50.0), min_size=1, max_size=24), cap=st.floats(0.05, 10.0),
        util=st.floats(0.1, 1.0), per_server=st.integers(1, 8), red=st.sampled_from(["none", "n+1"]))
@@ -322,6 +330,7 @@ def _csv_rows(res):
     return list(csv.DictReader(io.StringIO(ledger_csv.render(res))))
 
 
+@pytest.mark.slow
 @PROPS
 @given(users=st.lists(st.floats(0.0, 20_000.0), min_size=1, max_size=5), usdbrl=st.floats(3.0, 9.0))
 def test_report_totals_equal_engine_totals(users, usdbrl):

@@ -45,6 +45,17 @@ def test_layout_page_is_current():
     assert PAGE.read_text(encoding="utf-8") == layout_page(), "run: python tests/test_readme_layout.py"
 
 
+
+def test_readme_test_command_is_what_ci_runs():
+    """The README's test command (the fenced block after "run the tests") is a line of `.ci/run`, which then adds the
+    slow set, so the two stay in step."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    command = readme.split("run the tests", 1)[1].split("```sh\n", 1)[1].split("\n```", 1)[0].strip()
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert command in ci and "--durations=20" in command
+    assert ".venv/bin/python -m pytest -m slow --durations=20" in ci
+
+
 if __name__ == "__main__":
     PAGE.write_text(layout_page(), encoding="utf-8")
     sys.stdout.write(f"wrote {PAGE}\n")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tco.domain import Dist
 from tco.results import infeasible_problem, rankable, workload_problem
 
@@ -50,3 +52,30 @@ def test_infeasible_problem_names_the_fastest(seed_results):
     # one feasible option is enough; no options at all is not this problem
     assert infeasible_problem(replace(res, options=slow + [res.options[3]]), "s.toml", None) is None
     assert infeasible_problem(replace(res, options=[]), "s.toml", None) is None
+
+
+def test_ranked_cheapest_and_option_by_hand(seed_results):
+    """The seed's eight options: ranked by deterministic TCO (the infeasible left out), the cheapest of each kind the
+    first of that kind in the ranking, an option found by name, a missing name listing the options."""
+    res = seed_results
+    feasible = [o for o in res.options if o.feasible]
+    assert [o.name for o in res.ranked()] == [o.name for o in sorted(feasible, key=lambda o: o.tco.deterministic)]
+    tcos = [o.tco.deterministic for o in res.ranked()]
+    assert tcos == sorted(tcos) and res.cheapest() is res.ranked()[0]
+    for kind in ("cloud", "dedicated", "hybrid"):
+        of_kind = [o for o in feasible if o.kind == kind]
+        assert res.cheapest(kind) is (min(of_kind, key=lambda o: o.tco.deterministic) if of_kind else None)
+    assert res.cheapest("no such kind") is None
+    first = res.options[0]
+    assert res.option(first.name) is first
+    with pytest.raises(KeyError, match="no option named 'nope'; the options are"):
+        res.option("nope")
+
+
+def test_repr_is_a_few_lines(seed_results):
+    text = repr(seed_results)
+    lines = text.splitlines()
+    assert len(lines) == len(seed_results.options) + 2 and len(text) < 2_000
+    assert lines[1].startswith("  1. OptionResult(") and "TCO R$ " in lines[1]
+    best = seed_results.cheapest()
+    assert repr(best) == f"OptionResult({best.name!r}, {best.kind}, TCO R$ {best.tco.deterministic:,.0f})"

@@ -95,6 +95,7 @@ def _fail_workbook(monkeypatch):
     monkeypatch.setattr(workbook, "write", boom)
 
 
+@pytest.mark.slow
 def test_d1_failed_run_keeps_other_files(tmp_path, monkeypatch, capsys):
     out = tmp_path / "out"
     out.mkdir()
@@ -109,6 +110,7 @@ def test_d1_failed_run_keeps_other_files(tmp_path, monkeypatch, capsys):
     assert "No space left" in capsys.readouterr().err
 
 
+@pytest.mark.slow
 def test_d18_failed_run_into_a_new_nested_folder_leaves_no_folders(tmp_path, monkeypatch):
     _fail_workbook(monkeypatch)
     out = tmp_path / "a" / "b" / "c"
@@ -117,6 +119,7 @@ def test_d18_failed_run_into_a_new_nested_folder_leaves_no_folders(tmp_path, mon
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
     from tco import output as outputs
 
@@ -133,6 +136,7 @@ def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
     assert sorted(p.name for p in out.iterdir()) == ["someone_else.json"]
 
 
+@pytest.mark.slow
 def test_two_concurrent_runs_into_one_folder_both_succeed(tmp_path):
     out = tmp_path / "shared_out"
     other = write(tmp_path, SMALL_TEXT, "other.toml")
@@ -147,6 +151,7 @@ def test_two_concurrent_runs_into_one_folder_both_succeed(tmp_path):
         assert json.loads((out / n).read_text(encoding="utf-8"))["ranking"]
 
 
+@pytest.mark.slow
 def test_d13_run_killed_mid_write_leaves_every_other_file_intact(tmp_path):
     out = tmp_path / "out"
     assert main(["run", str(SMALL), "-o", str(out), "--quiet", "--formats", "json,csv", "--paths", "500",
@@ -166,6 +171,7 @@ def test_d13_run_killed_mid_write_leaves_every_other_file_intact(tmp_path):
     assert (out / "notes.txt").read_text(encoding="utf-8") == "keep me"
 
 
+@pytest.mark.slow
 def test_d14_sigint_during_writing_exits_130_and_writes_nothing(tmp_path):
     out = tmp_path / "out"
     out.mkdir()
@@ -180,6 +186,7 @@ def test_d14_sigint_during_writing_exits_130_and_writes_nothing(tmp_path):
     assert list(out.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_d14_a_swallowed_interrupt_still_stops_the_files_moving_in(tmp_path, monkeypatch):
     from tco.output import interrupts
     from tco import output as outputs
@@ -231,6 +238,7 @@ def _generation(folder: Path, stem: str) -> tuple[str, bytes]:
     return doc["scenario"]["sha256"], (folder / f"{stem}.csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_d13_a_run_killed_between_two_renames_is_rolled_forward_not_left_mixed(tmp_path):
     """A SIGKILL after the commit point, between moving the JSON and the CSV in, leaves the new JSON beside the
     old CSV for a moment; the next run into the folder (here with another scenario) finishes the killed run's
@@ -279,6 +287,7 @@ def test_d13_clean_stale_rolls_a_committed_generation_forward_and_trusts_only_pl
     assert not (tmp_path.parent / "escape").exists()
 
 
+@pytest.mark.slow
 def test_d13_concurrent_runs_of_one_name_publish_whole_sets(tmp_path):
     """Three different scenarios, all named s.toml, run at once into one folder: they publish one after the
     other under the folder lock, so the set left is one scenario's JSON with that same scenario's CSV."""
@@ -333,6 +342,7 @@ def test_d18_a_scenario_named_dot_toml_is_refused(tmp_path, capsys):
 FORMULAS = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "@SUM(1)", "-2+3", "=1+1"]
 
 
+@pytest.mark.slow
 def test_d2_csv_neutralises_formula_names_and_keeps_rows_whole(tmp_path):
     from tco.report.ledger_csv import text_cell
 
@@ -370,6 +380,7 @@ def test_d6_control_characters_in_names_are_rejected_with_line_and_key(tmp_path,
     assert "[options[0].name]" in err and "control character" in err
 
 
+@pytest.mark.slow
 def test_d6_notes_may_hold_line_breaks_and_reach_the_json(tmp_path):
     text = sub(SMALL_TEXT, "[model]", 'notes = """first line\nsecond\tline"""\n\n[model]')
     f = write(tmp_path, text)
@@ -379,6 +390,7 @@ def test_d6_notes_may_hold_line_breaks_and_reach_the_json(tmp_path):
     assert doc["scenario"]["notes"] == "first line\nsecond\tline"
 
 
+@pytest.mark.slow
 def test_d9_terminal_prints_names_literally(tmp_path, capsys):
     from tco.report.terminal import plain
 
@@ -504,6 +516,7 @@ def _tps(tmp_path, tps: int) -> Path:
     return write(tmp_path, sub(SMALL_TEXT, "tokens_per_second_per_user = 15", f"tokens_per_second_per_user = {tps}"))
 
 
+@pytest.mark.slow
 def test_d4_infeasible_option_is_not_ranked(tmp_path):
     f = _tps(tmp_path, 30)
     out = tmp_path / "out"
@@ -553,6 +566,7 @@ def test_d4_no_feasible_option_is_exit_2_with_line(tmp_path, capsys):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_d4_workbook_and_terminal_mark_infeasible_options(tmp_path, capsys):
     import openpyxl
 
@@ -631,6 +645,7 @@ def test_d5_fits_on_no_gpu_does_not_suggest_fp8_when_already_fp8(tmp_path, capsy
 # D7: workbook checks
 
 
+@pytest.mark.slow
 def test_d7_workbook_checks_cache_their_real_result(tmp_path):
     import openpyxl
 
@@ -781,6 +796,7 @@ def test_seed_11_with_20000_paths_draws_the_proposal_chart():
     assert "<svg" in (svg["svg"] if isinstance(svg, dict) else svg)
 
 
+@pytest.mark.slow
 def test_finite_totals_are_non_negative_on_the_examples(tmp_path):
     for sc in sorted((ROOT / "scenarios").glob("*.toml")):
         assert main(["run", str(sc), "-o", str(tmp_path)] + FAST) == 0
@@ -790,6 +806,7 @@ def test_finite_totals_are_non_negative_on_the_examples(tmp_path):
             assert np.isfinite(vals).all() and (vals >= 0).all()
 
 
+@pytest.mark.slow
 def test_d15_permission_denied_names_the_output_folder_not_the_temp_folder(tmp_path, capsys, monkeypatch):
     from tco import output as outputs
 
@@ -804,6 +821,7 @@ def test_d15_permission_denied_names_the_output_folder_not_the_temp_folder(tmp_p
     assert f"error: {out}: output folder is not writable (Permission denied)" in err and ".tco-" not in err
 
 
+@pytest.mark.slow
 def test_d3_a_nan_result_is_exit_1_with_one_line_and_nothing_written(tmp_path, capsys, monkeypatch):
     from tco import analysis
 
@@ -841,6 +859,7 @@ def test_a_scenario_with_nothing_to_cost_is_exit_2(tmp_path, capsys):
     assert f"s.toml:{line_of(text, 'users =')}: [inference.users] nothing to cost" in err
 
 
+@pytest.mark.slow
 def test_a_fraction_of_a_user_gives_finite_outputs(tmp_path):
     from tco.report import fmt
 
@@ -855,6 +874,7 @@ def test_a_fraction_of_a_user_gives_finite_outputs(tmp_path):
         assert np.isfinite(o["tco_brl"]["deterministic"]) and o["tco_brl"]["deterministic"] > 0
 
 
+@pytest.mark.slow
 def test_d4_the_proposal_never_recommends_an_infeasible_option(tmp_path):
     f = _tps(tmp_path, 30)
     out = tmp_path / "out"

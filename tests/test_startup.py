@@ -9,7 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.slow  # every check starts an interpreter
 SEED = ROOT / "scenarios" / "seed_70b_h200.toml"
 
 RENDERERS = ("pandas", "matplotlib", "weasyprint", "xlsxwriter", "openpyxl", "jinja2", "rich")

@@ -83,10 +83,9 @@ def fx_breakevens(res: Results) -> list[dict]:
 def paybacks(res: Results) -> list[dict]:
     """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
     against the cheapest cloud option."""
-    clouds = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not clouds:
+    c = res.cheapest(FleetKind.CLOUD)
+    if c is None:
         return []
-    c = min(clouds, key=lambda o: o.tco.deterministic)
     out = []
     for o in rankable(res.options):
         if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
@@ -98,12 +97,9 @@ def paybacks(res: Results) -> list[dict]:
 
 def decomposition(res: Results) -> dict | None:
     """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not ded or not cloud:
+    d, c = res.cheapest(FleetKind.DEDICATED), res.cheapest(FleetKind.CLOUD)
+    if d is None or c is None:
         return None
-    d = min(ded, key=lambda o: o.tco.deterministic)
-    c = min(cloud, key=lambda o: o.tco.deterministic)
     tot_c = c.tco.deterministic
     parts = {
         "compute": float((c.lines_brl["training_compute"] + c.lines_brl["inference_compute"]).sum()
@@ -139,7 +135,7 @@ def hedging(res: Results) -> dict:
     """What locking the USD costs at the interest-parity forward curve would cost, per option.
 
     F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
-    (brazil_fx_tax.md §2.4: the forward is a hedging price, not a forecast). Hedged TCO =
+    (covered interest parity: the forward is a hedging price, not a forecast). Hedged TCO =
     BRL part + Σ_m USD_m·F_m, with the USD part taken from the ledger (taxes included)."""
     s = res.scenario
     h = len(res.months)

@@ -130,12 +130,10 @@ def variant(res: Results, key: str, v: float):
 
 def kind_pair(res: Results):
     """(cheaper, dearer) of the cheapest dedicated and the cheapest cloud option (feasible ones), or None."""
-    ded = [o for o in rankable(res.options) if o.kind == FleetKind.DEDICATED]
-    cloud = [o for o in rankable(res.options) if o.kind == FleetKind.CLOUD]
-    if not ded or not cloud:
+    d, c = res.cheapest(FleetKind.DEDICATED), res.cheapest(FleetKind.CLOUD)
+    if d is None or c is None:
         return None
-    pair = sorted((min(ded, key=lambda o: o.tco.deterministic), min(cloud, key=lambda o: o.tco.deterministic)),
-                  key=lambda o: o.tco.deterministic)
+    pair = sorted((d, c), key=lambda o: o.tco.deterministic)
     return pair[0], pair[1]
 
 

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
+from tco.constants import HOURS_PER_MONTH
+
 CASES = ("low", "central", "high")
 DATA = Path(__file__).parent / "data" / "dedicated_landed.csv"
 
@@ -83,7 +85,7 @@ def colocation_monthly_brl(kw: float, usd_per_kw_month: float, usdbrl: float) ->
     return kw * usd_per_kw_month * usdbrl
 
 
-def power_monthly_brl(kw: float, pue: float, brl_per_mwh: float, hours: float = 730.0) -> float:
+def power_monthly_brl(kw: float, pue: float, brl_per_mwh: float, hours: float = HOURS_PER_MONTH.value) -> float:
     """Electricity at full load [BRL/month] = kW × PUE × hours [h] × tariff [BRL/MWh] / 1000."""
     return kw * pue * hours * brl_per_mwh / 1000.0
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from tco import constants
 from tco.catalog.rows import Rows, all_given
 from tco.catalog.types import (
     BR_BILLING, MAX_BRL_PER_MONTH, MAX_USD_PER_HOUR, STATUS_ALIASES, STATUSES, CloudOffer, CloudPrice, DedicatedOffer,
@@ -25,7 +26,7 @@ def _status(r: Rows, line: int, row: dict, default: str) -> str:
 INDEXATIONS = ("ipca", "igpm", "incc", "none")
 """What a dedicated contract's price is indexed to (the scenario's indexation_rate gives the yearly figure)."""
 
-HOURS_PER_MONTH = 730.0
+HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
 
 
 def _row_identity(r: Rows, line: int, row: dict, seen: dict[tuple[str, str], int], key: tuple[str, str]) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tco.constants import HOURS_PER_MONTH
 from tco.domain import BillingMode, record
 from tco.domain.taxes import ReformPeriod
 
@@ -114,7 +115,7 @@ class CloudPrice:
         """Hourly charge left once the upfront is paid: usd_per_hour − upfront_usd / (term_months × 730 h)."""
         if self.usd_per_hour is None or not self.upfront_usd or not self.term_months:
             return self.usd_per_hour
-        return max(self.usd_per_hour - self.upfront_usd / (self.term_months * 730.0), 0.0)
+        return max(self.usd_per_hour - self.upfront_usd / (self.term_months * HOURS_PER_MONTH.value), 0.0)
 
 
 

@@ -41,7 +41,7 @@ def check_priced(rows: dict[str, np.ndarray], table: EgressTable) -> None:
 def tax_uplift(profile: TaxProfile, regime: str | None = None) -> float:
     """Net taxes as a share of the taxed price P at the profile's base rates [-] (tco.costs.taxes.uplift).
 
-    import_gross_up (brazil_fx_tax.md §3.4): V = P/(1 − IRRF); IRRF = V − P; CIDE = cide·V; ISS = iss·V;
+    import_gross_up (the payer bears the IRRF, Lei 9.779/1999 art. 7): V = P/(1 − IRRF); IRRF = V − P; CIDE = cide·V; ISS = iss·V;
         PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc); IOF = iof·P; uplift = Σ/P − credits/P
     local_por_dentro: uplift = 1/(1 − pc − iss) − 1 (before credits); none: 0
     """

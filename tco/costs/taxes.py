@@ -1,7 +1,13 @@
 """Brazilian taxes on an option's invoices, tax by tax and month by month.
 
-Sources: /work/shared/reference/brazil_fx_tax.md §3 and the price-and-tax review of 2026-11 (§4a, §4b);
-every rate lives in ``tco/catalog/data/tax_profiles.toml`` with its source. Not tax advice.
+Sources (public; every rate lives in ``tco/catalog/data/tax_profiles.toml`` with the document it was read in):
+IRRF on service remittances, Lei 9.779/1999 art. 7 and RFB Solução de Consulta Cosit 177/2023 (15 Aug 2023);
+CIDE and the reading of foreign data-centre services as services, RFB Solução de Divergência Cosit 6/2014
+(3 Jun 2014); PIS/COFINS-Importação, Lei 10.865/2004; ISS on imported services, LC 116/2003 arts. 6, 8 and 8-A
+(São Paulo 2.9 % on cloud services, AWS tax help for Brazil); IOF-câmbio 3.5 %, Decreto 12.499/2025 (12 Jun 2025,
+restored by the STF on 16 Jul 2025 in ADC 96); AWS Serviços Brasil's local NFS-e billing since 1 Nov 2020 (AWS tax
+help, Brazil); the consumption-tax reform, EC 132/2023 and LC 214/2025 arts. 64, 344, 347, 349 and 353, with the
+CGIBS Resolução 14/2026 (31 Jul 2026) estimate of the reference rate. Not tax advice.
 
 Each month's rates are those in force that month: the profile's base rates (2025-07 to 2026-12) and,
 from 2027, the reform periods of the catalog (PIS/COFINS end; CBS and IBS; ISS phased down).
@@ -14,7 +20,7 @@ the taxes are added on top of a price the line stays ≥ 0; where they are insid
 total cost stays ≥ 0.
 
 Methods (P = what the seller must receive, per unit of the taxed lines):
-  import_gross_up   the buyer imports the service and bears every tax (reference §3.1/§3.4):
+  import_gross_up   the buyer imports the service and bears every tax:
                     V = P/(1 − irrf); IRRF = V − P; CIDE = cide·V; ISS = iss·V;
                     PIS/COFINS-import = pc·V·(1 + iss)/(1 − pc); CBS = cbs·V; IBS = ibs·V (our reading:
                     unverified, needs tax advice); IOF = iof·P.

@@ -10,8 +10,9 @@ from typing import Protocol
 
 import numpy as np
 
+from tco.constants import HOURS_PER_MONTH
 from tco.expr import AND, IF, INT, MAX, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
-from tco.expr.base import along_months
+from tco.expr.base import TextContext, along_months
 
 
 class Terms(Protocol):
@@ -44,6 +45,9 @@ class Renewals(Expr):
     def xl(self, ctx: XlContext) -> str:
         from xlsxwriter.utility import xl_cell_to_rowcol, xl_col_to_name
 
+        if isinstance(ctx, TextContext):  # the documentation's text: months by index
+            return f"{self.x.xl(ctx)}+{ctx.cell(self.key, f't-{self.n}')}"
+
         here = xl_cell_to_rowcol(ctx.col.replace("$", "") + "1")[1]
         first = xl_cell_to_rowcol(ctx.first.replace("$", "") + "1")[1] + 1
         x = self.x.xl(ctx)
@@ -58,7 +62,7 @@ def upfront_rules(shape: Terms, paid: str) -> list[Rule | Scalar]:
     if not shape.upfront_term:
         return []
     out: list[Rule | Scalar] = [
-        Scalar("hourly_part", MAX(In("o.inf_price") - In("o.upfront") / (In("o.up_term") * 730), 0), "USD/h",
+        Scalar("hourly_part", MAX(In("o.inf_price") - In("o.upfront") / (In("o.up_term") * HOURS_PER_MONTH), 0), "USD/h",
                "hourly part of the commitment: effective price − upfront / (term × 730 h)")]
     if shape.commit_terms:
         t, start = Month(), In("inf_start")

@@ -75,6 +75,24 @@ class XlContext:
         return f"{prefix}{col or self.col}{row}"
 
 
+@dataclass(frozen=True, eq=False)
+class TextContext(XlContext):
+    """The context of ``Expr.text``: a row by its key (``users``), the month before as ``users[t-1]``, a month n
+    back as ``users[t-n]``, the blank column before month 1 as ``users[0]``, a whole row as ``users[1:H]``, an
+    input by its name."""
+
+    def cell(self, key: str, col: str | None = None) -> str:
+        if col is None or col == self.col:
+            return key
+        if col == self.prev:
+            return f"{key}[t-1]"
+        return f"{key}[0]" if col == self.first else f"{key}[{col}]"
+
+
+TEXT = TextContext("t", "t-1", lambda key: key, lambda name: name, "0", lambda key: f"{key}[1:H]")
+"""The one text context (the documentation's)."""
+
+
 # ---------------------------------------------------------------------------------------------
 # Nodes
 
@@ -89,6 +107,15 @@ class Expr:
 
     def xl(self, ctx: XlContext) -> str:
         raise NotImplementedError
+
+    def text(self) -> str:
+        """The expression as the documentation shows it: the workbook's formula with rows, inputs and months
+        by name (``TextContext``), so the page and the workbook render one tree the same way.
+
+        >>> (Row("users") * In("rpud") + Prev("users")).text()
+        'users*rpud+users[t-1]'
+        """
+        return self.xl(TEXT)
 
     def __add__(self, o: object) -> Expr:
         return BinOp("+", self, wrap(o))

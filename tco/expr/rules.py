@@ -48,8 +48,12 @@ def evaluate(rules: list[Rule | Scalar] | tuple[Rule | Scalar, ...], inputs: Map
     (n, H), n cases evaluated at once (months on the last axis), the others stay (H,).
 
     Runs the rules' compiled form (``tco.expr.compiled.program``, built once per rule list); the value is the
-    tree walk's (``evaluate_tree``) to the last bit."""
+    tree walk's (``evaluate_tree``) to the last bit, which runs instead with ``TCO_PLAIN`` (``tco.plain``)."""
     from tco.expr.compiled import program
+    from tco.plain import plain
+
+    if plain("compiled"):
+        return evaluate_tree(rules, inputs, horizon, rows)
 
     t = np.arange(1, horizon + 1, dtype=float)
     out = dict(rows or {})

@@ -3,7 +3,8 @@
 The base path (``fx.base_path``) is one of four, declared once as the rule ``tco.timeline.fx_rule``:
 'focus' (the Banco Central Focus survey median: year-end figures, each the expected average of December,
 interpolated month by month from the spot; the default), 'spot' (flat), 'forward' (covered interest parity
-F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12), brazil_fx_tax.md §2.4: the cost of hedging, not a forecast) and 'list'
+F_t = S·((1 + i_BRL)/(1 + i_USD))^(t/12): the cost of hedging, not a forecast; onshore the dollar leg is B3's cupom
+cambial, 'Futuro de Cupom Cambial de DI1') and 'list'
 (the user's monthly values). A gbm drift, when given, multiplies the base path by e^(μ·t/12). The Monte
 Carlo (tco.fx.risk) centres its paths on the base path. Costs of month t are converted at the month-t rate.
 """

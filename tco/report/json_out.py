@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from tco import __version__
+from tco.constants import HOURS_PER_MONTH
 from tco.costs import LINES
-from tco.engine import Results, rankable
+from tco.engine import Results
 from tco.errors import InternalError
 from tco.report import notices
 from tco.domain import Currency
@@ -190,7 +191,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
     check_money(res)
     s = res.scenario
     options = [_option_dict(o, res) for o in res.options]
-    ranked = [o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic)]
+    ranked = [o.name for o in res.ranked()]
     used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
                        | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
     doc: dict[str, Any] = {
@@ -209,7 +210,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "inference": s.inference.model_dump(),
             "fx": s.fx.model_dump() | {"base_path": res.fx_info.get("base_path")},
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
-                            "costs": "positive amounts", "hours_per_month_for_unit_prices": 730},
+                            "costs": "positive amounts", "hours_per_month_for_unit_prices": int(HOURS_PER_MONTH.value)},
         },
         "catalog_rows": _catalog_rows(res, used_gpus),
         "warnings": [notices.line(n, "en") for n in res.notices],

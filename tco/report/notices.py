@@ -13,6 +13,7 @@ decimals), ``mode`` (expert or pipeline parallel),
 from __future__ import annotations
 
 from tco.domain import Notice
+from tco.plain import plain
 from tco.report import fmt_light  # babel's formats for the kinds below, without loading babel (~15 ms)
 from tco.report.i18n import locale_of, t, term
 
@@ -52,7 +53,23 @@ PARAMS: dict[str, dict[str, str]] = {
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 
 
+_LIGHT = {
+    "int": lambda f, v, loc: f.number(float(v), loc, 0),
+    "num": lambda f, v, loc: f.number_short(float(v), loc),
+    "num1": lambda f, v, loc: f.number(float(v), loc, 1),
+    "num2": lambda f, v, loc: f.number(float(v), loc, 2),
+    "pct": lambda f, v, loc: f.percent_short(float(v), loc),
+    "money": lambda f, v, loc: f.money(float(v), loc, cents=False),
+    "month": lambda f, v, loc: f.month_year(str(v), loc),
+}
+"""The kinds fmt_light writes, as tco.report.fmt writes them (with babel): the plain path of ``TCO_PLAIN``."""
+
+
 def _show(value: object, kind: str, locale: str) -> str:
+    if kind in _LIGHT and plain("fmt_light"):
+        from tco.report import fmt
+
+        return _LIGHT[kind](fmt, value, locale)
     if kind == "int":
         return fmt_light.number(float(value), locale, 0)  # type: ignore[arg-type]
     if kind == "num":

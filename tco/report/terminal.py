@@ -72,7 +72,6 @@ def _ranked_table(res, loc: str):
     infeasible ones, dimmed, with the speed they reach instead of a rank."""
     from rich.table import Table
 
-    from tco.engine import rankable
     from tco.report import fmt
 
     def brl(x: float) -> str:
@@ -82,7 +81,7 @@ def _ranked_table(res, loc: str):
     for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
                 "col_per_mtok"):
         table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
-    ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
+    ranked = res.ranked()
     best = ranked[0].tco.deterministic if ranked else float("nan")
     for i, o in enumerate(ranked, 1):
         d, cpm = o.tco, o.cost_per_million_tokens_brl

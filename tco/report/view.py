@@ -16,10 +16,11 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from tco import constants
 from tco.domain import Notice
 
-HOURS_PER_MONTH = 730.0
-"""Hours in the month the catalog's monthly prices stand for [h] (engine.HOURS_PER_MONTH)."""
+HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
+"""Hours in the month the catalog's monthly prices stand for [h] (tco.constants.HOURS_PER_MONTH)."""
 
 
 @dataclass(frozen=True)
@@ -218,11 +219,10 @@ def _plans(found: Mapping | None) -> tuple[PlanView, ...]:
 
 def build(res) -> View:
     """The view of `res` (an ``engine.Results``)."""
-    from tco.engine import rankable
 
     s = res.scenario
     labels = {o.name: o.label for o in s.options}
-    ranked = tuple(o.name for o in sorted(rankable(res.options), key=lambda o: o.tco.deterministic))
+    ranked = tuple(o.name for o in res.ranked())
     users = np.asarray(res.users, dtype=float)
     start = max(s.inference.start_month - 1, 0)
     return View(

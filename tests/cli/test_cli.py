@@ -47,6 +47,7 @@ def test_every_example_runs_and_meets_the_json_contract(tmp_path, scenario):
     assert {"BillingPeriodStart", "BilledCost", "BillingCurrency", "ServiceCategory", "ProviderName"} <= set(rows[0])
 
 
+@pytest.mark.slow
 def test_two_runs_give_byte_identical_json(tmp_path):
     seed = ROOT / "scenarios" / "seed_70b_h200.toml"
     for d in ("a", "b"):
@@ -56,6 +57,7 @@ def test_two_runs_give_byte_identical_json(tmp_path):
     assert a == b
 
 
+@pytest.mark.slow
 def test_seed_changes_the_percentiles_not_the_deterministic(tmp_path):
     seed = ROOT / "scenarios" / "seed_70b_h200.toml"
     docs = []
@@ -121,6 +123,7 @@ def test_catalog_dir_overrides_a_price(tmp_path):
     assert ded["price"] == 7000 and ded["source"] == "Quote #123 from a provider"
 
 
+@pytest.mark.slow
 def test_json_is_byte_identical_across_processes_and_hash_seeds(tmp_path):
     """Set iteration order and absolute paths must not leak into the JSON: run in fresh interpreters
     with different PYTHONHASHSEED values, from different working folders."""
@@ -170,6 +173,7 @@ def test_init_into_a_missing_folder_is_exit_2(tmp_path, capsys):
     assert main(["init", str(tmp_path / "nope" / "x.toml")]) == 2
 
 
+@pytest.mark.slow
 def test_review_l14_locale_flag_is_the_files_locale(tmp_path):
     """`run --locale en` on a pt-BR file writes what the same file with `locale = "en"` writes (the JSON byte for byte
     but for the source file's name and hash)."""

@@ -24,6 +24,7 @@ def _broken(tmp_path: Path) -> Path:
     return f
 
 
+@pytest.mark.slow
 def test_good_and_broken_in_one_batch(tmp_path, capsys):
     out = tmp_path / "out"
     rc = main(["batch", str(GOOD), str(_broken(tmp_path)), "-o", str(out), "--jobs", "2"])
@@ -60,6 +61,7 @@ def _explode(*args, **kwargs):
     raise RuntimeError("boom in the writer")
 
 
+@pytest.mark.slow
 def test_a_crash_is_exit_1_and_does_not_stop_the_others(tmp_path, monkeypatch, capsys):
     # in-process (jobs 1) so the patched writer is the one used
     calls = []
@@ -85,6 +87,7 @@ def _die_on_broken(path, *args):
     return Outcome(path, OK, seconds=0.0)
 
 
+@pytest.mark.slow
 def test_a_dying_worker_takes_no_other_scenario_with_it(tmp_path, monkeypatch):
     paths = [str(tmp_path / f"{n}.toml") for n in ("a", "die", "b", "c")]
     monkeypatch.setattr(batch, "run_one", _die_on_broken)
@@ -130,6 +133,7 @@ def test_batch_help_documents_the_exit_codes(capsys):
     assert "exit codes: 0 all ok, 2 if any scenario had bad input" in text and "1 if any crashed" in text
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--help"], ["batch", "--help"], ["validate", str(GOOD)]])
 def test_help_and_validate_import_no_heavy_library(argv):
     # the batch subcommand's parser is built for every command: it must stay light

@@ -308,6 +308,7 @@ def test_a_profile_without_the_reform_still_warns_past_its_months(tmp_path):
                for n in res.notices)
 
 
+@pytest.mark.slow
 def test_json_and_ledger_show_each_tax(tmp_path):
     assert main(["run", str(SEED), "-o", str(tmp_path), "--formats", "json,csv", "--quiet", "--paths", "200"]) == 0
     doc = json.loads((tmp_path / "seed_70b_h200.json").read_text(encoding="utf-8"))

@@ -141,3 +141,19 @@ def test_no_domain_word_is_compared_as_a_string():
     found = [f"{p.relative_to(root)}:{line}: {word!r}" for pattern in SCANNED for p in sorted(root.glob(pattern))
              for line, word in domain_literals(p.read_text(encoding="utf-8"), words)]
     assert found == [], "compare with the tco.domain enum instead:\n" + "\n".join(found)
+
+
+def test_records_are_frozen_dataclasses_equal_only_to_themselves():
+    import dataclasses
+
+    from tco.domain import record
+
+    @record
+    class Pair:
+        a: int
+        b: int = 2
+
+    p = Pair(1)
+    assert dataclasses.is_dataclass(p) and p != Pair(1) and p == p and repr(p).endswith(".Pair(a=1, b=2)")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        p.a = 3  # type: ignore[misc]

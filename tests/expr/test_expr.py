@@ -170,6 +170,7 @@ positive = st.floats(min_value=0.01, max_value=1e6, allow_nan=False, allow_infin
 rate = st.floats(min_value=-0.5, max_value=2.0, allow_nan=False, allow_infinity=False)
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None)
 @given(start=positive, end=positive, g=rate, cap=positive, ceiling=positive, steep=st.floats(0.0, 3.0),
        inf_start=st.integers(1, 6), horizon=st.integers(6, 30), model=st.sampled_from(["linear", "compound", "logistic"]),

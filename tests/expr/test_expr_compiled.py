@@ -44,6 +44,7 @@ def checked(monkeypatch):
     return seen
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", EXAMPLES, ids=[p.stem for p in EXAMPLES])
 def test_compiled_equals_the_tree_on_every_rule_set_of_the_examples(path, checked):
     from tco import api

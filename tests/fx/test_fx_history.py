@@ -134,6 +134,7 @@ def test_bootstrap_paths_chain_onto_the_base_path(tmp_path):
     assert np.allclose(chunk, res.fx_path[None, :], rtol=1e-9)
 
 
+@pytest.mark.slow
 def test_outputs_name_the_base_path(tmp_path, capsys):
     f = tmp_path / "s.toml"
     f.write_text(seed_with('usdbrl = 5.4', 'base_path = "forward"'), encoding="utf-8")

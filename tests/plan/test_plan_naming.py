@@ -35,6 +35,7 @@ def test_the_words_are_the_templates():
     assert set(CONTRACT_EN) == set(TEMPLATE_KEYS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("which", ["seed_plans", "burst_plans"])
 def test_every_reported_name_is_its_parts_rendered(request, which):
     _, plans = request.getfixturevalue(which)

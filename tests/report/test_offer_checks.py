@@ -66,6 +66,7 @@ def test_the_seed_items_match_its_costed_fleet(seed_results):
     assert not [n for n in proposal_checks.notices(v, seed_results.scenario) if n.code == "proposal_items_differ"]
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_the_pdf_and_notes_say_the_items_differ(cheap_items, tmp_path):
     text = _pdf_text(cheap_items, tmp_path)
@@ -87,6 +88,7 @@ def test_an_expired_quote_gives_a_notice(expired):
     assert "expired on Jan 1, 2000, before the proposal's date (Mar 1, 2027)" in notice_text.line(found[0], "en")
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_the_pdf_calls_an_expired_quote_an_expired_quote(expired, tmp_path):
     text = _pdf_text(expired, tmp_path)

@@ -65,6 +65,7 @@ def test_every_month_in_range_is_a_start(year, month):
     assert ScenarioInfo.model_validate(INFO | {"start": f"{year:04d}-{month:02d}"}).start == f"{year:04d}-{month:02d}"
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(text=st.text(max_size=12).filter(lambda s: not (len(s) == 7 and s[4] == "-" and s[:4].isascii()
                                                         and s[:4].isdigit() and s[5:] in

@@ -91,6 +91,12 @@ def weasyprint() -> ModuleType:
     """Import WeasyPrint (once per process) the fast way, else the usual way; see the module's note."""
     if "weasyprint" in sys.modules:
         return sys.modules["weasyprint"]
+    from tco.plain import plain
+
+    if plain("weasy"):
+        import weasyprint
+
+        return weasyprint
     try:
         # WeasyPrint prints its installation advice to stdout before it raises: kept out of the fast attempt
         with _no_library_search(), _precompiled_ffi(), contextlib.redirect_stdout(io.StringIO()):

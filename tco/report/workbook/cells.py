@@ -17,6 +17,8 @@ import functools
 import re
 from typing import Callable
 
+from tco.plain import plain as plain_path
+
 SAFE_FUNCTIONS = frozenset({
     "ABS", "AND", "AVERAGE", "CHOOSE", "COUNT", "COUNTA", "COUNTIF", "DATE", "DAY", "EDATE", "EOMONTH", "EXP", "IF",
     "IFERROR", "INDEX", "INT", "ISNUMBER", "LN", "MATCH", "MAX", "MIN", "MONTH", "N", "NOT", "OR", "RANK", "ROUND",
@@ -50,6 +52,8 @@ def install(ws) -> None:
     an XlsxWriter without that table or in constant-memory mode, take XlsxWriter's own path."""
     from xlsxwriter import worksheet as xw
 
+    if plain_path("cells"):  # TCO_PLAIN: XlsxWriter's own methods (tco.plain)
+        return
     table = getattr(ws, "table", None)
     cell = getattr(xw, "CellFormulaTuple", None)
     if table is None or cell is None or getattr(ws, "constant_memory", False):
@@ -155,7 +159,7 @@ def row_texts(formula: Callable[[str, str], str], columns: list[str] | tuple[str
     """``formula(c, p)`` for each month's column c and previous column p. With `by_pattern`, rendered once with
     placeholders and filled in, unless the filled-in text of the first or last month differs from a direct
     rendering; otherwise (a formula that computes with its column, see ``by_letters``) month by month."""
-    if not by_pattern:
+    if not by_pattern or plain_path("cells"):
         return [formula(c, p) for c, p in zip(columns, previous)]
     pattern = formula(COLUMN, PREVIOUS)
     texts = [pattern.replace(COLUMN, c).replace(PREVIOUS, p) for c, p in zip(columns, previous)]

@@ -7,7 +7,7 @@ month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``wor
 Every formula caches the number the engine's arrays give for the same arithmetic (``yearly``,
 ``per_unit`` … in ``workbook_years``), so a viewer that does not recalculate shows the truth.
 
-Cash flows are at month end (README conventions), so the cost booked in a month is the cash paid in it.
+Cash flows are at month end (docs/design.md, Conventions), so the cost booked in a month is the cash paid in it.
 """
 
 from __future__ import annotations

@@ -409,6 +409,7 @@ def test_anything_else_goes_to_tomllib(text):
 TOMLISH = st.text(alphabet=list('ab_-1 ="\\#\n\r\tu0D8é[].\'\x01'), max_size=40)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(text=TOMLISH)
 def test_whatever_the_fast_reader_accepts_tomllib_reads_the_same(text):
@@ -417,6 +418,7 @@ def test_whatever_the_fast_reader_accepts_tomllib_reads_the_same(text):
         assert fast == tomllib.loads(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(pairs=st.dictionaries(st.from_regex(r"[A-Za-z0-9_-]{1,12}", fullmatch=True),
                              st.text(st.characters(blacklist_categories=("Cs",)), max_size=30), max_size=8))

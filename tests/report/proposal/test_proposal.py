@@ -51,9 +51,10 @@ def _with_locale(res, loc: str):
 
 
 @pytest.fixture(scope="module")
-def results():
-    """Each example run as the CLI runs it (plan search and analyses), with few FX paths."""
-    return {p.stem: tco.run(p, paths=300) for p in SCENARIOS}
+def results(example_runs):
+    """Each example run as the CLI runs it (plan search and analyses), with few FX paths (conftest: each when first
+    asked, once per session)."""
+    return example_runs
 
 
 @pytest.fixture(scope="module")
@@ -85,6 +86,7 @@ def _body(pages: list[str], loc: str) -> list[str]:
     return pages[:first]
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_body_is_at_most_six_pages_and_holds_offer_bridge_and_risks(rendered, case):
@@ -101,6 +103,7 @@ def test_body_is_at_most_six_pages_and_holds_offer_bridge_and_risks(rendered, ca
     assert "IPCA" in text
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_offer_prices_and_totals_match_the_results(rendered, case):
@@ -119,6 +122,7 @@ def test_offer_prices_and_totals_match_the_results(rendered, case):
         assert _norm(fmt.money(p.tco_brl, loc, False)) in text
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
@@ -135,6 +139,7 @@ def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
         assert o.inference_offer not in body
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_two_runs_give_the_same_bytes(results, tmp_path):
     path = ROOT / "scenarios" / "assistant_8b_l4.toml"
@@ -169,6 +174,7 @@ def test_notes_carry_every_notice_in_the_sellers_language(results):
     assert t("nt_title", "pt-BR", name=res.scenario.scenario.name) in text
 
 
+@pytest.mark.slow
 def test_cli_writes_notes_beside_the_pdf(tmp_path):
     from tco.cli import main
 
@@ -316,6 +322,7 @@ def test_one_comparison_convention():
     assert fleet_name(f, "pt-BR") == "AWS p5en.48xlarge com 8 GPUs H200 SXM"
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_fonts_embedded(rendered, stem):
@@ -329,6 +336,7 @@ def test_fonts_embedded(rendered, stem):
         assert "DejaVu" in row, row
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_attachments_and_fetches(rendered, stem):
@@ -365,6 +373,7 @@ def hostile(tmp_path_factory):
     return pdf, fetcher, html
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
     pdf, fetcher, html = hostile
@@ -378,6 +387,7 @@ def test_scenario_text_shows_literally_and_fetches_nothing_outside(hostile):
     assert not any("passwd" in u or "example.com" in u for u in fetcher.requested)
 
 
+@pytest.mark.slow
 def test_scenario_text_is_escaped_in_html(hostile):
     _, _, html = hostile
     assert HOSTILE_CLIENT not in html and HOSTILE_NAME not in html
@@ -423,6 +433,7 @@ def test_theme_rejects_non_hex_colour(tmp_path):
         proposal.load_theme(bad)
 
 
+@pytest.mark.slow
 def test_minimal_theme_renders(tmp_path):
     """A theme with only a provider name still renders (defaults for colours, no logo)."""
     for f in TEMPLATES.iterdir():
@@ -454,6 +465,7 @@ def test_formatting_by_locale():
     assert fmt.scientific(2.54e21, "pt-BR") == "2,54 × 10²¹"
 
 
+@pytest.mark.slow
 @needs_poppler
 def test_cli_writes_pdf_with_scenario_and_workbook_attached(tmp_path):
     from tco.cli import main
@@ -536,6 +548,7 @@ def test_attached_workbook_dates_are_the_documents(tmp_path):
         assert core.count("2027-03-01T00:00:00Z") == 2 and z.read("xl/workbook.xml") == b"<workbook/>"
 
 
+@pytest.mark.slow
 @needs_poppler
 @pytest.mark.parametrize("case", CASES)
 def test_client_options_footer_and_every_tco_in_whole_reais(rendered, case):

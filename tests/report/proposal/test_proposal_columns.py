@@ -120,14 +120,13 @@ def _css_percentages() -> str:
 
 
 @pytest.fixture(scope="module")
-def both_layouts():
+def both_layouts(example_runs):
     """The seed's proposal in both locales: (widths from <col>, widths WeasyPrint's automatic layout gives)."""
-    import tco
     from tco.report import proposal
     from tco.report.proposal.weasy import weasyprint
 
     wp = weasyprint()
-    res0 = tco.run(ROOT / "scenarios" / "seed_70b_h200.toml", paths=200)
+    res0 = example_runs["seed_70b_h200"]
     out = []
     for loc in ("pt-BR", "en"):
         sc = res0.scenario
@@ -156,6 +155,7 @@ def both_layouts():
     return out
 
 
+@pytest.mark.slow
 def test_widths_are_those_of_the_automatic_layout(both_layouts):
     """Within 0.3 % of the table's width (kerning, which is left out here, is most of the difference)."""
     for loc, ours, theirs in both_layouts:

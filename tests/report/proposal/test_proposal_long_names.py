@@ -18,6 +18,7 @@ SMALL = ROOT / "scenarios" / "assistant_8b_l4.toml"
 LONG = ("Indústria Exemplo de Componentes Eletrônicos e Sistemas Embarcados Sociedade Anônima — Unidade de Pesquisa "
         "Aplicada, Engenharia de Produto e Inovação Aberta do Vale do Paraíba")
 pytestmark = pytest.mark.skipif(shutil.which("pdftotext") is None, reason="pdftotext (poppler-utils) not installed")
+pytestmark = [pytestmark, pytest.mark.slow]
 
 
 def test_review_l6_a_long_client_keeps_header_and_footer_on_one_line(tmp_path):

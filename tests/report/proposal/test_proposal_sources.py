@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -94,6 +96,7 @@ def test_any_text_gives_a_short_source_without_raising(text, loc):
 _HOST = st.from_regex(r"[a-z][a-z0-9]{0,8}\.(com|org|io|dev|gov\.br|com\.br)", fullmatch=True)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(hosts=st.lists(_HOST, min_size=1, max_size=6), loc=st.sampled_from(["pt-BR", "en"]))
 def test_hosts_shown_are_the_first_three_distinct_ones_named(hosts, loc):

@@ -25,6 +25,7 @@ def _run(code: str, *, path: list[Path] = ()) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+@pytest.mark.slow
 @linux_only
 def test_import_starts_no_program_and_opens_the_libraries():
     got = _run("""
@@ -48,6 +49,7 @@ def test_import_starts_no_program_and_opens_the_libraries():
     assert got["units"] == 1024  # PANGO_SCALE: pango is open and answers
 
 
+@pytest.mark.slow
 @linux_only
 def test_a_library_only_the_search_finds_is_still_found(tmp_path):
     """A stand-in `weasyprint` that, like WeasyPrint on a system with other sonames, prints its advice and fails
@@ -74,6 +76,7 @@ def test_a_library_only_the_search_finds_is_still_found(tmp_path):
     assert got["printed"] == ""
 
 
+@pytest.mark.slow
 def test_the_declarations_are_not_parsed_at_import():
     got = _run("""
         import json, sys
@@ -87,6 +90,7 @@ def test_the_declarations_are_not_parsed_at_import():
     assert got == {"parser": False, "kind": "Precompiled", "width": 0, "units": 2048}
 
 
+@pytest.mark.slow
 def test_other_declarations_fall_back_to_the_usual_import():
     """Declarations stored for another text (a WeasyPrint upgrade): WeasyPrint is imported the usual way."""
     got = _run("""

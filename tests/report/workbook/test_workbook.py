@@ -2,7 +2,8 @@
 headless (a throw-away profile set to always recalculate on load), read back with openpyxl.
 
 All LibreOffice conversions of this module happen in one `soffice` call (a module fixture), since
-each start of LibreOffice costs seconds. Tests that need it skip only when `soffice` is absent.
+each start of LibreOffice costs seconds. Tests that need it skip only when `soffice` is absent. The fast set checks
+the small example's workbook (`FAST`); the other examples, LibreOffice and whole-workbook scans are in the slow set.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import openpyxl
 import pytest
+from lazy import PerKey
 
 from tco.catalog import load_catalog
 from tco.engine import run_scenario
@@ -23,6 +25,13 @@ from tco.scenario import Scenario, load
 
 ROOT = Path(__file__).resolve().parents[3]
 SCENARIOS = sorted((ROOT / "scenarios").glob("*.toml"))
+FAST = "assistant_8b_l4"
+"""The one example whose whole workbook the fast set checks (the smallest); the others are in the slow set."""
+
+
+def stems(*names: str) -> list:
+    """The examples named (all by default) as parameters, each but FAST marked slow."""
+    return [s if s == FAST else pytest.param(s, marks=pytest.mark.slow) for s in (names or [p.stem for p in SCENARIOS])]
 SOFFICE = shutil.which("soffice") or shutil.which("libreoffice")
 needs_soffice = pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 TOL = 0.01  # R$
@@ -312,22 +321,26 @@ def _reform_catalog(tmp: Path) -> Path:
 @pytest.fixture(scope="module")
 def runs():
     """stem → (scenario, scenario path, Results, JSON doc)."""
-    out = {}
-    for path in SCENARIOS:
+
+    def make(stem):
+        path = ROOT / "scenarios" / f"{stem}.toml"
         scenario, _, _ = load(path)
         res, doc = run_engine(scenario, path, enrich=True)
-        out[path.stem] = (scenario, path, res, doc)
-    return out
+        return scenario, path, res, doc
+
+    return PerKey(make, [p.stem for p in SCENARIOS])
 
 
 @pytest.fixture(scope="module")
 def written(runs, tmp_path_factory):
     d = tmp_path_factory.mktemp("xlsx")
-    files = {}
-    for stem, (_, _, res, doc) in runs.items():
-        files[stem] = d / f"{stem}.xlsx"
-        workbook.write(res, doc, files[stem])
-    return files
+
+    def make(stem):
+        _, _, res, doc = runs[stem]
+        workbook.write(res, doc, d / f"{stem}.xlsx")
+        return d / f"{stem}.xlsx"
+
+    return PerKey(make, [p.stem for p in SCENARIOS])
 
 
 @pytest.fixture(scope="module")
@@ -339,7 +352,7 @@ def recalculated(runs, written, tmp_path_factory):
     out = tmp_path_factory.mktemp("recalc")
     expected = {}
     inputs = []
-    for stem, f in written.items():
+    for stem, f in written.every().items():
         shutil.copy(f, src / f.name)
         inputs.append(src / f.name)
         expected[stem] = runs[stem][3]
@@ -373,13 +386,14 @@ def recalculated(runs, written, tmp_path_factory):
 # without LibreOffice: what a viewer that does not recalculate shows
 
 
-@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("stem", stems())
 def test_cached_values_are_the_engine_numbers(runs, written, stem):
     wb = openpyxl.load_workbook(written[stem], data_only=True)
     assert_matches_engine(wb, runs[stem][3])
     assert named_values(wb, "chk_master") == [True]
 
 
+@pytest.mark.slow
 def test_calculation_cells_are_formulas_and_inputs_are_named(runs, written):
     wb = openpyxl.load_workbook(written["seed_70b_h200"])
     doc = runs["seed_70b_h200"][3]
@@ -396,6 +410,7 @@ def test_calculation_cells_are_formulas_and_inputs_are_named(runs, written):
     assert f1.replace("E", "F") == f2
 
 
+@pytest.mark.slow
 def test_native_charts(runs, written):
     """Cumulative cost per option, monthly cost by line (stacked, one per option), FX fans, tornado."""
     with zipfile.ZipFile(written["seed_70b_h200"]) as z:
@@ -415,6 +430,7 @@ def test_native_charts(runs, written):
     assert "sensitivity" in runs["seed_70b_h200"][3]
 
 
+@pytest.mark.slow
 def test_labels_follow_the_scenario_locale(written):
     assert "Premissas" in openpyxl.load_workbook(written["seed_70b_h200"], read_only=True).sheetnames  # pt-BR
     assert "Inputs" in openpyxl.load_workbook(written["pretrain_burst"], read_only=True).sheetnames  # en
@@ -450,6 +466,7 @@ def _label_cells(path: Path, res) -> list[tuple[str, str, str]]:
     return out
 
 
+@pytest.mark.slow
 def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
     """Fleet, pricing, kind (hybrid too), training method, growth and FX models, sensitivity units and
     metrics, the batch bound and units: all from the labels dict, never the engine's ids or English."""
@@ -478,13 +495,14 @@ def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
     assert "híbrido (nuvem + dedicado) / frotas separadas" in kinds
 
 
+@pytest.mark.slow
 def test_en_labels_translate_ids_too(written, runs):
     texts = {v for _, _, v in _label_cells(written["pretrain_burst"], runs["pretrain_burst"][2])}
     assert "Training method" in texts and "block bootstrap of the history" in texts
     assert not [v for v in texts if re.search(r"\b(on_demand|reserved_\dyr|req/user/d)\b", v)]
 
 
-@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("stem", stems())
 def test_summary_ranking_reads_top_down_in_the_engines_order(runs, written, stem):
     doc = runs[stem][3]
     wb = openpyxl.load_workbook(written[stem], data_only=True)
@@ -514,7 +532,7 @@ def _decimals(number_format: str) -> int:
     return len(m.group(1)) if m else 0
 
 
-@pytest.mark.parametrize("stem", ["seed_70b_h200", "assistant_8b_l4"])
+@pytest.mark.parametrize("stem", stems("seed_70b_h200", "assistant_8b_l4"))
 def test_unit_prices_show_every_decimal_money_two(runs, written, stem):
     """USD/h and per-GB prices show every decimal they have (0.0405 is not 0.04, egress 0.085 is not
     0.09); money totals keep 2 decimals."""
@@ -578,6 +596,7 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
 # with LibreOffice: the model really recalculates, to the engine's numbers
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, written, stem):
@@ -609,6 +628,7 @@ def test_recalculated_workbook_equals_engine_and_checks_pass(recalculated, writt
     assert n > 1000
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("key", list(VARIANTS))
 def test_variant_scenarios_recalculate_to_the_engine(recalculated, key):
@@ -618,6 +638,7 @@ def test_variant_scenarios_recalculate_to_the_engine(recalculated, key):
     assert named_values(wb, "chk_master") == [True]
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("key", list(CHANGES))
 def test_changed_input_recalculates_to_the_engine_with_the_same_change(recalculated, runs, key):
@@ -680,7 +701,7 @@ def _driving_cells(wb) -> tuple[dict, set]:
     return names, seen
 
 
-@pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
+@pytest.mark.parametrize("stem", stems())
 def test_every_input_drives_an_output(written, stem):
     """FAST: every input drives something. Each named input (numbers in input style: prices, rates, levers, the
     scenario switch…) is a precedent of some option's TCO or NPV; labels of how the file was generated are not
@@ -712,6 +733,7 @@ def test_a_dead_input_is_found(written, tmp_path):
     assert not any(c in driving for c in names["in_usdbrl"])
 
 
+@pytest.mark.slow
 def test_constants_are_named_not_literals(written):
     """The Timeline, the calculation sheets and the Checks use no number inside a formula but 0 and 1: 3600, 10⁹,
     the 1E-9 tolerance, 6·N·D, 16 B/param… are named cells of the constants block (tco.constants), each with its
@@ -741,6 +763,7 @@ def test_constants_are_named_not_literals(written):
     assert "c_train_flops_per_param_token*" in sizing and "c_adam_bytes_per_param*" in sizing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", ["seed_70b_h200", "pretrain_burst"])
 def test_row_n_means_the_same_on_every_option_sheet(runs, written, stem):
     """Every option's sheet has the same rows (a row an option lacks is there, "n/a", zero): the union of the
@@ -762,6 +785,7 @@ def test_row_n_means_the_same_on_every_option_sheet(runs, written, stem):
 # finance views (tests/test_workbook_finance.py holds the rest)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stem", ["seed_70b_h200", "pretrain_burst"])
 def test_live_tornado_rows_equal_the_engines_reruns(runs, written, stem):
     """USD/BRL, cloud and dedicated prices move the TCO along straight lines: their tornado rows are formulas of

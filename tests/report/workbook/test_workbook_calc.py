@@ -39,6 +39,7 @@ def test_every_sampled_formula_of_a_calc_sheet_is_its_cached_value(small_run, sm
     assert small.check_formulas(_sheet(i), horizon=len(small_run.months)) > 100
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["Dedicado BR — 8x H200 (frotas separadas)", "Híbrido"])
 def test_separate_and_hybrid_sheets_too(seed_results, seed, name):
     i = next(j for j, o in enumerate(seed_results.options, 1) if o.name.startswith(name))

@@ -19,6 +19,7 @@ def sheet():
     return t("sh_checks", LOC)
 
 
+@pytest.mark.slow
 def test_every_formula_is_its_cached_value(small_run, book, sheet):
     assert book.check_formulas(sheet, horizon=len(small_run.months)) > 100
 

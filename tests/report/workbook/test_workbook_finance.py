@@ -164,6 +164,7 @@ def test_break_evens_are_where_the_engine_ties(seed):
 # the xlsx as written (cached values, protection, print setup, links)
 
 
+@pytest.mark.slow
 def test_index_is_second_with_internal_links_to_every_sheet(seed_xlsx):
     wb = openpyxl.load_workbook(seed_xlsx)
     assert wb.sheetnames[:2] == ["Resumo", "Índice"]
@@ -180,6 +181,7 @@ def test_index_is_second_with_internal_links_to_every_sheet(seed_xlsx):
     assert len(legend) == 5
 
 
+@pytest.mark.slow
 def test_sheets_are_protected_formulas_locked_inputs_editable(seed_xlsx):
     wb = openpyxl.load_workbook(seed_xlsx)
     for ws in wb.worksheets:
@@ -197,6 +199,7 @@ def test_sheets_are_protected_formulas_locked_inputs_editable(seed_xlsx):
         assert c.value == 1 and c.protection.locked is False
 
 
+@pytest.mark.slow
 def test_print_setup_on_every_sheet(seed, seed_xlsx):
     _, res, _ = seed
     wb = openpyxl.load_workbook(seed_xlsx)
@@ -226,6 +229,7 @@ def test_header_escapes_the_ampersand():
     assert len(header_text("x" * 300)) == 100
 
 
+@pytest.mark.slow
 def test_finance_sheet_caches_the_engine_numbers(seed, seed_xlsx):
     _, res, doc = seed
     wb = openpyxl.load_workbook(seed_xlsx, data_only=True)
@@ -247,6 +251,7 @@ def test_finance_sheet_caches_the_engine_numbers(seed, seed_xlsx):
     assert named_values(wb, "be_trial_cloud") == [1]
 
 
+@pytest.mark.slow
 def test_plans_sheet_lists_each_providers_best_plan(seed, seed_xlsx):
     _, res, doc = seed
     plans = doc["plans"]
@@ -306,6 +311,7 @@ def _ranking(wb) -> list[tuple]:
     return [tuple(c.value for c in r[:5]) for r in ws.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + n)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_recalculated_finance_views_equal_the_cached_engine_values(recalculated, seed_xlsx):
     got = openpyxl.load_workbook(recalculated["seed"], data_only=True)
@@ -328,6 +334,7 @@ def test_recalculated_finance_views_equal_the_cached_engine_values(recalculated,
     assert n > 500
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_ranking_reorders_when_an_edit_changes_the_leader(recalculated, seed):
     _, res, doc = seed
@@ -345,6 +352,7 @@ def test_ranking_reorders_when_an_edit_changes_the_leader(recalculated, seed):
         assert named_values(wb, f"out_o{by_name[name]}_tco")[0] == pytest.approx(tco)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SOFFICE is None, reason="LibreOffice (soffice) is not installed")
 def test_moving_the_dollar_past_the_break_even_changes_the_leader(recalculated, seed):
     _, res, doc = seed
@@ -356,6 +364,7 @@ def test_moving_the_dollar_past_the_break_even_changes_the_leader(recalculated, 
     assert named_values(wb, "be_leader") == [expected]
 
 
+@pytest.mark.slow
 def test_stale_banners_and_spot_follow_the_names_the_checks_and_levers_define(tmp_path):
     """Engine-value blocks get a banner tied to the Checks' "inputs changed" flag, and the break-even USD/BRL reads
     the USD/BRL lever, where the workbook defines them (the Checks and Inputs sheets do)."""
@@ -385,6 +394,7 @@ def test_stale_banners_and_spot_follow_the_names_the_checks_and_levers_define(tm
     assert openpyxl.load_workbook(f, data_only=True)["Risco cambial"]["A3"].value in ("", None)
 
 
+@pytest.mark.slow
 def test_tricky_cells_carry_a_comment_in_the_workbooks_language(seed_xlsx):
     wb = openpyxl.load_workbook(seed_xlsx)
     comments = {(ws.title, c.coordinate): c.comment.text for ws in wb.worksheets for row in ws.iter_rows() for c in row

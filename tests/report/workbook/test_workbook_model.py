@@ -26,6 +26,7 @@ def test_every_timeline_formula_is_its_cached_value(small_run, book):
     assert book.check_formulas(t("sh_timeline", LOC), horizon=len(small_run.months)) > 50
 
 
+@pytest.mark.slow
 def test_every_sizing_formula_is_its_cached_value(book):
     assert book.check_formulas(t("sh_sizing", LOC)) > 100
 

@@ -74,6 +74,7 @@ def test_fx_risk_sheet_holds_the_engine_percentiles(small_run, book):
     book.check_formulas(s, horizon=len(small_run.months))
 
 
+@pytest.mark.slow
 def test_an_infeasible_option_is_shown_but_not_ranked(small_run, tmp_path):
     import dataclasses
 
