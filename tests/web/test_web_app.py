@@ -119,6 +119,7 @@ def test_uploads_are_capped_and_parsed_with_the_schema(client):
     assert r.status_code == 200 and 'name="stem" value="ok"' in r.text
 
 
+@pytest.mark.slow
 def test_download_gives_the_files_and_saves_the_proposal(client, tmp_path):
     form = _form(client.get("/").text)
     toml = client.post("/download", data=form | {"format": "toml"}, headers=SAME)

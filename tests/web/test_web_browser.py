@@ -26,7 +26,8 @@ PAGE_MS = 180_000
 """Longest wait for a page or a download [ms]: the full run behind a download takes seconds on a loaded machine."""
 
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)")
+pytestmark = [pytest.mark.slow,
+              pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed (.ci/run installs it)")]
 
 
 def _free_port() -> int:

@@ -59,6 +59,7 @@ def test_the_answer_runs_reduced_paths_and_leaves_no_folder(tmp_path, monkeypatc
     assert list(tmp_path.iterdir()) == []  # the job's folder is gone
 
 
+@pytest.mark.slow
 def test_files_are_tco_runs_files(tmp_path, monkeypatch):
     got = jobs.files(SMALL, "small")["files"]
     assert sorted(got) == ["small.csv", "small.json", "small.notes.txt", "small.pdf", "small.toml", "small.xlsx"]
@@ -70,6 +71,7 @@ def test_files_are_tco_runs_files(tmp_path, monkeypatch):
     assert json.loads(got["small.json"])["scenario"]["file"] == "small.toml"
 
 
+@pytest.mark.slow
 def test_two_tabs_at_once_never_mix_outputs():
     """Two jobs running together in two workers: each answer and each file set is its own scenario's."""
     a = SMALL.replace('end_users = 1500', 'end_users = 1600', 1)
