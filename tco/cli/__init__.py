@@ -27,7 +27,16 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
     add_calibrate(sub)
     batch.add_parser(sub)
+    _add_issue25(sub)
     return p
+
+
+def _add_issue25(sub) -> None:
+    """The sweep, diff and render commands (issue 25), declared in their own modules."""
+    from tco.cli import compare, sweep
+
+    sweep.add_parser(sub)
+    compare.add_parsers(sub)
 
 
 def _err(msg: str) -> None:
@@ -123,6 +132,8 @@ def cmd_run(args) -> int:
     from tco.output.interrupts import catch_sigint, interrupted
     from tco.output import check_output_dir
 
+    if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
+        return _run_to_stdout(args)
     for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
         if problem:
             _err(f"error: {problem}")
@@ -144,6 +155,21 @@ def cmd_run(args) -> int:
 
         summary(res, written)
         _best_plan_line(res, args.scenario)
+    return 0
+
+
+def _run_to_stdout(args) -> int:
+    """`run -o -`: the run's JSON document (as `DIR/<stem>.json` would hold it) on standard output, nothing else
+    written; the terminal summary is left out so the output can be piped."""
+    from tco import api
+    from tco.output.interrupts import catch_sigint
+    from tco.report.json_out import build, dumps
+
+    with catch_sigint():
+        inputs = api.with_locale(api.load(args.scenario), args.locale)
+        res = api.run(inputs, paths=args.paths, seed=args.seed, sensitivity=not args.no_sensitivity)
+        text = dumps(build(res, res.source_sha256, args.scenario))
+    sys.stdout.write(text)
     return 0
 
 
@@ -278,6 +304,11 @@ def main(argv: list[str] | None = None) -> int:
             from tco.cli import batch
 
             return batch.command(args)
+        if args.command in ("sweep", "diff", "render"):
+            from tco.cli import compare, sweep
+
+            return {"sweep": sweep.command, "diff": compare.diff_command, "render": compare.render_command}[
+                args.command](args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
                 "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan}[args.command](args)
     except InputError as exc:
