@@ -57,3 +57,12 @@ def test_walk_reads_a_key_the_base_leaves_unset(seed_inputs):
     assert value is None and why is None
     _, why = plan.walk(seed_inputs.scenario, ("fx", "usdbrl", "x"))
     assert why == "fx.usdbrl is a value, not a table: it has no key 'x'"
+
+
+def test_the_shipped_example_sweep_is_good():
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "scenarios" / "sweep_seed_fx_users.toml"
+    w = plan.prepare(example)
+    assert len(w.cases) == 10 * 8 and w.sweep.map_axes() == ("fx.usdbrl", "inference.users.ceiling_users")
+    assert w.base_point == (5.4, 8000.0, "focus") and {c[2] for c in w.cases} == {"spot"}
