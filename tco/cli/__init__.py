@@ -32,11 +32,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def _add_issue25(sub) -> None:
-    """The sweep, diff and render commands (issue 25), declared in their own modules."""
-    from tco.cli import compare, sweep
+    """The sweep, diff, render and completion commands (issue 25), declared in their own modules."""
+    from tco.cli import compare, completion, sweep
 
     sweep.add_parser(sub)
     compare.add_parsers(sub)
+    completion.add_parser(sub)
 
 
 def _err(msg: str) -> None:
@@ -300,6 +301,13 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
+        from tco.cli import config
+
+        config.apply(args, argv)  # the user's defaults (locale, output folder); a flag given wins
+        if args.command == "completion":
+            from tco.cli import completion
+
+            return completion.command(args, parser)
         if args.command == "batch":
             from tco.cli import batch
 

@@ -19,7 +19,7 @@ examples:
   python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
   python -m tco plan scenarios/seed_70b_h200.toml           # each provider's best plan, the hybrid, the best
   python -m tco run scenarios/seed_70b_h200.toml -o - --paths 1000 | jq .cheapest   # the JSON on stdout
-  python -m tco sweep scenarios/sweep_seed_fx_users.toml    # many cases on Dask: a table and a decision map
+  python -m tco sweep scenarios/sweeps/seed_fx_users.toml    # many cases on Dask: a table and a decision map
   python -m tco diff scenarios/seed_70b_h200.toml my_copy.toml   # what changed: inputs, TCO by option, ranking
 
 exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error

@@ -12,7 +12,7 @@ import time
 
 EPILOG = """\
 examples:
-  python -m tco sweep scenarios/sweep_seed_fx_users.toml -o output/sweep           # all cores
+  python -m tco sweep scenarios/sweeps/seed_fx_users.toml -o output/sweep           # all cores
   python -m tco sweep my_sweep.toml --workers 2 --csv
   python -m tco sweep my_sweep.toml --scheduler tcp://10.0.0.5:8786                 # a running Dask cluster
   python -m tco sweep my_sweep.toml --resume                                        # finish an interrupted sweep

@@ -1,10 +1,11 @@
 """The decision map: for two axes of a sweep, which option is cheapest (lowest deterministic TCO) where, the
 boundary between the regions, and the base scenario's own point.
 
-On a grid of the two axes each cell is one (x, y) point; where other axes vary too, a cell shows the option that
-leads in most of its cases and the share it leads in. Sampled axes (a Latin hypercube, many distinct values)
-are drawn on a raster of ``RASTER`` × ``RASTER`` cells, each taking the leader of the nearest case (distances in
-each axis's range scaled to 0–1), with the cases as dots. The SVG is written by hand: every text is escaped,
+On a grid of the two axes (at least ``FILLED_SHARE`` of its points hold a case) each cell is one (x, y) point;
+where other axes vary too, a cell shows the option that leads in most of its cases and the share it leads in.
+Sampled axes (a Latin hypercube, many distinct values, too few cases to fill a grid) are drawn on a raster of
+``RASTER`` × ``RASTER`` cells, each taking the leader of the nearest case (distances in each axis's range scaled to
+0–1), with the cases as dots. The SVG is written by hand: every text is escaped,
 so an option's name never becomes markup.
 """
 
@@ -19,6 +20,8 @@ import numpy as np
 RASTER = 48
 MAX_GRID = 60
 """A grid axis with more distinct values than this is drawn as a raster."""
+FILLED_SHARE = 0.9
+"""The share of an x × y grid's points that must hold a case for the cases to be drawn as that grid."""
 PALETTE = ("#1b9e77", "#d95f02", "#7570b3", "#e7298a", "#66a61e", "#e6ab02", "#a6761d", "#1f78b4", "#b2df8a",
            "#fb9a99", "#cab2d6", "#666666")
 NONE_COLOUR = "#dddddd"
@@ -60,10 +63,11 @@ def build(df, x: str, y: str, base: tuple, option_order: list[str]) -> MapData:
     xv, yv = per_case[x].tolist(), per_case[y].tolist()
     ux, uy = sorted(set(xv), key=_key), sorted(set(yv), key=_key)
     seen = [o for o in option_order if o in set(leaders.values())]
-    if len(ux) <= MAX_GRID and len(uy) <= MAX_GRID or not (_numeric(ux) and _numeric(uy)):
-        votes: dict[tuple, Counter] = {}
-        for c, (a, b) in zip(per_case.index, zip(xv, yv)):
-            votes.setdefault((a, b), Counter())[leaders[int(c)]] += 1
+    votes: dict[tuple, Counter] = {}
+    for c, (a, b) in zip(per_case.index, zip(xv, yv)):
+        votes.setdefault((a, b), Counter())[leaders[int(c)]] += 1
+    filled = len(votes) >= FILLED_SHARE * len(ux) * len(uy)  # a grid's points, not scattered samples
+    if (filled and len(ux) <= MAX_GRID and len(uy) <= MAX_GRID) or not (_numeric(ux) and _numeric(uy)):
         cells = [[_winner(votes.get((a, b))) for a in ux] for b in uy]
         return MapData(x, y, ux, uy, cells, seen, True, [], base, len(per_case))
     px, py = np.asarray(xv, float), np.asarray(yv, float)
@@ -168,7 +172,7 @@ def svg(m: MapData, words: dict[str, str]) -> str:
         for px, py, name in m.points[:5000]:
             X = left + ((px - m.xs[0]) / dx + 0.5) * cw
             Y = top + ph - ((py - m.ys[0]) / dy + 0.5) * ch
-            out.append(f'<circle cx="{X:.1f}" cy="{Y:.1f}" r="2" fill="{colour.get(name or "", "#999")}" stroke="#222" '
+            out.append(f'<circle cx="{X:.1f}" cy="{Y:.1f}" r="3" fill="{colour.get(name or "", "#999")}" stroke="#222" '
                        'stroke-width="0.3"/>')
     out.append(f'<rect x="{left}" y="{top}" width="{pw}" height="{ph}" fill="none" stroke="#333"/>')
     out += _ticks(m, left, top, pw, ph, cw, ch)

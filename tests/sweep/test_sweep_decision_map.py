@@ -42,6 +42,11 @@ def test_a_failed_case_has_no_leader():
     assert m.cells == [[("A", 1.0), (None, 1.0)]]  # every case at that point failed
 
 
+def test_few_scattered_samples_are_a_raster_too():
+    pts = [(i, float(i), float((i * 3) % 5), "A") for i in range(5)]  # 5 × 5 values, 5 points: not a grid
+    assert not dm.build(_df(pts), "x", "y", (None, None), ["A"]).gridded
+
+
 def test_sampled_axes_become_a_raster_of_the_nearest_case():
     pts = [(i, float(i), float(i % 7), "A" if i < 50 else "B<script>") for i in range(100)]
     m = dm.build(_df(pts), "x", "y", (10.0, 3.0), ["A", "B<script>"])

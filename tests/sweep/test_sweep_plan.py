@@ -62,7 +62,7 @@ def test_walk_reads_a_key_the_base_leaves_unset(seed_inputs):
 def test_the_shipped_example_sweep_is_good():
     from pathlib import Path
 
-    example = Path(__file__).resolve().parents[2] / "scenarios" / "sweep_seed_fx_users.toml"
+    example = Path(__file__).resolve().parents[2] / "scenarios" / "sweeps" / "seed_fx_users.toml"
     w = plan.prepare(example)
     assert len(w.cases) == 10 * 8 and w.sweep.map_axes() == ("fx.usdbrl", "inference.users.ceiling_users")
     assert w.base_point == (5.4, 8000.0, "focus") and {c[2] for c in w.cases} == {"spot"}
