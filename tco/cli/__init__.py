@@ -101,6 +101,15 @@ def _validate(args) -> int:
     inputs = api.with_locale(api.load(args.scenario), args.locale)
     res = api.check(inputs)
     loc = inputs.scenario.scenario.locale
+    if getattr(args, "json", False):  # for tools: the outcome and the notices (their English lines), on stdout
+        import json
+
+        print(json.dumps({"file": args.scenario, "ok": True, "options": len(inputs.scenario.options),
+                          "horizon_months": inputs.scenario.scenario.horizon_months,
+                          "notices": [notices.line(n, "en") for n in res.notices]}, ensure_ascii=False))
+        return 0
+    if getattr(args, "quiet", False):
+        return 0
     for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
         _err(f"{t('term_warning', loc)} {literal(notices.line(n, loc))}")
     print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "

@@ -102,6 +102,8 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     run.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     val = sub.add_parser("validate", help="check a scenario against the schema and the catalog; write nothing")
     val.add_argument("scenario")
+    val.add_argument("--quiet", action="store_true", help="print nothing; the exit code tells (0 ok, 2 bad input)")
+    val.add_argument("--json", action="store_true", help="print the outcome and the notices as JSON")
     sens = sub.add_parser("sensitivity", help="tornado: the TCO difference between the two leading options as "
                           "each input moves over its range; writes nothing")
     sens.add_argument("scenario")

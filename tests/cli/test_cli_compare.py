@@ -30,3 +30,4 @@ def test_render_refuses_a_scenario_and_diff_a_missing_file(tmp_path, capsys):
     assert "render reads a JSON result" in capsys.readouterr().err
     assert main(["diff", str(tmp_path / "no.json"), str(tmp_path / "no.json")]) == 2
     assert "no.json" in capsys.readouterr().err
+
