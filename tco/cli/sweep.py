@@ -7,6 +7,7 @@ nothing written; 1 some cases failed (their rows carry the error); 130 interrupt
 
 from __future__ import annotations
 
+import importlib.util
 import sys
 import time
 
@@ -64,6 +65,11 @@ def command(args) -> int:
     from tco.sweep import driver, plan, runner
     from tco.sweep.table import read_done
 
+    missing = [m for m in ("distributed", "pyarrow", "tomli_w") if importlib.util.find_spec(m) is None]
+    if missing:
+        print(f"error: `tco sweep` needs {', '.join(missing)}: pip install -e '.[sweep]' (the sweep extra)",
+              file=sys.stderr)
+        return 2
     if problem := check_output_dir(args.output):
         print(f"error: {problem}", file=sys.stderr)
         return 2

@@ -50,3 +50,12 @@ def test_resume_of_another_sweeps_table_exits_2_before_any_case(tmp_path, capsys
     table.write_parquet(table.frame([{"case": 0}], ["case"]), out / "s.parquet", "another", 4)
     assert main(["sweep", str(p), "-o", str(out), "--resume"]) == 2
     assert "written by a different sweep file" in capsys.readouterr().err
+
+
+def test_without_the_sweep_extra_it_says_how_to_install_it(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "distributed" else real(name, *a))
+    assert main(["sweep", str(tmp_path / "s.toml")]) == 2
+    assert "needs distributed: pip install -e '.[sweep]'" in capsys.readouterr().err
