@@ -15,9 +15,16 @@ Targets (issue 25): a case costs at most its engine run + 10 %; 2 workers give a
 from __future__ import annotations
 
 import argparse
+import os
 import tempfile
 import time
 from pathlib import Path
+
+# one BLAS thread, as in a Dask worker (distributed sets it for its worker processes): the engine alone and the
+# in-process sweep are then timed under the workers' conditions (on a shared 2-core machine, BLAS's own threads
+# make a case several times slower)
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = ROOT / "scenarios" / "seed_70b_h200.toml"

@@ -80,10 +80,11 @@ def command(args) -> int:
         kept = len({r["case"] for r in read_done(driver.table_path(work, out), work.sha256, len(work.cases)) or []})
     client, cluster = runner.connect(args.scheduler, args.workers)
     bar = None if args.quiet or args.json or not sys.stderr.isatty() else _bar(len(work.cases), kept)
-    t0, ran = time.perf_counter(), [0]
+    t0, ran, last = time.perf_counter(), [0], [0.0]
 
     def progress(n: int) -> None:
         ran[0] += n
+        last[0] = time.perf_counter() - t0
         if bar is not None:
             rate = ran[0] / max(time.perf_counter() - t0, 1e-9)
             bar.update(bar.task_ids[0], advance=n, rate=f"{rate:,.1f}/s")
@@ -96,8 +97,7 @@ def command(args) -> int:
         client.close()
         if cluster is not None:
             cluster.close()
-    seconds = time.perf_counter() - t0
-    return _report(args, outcome, seconds, ran[0])
+    return _report(args, outcome, last[0], ran[0])  # the cases' time, up to the last batch (not the writing)
 
 
 def _report(args, outcome, seconds: float, ran: int) -> int:

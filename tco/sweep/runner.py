@@ -54,7 +54,18 @@ def connect(scheduler: str | None, workers: int | None):
                                       f"{CONNECT_SECONDS} s ({type(exc).__name__}: {exc})")]) from None
     cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
                            host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
-    return Client(cluster, set_as_default=False), cluster
+    client = Client(cluster, set_as_default=False)
+    client.run(ignore_interrupts)
+    return client, cluster
+
+
+def ignore_interrupts() -> None:
+    """In a local worker process: ignore SIGINT. Ctrl-C on a terminal reaches every process of its group; the
+    sweep's own process stops the cases, keeps what finished and closes the cluster, and the workers would
+    otherwise each die printing a traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _failed(base: Base, work_cases: list[tuple], batch: list[int], why: str) -> list[dict]:
