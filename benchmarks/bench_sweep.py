@@ -39,26 +39,26 @@ def sweep_file(folder: Path, cases: int) -> Path:
     return p
 
 
-def engine_alone(work, n: int) -> float:
-    """Seconds per case of tco.api.run alone (the scenario validated beforehand)."""
+def engine_and_sweep(work, n: int, rounds: int = 10) -> tuple[float, float]:
+    """Seconds per case of (tco.api.run alone on the case's validated scenario, the sweep's whole case: validation,
+    the run, the rows), timed in alternating rounds over the same cases so that a machine whose load drifts
+    (other jobs on shared cores) weighs on both alike."""
     from tco import api
     from tco.scenario import Scenario
-    from tco.sweep.case import case_data
+    from tco.sweep.case import case_data, run_batch
 
     inputs = [api.Inputs(Scenario.model_validate(case_data(work.base, work.cases[i])), work.base.catalog,  # type: ignore[arg-type]
                          work.base.path, "", {}) for i in range(n)]
-    t0 = time.perf_counter()
-    for inp in inputs:
-        api.run(inp, analysis=False, plans=False)
-    return (time.perf_counter() - t0) / n
-
-
-def in_process(work, n: int) -> float:
-    from tco.sweep.case import run_batch
-
-    t0 = time.perf_counter()
-    run_batch(work.base, [(i, work.cases[i]) for i in range(n)])
-    return (time.perf_counter() - t0) / n
+    engine = sweep = 0.0
+    for r in range(rounds):
+        chunk = range(r * n // rounds, (r + 1) * n // rounds)
+        t0 = time.perf_counter()
+        for i in chunk:
+            api.run(inputs[i], analysis=False, plans=False)
+        t1 = time.perf_counter()
+        run_batch(work.base, [(i, work.cases[i]) for i in chunk])
+        engine, sweep = engine + t1 - t0, sweep + time.perf_counter() - t1
+    return engine / n, sweep / n
 
 
 def on_dask(work, workers: int) -> tuple[float, float]:
@@ -91,9 +91,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = plan.prepare(sweep_file(Path(tmp), args.cases), max_cases=max(args.cases, plan.MAX_CASES))
     n = min(args.engine_cases, args.cases)
-    in_process(work, 2)  # imports and caches warm
-    eng = engine_alone(work, n)
-    swp = in_process(work, n)
+    engine_and_sweep(work, 2, rounds=1)  # imports and caches warm
+    eng, swp = engine_and_sweep(work, n)
     print(f"engine alone     {eng * 1000:8.1f} ms/case  ({n} cases)")
     print(f"sweep, in process {swp * 1000:7.1f} ms/case  overhead {swp / eng - 1:+.1%} (target ≤ +10 %)")
     rates = {}

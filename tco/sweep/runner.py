@@ -53,7 +53,7 @@ def connect(scheduler: str | None, workers: int | None):
             raise InputError([Problem("--scheduler", "", f"{scheduler}: no Dask scheduler answered within "
                                       f"{CONNECT_SECONDS} s ({type(exc).__name__}: {exc})")]) from None
     cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,
-                           host="127.0.0.1", dashboard_address=None, silence_logs=logging.ERROR)
+                           host="127.0.0.1", dashboard_address="127.0.0.1:0", silence_logs=logging.ERROR)
     client = Client(cluster, set_as_default=False)
     client.run(ignore_interrupts)
     return client, cluster

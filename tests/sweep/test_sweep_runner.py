@@ -25,7 +25,7 @@ def test_two_workers_through_the_scheduler_address(sweep_file):
     local: list = []
     runner.execute(work.base, work.cases, [0, 3], lambda rows, n: local.extend(rows))
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
-                      dashboard_address=None) as cluster:
+                      dashboard_address="127.0.0.1:0") as cluster:
         assert cluster.scheduler_address.startswith("tcp://127.0.0.1:")
         client, own = runner.connect(cluster.scheduler_address, None)
         try:
