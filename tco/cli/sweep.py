@@ -35,7 +35,7 @@ def add_parser(sub) -> None:
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("sweep", help="sweep TOML file (see docs/sweep.md)")
     p.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
-    p.add_argument("--workers", type=at_least(1), metavar="N", help="local worker processes (default: the cores)")
+    p.add_argument("--workers", type=at_least(1), metavar="N", help="local worker processes (default: the cores; not with --scheduler)")
     p.add_argument("--scheduler", metavar="ADDRESS", help="a Dask scheduler to run on (tcp://host:port) instead of "
                    "a local cluster")
     p.add_argument("--resume", action="store_true", help="keep the cases already in DIR's table, run the rest")

@@ -56,7 +56,9 @@ def _map_sheet(wb, m: MapData, words: dict) -> None:
 
 
 def _value(ws, row: int, col: int, v, fmt) -> None:
-    if isinstance(v, (int, float)) and not isinstance(v, bool):
+    import numbers
+
+    if isinstance(v, numbers.Real) and not isinstance(v, bool):  # numpy's numbers too
         ws.write_number(row, col, float(v), fmt)
     else:
         ws.write_string(row, col, str(v), fmt)
