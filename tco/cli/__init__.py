@@ -31,6 +31,15 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     return p
 
 
+def _run_issue25(args, parser) -> int:
+    """The sweep, diff, render and completion commands (issue 25)."""
+    from tco.cli import compare, completion, sweep
+
+    if args.command == "completion":
+        return completion.command(args, parser)
+    return {"sweep": sweep.command, "diff": compare.diff_command, "render": compare.render_command}[args.command](args)
+
+
 def _add_issue25(sub) -> None:
     """The sweep, diff, render and completion commands (issue 25), declared in their own modules."""
     from tco.cli import compare, completion, sweep
@@ -313,19 +322,12 @@ def main(argv: list[str] | None = None) -> int:
         from tco.cli import config
 
         config.apply(args, argv)  # the user's defaults (locale, output folder); a flag given wins
-        if args.command == "completion":
-            from tco.cli import completion
-
-            return completion.command(args, parser)
+        if args.command in ("sweep", "diff", "render", "completion"):
+            return _run_issue25(args, parser)
         if args.command == "batch":
             from tco.cli import batch
 
             return batch.command(args)
-        if args.command in ("sweep", "diff", "render"):
-            from tco.cli import compare, sweep
-
-            return {"sweep": sweep.command, "diff": compare.diff_command, "render": compare.render_command}[
-                args.command](args)
         return {"run": cmd_run, "validate": cmd_validate, "init": cmd_init, "offers": cmd_offers,
                 "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan}[args.command](args)
     except InputError as exc:
