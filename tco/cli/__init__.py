@@ -27,7 +27,26 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 
     add_calibrate(sub)
     batch.add_parser(sub)
+    _add_issue25(sub)
     return p
+
+
+def _run_issue25(args, parser) -> int:
+    """The sweep, diff, render and completion commands (issue 25)."""
+    from tco.cli import compare, completion, sweep
+
+    if args.command == "completion":
+        return completion.command(args, parser)
+    return {"sweep": sweep.command, "diff": compare.diff_command, "render": compare.render_command}[args.command](args)
+
+
+def _add_issue25(sub) -> None:
+    """The sweep, diff, render and completion commands (issue 25), declared in their own modules."""
+    from tco.cli import compare, completion, sweep
+
+    sweep.add_parser(sub)
+    compare.add_parsers(sub)
+    completion.add_parser(sub)
 
 
 def _err(msg: str) -> None:
@@ -96,6 +115,15 @@ def _validate(args) -> int:
     inputs = api.with_locale(api.load(args.scenario), args.locale)
     res = api.check(inputs)
     loc = inputs.scenario.scenario.locale
+    if getattr(args, "json", False):  # for tools: the outcome and the notices (their English lines), on stdout
+        import json
+
+        print(json.dumps({"file": args.scenario, "ok": True, "options": len(inputs.scenario.options),
+                          "horizon_months": inputs.scenario.scenario.horizon_months,
+                          "notices": [notices.line(n, "en") for n in res.notices]}, ensure_ascii=False))
+        return 0
+    if getattr(args, "quiet", False):
+        return 0
     for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
         _err(f"{t('term_warning', loc)} {literal(notices.line(n, loc))}")
     print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
@@ -128,6 +156,8 @@ def cmd_run(args) -> int:
     from tco.output.interrupts import catch_sigint, interrupted
     from tco.output import check_output_dir
 
+    if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
+        return _run_to_stdout(args)
     for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
         if problem:
             _err(f"error: {problem}")
@@ -149,6 +179,21 @@ def cmd_run(args) -> int:
 
         summary(res, written)
         _best_plan_line(res, args.scenario)
+    return 0
+
+
+def _run_to_stdout(args) -> int:
+    """`run -o -`: the run's JSON document (as `DIR/<stem>.json` would hold it) on standard output, nothing else
+    written; the terminal summary is left out so the output can be piped."""
+    from tco import api
+    from tco.output.interrupts import catch_sigint
+    from tco.report.json_out import build, dumps
+
+    with catch_sigint():
+        inputs = api.with_locale(api.load(args.scenario), args.locale)
+        res = api.run(inputs, paths=args.paths, seed=args.seed, sensitivity=not args.no_sensitivity)
+        text = dumps(build(res, res.source_sha256, args.scenario))
+    sys.stdout.write(text)
     return 0
 
 
@@ -285,6 +330,11 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # argparse exits 2 on bad arguments, 0 on --help
         return int(exc.code or 0)
     try:
+        from tco.cli import config
+
+        config.apply(args, argv)  # the user's defaults (locale, output folder); a flag given wins
+        if args.command in ("sweep", "diff", "render", "completion"):
+            return _run_issue25(args, parser)
         if args.command == "batch":
             from tco.cli import batch
 

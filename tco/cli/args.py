@@ -18,6 +18,9 @@ examples:
       --gpu-count 8 --tp 8 --precision fp8
   python -m tco batch scenarios/*.toml -o output/batch      # many scenarios on all cores, with a summary
   python -m tco plan scenarios/seed_70b_h200.toml           # each provider's best plan, the hybrid, the best
+  python -m tco run scenarios/seed_70b_h200.toml -o - --paths 1000 | jq .cheapest   # the JSON on stdout
+  python -m tco sweep scenarios/sweeps/seed_fx_users.toml    # many cases on Dask: a table and a decision map
+  python -m tco diff scenarios/seed_70b_h200.toml my_copy.toml   # what changed: inputs, TCO by option, ranking
 
 exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected error
 (batch: 0 all ok, 2 if any scenario had bad input and none crashed, 1 if any crashed).
@@ -89,7 +92,8 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     run = sub.add_parser("run", help="size, cost and compare; write JSON, CSV ledger, workbook and proposal",
                          formatter_class=argparse.RawDescriptionHelpFormatter, epilog=EPILOG)
     run.add_argument("scenario", help="scenario TOML file")
-    run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/)")
+    run.add_argument("-o", "--output", default="output", metavar="DIR", help="output folder (default: output/); "
+                     "'-' prints the JSON on standard output and writes nothing")
     run.add_argument("--seed", type=seed, metavar="N", help="override [fx] seed (0 to 2^63 − 1)")
     run.add_argument("--paths", type=paths, metavar="N", help="override [fx] paths (Monte Carlo, 1 to 10,000,000)")
     run.add_argument("--formats", default=["json", "csv", "xlsx", "pdf"], type=formats,
@@ -98,6 +102,8 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     run.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     val = sub.add_parser("validate", help="check a scenario against the schema and the catalog; write nothing")
     val.add_argument("scenario")
+    val.add_argument("--quiet", action="store_true", help="print nothing; the exit code tells (0 ok, 2 bad input)")
+    val.add_argument("--json", action="store_true", help="print the outcome and the notices as JSON")
     sens = sub.add_parser("sensitivity", help="tornado: the TCO difference between the two leading options as "
                           "each input moves over its range; writes nothing")
     sens.add_argument("scenario")

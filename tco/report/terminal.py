@@ -46,8 +46,9 @@ def summary(res, written) -> None:
 
     loc = res.scenario.scenario.locale
     console = Console(file=sys.stdout, emoji=False)
-    console.width = max(console.width, 150)
-    console.print(_ranked_table(res, loc))
+    if not console.is_terminal:  # a log or a pipe: the whole table, unwrapped
+        console.width = max(console.width, 150)
+    console.print(_ranked_table(res, loc, console.width))
     for n in list(res.notices) + _proposal_notices(res):  # names printed literally: markup escaped, control characters shown as \xNN
         console.print(f"[yellow]{t('term_warning', loc)}[/] {plain(notices.line(n, loc))}")
     for p in written:
@@ -67,35 +68,71 @@ def _title(res, loc: str) -> str:
              model=term("fxm", res.fx_info.get("model"), loc))
 
 
-def _ranked_table(res, loc: str):
+RANKED_COLUMNS = ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
+                  "col_per_mtok")
+NARROW_DROPS = ("line_egress", "col_per_mtok", "term_col_spread", "col_vs_best", "col_npv")
+"""The ranked table's columns left out, in this order, until it fits a narrow terminal (the names wrap)."""
+MIN_NAME_WIDTH = 16
+
+
+def fitting(headers: dict[str, str], cells: list[list[str]], width: int) -> list[str]:
+    """The column keys of the ranked table that fit `width` columns: each unwrapped column as wide as its widest
+    text, the option's name at least MIN_NAME_WIDTH, three characters of frame per column and one more."""
+    keys = list(headers)
+    widest = {k: max([len(headers[k])] + [len(r[i]) for r in cells]) for i, k in enumerate(keys)}
+    kept = list(keys)
+    for drop in NARROW_DROPS:
+        need = sum(MIN_NAME_WIDTH if k == "col_option" else widest[k] for k in kept) + 3 * len(kept) + 1
+        if need <= width:
+            break
+        kept.remove(drop)
+    return kept
+
+
+def _ranked_table(res, loc: str, width: int = 150):
     """Options by TCO: rank, name, TCO, above the best, NPV, P5–P95, egress, cost per million tokens; then the
-    infeasible ones, dimmed, with the speed they reach instead of a rank."""
+    infeasible ones, dimmed, with the speed they reach instead of a rank. Columns are left out (NARROW_DROPS) until
+    the table fits `width`."""
     from rich.table import Table
 
+    rows, styles = _ranked_rows(res, loc)
+    headers = {key: t(key, loc) for key in RANKED_COLUMNS}
+    kept = fitting(headers, rows, width)
+    table = Table(title=_title(res, loc))
+    for key in kept:
+        table.add_column(headers[key], justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
+    at = [RANKED_COLUMNS.index(k) for k in kept]
+    for row, style in zip(rows, styles):
+        table.add_row(*(row[i] for i in at), style=style)
+    return table
+
+
+def _ranked_rows(res, loc: str) -> tuple[list[list[str]], list[str | None]]:
+    """The ranked table's cells (RANKED_COLUMNS order) and each row's style."""
     from tco.report import fmt
 
     def brl(x: float) -> str:
         return fmt.money(x, loc, False)
 
-    table = Table(title=_title(res, loc))
-    for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
-                "col_per_mtok"):
-        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
+    rows: list[list[str]] = []
+    styles: list[str | None] = []
     ranked = res.ranked()
     best = ranked[0].tco.deterministic if ranked else float("nan")
     for i, o in enumerate(ranked, 1):
         d, cpm = o.tco, o.cost_per_million_tokens_brl
         spread = "—" if d.p95 - d.p5 < 0.5 else f"{brl(d.p5)} – {brl(d.p95)}"
         above = "+" + fmt.percent(d.deterministic / best - 1, loc) if best > 0 else "—"
-        table.add_row(str(i), plain(o.name), brl(d.deterministic), t("best", loc) if i == 1 else above,
-                      brl(o.npv.deterministic), spread, brl(float(o.lines_brl["egress"].sum())),
-                      "—" if cpm is None else fmt.money(cpm, loc))
+        rows.append([str(i), plain(o.name), brl(d.deterministic), t("best", loc) if i == 1 else above,
+                     brl(o.npv.deterministic), spread, brl(float(o.lines_brl["egress"].sum())),
+                     "—" if cpm is None else fmt.money(cpm, loc)])
+        styles.append(None)
     for o in res.options:
         if not o.feasible:
-            table.add_row("—", plain(o.name), brl(o.tco.deterministic),
-                          t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
-                          "—", "—", "—", "—", style="dim")
-    return table
+            rows.append(["—", plain(o.name), brl(o.tco.deterministic),
+                         t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
+                         "—", "—", "—", "—"])
+            styles.append("dim")
+    return rows, styles
 
 
 def _proposal_notices(res) -> list:

@@ -191,3 +191,13 @@ def test_review_l14_locale_flag_is_the_files_locale(tmp_path):
         doc["scenario"].pop("file"), doc["scenario"].pop("sha256")
     assert flag == file
     assert flag["scenario"]["locale"] == "en"
+
+
+def test_validate_quiet_and_json(capsys):
+    """`validate --quiet` prints nothing; `--json` the outcome and the notices in English."""
+    assert main(["validate", str(ROOT / 'scenarios' / 'seed_70b_h200.toml'), "--quiet"]) == 0
+    assert capsys.readouterr() == ("", "")
+    assert main(["validate", str(ROOT / 'scenarios' / 'seed_70b_h200.toml'), "--json"]) == 0
+    got = json.loads(capsys.readouterr().out)
+    assert got["ok"] is True and got["options"] == 8 and got["horizon_months"] == 36
+    assert any("estimativa" not in n and "br-dedicated" in n for n in got["notices"])  # English lines

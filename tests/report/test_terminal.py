@@ -233,3 +233,29 @@ def test_offers_table_prints_every_price_and_date_in_full(seed_inputs, capsys):
     p = o.prices["on_demand"]
     assert f"US$ {fmt.number(p.usd_per_hour, 'en', 4)}" in out
     assert p.as_of in out
+
+
+def test_the_ranked_table_fits_a_narrow_terminal(small_run):
+    """At 80 and 100 columns columns are left out (egress first) and the names wrap; the frame is never broken."""
+    import io
+
+    from rich.console import Console
+
+    for width in (80, 100, 150):
+        buf = io.StringIO()
+        Console(file=buf, width=width, emoji=False).print(terminal._ranked_table(small_run, "en", width))
+        lines = buf.getvalue().splitlines()
+        assert max(len(x) for x in lines) <= width
+        frame = [x for x in lines if x[:1] in "┏┃┡│└"]
+        assert frame and all(len(x) == len(frame[0]) for x in frame)  # every row of the box as wide as its top
+        header = next(x for x in lines if x.startswith("┃"))
+        assert (terminal.t("line_egress", "en") in header) == (width == 150)  # the first column left out
+
+
+def test_fitting_drops_columns_in_order():
+    headers = {k: "h" for k in terminal.RANKED_COLUMNS}
+    cells = [["1", "name", "x" * 10, "x" * 10, "x" * 10, "x" * 20, "x" * 10, "x" * 10]]
+    # widths 1 + 16 + 10 + 10 + 10 + 20 + 10 + 10 = 87, frame 3 · 8 + 1 = 25: 112
+    assert terminal.fitting(headers, cells, 112) == list(terminal.RANKED_COLUMNS)
+    assert "line_egress" not in terminal.fitting(headers, cells, 111)
+    assert terminal.fitting(headers, cells, 40) == ["col_rank", "col_option", "col_tco"]
