@@ -3,6 +3,8 @@
 import json
 from pathlib import Path
 
+import pytest
+
 from sweep_files import FX_BY_TERM, write_sweep
 from tco.cli import main
 
