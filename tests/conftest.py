@@ -92,3 +92,12 @@ def small_view(small_run):
 
     return view.build(small_run)
 
+
+@pytest.fixture
+def sweep_file(tmp_path):
+    """A sweep file on the seed in the test's temporary folder (tests/sweep/sweep_files.py writes it)."""
+    from sweep_files import write_sweep
+
+    def make(body: str, settings: str = "", name: str = "s.toml") -> Path:
+        return write_sweep(tmp_path, body, name, settings)
+    return make
