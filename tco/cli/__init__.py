@@ -241,35 +241,24 @@ def cmd_plan(args) -> int:
         from tco.report.i18n import t
         from tco.report.json_out import _clean, dumps
 
-        _write_whole(Path(args.json), dumps(_clean(res)))
+        from tco.output.publish import write_whole
+
+        write_whole(args.json, dumps(_clean(res)))
         print(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 
 
 def _json_target_problem(name: str) -> str | None:
     """A message if `plan --json` cannot name a file to write, else None."""
+    from tco.output.publish import target_problem
+
     p = Path(name)
     if not name.strip():
         return "--json: the file name is empty; give a file, e.g. --json plan.json"
     if p.is_dir():
         return f"--json {name}: is a folder; give a file name, e.g. --json {p / 'plan.json'}"
-    if not p.parent.is_dir():
-        return f"--json {name}: the folder {p.parent} does not exist"
-    return None
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """`text` into `path` whole or not at all: written beside it under a temporary name, then renamed over it."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    problem = target_problem(name)
+    return None if problem is None else f"--json {name}: {problem}"
 
 
 def cmd_init(args) -> int:
@@ -349,9 +338,11 @@ def main(argv: list[str] | None = None) -> int:
             _err(f"  {p}")
         return 2
     except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
+        from tco.output.publish import MACHINE_ERRNOS
+
         where = exc.filename or getattr(args, "output", "") or ""
         _err(f"error: {where}: {exc.strerror or exc}")
-        return 2
+        return 1 if exc.errno in MACHINE_ERRNOS else 2  # a full disk is not bad input (M8)
     except KeyboardInterrupt:
         _err("interrupted (Ctrl-C)")
         return 130

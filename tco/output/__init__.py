@@ -160,9 +160,15 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
     if "csv" in formats:
         (tmp / f"{stem}.csv").write_text(ledger_csv.render(res), encoding="utf-8")
     if "xlsx" in formats:
+        from xlsxwriter.exceptions import FileCreateError
+
         from tco.report import workbook
 
-        workbook.write(res, doc, tmp / f"{stem}.xlsx")
+        try:
+            workbook.write(res, doc, tmp / f"{stem}.xlsx")
+        except FileCreateError as exc:  # xlsxwriter wraps the OSError of a full disk (M8): hand on the OSError
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
+            raise cause from None
     if "pdf" in formats:
         from tco.report import proposal
 
@@ -200,10 +206,12 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
             with folder_lock(out_dir):
                 _recover(out_dir)  # a killed run's committed set first, so it never lands on top of this one
                 return publish(tmp, out_dir, names)
-    except BaseException:
+    except BaseException as exc:
         if tmp is not None:  # the temporary folder goes before the folders this call created are checked for empty
             shutil.rmtree(tmp, ignore_errors=True)
         _remove_if_empty(created)
+        if isinstance(exc, OSError) and _inside(exc.filename, tmp):  # name the output folder, not the hidden one (L5)
+            raise OSError(exc.errno, exc.strerror or str(exc), str(out_dir)) from None
         raise
     finally:
         if tmp is not None:
@@ -226,6 +234,16 @@ def _private_temp(out_dir: Path) -> Path:
         return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=out_dir))
     except PermissionError as exc:
         raise _not_writable(out_dir, exc) from None
+    except OSError as exc:  # a read-only file system, a symlink loop, a dangling symlink: named as -o (L5)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(out_dir)) from None
+
+
+def _inside(filename, folder: Path | None) -> bool:
+    """True when an OSError's file name is `folder` or inside it (a temporary name the user never gave)."""
+    if folder is None or not filename:
+        return False
+    f, d = os.path.abspath(str(filename)), os.path.abspath(folder)
+    return f == d or f.startswith(d + os.sep)
 
 
 def check_output_dir(out: str) -> str | None:
