@@ -192,3 +192,48 @@ def test_l5_plan_json_in_an_unwritable_folder_names_the_file(tmp_path, capsys, m
     assert main(["plan", str(SMALL), "--json", str(js)]) == 2
     err = capsys.readouterr().err
     assert err.endswith(f"error: {js}: Read-only file system\n") and ".tmp" not in err
+
+
+# ---------------------------------------------------------------------------------------------
+# M7: escape sequences in keys, [plan] keys and file names never reach the terminal raw
+
+ESC = "\x1b]0;PWNED\x07\x1b[2J"
+ESC_TOML = "\\u001b]0;PWNED\\u0007\\u001b[2J"
+
+
+def _no_raw_escape(text: str) -> None:
+    assert "\x1b" not in text and "\x07" not in text
+    assert "\\x1b]0;PWNED\\x07\\x1b[2J" in text
+
+
+def test_m7_an_unknown_key_with_escapes_is_shown_not_sent(tmp_path, capsys):
+    f = write(tmp_path, sub(SMALL_TEXT, "[scenario]\n", f'[scenario]\n"{ESC_TOML}" = 1\n'))
+    assert main(["validate", str(f)]) == 2
+    _no_raw_escape(capsys.readouterr().err)
+
+
+def test_m7_a_plan_storage_key_with_escapes_is_shown_not_sent(tmp_path, capsys):
+    f = write(tmp_path, SMALL_TEXT + f'\n[plan]\nstorage_usd_per_gb_month = {{ "{ESC_TOML}" = 0.02 }}\n')
+    assert main(["validate", str(f)]) == 2
+    _no_raw_escape(capsys.readouterr().err)
+
+
+def test_m7_a_file_name_with_escapes_is_shown_not_sent_by_validate_and_errors(tmp_path, capsys):
+    f = write(tmp_path, SMALL_TEXT, f"f{ESC}.toml")
+    assert main(["validate", str(f)]) == 0
+    _no_raw_escape(capsys.readouterr().out)
+    g = write(tmp_path, sub(SMALL_TEXT, "[scenario]\n", "[scenario]\nnope = 1\n"), f"g{ESC}.toml")
+    assert main(["validate", str(g)]) == 2
+    _no_raw_escape(capsys.readouterr().err)
+
+
+def test_m7_the_batch_summary_shows_escapes_in_file_names(tmp_path, capsys):
+    g = write(tmp_path, sub(SMALL_TEXT, "[scenario]\n", "[scenario]\nnope = 1\n"), f"g{ESC}.toml")
+    assert main(["batch", str(g), "-o", str(tmp_path / "out"), "--jobs", "1", "--formats", "json"]) == 2
+    _no_raw_escape(capsys.readouterr().out)
+
+
+def test_m7_printable_shows_bidi_overrides_and_keeps_tabs_newlines_and_accents():
+    from tco.errors import printable
+
+    assert printable("a\u202eb\tç\nd\x9be") == "a\\u202eb\tç\nd\\x9be"

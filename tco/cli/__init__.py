@@ -50,7 +50,14 @@ def _add_issue25(sub) -> None:
 
 
 def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
+    _out(msg, sys.stderr)
+
+
+def _out(msg: str, file=None) -> None:
+    """Print a line that may hold user text (file names, keys, values): control characters shown, never sent (M7)."""
+    from tco.errors import printable
+
+    print(printable(msg), file=file or sys.stdout)
 
 
 PLUGINS_OFF = ("__all__", "1", "true")
@@ -126,7 +133,7 @@ def _validate(args) -> int:
         return 0
     for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
         _err(f"{t('term_warning', loc)} {literal(notices.line(n, loc))}")
-    print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
+    _out(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
           f"{inputs.scenario.scenario.horizon_months} months)")
     return 0
 
@@ -221,7 +228,7 @@ def _best_plan_line(res, scenario_path: str) -> None:
 
     loc = res.scenario.scenario.locale
     best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
-    print(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+    _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                  cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 
 
@@ -244,7 +251,7 @@ def cmd_plan(args) -> int:
         from tco.output.publish import write_whole
 
         write_whole(args.json, dumps(_clean(res)))
-        print(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
+        _out(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 
 
@@ -269,7 +276,7 @@ def cmd_init(args) -> int:
         _err(f"{path}: exists already; choose another name")
         return 2
     path.write_text(STARTER, encoding="utf-8")
-    print(f"wrote {path}; edit it, then: python -m tco validate {path}")
+    _out(f"wrote {path}; edit it, then: python -m tco validate {path}")
     return 0
 
 
@@ -306,7 +313,7 @@ def cmd_serve(args) -> int:
 def _calibrate(args) -> int:
     from tco.cli.calibrate import run
 
-    return run(args, print)
+    return run(args, _out)
 
 
 def main(argv: list[str] | None = None) -> int:

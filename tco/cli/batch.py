@@ -223,6 +223,8 @@ def summary_table(outcomes: list[Outcome]):
     from rich.table import Table
     from rich.text import Text
 
+    from tco.errors import printable
+
     failed = sum(o.status != OK for o in outcomes)
     t = Table(title=f"{len(outcomes)} scenarios: {len(outcomes) - failed} ok, {failed} failed")
     for c in ("#", "scenario", "status", "best option", "TCO (BRL)", "seconds", "error / outputs"):
@@ -231,8 +233,9 @@ def summary_table(outcomes: list[Outcome]):
     styles = {OK: "green", BAD_INPUT: "yellow", CRASHED: "red"}
     for i, o in enumerate(outcomes, 1):
         detail = o.message.splitlines()[0] if o.status != OK and o.message else f"{len(o.outputs)} files"
-        t.add_row(str(i), Text(o.scenario), Text(o.status, style=styles[o.status]), Text(o.best),
-                  "" if o.best_tco_brl is None else f"{o.best_tco_brl:,.0f}", f"{o.seconds:.1f}", Text(detail))
+        t.add_row(str(i), Text(printable(o.scenario)), Text(o.status, style=styles[o.status]), Text(printable(o.best)),
+                  "" if o.best_tco_brl is None else f"{o.best_tco_brl:,.0f}", f"{o.seconds:.1f}",
+                  Text(printable(detail)))
     return t
 
 
@@ -245,7 +248,9 @@ def command(args) -> int:
         return 2
     out = Path(args.output)
     if out.exists() and not out.is_dir():
-        print(f"-o {out}: exists and is not a folder", file=sys.stderr)
+        from tco.errors import printable
+
+        print(printable(f"-o {out}: exists and is not a folder"), file=sys.stderr)
         return 2
     bar = None if args.quiet or not sys.stderr.isatty() else _progress_bar(len(args.scenarios))
     try:
@@ -277,9 +282,11 @@ def _print_summary(outcomes) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from tco.errors import printable
+
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 150)
     console.print(summary_table(outcomes))
     for o in outcomes:
         if o.status != OK:
-            console.print(Text(f"{o.scenario}: {o.status}: {o.message}"), soft_wrap=True)
+            console.print(Text(printable(f"{o.scenario}: {o.status}: {o.message}")), soft_wrap=True)

@@ -9,14 +9,12 @@ from __future__ import annotations
 import re
 import sys
 
-from tco.report.i18n import t, term
 from tco.domain import FleetKind
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from tco.errors import printable
+from tco.report.i18n import t, term
 
-
-def literal(text) -> str:
-    """Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+literal = printable
+"""Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN (tco.errors.printable)."""
 
 
 _RICH_TAG = re.compile(r"\[[a-z#/@][^[]*?]")
