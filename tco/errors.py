@@ -6,10 +6,11 @@ import re
 
 from tco.domain import record
 
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
 """What a terminal would act on instead of showing: C0 and C1 control characters (ESC starts the escape sequences
 that set a window title, clear the screen or write the clipboard) but tab and newline; the line and paragraph
-separators; the bidirectional marks, embeddings, overrides and isolates (text shown in another order than written)."""
+separators; the bidirectional marks, embeddings, overrides and isolates (text shown in another order than written);
+the lone surrogates a file name of bytes that are not UTF-8 decodes to (which print cannot encode)."""
 
 
 def printable(text) -> str:

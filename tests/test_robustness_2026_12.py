@@ -237,3 +237,212 @@ def test_m7_printable_shows_bidi_overrides_and_keeps_tabs_newlines_and_accents()
     from tco.errors import printable
 
     assert printable("a\u202eb\tç\nd\x9be") == "a\\u202eb\tç\nd\\x9be"
+
+
+# ---------------------------------------------------------------------------------------------
+# M1–M3, L7, L8: calibrate's input edge
+
+M = ["--model", "llama-3.1-8b", "--gpu", "H100-SXM-80GB", "--gpu-count", "1", "--tp", "1", "--precision", "fp8"]
+CSV_HEAD = ("id,model,gpu,gpu_count,tp,nodes,precision,kv_precision,input_tokens,output_tokens,concurrency,max_batch,"
+            "output_tokens_per_second,itl_ms,ttft_ms,exclude,source\n")
+GOOD_ROWS = ("A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src\n"
+             "B,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,2048,128,,2048,3556.73,,,,src\n"
+             "C,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,27000,,,,src\n")
+G = "G,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src\n"
+COLS = CSV_HEAD.strip().split(",")
+
+
+def row_g(**changes) -> str:
+    vals = dict(zip(COLS, G.strip().split(","), strict=True)) | changes
+    return ",".join(str(vals[c]) for c in COLS) + "\n"
+
+
+def calibrate(tmp_path, capsys, name: str, text: str | bytes, *extra: str) -> tuple[int, str]:
+    f = tmp_path / name
+    f.write_bytes(text.encode("utf-8") if isinstance(text, str) else text)
+    code = main(["calibrate", str(f), "--no-loo", "-o", str(tmp_path / "cal.toml"), *extra])
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return code, err
+
+
+@pytest.mark.parametrize("name,text,key", [
+    ("deep.json", "[" * 100_000 + "]" * 100_000, ""),
+    ("bigint.json", '{"completed": ' + "9" * 5000 + ', "total_input_tokens": 1, "total_output_tokens": 1, '
+     '"output_throughput": 1}', "completed"),
+    ("z.json", '{"completed": 0, "total_input_tokens": 100, "total_output_tokens": 100, "output_throughput": 100}',
+     "completed"),
+    ("s.json", '{"completed": 10, "total_input_tokens": "100", "total_output_tokens": "x", "output_throughput": 100}',
+     "total_output_tokens"),
+    ("n.json", "42", ""),
+    ("null.json", "null", ""),
+])
+def test_m1_calibrate_hostile_json_is_a_located_exit_2(tmp_path, capsys, name, text, key):
+    code, err = calibrate(tmp_path, capsys, name, text, *M)
+    assert code == 2 and f"{tmp_path / name}:" in err
+    assert (f"[{key}]" in err) if key else "not valid JSON" in err or "not a vLLM" in err
+
+
+@pytest.mark.parametrize("key,value", [("gpu_count", "inf"), ("gpu_count", "nan"), ("nodes", "0.5"),
+                                       ("id", "x" * 200_000)])
+def test_m1_calibrate_hostile_csv_rows_are_a_located_exit_2(tmp_path, capsys, key, value):
+    code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS + row_g(**{key: value}))
+    assert code == 2 and "b.csv:5:" in err and (key == "id" or f"[{key}]" in err)
+    assert not (tmp_path / "cal.toml").exists()
+
+
+@pytest.mark.parametrize("changes", [{"output_tokens_per_second": "nan"}, {"output_tokens_per_second": "inf"},
+                                     {"input_tokens": "inf"}, {"input_tokens": "nan", "output_tokens": "nan"},
+                                     {"gpu_count": "-8", "tp": "8"}])
+def test_m2_calibrate_refuses_nan_inf_and_negatives_at_read_time_in_well_under_a_second(tmp_path, capsys, changes):
+    import time
+
+    t0 = time.perf_counter()
+    code, err = calibrate(tmp_path, capsys, "nan.csv", CSV_HEAD + GOOD_ROWS + row_g(**changes))
+    assert code == 2 and time.perf_counter() - t0 < 5.0  # was 74–129 s of Nelder–Mead before "did not converge"
+    assert "nan.csv:5:" in err and any(f"[{k}]" in err for k in changes)
+
+
+def test_m2_calibrate_vllm_1e999_is_refused(tmp_path, capsys):
+    text = '{"completed": 10, "total_input_tokens": 1e999, "total_output_tokens": 100, "output_throughput": 100}'
+    code, err = calibrate(tmp_path, capsys, "v.json", text, *M)
+    assert code == 2 and "[total_input_tokens] must be a finite number" in err
+
+
+def test_m2_the_fit_is_bounded_in_time(tmp_path, capsys, monkeypatch):
+    from tco.sizing import calibrate_report
+
+    monkeypatch.setattr(calibrate_report, "MAX_FIT_SECONDS", 0.01)
+    code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS)
+    assert code == 2 and "the fit did not finish in 0.01 s" in err
+    assert not (tmp_path / "cal.toml").exists()
+
+
+def test_m3_calibrate_refuses_a_file_over_the_size_cap_before_reading_it(tmp_path, capsys, monkeypatch):
+    from tco.sizing import benchmarks
+
+    monkeypatch.setattr(benchmarks, "MAX_BENCHMARK_BYTES", 10_000)
+    code, err = calibrate(tmp_path, capsys, "big.csv", CSV_HEAD + G * 200)
+    assert code == 2 and "the limit is 10,000" in err
+
+
+def test_m3_calibrate_refuses_more_rows_than_the_cap_with_the_line(tmp_path, capsys):
+    from tco.sizing import benchmarks
+
+    n = benchmarks.MAX_BENCHMARK_ROWS
+    code, err = calibrate(tmp_path, capsys, "many.csv", CSV_HEAD + G * (n + 1))
+    assert code == 2 and f"many.csv:{n + 2}:" in err and f"more than {n:,} benchmark rows" in err
+
+
+def test_l7_calibrate_refuses_absurd_rows(tmp_path, capsys):
+    absurd = row_g(gpu_count="1e15", tp="1e15", input_tokens="1e15", output_tokens=128, output_tokens_per_second=5000)
+    code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS + absurd)
+    assert code == 2 and "[gpu_count] must be at most 65,536" in err and "[tp] must be at most 1,024" in err
+    assert "[input_tokens] must be positive and at most 10,000,000" in err
+    assert not (tmp_path / "cal.toml").exists()
+
+
+def test_l7_calibrate_refuses_a_row_past_the_context_window(tmp_path, capsys):
+    code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS + row_g(input_tokens=200_000))
+    assert code == 2 and "b.csv:5: [input_tokens] row G: 200,000 + 2,048 tokens are more than the context window" in err
+
+
+def test_l7_calibrate_refuses_a_row_whose_model_cannot_fit(tmp_path, capsys):
+    big = row_g(model="llama-3.1-405b", precision="bf16", kv_precision="bf16")
+    code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS + big)
+    assert code == 2 and "b.csv:5: [tp] row G: 'llama-3.1-405b' does not fit in the memory of tp 1" in err
+
+
+def test_l8_calibrate_writes_file_names_with_toml_escaping(tmp_path, capsys):
+    import tomllib
+
+    for name in ('q"uote.csv', "nl\nbandwidth_share = 1.0\n#.csv"):
+        f = tmp_path / name
+        f.write_text((ROOT / "tests" / "data" / "benchmarks" / "plain.csv").read_text(encoding="utf-8"),
+                     encoding="utf-8")
+        out = tmp_path / "c.toml"
+        assert main(["calibrate", str(f), "--no-loo", "-o", str(out)]) == 0
+        text = out.read_text(encoding="utf-8")
+        d = tomllib.loads(text)  # was invalid TOML for the quote
+        assert d["name"] == Path(name).stem and d["fit"]["file"] == name
+        assert "\nbandwidth_share = 1.0\n#" not in text  # the newline did not add a line
+    capsys.readouterr()
+
+
+# ---------------------------------------------------------------------------------------------
+# Done-when: random bytes and random mutations of real benchmark files at `calibrate`: exit 0 or a located exit 2,
+# never a traceback, each within a time bound
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+BENCH_FILES = [ROOT / "tests" / "data" / "benchmarks" / n for n in
+               ("plain.csv", "vllm_benchmark_serving.json", "genai_perf_profile_export.csv",
+                "trtllm_bench_report.txt")] + [ROOT / "tco" / "catalog" / "data" / "calibration_public.csv"]
+HOSTILE = [b"nan", b"inf", b"-inf", b"1e999", b"-8", b"0", b"0.5", b"", b"x", b"9" * 5000, b"1e15", b"\x1b[2J",
+           b'"', b"\n", b",", b"[[[[", b"{", b"\x00", b"\xff\xfe", b"null", b"true", b"-0"]
+SECONDS_PER_CASE = 30.0
+"""The time bound of one case: a good file fits in 1–4 s on an idle core (without leave-one-out); the machine's
+2 cores are shared."""
+
+
+@st.composite
+def mutated(draw):
+    src = draw(st.sampled_from(BENCH_FILES))
+    data = bytearray(src.read_bytes())
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.sampled_from(["number", "byte", "cut", "insert", "line"]))
+        at = draw(st.integers(0, max(0, len(data) - 1)))
+        if kind == "number":  # a number token replaced by a hostile value
+            import re
+
+            spans = [m.span() for m in re.finditer(rb"-?\d+(\.\d+)?", bytes(data))]
+            if spans:
+                a, b = draw(st.sampled_from(spans))
+                data[a:b] = draw(st.sampled_from(HOSTILE))
+        elif kind == "byte":
+            data[at:at + 1] = bytes([draw(st.integers(0, 255))])
+        elif kind == "cut":
+            del data[at:at + draw(st.integers(1, 200))]
+        elif kind == "insert":
+            data[at:at] = draw(st.sampled_from(HOSTILE)) or draw(st.binary(max_size=20))
+        else:  # a line repeated
+            lines = bytes(data).split(b"\n")
+            i = draw(st.integers(0, len(lines) - 1))
+            data = bytearray(b"\n".join(lines[:i + 1] + [lines[i]] * draw(st.integers(1, 5)) + lines[i + 1:]))
+    return src.suffix, bytes(data)
+
+
+def _assert_clean_calibrate(suffix: str, data: bytes) -> None:
+    import contextlib
+    import io
+    import tempfile
+    import time
+
+    with tempfile.TemporaryDirectory() as d:
+        f = Path(d) / f"bench{suffix}"
+        f.write_bytes(data)
+        err, out = io.StringIO(), io.StringIO()
+        t0 = time.perf_counter()
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+            code = main(["calibrate", str(f), "--no-loo", "-o", str(Path(d) / "c.toml"), *M])
+        took = time.perf_counter() - t0
+    text = err.getvalue()
+    assert took < SECONDS_PER_CASE, took
+    assert code in (0, 2), text
+    assert "Traceback" not in text and "\x1b" not in text + out.getvalue()
+    if code == 2:  # located: every problem names the file (with its line or key where it has them)
+        problems = [ln for ln in text.splitlines() if ln.startswith("  ")]
+        assert problems and all(ln.startswith(f"  {f}") for ln in problems), text
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.binary(max_size=4000), suffix=st.sampled_from([".csv", ".json", ".txt"]))
+def test_calibrate_random_bytes_exit_0_or_a_located_2(data, suffix):
+    _assert_clean_calibrate(suffix, data)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=mutated())
+def test_calibrate_mutated_benchmark_files_exit_0_or_a_located_2(case):
+    _assert_clean_calibrate(*case)

@@ -189,7 +189,7 @@ def write_whole(path: str | Path, data: str | bytes) -> None:
         mode = stat.S_IMODE(os.stat(real).st_mode)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
-    raw = data.encode("utf-8") if isinstance(data, str) else data
+    raw = data.encode("utf-8", errors="surrogateescape") if isinstance(data, str) else data
     tmp = None
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
