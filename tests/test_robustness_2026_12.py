@@ -446,3 +446,36 @@ def test_calibrate_random_bytes_exit_0_or_a_located_2(data, suffix):
 @given(case=mutated())
 def test_calibrate_mutated_benchmark_files_exit_0_or_a_located_2(case):
     _assert_clean_calibrate(*case)
+
+
+# ---------------------------------------------------------------------------------------------
+# L2–L4: batch's arguments
+
+
+def test_l2_batch_refuses_an_empty_output_folder_name(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["batch", str(SMALL), "-o", "", "--formats", "json"]) == 2
+    assert "the output folder name is empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_l3_batch_reports_a_dot_dot_toml_as_bad_input(tmp_path, capsys):
+    f = write(tmp_path, SMALL_TEXT, "..toml")
+    assert main(["batch", str(f), "-o", str(tmp_path / "out"), "--jobs", "1", "--formats", "json"]) == 2
+    out = capsys.readouterr().out
+    assert "bad input" in out and "rename the file" in out and "crashed" not in out
+
+
+def test_l4_batch_caps_jobs_at_the_usable_cores(tmp_path, capsys, monkeypatch):
+    from tco.cli import batch
+
+    seen = {}
+
+    def run_batch(paths, out_dir, formats, *, jobs=None, **kw):
+        seen["jobs"] = jobs
+        return []
+
+    monkeypatch.setattr(batch, "run_batch", run_batch)
+    monkeypatch.setattr(batch, "default_jobs", lambda: 2)
+    assert main(["batch", str(SMALL), "-o", str(tmp_path / "o"), "--jobs", "1000", "--quiet"]) == 0
+    assert seen["jobs"] == 2 and "--jobs 1000: more than the 2 usable cores" in capsys.readouterr().err

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from tco.cli.args import MAX_PATHS, MAX_SEED  # noqa: F401  (the limits, as tests and callers name them)
-from tco.cli.args import OWN_COMMANDS, parser
+from tco.cli.args import OWN_COMMANDS, parser, stem_problem
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
@@ -138,14 +138,6 @@ def _validate(args) -> int:
     return 0
 
 
-def _stem_problem(scenario_path: str) -> str | None:
-    stem = Path(scenario_path).stem
-    if not stem or stem.startswith("."):
-        return (f"{scenario_path}: the output files are named after the scenario file, and {stem!r} would make "
-                "hidden or odd names; rename the file (e.g. my_scenario.toml)")
-    return None
-
-
 def _analyse(res, args, progress, loc: str):
     from tco import analysis
 
@@ -165,7 +157,7 @@ def cmd_run(args) -> int:
 
     if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
         return _run_to_stdout(args)
-    for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
+    for problem in (check_output_dir(args.output), stem_problem(args.scenario)):
         if problem:
             _err(f"error: {problem}")
             return 2
