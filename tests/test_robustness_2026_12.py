@@ -89,7 +89,7 @@ def test_h1_plan_json_keeps_the_mode_of_the_file_it_replaces_and_follows_a_file_
 
 
 def test_h1_a_new_file_gets_the_umask_mode(tmp_path):
-    from tco.output.publish import write_whole
+    from tco.files import write_whole
 
     old = os.umask(0o027)
     try:

@@ -240,7 +240,7 @@ def cmd_plan(args) -> int:
         from tco.report.i18n import t
         from tco.report.json_out import _clean, dumps
 
-        from tco.output.publish import write_whole
+        from tco.files import write_whole
 
         write_whole(args.json, dumps(_clean(res)))
         _out(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
@@ -249,7 +249,7 @@ def cmd_plan(args) -> int:
 
 def _json_target_problem(name: str) -> str | None:
     """A message if `plan --json` cannot name a file to write, else None."""
-    from tco.output.publish import target_problem
+    from tco.files import target_problem
 
     p = Path(name)
     if not name.strip():
@@ -337,7 +337,7 @@ def main(argv: list[str] | None = None) -> int:
             _err(f"  {p}")
         return 2
     except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
-        from tco.output.publish import MACHINE_ERRNOS
+        from tco.files import MACHINE_ERRNOS
 
         where = exc.filename or getattr(args, "output", "") or ""
         _err(f"error: {where}: {exc.strerror or exc}")

@@ -44,7 +44,7 @@ def run(args, out=print) -> int:
     import hashlib
 
     from tco.catalog import load_catalog
-    from tco.output.publish import target_problem, write_whole
+    from tco.files import target_problem, write_whole
     from tco.scenario import read_limited
     from tco.sizing import benchmarks
     from tco.sizing.calibrate import check_rows, errors, fit, median, to_toml, validate
