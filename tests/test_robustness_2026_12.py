@@ -479,3 +479,46 @@ def test_l4_batch_caps_jobs_at_the_usable_cores(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(batch, "default_jobs", lambda: 2)
     assert main(["batch", str(SMALL), "-o", str(tmp_path / "o"), "--jobs", "1000", "--quiet"]) == 0
     assert seen["jobs"] == 2 and "--jobs 1000: more than the 2 usable cores" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# M5, L9: [proposal] dates inside the calendar, and a word when they are far from the service
+
+
+@pytest.mark.parametrize("day", ["9999-12-31", "0001-01-01", "2201-01-01", "1989-12-31"])
+def test_m5_a_proposal_date_outside_1990_2200_is_a_located_exit_2(tmp_path, capsys, day):
+    text = SMALL_TEXT + f"\n[proposal]\ndate = {day}\n"
+    f = write(tmp_path, text)
+    assert main(["validate", str(f)]) == 2  # was ok, and `run` crashed in the PDF (date + 30 days)
+    err = capsys.readouterr().err
+    line = len(text.splitlines())
+    assert f"s.toml:{line}: [proposal.date]" in err
+
+
+def test_m5_the_last_allowed_date_renders(tmp_path, capsys):
+    f = write(tmp_path, SMALL_TEXT + "\n[proposal]\ndate = 2200-12-31\n")
+    out = tmp_path / "out"
+    assert main(["run", str(f), "-o", str(out), "--quiet", "--formats", "pdf", "--no-sensitivity",
+                 "--paths", "200"]) == 0
+    assert (out / "s.pdf").is_file()
+
+
+def test_l9_a_proposal_dated_decades_before_the_service_gets_a_notice(tmp_path, capsys):
+    f = write(tmp_path, SMALL_TEXT + "\n[proposal]\ndate = 1990-01-01\nvalid_until = 1990-01-31\n")
+    assert main(["run", str(f), "-o", str(tmp_path / "out")] + ["--formats", "json", "--no-sensitivity",
+                                                               "--paths", "200"]) == 0
+    out = capsys.readouterr().out
+    assert "a proposta tem data de 01/01/1990, mais de dois anos antes do início do serviço" in out  # pt-BR
+
+
+def test_l9_a_proposal_dated_just_before_the_start_gets_none():
+    import datetime as dt
+    from types import SimpleNamespace
+
+    from tco.report.offer_checks import date_notices
+
+    s = SimpleNamespace(scenario=SimpleNamespace(start="2027-01", horizon_months=24))
+    assert date_notices(s, dt.date(2026, 11, 30)) == []  # two months before: the usual case
+    assert date_notices(s, dt.date(2024, 12, 31))  # 25 months before the start month
+    assert date_notices(s, dt.date(2025, 1, 1)) == []  # 24 months: allowed
+    assert date_notices(s, dt.date(2029, 1, 1))  # the month after the 24th (2028-12)
