@@ -522,3 +522,53 @@ def test_l9_a_proposal_dated_just_before_the_start_gets_none():
     assert date_notices(s, dt.date(2024, 12, 31))  # 25 months before the start month
     assert date_notices(s, dt.date(2025, 1, 1)) == []  # 24 months: allowed
     assert date_notices(s, dt.date(2029, 1, 1))  # the month after the 24th (2028-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# M4: the plan search's memory is bounded by construction (the ladder in chunks); its figures: bench_plan_memory.py
+
+
+def test_m4_best_levels_in_chunks_equal_one_argmin_over_all_levels(monkeypatch):
+    import numpy as np
+
+    from tco.plan import costing
+
+    months = 6
+    rng = np.random.default_rng(3)
+    table = rng.integers(0, 5, size=(23, months)).astype(float)  # small integers: many ties between levels
+    blocks, tops = [slice(0, 3), slice(3, 6)], [22, 9]
+
+    def cost(levels):
+        return table[levels.astype(int)]
+
+    whole = [int(np.argmin(table[:top + 1, b].sum(axis=1))) for b, top in zip(blocks, tops)]
+    for chunk in (1, 2, 5, 7, 23, 100):
+        monkeypatch.setattr(costing, "LADDER_CHUNK", chunk)
+        assert costing._best_levels(cost, blocks, tops) == whole, chunk
+
+
+def test_m4_the_plan_search_costs_the_ladder_in_bounded_chunks_with_the_same_result(tmp_path, monkeypatch):
+    from tco import plan
+    from tco.catalog import load_catalog
+    from tco.plan import costing
+    from tco.scenario import load
+
+    text = sub(SMALL_TEXT, 'users = { model = "linear", start_users = 300, end_users = 1500 }',
+               'users = { model = "compound", start_users = 1000, monthly_growth_rate = 0.45 }')
+    s, _, _ = load(write(tmp_path, text))
+    cat = load_catalog()
+    rows = []
+    real = costing.committed_levels
+
+    def recording(opt, oc, committed):
+        rows.append(len(committed))
+        return real(opt, oc, committed)
+
+    monkeypatch.setattr(costing, "committed_levels", recording)
+    monkeypatch.setattr(costing, "LADDER_CHUNK", 500)
+    chunked = plan.search(s, cat)
+    assert max(rows) <= 500 and rows.count(500) >= 2  # the ladder (1,602 levels at most here) in chunks
+    monkeypatch.setattr(costing, "LADDER_CHUNK", 10**9)
+    rows.clear()
+    whole = plan.search(s, cat)
+    assert max(rows) > 500 and chunked == whole
