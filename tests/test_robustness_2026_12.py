@@ -572,3 +572,59 @@ def test_m4_the_plan_search_costs_the_ladder_in_bounded_chunks_with_the_same_res
     rows.clear()
     whole = plan.search(s, cat)
     assert max(rows) > 500 and chunked == whole
+
+
+# ---------------------------------------------------------------------------------------------
+# L1: messages name both the line and the key
+
+
+def _validate_err(tmp_path, capsys, text: str) -> str:
+    f = write(tmp_path, text)
+    assert main(["validate", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err
+
+
+def test_l1_an_unclosed_string_names_its_key(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, sub(SMALL_TEXT, 'prepared_by = "TI corporativa"', 'prepared_by = "TI'))
+    assert "s.toml:7: [scenario.prepared_by] TOML syntax error" in err
+
+
+def test_l1_a_key_written_twice_names_its_key(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, sub(SMALL_TEXT, "horizon_months = 24\n",
+                                              "horizon_months = 24\nhorizon_months = 24\n"))
+    assert "s.toml:10: [scenario.horizon_months] TOML syntax error" in err
+
+
+def test_l1_a_syntax_error_in_an_options_table_names_its_index(tmp_path, capsys):
+    text = SMALL_TEXT.replace("[[options]]\n", "[[options]]\n", 1)
+    i = text.index("[[options]]", text.index("[[options]]") + 1)  # the second option
+    j = text.index("\n", i) + 1
+    err = _validate_err(tmp_path, capsys, text[:j] + 'name = "x\n' + text[j:])
+    line = text[:j].count("\n") + 1
+    assert f"s.toml:{line}: [options[1].name] TOML syntax error" in err
+
+
+def _overlay(tmp_path, name: str, body: str) -> str:
+    cat = tmp_path / "cat"
+    cat.mkdir(exist_ok=True)
+    (cat / name).write_text(body, encoding="utf-8")
+    return sub(SMALL_TEXT, "[scenario]\n", '[scenario]\ncatalog_dir = "cat"\n')
+
+
+def test_l1_a_bad_rate_in_an_overlay_tax_profile_names_its_line(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, _overlay(tmp_path, "tax_profiles.toml",
+                                                   '# overlay\n[profiles.none]\nmethod = "none"\nirrf_rate = "quinze"\n'))
+    assert "tax_profiles.toml:4: [profiles.none.irrf_rate] rate must be a fraction" in err
+
+
+def test_l1_a_stray_key_in_an_overlay_defaults_names_its_line(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, _overlay(tmp_path, "defaults.toml", "x = 1\n"))
+    assert "defaults.toml:1: [x]" in err
+
+
+@pytest.mark.parametrize("folder,why", [("/nonexistent/cat", "not found"), ("/etc/passwd", "is not a folder")])
+def test_l1_a_missing_catalog_dir_names_the_scenario_and_its_line(tmp_path, capsys, folder, why):
+    err = _validate_err(tmp_path, capsys, sub(SMALL_TEXT, "[scenario]\n", f'[scenario]\ncatalog_dir = "{folder}"\n'))
+    assert f"s.toml:5: [scenario.catalog_dir] catalog folder '{folder}' {why}" in err

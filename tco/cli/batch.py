@@ -101,7 +101,7 @@ def _inputs(path: str):
     scenario, sha, lines = load(path)
     cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
     if cat_dir not in _CATALOGS:
-        _CATALOGS[cat_dir] = load_catalog(cat_dir)
+        _CATALOGS[cat_dir] = load_catalog(cat_dir, (path, lines.get(("scenario", "catalog_dir"))))
     return Inputs(scenario, _CATALOGS[cat_dir], path, sha, lines)
 
 
