@@ -628,3 +628,35 @@ def test_l1_a_stray_key_in_an_overlay_defaults_names_its_line(tmp_path, capsys):
 def test_l1_a_missing_catalog_dir_names_the_scenario_and_its_line(tmp_path, capsys, folder, why):
     err = _validate_err(tmp_path, capsys, sub(SMALL_TEXT, "[scenario]\n", f'[scenario]\ncatalog_dir = "{folder}"\n'))
     assert f"s.toml:5: [scenario.catalog_dir] catalog folder '{folder}' {why}" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# L6, L11: [plan] names bounded and echoed short; contradictory pricing filters refused
+
+
+def test_l6_a_huge_plan_gpu_name_is_refused_and_not_echoed_in_full(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, SMALL_TEXT + '\n[plan]\ngpus = ["' + "G" * 900_000 + '"]\n')
+    assert "[plan.gpus" in err and len(err) < 2_000  # was 900,146 characters
+
+
+def test_l6_fifty_thousand_unknown_gpus_are_one_problem(tmp_path, capsys):
+    names = ", ".join(f'"G{i}"' for i in range(50_000))
+    err = _validate_err(tmp_path, capsys, SMALL_TEXT + f"\n[plan]\ngpus = [{names}]\n")
+    assert "[plan.gpus]" in err and "at most 100" in err and len(err) < 2_000  # was 7 MB
+
+
+def test_l6_unknown_plan_names_are_echoed_shortened():
+    from tco.catalog import load_catalog
+    from tco.plan.check import _unknown_names
+    from tco.scenario.options import Plan
+
+    long = "X" * 199
+    got = _unknown_names(Plan(gpus=[long]), load_catalog(), ["aws"], "s.toml", lambda *k: None)
+    assert len(got) == 1 and "… (199 characters)" in got[0].message and long not in got[0].message
+
+
+def test_l11_a_pricing_both_included_and_excluded_is_a_located_error(tmp_path, capsys):
+    text = SMALL_TEXT + '\n[plan]\ninclude_pricings = ["on_demand"]\nexclude_pricings = ["on_demand"]\n'
+    err = _validate_err(tmp_path, capsys, text)
+    line = len(text.splitlines())
+    assert f"s.toml:{line}: [plan.exclude_pricings[0]] 'on_demand' is in include_pricings too" in err
