@@ -660,3 +660,25 @@ def test_l11_a_pricing_both_included_and_excluded_is_a_located_error(tmp_path, c
     err = _validate_err(tmp_path, capsys, text)
     line = len(text.splitlines())
     assert f"s.toml:{line}: [plan.exclude_pricings[0]] 'on_demand' is in include_pricings too" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# L13: one bad rate in an FX history is one problem, not a second, false gap
+
+
+def test_l13_an_inf_rate_in_the_fx_history_is_one_problem():
+    from tco.fx.history import _read_history
+
+    text = "month,usdbrl\n2010-03,1.78\n2010-04,inf\n2010-05,1.81\n2010-06,1.80\n"
+    months, rates, problems = _read_history("hist.csv", text)
+    assert [(p.line, p.key) for p in problems] == [(3, "usdbrl")]  # was also line 4: "2010-05 follows 2010-03"
+    assert months == ["2010-03", "2010-05", "2010-06"]
+
+
+def test_l13_a_real_gap_next_to_a_bad_rate_is_still_found():
+    from tco.fx.history import _read_history
+
+    text = "month,usdbrl\n2010-03,1.78\n2010-04,nan\n2010-06,1.80\n"
+    _, _, problems = _read_history("hist.csv", text)
+    assert [(p.line, p.key) for p in problems] == [(3, "usdbrl"), (4, "month")]
+    assert "2010-06 follows 2010-04 (expected 2010-05)" in problems[1].message
