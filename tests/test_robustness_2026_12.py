@@ -682,3 +682,34 @@ def test_l13_a_real_gap_next_to_a_bad_rate_is_still_found():
     _, _, problems = _read_history("hist.csv", text)
     assert [(p.line, p.key) for p in problems] == [(3, "usdbrl"), (4, "month")]
     assert "2010-06 follows 2010-04 (expected 2010-05)" in problems[1].message
+
+
+# ---------------------------------------------------------------------------------------------
+# L14: the PDF attaches the scenario as it was read and costed
+
+
+@pytest.mark.parametrize("edit", [b'# edited during the run\n', b"\xff\xfe not utf-8\n"])
+def test_l14_a_scenario_edited_during_the_run_is_refused_not_attached(tmp_path, edit):
+    import tco
+    from tco.errors import InputError
+
+    f = write(tmp_path, SMALL_TEXT)
+    res = tco.run(tco.load(f), paths=200, analysis=False)
+    f.write_bytes(edit + SMALL_TEXT.encode("utf-8"))  # an editor saving it while the run was writing
+    out = tmp_path / "out"
+    with pytest.raises(InputError, match="the scenario file changed while the run read and costed it"):
+        tco.write(res, out, ["json", "pdf"])
+    assert not out.exists()
+
+
+def test_l14_the_attached_scenario_is_a_copy_of_the_bytes_read(tmp_path):
+    import hashlib
+
+    from tco.output import _as_costed
+
+    f = write(tmp_path, SMALL_TEXT)
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    copy = _as_costed(tmp, str(f), hashlib.sha256(f.read_bytes()).hexdigest())
+    f.write_text("changed after the copy", encoding="utf-8")
+    assert copy.name == "s.toml" and copy.read_text(encoding="utf-8") == SMALL_TEXT

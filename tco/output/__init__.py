@@ -152,7 +152,30 @@ def _long_lived_frozen():
         gc.set_threshold(*threshold)
 
 
-def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
+def _as_costed(tmp: Path, scenario_path: str, sha: str) -> Path:
+    """The scenario file the PDF attaches: a copy, in the temporary folder under its own name, of the bytes the run
+    read and hashed (review L14: the file as it was when the PDF was written went in, edits made during the run
+    included). A file changed since it was read is an InputError; without a hash (a scenario not read from a file) or
+    a file, the path as given."""
+    import hashlib
+
+    from tco.errors import InputError, Problem
+    from tco.scenario import MAX_SCENARIO_BYTES, read_limited
+
+    src = Path(scenario_path)
+    if not sha or not src.is_file():
+        return src
+    raw = read_limited(src, MAX_SCENARIO_BYTES, "scenario file")
+    if hashlib.sha256(raw).hexdigest() != sha:
+        raise InputError([Problem(scenario_path, "", "the scenario file changed while the run read and costed it: "
+                                  "the proposal would attach another scenario than the one costed; run it again")])
+    copy = tmp / ".attach" / src.name
+    copy.parent.mkdir()
+    copy.write_bytes(raw)
+    return copy
+
+
+def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str, sha: str = "") -> None:
     from tco.report import json_out, ledger_csv
 
     if "json" in formats:
@@ -173,7 +196,8 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        scenario = _as_costed(tmp, scenario_path, sha)
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[scenario] + ([xlsx] if xlsx.exists() else []))
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
         (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
@@ -197,7 +221,7 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         clean_stale(out_dir)
         tmp = _private_temp(out_dir)
         with _long_lived_frozen():
-            _render(res, doc, tmp, stem, formats, scenario_path)
+            _render(res, doc, tmp, stem, formats, scenario_path, sha)
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes
