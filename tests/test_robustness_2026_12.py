@@ -713,3 +713,24 @@ def test_l14_the_attached_scenario_is_a_copy_of_the_bytes_read(tmp_path):
     copy = _as_costed(tmp, str(f), hashlib.sha256(f.read_bytes()).hexdigest())
     f.write_text("changed after the copy", encoding="utf-8")
     assert copy.name == "s.toml" and copy.read_text(encoding="utf-8") == SMALL_TEXT
+
+
+# ---------------------------------------------------------------------------------------------
+# L12: the catalog agrees with itself about offers whose GPU has no spec (B300)
+
+
+def test_l12_offers_without_a_gpu_spec_are_listed_as_not_usable(capsys):
+    assert main(["offers", "--gpu", "B300"]) == 0
+    out = capsys.readouterr().out
+    assert "p6-b300.48xlarge" in out and "no GPU spec: not usable" in out and "list price" not in out
+
+
+def test_l12_the_hint_lists_only_gpus_a_scenario_can_use(capsys):
+    assert main(["offers", "--gpu", "TPUv5"]) == 0
+    out = capsys.readouterr().out
+    assert "H200-SXM-141GB" in out and "B300" not in out
+
+
+def test_l12_a_plan_naming_b300_says_why_it_cannot_be_used(tmp_path, capsys):
+    err = _validate_err(tmp_path, capsys, SMALL_TEXT + '\n[plan]\ngpus = ["B300"]\n')
+    assert "GPU 'B300' has offers in the catalog but no gpus.csv row (no vendor spec yet)" in err

@@ -54,10 +54,12 @@ def _unknown_names(spec: Plan, cat: Catalog, providers: list[str], file: str, li
         if p not in providers:
             out.append(Problem(file, f"plan.providers[{j}]", f"unknown provider {_show(p)}; {closest(p, providers)}",
                                line("plan", "providers")))
+    listed = {cat.offer(oid).gpu for oid in cat.offer_ids}
     for j, g in enumerate(spec.gpus):
         if g not in cat.gpus:
-            out.append(Problem(file, f"plan.gpus[{j}]", f"unknown GPU {_show(g)}; {closest(g, list(cat.gpus))}",
-                               line("plan", "gpus")))
+            why = (f"GPU {_show(g)} has offers in the catalog but no gpus.csv row (no vendor spec yet), so no plan can "
+                   "size a fleet on it" if g in listed else f"unknown GPU {_show(g)}; {closest(g, list(cat.gpus))}")
+            out.append(Problem(file, f"plan.gpus[{j}]", why, line("plan", "gpus")))
     for key in ("include_pricings", "exclude_pricings"):
         for j, p in enumerate(getattr(spec, key)):
             if p not in pricings:

@@ -182,12 +182,13 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
             continue
+        spec = o.gpu in cat.gpus  # review L12: an offer whose GPU has no gpus.csv row cannot size anything yet
         if o.kind == FleetKind.CLOUD:
             for k, p in sorted(o.prices.items()):
                 price = ("—" if p.usd_per_hour is None
                          else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}")
                 rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price,
-                             term("status", p.status, loc), p.as_of))
+                             term("status", p.status, loc) if spec else t("term_no_gpu_spec", loc), p.as_of))
         else:
             rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
                          fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
@@ -205,7 +206,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 170)
     if not table.row_count:
-        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids})
+        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids} & set(cat.gpus))  # those a scenario can use
         console.print(plain(t("term_no_offer", loc, gpu=repr(gpu_filter), gpus=", ".join(gpus))))
         return
     console.print(table)
