@@ -734,3 +734,32 @@ def test_l12_the_hint_lists_only_gpus_a_scenario_can_use(capsys):
 def test_l12_a_plan_naming_b300_says_why_it_cannot_be_used(tmp_path, capsys):
     err = _validate_err(tmp_path, capsys, SMALL_TEXT + '\n[plan]\ngpus = ["B300"]\n')
     assert "GPU 'B300' has offers in the catalog but no gpus.csv row (no vendor spec yet)" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# L10: long unbroken text breaks inside the page
+
+
+def _words_past_the_edge(pdf: Path) -> list[str]:
+    """Words of the PDF whose box ends past the page's right edge (pdftotext -bbox), with the page width."""
+    import re
+    import subprocess
+
+    html = subprocess.run(["pdftotext", "-bbox", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+    out = []
+    for page in re.finditer(r'<page width="([\d.]+)"[^>]*>(.*?)</page>', html, re.S):
+        width = float(page.group(1))
+        for w in re.finditer(r'<word xMin="[\d.]+" yMin="[\d.]+" xMax="([\d.]+)"[^>]*>([^<]*)</word>', page.group(2)):
+            if float(w.group(1)) > width + 0.5:
+                out.append(w.group(2)[:20])
+    return out
+
+
+def test_l10_a_5000_character_word_and_a_200_character_option_name_stay_on_the_page(tmp_path, capsys):
+    text = sub(SMALL_TEXT, 'name = "Dedicado BR — 4x L4"', 'name = "' + "W" * 200 + '"')
+    text += '\n[proposal]\nclient_need = "' + "x" * 5000 + '"\n'
+    f = write(tmp_path, text)
+    out = tmp_path / "out"
+    assert main(["run", str(f), "-o", str(out), "--quiet", "--formats", "pdf", "--no-sensitivity",
+                 "--paths", "200"]) == 0
+    assert _words_past_the_edge(out / "s.pdf") == []
