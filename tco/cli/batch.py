@@ -289,7 +289,9 @@ def command(args) -> int:
         jobs = cores
     bar = None if args.quiet or not sys.stderr.isatty() else _progress_bar(len(args.scenarios))
     code = None
-    with workers.stop_signals() as got:
+    from tco.output.interrupts import catch_sigint
+
+    with workers.stop_signals() as got, catch_sigint():  # the interrupt flag starts clear, as for `run`
         try:
             outcomes = run_batch(list(args.scenarios), args.output, formats, jobs=jobs, seed=args.seed,
                                  n_paths=args.paths, sensitivity=not args.no_sensitivity,

@@ -175,7 +175,8 @@ def _as_costed(tmp: Path, scenario_path: str, sha: str) -> Path:
     return copy
 
 
-def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str, sha: str = "") -> None:
+def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
+    """Each format into `tmp`; the PDF attaches the scenario file at `scenario_path` (the copy _as_costed made)."""
     from tco.report import json_out, ledger_csv
 
     if "json" in formats:
@@ -196,8 +197,8 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        scenario = _as_costed(tmp, scenario_path, sha)
-        proposal.write(res, tmp / f"{stem}.pdf", attachments=[scenario] + ([xlsx] if xlsx.exists() else []))
+        proposal.write(res, tmp / f"{stem}.pdf",
+                       attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
         (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
@@ -221,7 +222,8 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         clean_stale(out_dir)
         tmp = _private_temp(out_dir)
         with _long_lived_frozen():
-            _render(res, doc, tmp, stem, formats, scenario_path, sha)
+            attach = _as_costed(tmp, scenario_path, sha) if "pdf" in formats else Path(scenario_path)
+            _render(res, doc, tmp, stem, formats, str(attach))
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes

@@ -20,6 +20,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "scenarios" / "assistant_8b_l4.toml"
 
 
+@pytest.fixture(autouse=True)
+def clear_flag():
+    """The interrupt flag of tco.output.interrupts cleared after each test (the hold sets it, and a flag left set would
+    stop every later write of this process)."""
+    yield
+    interrupts._interrupted["flag"] = False
+
+
 def test_guarded_runs_the_function_and_says_so():
     interrupts._interrupted["flag"] = False
     assert workers.guarded(lambda a, b: a + b, 2, 3) == ("done", 5)
