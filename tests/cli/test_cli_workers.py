@@ -89,7 +89,7 @@ def _session_pids(sid: int) -> list[int]:
     return out
 
 
-def _start_batch(tmp_path: Path, n: int = 8):
+def _start_batch(tmp_path: Path, n: int = 8, jobs: int = 2):
     text = SMALL.read_text(encoding="utf-8")
     files = []
     for i in range(n):
@@ -98,7 +98,7 @@ def _start_batch(tmp_path: Path, n: int = 8):
         files.append(str(f))
     out = tmp_path / "out"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen([sys.executable, "-m", "tco", "batch", *files, "--jobs", "2", "-o", str(out),
+    proc = subprocess.Popen([sys.executable, "-m", "tco", "batch", *files, "--jobs", str(jobs), "-o", str(out),
                              "--formats", "json", "--no-sensitivity", "--paths", "200"], cwd=tmp_path, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     deadline = time.monotonic() + 120
@@ -147,6 +147,14 @@ def test_m6_batch_sigint_stops_scheduling_and_exits_130(tmp_path):
     assert "interrupted (Ctrl-C):" in stderr and "Traceback" not in stderr
     finished = int(stderr.split("interrupted (Ctrl-C): ")[1].split(" of")[0])
     assert finished < 12 and len(list(out.glob("*.json"))) == finished  # the rest was not run
+    _check_outputs(out)
+
+
+def test_m6_batch_in_one_process_stops_on_sigterm_with_143(tmp_path):
+    proc, out = _start_batch(tmp_path, n=4, jobs=1)
+    code, stdout, stderr, took = _stop(proc, signal.SIGTERM)
+    assert code == 143 and "interrupted (SIGTERM):" in stderr and "of 4 scenarios finished" in stderr
+    assert took < STOP_BOUND
     _check_outputs(out)
 
 
