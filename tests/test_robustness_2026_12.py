@@ -763,3 +763,10 @@ def test_l10_a_5000_character_word_and_a_200_character_option_name_stay_on_the_p
     assert main(["run", str(f), "-o", str(out), "--quiet", "--formats", "pdf", "--no-sensitivity",
                  "--paths", "200"]) == 0
     assert _words_past_the_edge(out / "s.pdf") == []
+
+
+def test_h1_init_never_writes_through_a_dangling_symlink(tmp_path, capsys):
+    link = tmp_path / "new.toml"
+    link.symlink_to(tmp_path / "elsewhere.toml")
+    assert main(["init", str(link)]) == 2
+    assert "exists already" in capsys.readouterr().err and not (tmp_path / "elsewhere.toml").exists()

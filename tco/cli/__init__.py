@@ -263,11 +263,13 @@ def _json_target_problem(name: str) -> str | None:
 def cmd_init(args) -> int:
     from tco.scenario.starter import STARTER
 
+    from tco.files import write_whole
+
     path = Path(args.path)
-    if path.exists():
+    if path.exists() or path.is_symlink():  # a dangling symlink too: init never writes through one (H1)
         _err(f"{path}: exists already; choose another name")
         return 2
-    path.write_text(STARTER, encoding="utf-8")
+    write_whole(path, STARTER)
     _out(f"wrote {path}; edit it, then: python -m tco validate {path}")
     return 0
 
