@@ -310,7 +310,7 @@ def test_m2_calibrate_vllm_1e999_is_refused(tmp_path, capsys):
 
 
 def test_m2_the_fit_is_bounded_in_time(tmp_path, capsys, monkeypatch):
-    from tco.sizing import calibrate_report
+    from tco.cli import calibrate as calibrate_report
 
     monkeypatch.setattr(calibrate_report, "MAX_FIT_SECONDS", 0.01)
     code, err = calibrate(tmp_path, capsys, "b.csv", CSV_HEAD + GOOD_ROWS)
@@ -436,12 +436,14 @@ def _assert_clean_calibrate(suffix: str, data: bytes) -> None:
         assert problems and all(ln.startswith(f"  {f}") for ln in problems), text
 
 
+@pytest.mark.slow  # a PDF read back, a whole search, or a property over whole calibrations
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.binary(max_size=4000), suffix=st.sampled_from([".csv", ".json", ".txt"]))
 def test_calibrate_random_bytes_exit_0_or_a_located_2(data, suffix):
     _assert_clean_calibrate(suffix, data)
 
 
+@pytest.mark.slow  # a PDF read back, a whole search, or a property over whole calibrations
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=mutated())
 def test_calibrate_mutated_benchmark_files_exit_0_or_a_located_2(case):
@@ -495,6 +497,7 @@ def test_m5_a_proposal_date_outside_1990_2200_is_a_located_exit_2(tmp_path, caps
     assert f"s.toml:{line}: [proposal.date]" in err
 
 
+@pytest.mark.slow  # a PDF read back, a whole search, or a property over whole calibrations
 def test_m5_the_last_allowed_date_renders(tmp_path, capsys):
     f = write(tmp_path, SMALL_TEXT + "\n[proposal]\ndate = 2200-12-31\n")
     out = tmp_path / "out"
@@ -547,6 +550,7 @@ def test_m4_best_levels_in_chunks_equal_one_argmin_over_all_levels(monkeypatch):
         assert costing._best_levels(cost, blocks, tops) == whole, chunk
 
 
+@pytest.mark.slow  # a PDF read back, a whole search, or a property over whole calibrations
 def test_m4_the_plan_search_costs_the_ladder_in_bounded_chunks_with_the_same_result(tmp_path, monkeypatch):
     from tco import plan
     from tco.catalog import load_catalog
@@ -755,6 +759,7 @@ def _words_past_the_edge(pdf: Path) -> list[str]:
     return out
 
 
+@pytest.mark.slow  # a PDF read back, a whole search, or a property over whole calibrations
 def test_l10_a_5000_character_word_and_a_200_character_option_name_stay_on_the_page(tmp_path, capsys):
     text = sub(SMALL_TEXT, 'name = "Dedicado BR — 4x L4"', 'name = "' + "W" * 200 + '"')
     text += '\n[proposal]\nclient_need = "' + "x" * 5000 + '"\n'

@@ -92,9 +92,10 @@ def check_fits(rows, cat) -> None:
     """Rows the model cannot describe, every one at once (review L7): a request longer than the model's context window
     (models.csv max_context_tokens), or a model that does not fit in its tensor-parallel GPUs' memory (the row would
     predict zero tokens/s whatever the efficiencies)."""
-    from tco.sizing.calibrate import START, predict_rows
+    from tco.sizing.calibrate import PARAMS, START, predict_rows
     from tco.sizing.replica import Calibration
 
+    start = Calibration(**dict(zip(PARAMS, START, strict=True)))  # type: ignore[arg-type]  # the fit's start
     problems = []
     for r in rows:
         limit = cat.models[r.model].max_context_tokens
@@ -103,7 +104,7 @@ def check_fits(rows, cat) -> None:
                                     f"tokens are more than the context window of {r.model!r} ({limit:,} tokens)", r.line))
     if problems:
         raise InputError(problems)
-    for r, p in zip(rows, predict_rows(rows, cat, Calibration(*START))):
+    for r, p in zip(rows, predict_rows(rows, cat, start)):
         if not p["fits"] or not p["tps"] > 0:
             problems.append(Problem(r.file, "tp", f"row {r.id}: {r.model!r} does not fit in the memory of tp {r.tp} × "
                                     f"{r.gpu} (it would predict no tokens at all); check the GPU, tp and precision",

@@ -129,6 +129,7 @@ def _check_outputs(out: Path) -> None:
         json.loads(f.read_text(encoding="utf-8"))  # whole
 
 
+@pytest.mark.slow  # a real batch in its own session
 def test_m6_batch_sigterm_leaves_no_worker(tmp_path):
     proc, out = _start_batch(tmp_path)
     code, stdout, stderr, took = _stop(proc, signal.SIGTERM)
@@ -139,6 +140,7 @@ def test_m6_batch_sigterm_leaves_no_worker(tmp_path):
     _check_outputs(out)
 
 
+@pytest.mark.slow  # a real batch in its own session
 def test_m6_batch_sigint_stops_scheduling_and_exits_130(tmp_path):
     proc, out = _start_batch(tmp_path, n=12)
     code, stdout, stderr, took = _stop(proc, signal.SIGINT)
@@ -146,10 +148,13 @@ def test_m6_batch_sigint_stops_scheduling_and_exits_130(tmp_path):
     assert took < STOP_BOUND
     assert "interrupted (Ctrl-C):" in stderr and "Traceback" not in stderr
     finished = int(stderr.split("interrupted (Ctrl-C): ")[1].split(" of")[0])
-    assert finished < 12 and len(list(out.glob("*.json"))) == finished  # the rest was not run
+    # the rest was not run: a scenario stopped while its files were being renamed into place finishes the renames
+    # (whole, reported as stopped), so up to one per worker more than the finished ones may be there
+    assert finished < 12 and finished <= len(list(out.glob("*.json"))) <= finished + 2
     _check_outputs(out)
 
 
+@pytest.mark.slow  # a real batch in its own session
 def test_m6_batch_in_one_process_stops_on_sigterm_with_143(tmp_path):
     proc, out = _start_batch(tmp_path, n=4, jobs=1)
     code, stdout, stderr, took = _stop(proc, signal.SIGTERM)
