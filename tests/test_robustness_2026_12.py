@@ -775,3 +775,8 @@ def test_h1_init_never_writes_through_a_dangling_symlink(tmp_path, capsys):
     link.symlink_to(tmp_path / "elsewhere.toml")
     assert main(["init", str(link)]) == 2
     assert "exists already" in capsys.readouterr().err and not (tmp_path / "elsewhere.toml").exists()
+
+
+def test_m7_render_shows_escapes_in_a_file_name(tmp_path, capsys):
+    assert main(["render", str(tmp_path / f"r{ESC}.txt")]) == 2
+    _no_raw_escape(capsys.readouterr().err)
