@@ -44,7 +44,8 @@ def load(path: str | Path) -> Inputs:
     cat_dir = None
     if scenario.scenario.catalog_dir:
         cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve()
-    return Inputs(scenario, load_catalog(cat_dir), str(path), sha, key_lines)
+    named_at = (str(path), key_lines.get(("scenario", "catalog_dir")))
+    return Inputs(scenario, load_catalog(cat_dir, named_at), str(path), sha, key_lines)
 
 
 def check(inputs: Inputs | str | Path) -> Results:

@@ -2,7 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 from tco.domain import record
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""What a terminal would act on instead of showing: C0 and C1 control characters (ESC starts the escape sequences
+that set a window title, clear the screen or write the clipboard) but tab and newline; the line and paragraph
+separators; the bidirectional marks, embeddings, overrides and isolates (text shown in another order than written);
+the lone surrogates a file name of bytes that are not UTF-8 decodes to (which print cannot encode)."""
+
+
+def printable(text) -> str:
+    """`text` safe to echo on a terminal: every character of _UNPRINTABLE shown as \\xNN or \\uNNNN, the rest as
+    it is. The one helper every message, file name and key path goes through before it is printed (review M7)."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                            else f"\\u{ord(m.group()):04x}", str(text))
 
 
 @record
@@ -17,7 +32,7 @@ class Problem:
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         key = f" [{self.key}]" if self.key else ""
-        return f"{where}:{key} {self.message}"
+        return printable(f"{where}:{key} {self.message}")
 
 
 class InputError(Exception):

@@ -104,7 +104,7 @@ def test_d1_failed_run_keeps_other_files(tmp_path, monkeypatch, capsys):
     before = _snapshot(out)
     _fail_workbook(monkeypatch)
     assert main(["run", str(SMALL), "-o", str(out), "--quiet", "--formats", "json,csv,xlsx", "--paths", "500",
-                 "--no-sensitivity"]) == 2
+                 "--no-sensitivity"]) == 1  # a full disk is the machine's failure, not bad input (review 2026-12 M8)
     assert _snapshot(out) == before  # nothing replaced, nothing deleted
     assert [p.name for p in out.iterdir() if p.name.startswith(".")] == []  # own temporary folder removed
     assert "No space left" in capsys.readouterr().err
@@ -115,7 +115,7 @@ def test_d18_failed_run_into_a_new_nested_folder_leaves_no_folders(tmp_path, mon
     _fail_workbook(monkeypatch)
     out = tmp_path / "a" / "b" / "c"
     assert main(["run", str(SMALL), "-o", str(out), "--quiet", "--formats", "json,xlsx", "--paths", "500",
-                 "--no-sensitivity"]) == 2
+                 "--no-sensitivity"]) == 1  # ENOSPC: exit 1 (review 2026-12 M8)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -132,7 +132,7 @@ def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
         raise OSError(5, "I/O error", "x")
 
     monkeypatch.setattr(outputs, "_render", render_then_fail)
-    assert main(["run", str(SMALL), "-o", str(out)] + FAST) == 2
+    assert main(["run", str(SMALL), "-o", str(out)] + FAST) == 1  # EIO: the machine's (review 2026-12 M8)
     assert sorted(p.name for p in out.iterdir()) == ["someone_else.json"]
 
 

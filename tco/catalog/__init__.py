@@ -37,11 +37,15 @@ CATALOG_FILES = ("gpus.csv", "models.csv", "cloud_offers.csv", "dedicated_offers
 
 
 
-def load_catalog(extra_dir: str | Path | None = None) -> Catalog:
-    """Load the shipped catalog, overlaid by the files found in ``extra_dir`` (if any)."""
+def load_catalog(extra_dir: str | Path | None = None, named_at: tuple[str, int | None] | None = None) -> Catalog:
+    """Load the shipped catalog, overlaid by the files found in ``extra_dir`` (if any). `named_at`: the scenario file
+    and line that name the folder (its ``catalog_dir``), where a folder that is missing is reported."""
     extra = Path(extra_dir) if extra_dir else None
     if extra is not None and not extra.is_dir():
-        raise InputError([Problem(str(extra), "scenario.catalog_dir", "catalog folder not found")])
+        why = "is not a folder" if extra.exists() else "not found"
+        file, line = named_at or (str(extra), None)
+        shown = f" {str(extra)!r}" if named_at else ""
+        raise InputError([Problem(file, "scenario.catalog_dir", f"catalog folder{shown} {why}", line)])
     problems: list[Problem] = []
     providers = load_providers(_merge_files("providers.csv", extra), problems)
     taxes, reform, billing = load_taxes(_merge_files("tax_profiles.toml", extra), problems)

@@ -31,7 +31,26 @@ def _read_toml(paths, problems):
             m = re.search(r"line (\d+)", str(exc))
             problems.append(Problem(str(p), "", f"TOML syntax error: {exc}", int(m.group(1)) if m else None))
             continue
+        start = len(problems)
         yield p, data
+        _locate(problems, start, str(p), text)  # the caller checked this file meanwhile (review L1: M112, M113)
+
+
+def _locate(problems: list, start: int, file: str, text: str) -> None:
+    """Give the problems of `file` from `start` on without a line the line of their key path (or of the nearest
+    table above it that has one)."""
+    from tco.scenario.messages import key_lines
+
+    lines = None
+    for i in range(start, len(problems)):
+        q = problems[i]
+        if q.file != file or q.line is not None or not q.key:
+            continue
+        lines = lines if lines is not None else key_lines(text)
+        path = tuple(q.key.split("."))
+        hit = next((lines[path[:n]] for n in range(len(path), 0, -1) if path[:n] in lines), None)
+        if hit is not None:
+            problems[i] = Problem(q.file, q.key, q.message, hit)
 
 
 

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from tco.cli.args import MAX_PATHS, MAX_SEED  # noqa: F401  (the limits, as tests and callers name them)
-from tco.cli.args import OWN_COMMANDS, parser
+from tco.cli.args import OWN_COMMANDS, parser, stem_problem
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
@@ -50,7 +50,14 @@ def _add_issue25(sub) -> None:
 
 
 def _err(msg: str) -> None:
-    print(msg, file=sys.stderr)
+    _out(msg, sys.stderr)
+
+
+def _out(msg: str, file=None) -> None:
+    """Print a line that may hold user text (file names, keys, values): control characters shown, never sent (M7)."""
+    from tco.errors import printable
+
+    print(printable(msg), file=file or sys.stdout)
 
 
 PLUGINS_OFF = ("__all__", "1", "true")
@@ -126,17 +133,9 @@ def _validate(args) -> int:
         return 0
     for n in res.notices:  # printed by print, not rich: literal text, nothing to escape but control characters
         _err(f"{t('term_warning', loc)} {literal(notices.line(n, loc))}")
-    print(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
+    _out(f"{args.scenario}: ok ({len(inputs.scenario.options)} options, "
           f"{inputs.scenario.scenario.horizon_months} months)")
     return 0
-
-
-def _stem_problem(scenario_path: str) -> str | None:
-    stem = Path(scenario_path).stem
-    if not stem or stem.startswith("."):
-        return (f"{scenario_path}: the output files are named after the scenario file, and {stem!r} would make "
-                "hidden or odd names; rename the file (e.g. my_scenario.toml)")
-    return None
 
 
 def _analyse(res, args, progress, loc: str):
@@ -158,7 +157,7 @@ def cmd_run(args) -> int:
 
     if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
         return _run_to_stdout(args)
-    for problem in (check_output_dir(args.output), _stem_problem(args.scenario)):
+    for problem in (check_output_dir(args.output), stem_problem(args.scenario)):
         if problem:
             _err(f"error: {problem}")
             return 2
@@ -221,7 +220,7 @@ def _best_plan_line(res, scenario_path: str) -> None:
 
     loc = res.scenario.scenario.locale
     best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
-    print(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
+    _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                  cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 
 
@@ -241,46 +240,37 @@ def cmd_plan(args) -> int:
         from tco.report.i18n import t
         from tco.report.json_out import _clean, dumps
 
-        _write_whole(Path(args.json), dumps(_clean(res)))
-        print(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
+        from tco.files import write_whole
+
+        write_whole(args.json, dumps(_clean(res)))
+        _out(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 
 
 def _json_target_problem(name: str) -> str | None:
     """A message if `plan --json` cannot name a file to write, else None."""
+    from tco.files import target_problem
+
     p = Path(name)
     if not name.strip():
         return "--json: the file name is empty; give a file, e.g. --json plan.json"
     if p.is_dir():
         return f"--json {name}: is a folder; give a file name, e.g. --json {p / 'plan.json'}"
-    if not p.parent.is_dir():
-        return f"--json {name}: the folder {p.parent} does not exist"
-    return None
-
-
-def _write_whole(path: Path, text: str) -> None:
-    """`text` into `path` whole or not at all: written beside it under a temporary name, then renamed over it."""
-    import tempfile
-
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    problem = target_problem(name)
+    return None if problem is None else f"--json {name}: {problem}"
 
 
 def cmd_init(args) -> int:
     from tco.scenario.starter import STARTER
 
+    from tco.files import write_whole
+
     path = Path(args.path)
-    if path.exists():
+    if path.exists() or path.is_symlink():  # a dangling symlink too: init never writes through one (H1)
         _err(f"{path}: exists already; choose another name")
         return 2
-    path.write_text(STARTER, encoding="utf-8")
-    print(f"wrote {path}; edit it, then: python -m tco validate {path}")
+    write_whole(path, STARTER)
+    _out(f"wrote {path}; edit it, then: python -m tco validate {path}")
     return 0
 
 
@@ -317,7 +307,7 @@ def cmd_serve(args) -> int:
 def _calibrate(args) -> int:
     from tco.cli.calibrate import run
 
-    return run(args, print)
+    return run(args, _out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -349,9 +339,11 @@ def main(argv: list[str] | None = None) -> int:
             _err(f"  {p}")
         return 2
     except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
+        from tco.files import MACHINE_ERRNOS
+
         where = exc.filename or getattr(args, "output", "") or ""
         _err(f"error: {where}: {exc.strerror or exc}")
-        return 2
+        return 1 if exc.errno in MACHINE_ERRNOS else 2  # a full disk is not bad input (M8)
     except KeyboardInterrupt:
         _err("interrupted (Ctrl-C)")
         return 130

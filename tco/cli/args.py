@@ -27,6 +27,17 @@ exit codes: 0 ok, 2 bad input (file, line and key named on stderr), 1 unexpected
 """
 
 
+def stem_problem(scenario_path: str) -> str | None:
+    """A message if a scenario file's name cannot name its outputs (``..toml``, ``.toml``), else None."""
+    from pathlib import Path
+
+    stem = Path(scenario_path).stem
+    if not stem or stem.startswith("."):
+        return (f"{scenario_path}: the output files are named after the scenario file, and {stem!r} would make "
+                "hidden or odd names; rename the file (e.g. my_scenario.toml)")
+    return None
+
+
 def at_least(minimum: int):
     """An argparse type: a whole number ≥ minimum."""
 

@@ -18,7 +18,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-OK, BAD_INPUT, CRASHED = "ok", "bad input", "crashed"
+OK, BAD_INPUT, CRASHED, INTERRUPTED = "ok", "bad input", "crashed", "interrupted"
 EPILOG = """\
 examples:
   python -m tco batch scenarios/*.toml -o output/batch            # all cores
@@ -39,7 +39,7 @@ class Outcome:
 
     scenario: str
     status: str
-    """OK, BAD_INPUT or CRASHED."""
+    """OK, BAD_INPUT, CRASHED or INTERRUPTED (not run, or stopped: nothing of it written)."""
     message: str = ""
     """The error (every problem of a bad input, one per line), empty when ok."""
     seconds: float = 0.0
@@ -47,6 +47,14 @@ class Outcome:
     best: str = ""
     """The option with the lowest deterministic TCO."""
     best_tco_brl: float | None = None
+
+
+class Interrupted(KeyboardInterrupt):
+    """A SIGINT or SIGTERM stopped the batch; `outcomes` has every scenario, INTERRUPTED where it did not finish."""
+
+    def __init__(self, outcomes: list[Outcome]):
+        super().__init__("interrupted")
+        self.outcomes = outcomes
 
 
 def add_parser(sub) -> None:
@@ -93,7 +101,7 @@ def _inputs(path: str):
     scenario, sha, lines = load(path)
     cat_dir = (Path(path).parent / scenario.scenario.catalog_dir).resolve() if scenario.scenario.catalog_dir else None
     if cat_dir not in _CATALOGS:
-        _CATALOGS[cat_dir] = load_catalog(cat_dir)
+        _CATALOGS[cat_dir] = load_catalog(cat_dir, (path, lines.get(("scenario", "catalog_dir"))))
     return Inputs(scenario, _CATALOGS[cat_dir], path, sha, lines)
 
 
@@ -153,8 +161,10 @@ def run_batch(paths: list[str], out_dir: str, formats: tuple[str, ...], *, jobs:
               progress=None) -> list[Outcome]:
     """Run every scenario (in `jobs` worker processes; 1 = in this process) and return their outcomes in
     the order given. `progress(outcome)` is called as each one finishes."""
-    dup = _duplicates(paths)
-    done: dict[int, Outcome] = {i: Outcome(paths[i], BAD_INPUT, why) for i, why in dup.items()}
+    from tco.cli.args import stem_problem
+
+    dup = _duplicates(paths) | {i: why for i, p in enumerate(paths) if (why := stem_problem(p))}  # L3: `..toml`
+    done: dict[int, Outcome] = {i: Outcome(paths[i], BAD_INPUT, why) for i, why in sorted(dup.items())}
     for o in done.values():
         if progress is not None:
             progress(o)
@@ -176,6 +186,9 @@ def run_batch(paths: list[str], out_dir: str, formats: tuple[str, ...], *, jobs:
             lost = _pool(todo, args, jobs, done, progress)
             for i in lost:  # a worker died: each unfinished scenario again, alone in a fresh process
                 _pool([i], args, 1, done, progress, last_try=True)
+    except KeyboardInterrupt:  # SIGINT, or SIGTERM (workers.stop_signals): what finished, and what did not
+        raise Interrupted([done.get(i) or Outcome(paths[i], INTERRUPTED, "not finished: the batch was stopped")
+                           for i in range(len(paths))]) from None
     finally:
         if created and not any(out.iterdir()):
             out.rmdir()  # nothing was written: leave no empty folder behind
@@ -184,31 +197,48 @@ def run_batch(paths: list[str], out_dir: str, formats: tuple[str, ...], *, jobs:
 
 def _pool(todo: list[int], args: dict, jobs: int, done: dict, progress, last_try: bool = False) -> list[int]:
     """Run `todo` in a pool of `jobs` processes; the indices whose worker died are returned (or, on the
-    last try, reported as crashed)."""
+    last try, reported as crashed). On KeyboardInterrupt the workers are stopped (tco.cli.workers.stop) before
+    it goes on, and the scenarios they ended are in `done` as INTERRUPTED."""
     import multiprocessing as mp
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
+    from tco.cli import workers
+
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     lost = []
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
-        futures = {pool.submit(run_one, *args[i]): i for i in todo}
-        try:
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    done[i] = fut.result()
-                except BrokenProcessPool:
-                    if not last_try:
-                        lost.append(i)
-                        continue
-                    done[i] = Outcome(args[i][0], CRASHED, "the worker process died (killed or out of memory)")
-                if progress is not None:
-                    progress(done[i])
-        except KeyboardInterrupt:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=workers.init, initargs=(os.getpid(),))
+    futures: dict = {}
+    try:
+        futures = {pool.submit(workers.guarded, run_one, *args[i]): i for i in todo}
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                done[i] = _outcome(fut.result(), args[i][0])
+            except BrokenProcessPool:
+                if not last_try:
+                    lost.append(i)
+                    continue
+                done[i] = Outcome(args[i][0], CRASHED, "the worker process died (killed or out of memory)")
+            if progress is not None:
+                progress(done[i])
+    except BaseException:
+        workers.stop(pool, futures)  # not `with`: its exit waits for every queued scenario to run
+        for fut, i in futures.items():
+            if i not in done and fut.done() and not fut.cancelled() and fut.exception() is None:
+                done[i] = _outcome(fut.result(), args[i][0])
+        raise
+    pool.shutdown(wait=True)
     return sorted(lost)
+
+
+def _outcome(got: tuple, path: str) -> Outcome:
+    """The Outcome of what workers.guarded returned."""
+    kind, value = got
+    if kind == "done":
+        return value
+    return Outcome(path, INTERRUPTED, "stopped while running: nothing half-written" if value
+                   else "not run: the batch was stopped")
 
 
 def exit_code(outcomes: list[Outcome]) -> int:
@@ -223,16 +253,19 @@ def summary_table(outcomes: list[Outcome]):
     from rich.table import Table
     from rich.text import Text
 
+    from tco.errors import printable
+
     failed = sum(o.status != OK for o in outcomes)
     t = Table(title=f"{len(outcomes)} scenarios: {len(outcomes) - failed} ok, {failed} failed")
     for c in ("#", "scenario", "status", "best option", "TCO (BRL)", "seconds", "error / outputs"):
         t.add_column(c, justify="right" if c in ("#", "TCO (BRL)", "seconds") else "left",
                      overflow="fold")
-    styles = {OK: "green", BAD_INPUT: "yellow", CRASHED: "red"}
+    styles = {OK: "green", BAD_INPUT: "yellow", CRASHED: "red", INTERRUPTED: "magenta"}
     for i, o in enumerate(outcomes, 1):
         detail = o.message.splitlines()[0] if o.status != OK and o.message else f"{len(o.outputs)} files"
-        t.add_row(str(i), Text(o.scenario), Text(o.status, style=styles[o.status]), Text(o.best),
-                  "" if o.best_tco_brl is None else f"{o.best_tco_brl:,.0f}", f"{o.seconds:.1f}", Text(detail))
+        t.add_row(str(i), Text(printable(o.scenario)), Text(o.status, style=styles[o.status]), Text(printable(o.best)),
+                  "" if o.best_tco_brl is None else f"{o.best_tco_brl:,.0f}", f"{o.seconds:.1f}",
+                  Text(printable(detail)))
     return t
 
 
@@ -243,20 +276,38 @@ def command(args) -> int:
     if bad:
         print(f"--formats: unknown format(s) {', '.join(bad)}; choose from json, csv, xlsx, pdf", file=sys.stderr)
         return 2
-    out = Path(args.output)
-    if out.exists() and not out.is_dir():
-        print(f"-o {out}: exists and is not a folder", file=sys.stderr)
+    from tco.cli import workers
+    from tco.errors import printable
+    from tco.output import check_output_dir
+
+    if problem := check_output_dir(args.output):  # L2: an empty -o is refused, as `run` refuses it
+        print(printable(f"error: {problem}"), file=sys.stderr)
         return 2
+    jobs = args.jobs
+    if jobs is not None and jobs > (cores := default_jobs()):  # L4: more workers than cores only adds memory
+        print(f"--jobs {jobs}: more than the {cores} usable cores; running {cores} at a time", file=sys.stderr)
+        jobs = cores
     bar = None if args.quiet or not sys.stderr.isatty() else _progress_bar(len(args.scenarios))
-    try:
-        outcomes = run_batch(list(args.scenarios), str(out), formats, jobs=args.jobs, seed=args.seed,
-                             n_paths=args.paths, sensitivity=not args.no_sensitivity,
-                             progress=None if bar is None else (lambda _o: bar.advance(bar.task_ids[0])))
-    finally:
-        if bar is not None:
-            bar.stop()
+    code = None
+    from tco.output.interrupts import catch_sigint
+
+    with workers.stop_signals() as got, catch_sigint():  # the interrupt flag starts clear, as for `run`
+        try:
+            outcomes = run_batch(list(args.scenarios), args.output, formats, jobs=jobs, seed=args.seed,
+                                 n_paths=args.paths, sensitivity=not args.no_sensitivity,
+                                 progress=None if bar is None else (lambda _o: bar.advance(bar.task_ids[0])))
+        except Interrupted as exc:  # M6: 130 for SIGINT, 143 for SIGTERM, with what finished
+            outcomes, code = exc.outcomes, 128 + int(got["signal"] or 2)
+        finally:
+            if bar is not None:
+                bar.stop()
     if not args.quiet:
         _print_summary(outcomes)
+    if code is not None:
+        n = sum(o.status != INTERRUPTED for o in outcomes)
+        print(f"interrupted ({'SIGTERM' if code == 143 else 'Ctrl-C'}): {n} of {len(outcomes)} scenarios finished, "
+              "the others were not written", file=sys.stderr)
+        return code
     return exit_code(outcomes)
 
 
@@ -277,9 +328,11 @@ def _print_summary(outcomes) -> None:
     from rich.console import Console
     from rich.text import Text
 
+    from tco.errors import printable
+
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 150)
     console.print(summary_table(outcomes))
     for o in outcomes:
         if o.status != OK:
-            console.print(Text(f"{o.scenario}: {o.status}: {o.message}"), soft_wrap=True)
+            console.print(Text(printable(f"{o.scenario}: {o.status}: {o.message}")), soft_wrap=True)

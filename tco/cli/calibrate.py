@@ -3,6 +3,7 @@ report). Nothing is written when the input is bad or the fit fails (exit 2)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from pathlib import Path
 
 from tco.errors import InputError, Problem
@@ -30,30 +31,49 @@ def add_parser(sub) -> None:
     c.add_argument("--catalog-dir", help="overlay catalog folder")
 
 
+MAX_FIT_SECONDS = 300.0
+"""Longest the fit and its leave-one-out refits may run [s, wall clock]: the public set's 32 rows take 2 s to fit and
+10 s of CPU with leave-one-out; a fit that has not finished by then is stopped with exit 2 (review M2)."""
+
+
+class FitTimeout(Exception):
+    """The fit ran past MAX_FIT_SECONDS."""
+
+
 def run(args, out=print) -> int:
     import hashlib
 
+    from tco.catalog import load_catalog
+    from tco.files import target_problem, write_whole
+    from tco.scenario import read_limited
     from tco.sizing import benchmarks
     from tco.sizing.calibrate import check_rows, errors, fit, median, to_toml, validate
-    from tco.catalog import load_catalog
 
+    target = Path(args.output) if args.output else Path(args.file).with_suffix(".calibration.toml")
+    bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", target), ("--report", args.report))
+           if f is not None and (why := target_problem(f)) is not None]
+    if bad:  # before the fit, which may take seconds
+        raise InputError(bad)
     cat = load_catalog(args.catalog_dir)
     meta = {"model": args.model, "gpu": args.gpu, "precision": args.precision, "gpu_count": args.gpu_count,
             "tp": args.tp, "nodes": args.nodes, "concurrency": args.concurrency}
+    raw = read_limited(Path(args.file), benchmarks.MAX_BENCHMARK_BYTES, "benchmark file")
     rows = benchmarks.read(args.file, meta)
     check_rows(rows, cat)
     used = [r for r in rows if not r.exclude]
     if not used:
         raise InputError([Problem(args.file, "exclude", "every row is excluded: nothing to fit", None)])
+    check_fits(used, cat)
     name = Path(args.file).stem
-    sha = hashlib.sha256(Path(args.file).read_bytes()).hexdigest()
-    eff, ok = fit(rows, cat, name=name, source=f"{Path(args.file).name} sha256 {sha[:12]}")
-    if not ok:
-        raise InputError([Problem(args.file, "", "the fit did not converge: check the rows (GPU, precision, tp) or "
-                                  "add rows that vary batch and context", None)])
-    validate(eff, args.file)
-    ins = errors(rows, cat, eff)
-    loo = {} if args.no_loo or len(used) < 3 else errors(rows, cat, eff, loo=True)
+    sha = hashlib.sha256(raw).hexdigest()
+    with time_limit(MAX_FIT_SECONDS, args.file):
+        eff, ok = fit(rows, cat, name=name, source=f"{Path(args.file).name} sha256 {sha[:12]}")
+        if not ok:
+            raise InputError([Problem(args.file, "", "the fit did not converge: check the rows (GPU, precision, tp) "
+                                      "or add rows that vary batch and context", None)])
+        validate(eff, args.file)
+        ins = errors(rows, cat, eff)
+        loo = {} if args.no_loo or len(used) < 3 else errors(rows, cat, eff, loo=True)
     stats = {"rows_fitted": len(used), "rows_excluded": len(rows) - len(used), "file": Path(args.file).name,
              "sha256": sha, "median_abs_error_in_sample": median([abs(ins[r.id]) for r in used]),
              "frameworks": ",".join(sorted({r.framework for r in used if r.framework}))}
@@ -61,12 +81,62 @@ def run(args, out=print) -> int:
         stats["median_abs_error_leave_one_out"] = median([abs(loo[r.id]) for r in used])
     text = report(rows, cat, eff, ins, loo, stats)
     out(text)
-    target = Path(args.output) if args.output else Path(args.file).with_suffix(".calibration.toml")
-    target.write_text(to_toml(eff, stats), encoding="utf-8")
+    write_whole(target, to_toml(eff, stats))
     if args.report:
-        Path(args.report).write_text(text, encoding="utf-8")
+        write_whole(args.report, text)
     out(f"wrote {target}")
     return 0
+
+
+def check_fits(rows, cat) -> None:
+    """Rows the model cannot describe, every one at once (review L7): a request longer than the model's context window
+    (models.csv max_context_tokens), or a model that does not fit in its tensor-parallel GPUs' memory (the row would
+    predict zero tokens/s whatever the efficiencies)."""
+    from tco.sizing.calibrate import PARAMS, START, predict_rows
+    from tco.sizing.replica import Calibration
+
+    start = Calibration(**dict(zip(PARAMS, START, strict=True)))  # type: ignore[arg-type]  # the fit's start
+    problems = []
+    for r in rows:
+        limit = cat.models[r.model].max_context_tokens
+        if limit and r.input_tokens + r.output_tokens > limit:
+            problems.append(Problem(r.file, "input_tokens", f"row {r.id}: {r.input_tokens:,.0f} + {r.output_tokens:,.0f} "
+                                    f"tokens are more than the context window of {r.model!r} ({limit:,} tokens)", r.line))
+    if problems:
+        raise InputError(problems)
+    for r, p in zip(rows, predict_rows(rows, cat, start)):
+        if not p["fits"] or not p["tps"] > 0:
+            problems.append(Problem(r.file, "tp", f"row {r.id}: {r.model!r} does not fit in the memory of tp {r.tp} × "
+                                    f"{r.gpu} (it would predict no tokens at all); check the GPU, tp and precision",
+                                    r.line))
+    if problems:
+        raise InputError(problems)
+
+
+@contextmanager
+def time_limit(seconds: float, file: str):
+    """Stop the block after `seconds` of wall-clock time with an exit-2 problem of `file`: a timer signal (SIGALRM)
+    raises in the main thread; elsewhere, or without SIGALRM (Windows), the block runs without a limit."""
+    import signal
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum, frame):
+        raise FitTimeout
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except FitTimeout:
+        raise InputError([Problem(file, "", f"the fit did not finish in {seconds:g} s: fewer rows (or --no-loo) "
+                                  "would finish sooner", None)]) from None
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:

@@ -77,7 +77,9 @@ def render_command(args) -> int:
     from tco.diff.compare import load_side
 
     if not args.result.lower().endswith(".json"):
-        print(f"error: {args.result}: render reads a JSON result of `tco run` (RESULT.json)", file=sys.stderr)
+        from tco.errors import printable
+
+        print(printable(f"error: {args.result}: render reads a JSON result of `tco run` (RESULT.json)"), file=sys.stderr)
         return 2
     s = summary(load_side(args.result).doc)
     if args.quiet:

@@ -11,6 +11,8 @@ import importlib.util
 import sys
 import time
 
+from tco.errors import printable  # file names echoed as shown, never as escape codes (review 2026-12 M7)
+
 EPILOG = """\
 examples:
   python -m tco sweep scenarios/sweeps/seed_fx_users.toml -o output/sweep           # all cores
@@ -71,7 +73,7 @@ def command(args) -> int:
               file=sys.stderr)
         return 2
     if problem := check_output_dir(args.output):
-        print(f"error: {problem}", file=sys.stderr)
+        print(printable(f"error: {problem}"), file=sys.stderr)
         return 2
     work = plan.prepare(args.sweep, args.max_cases or plan.MAX_CASES)
     out = Path(args.output)
@@ -113,10 +115,10 @@ def _report(args, outcome, seconds: float, ran: int) -> int:
         print(f"{outcome.done:,} of {outcome.total:,} cases ({outcome.failed:,} failed) in {seconds:,.1f} s, "
               f"{rate:,.2f} cases/s")
         for p in outcome.written:
-            print(f"wrote {p}")
+            print(printable(f"wrote {p}"))
     if outcome.interrupted:
         resume = f"python -m tco sweep {args.sweep} -o {args.output} --resume"
-        print(f"interrupted (Ctrl-C): {outcome.done:,} of {outcome.total:,} cases kept; to finish: {resume}",
+        print(printable(f"interrupted (Ctrl-C): {outcome.done:,} of {outcome.total:,} cases kept; to finish: {resume}"),
               file=sys.stderr)
         return 130
     return 1 if outcome.failed else 0

@@ -109,15 +109,19 @@ def _read_history(path: str, text: str) -> tuple[list[str], list[float], list[Pr
         reader = csv.DictReader(fh)
         if not {"month", "usdbrl"} <= set(reader.fieldnames or []):
             raise InputError([Problem(path, "fx.history_csv", "FX history needs columns 'month' and 'usdbrl'", 1)])
+        prev = ""  # the last well-formed month, with a usable rate or not
         for row in reader:
             parsed = _parse_row(path, row, reader.line_num)
             if isinstance(parsed, Problem):
                 problems.append(parsed)
+                if parsed.key != "month":  # a bad rate: its month still counts for the order (review L13)
+                    prev = (row.get("month") or "").strip()
                 continue
             month, rate = parsed
-            if months and month != _next_month(months[-1]):
-                problems.append(Problem(path, "month", f"gap or disorder in the history: {month} follows {months[-1]} "
-                                        f"(expected {_next_month(months[-1])})", reader.line_num))
+            if prev and month != _next_month(prev):
+                problems.append(Problem(path, "month", f"gap or disorder in the history: {month} follows {prev} "
+                                        f"(expected {_next_month(prev)})", reader.line_num))
+            prev = month
             months.append(month)
             rates.append(rate)
     return months, rates, problems

@@ -152,7 +152,31 @@ def _long_lived_frozen():
         gc.set_threshold(*threshold)
 
 
+def _as_costed(tmp: Path, scenario_path: str, sha: str) -> Path:
+    """The scenario file the PDF attaches: a copy, in the temporary folder under its own name, of the bytes the run
+    read and hashed (review L14: the file as it was when the PDF was written went in, edits made during the run
+    included). A file changed since it was read is an InputError; without a hash (a scenario not read from a file) or
+    a file, the path as given."""
+    import hashlib
+
+    from tco.errors import InputError, Problem
+    from tco.scenario import MAX_SCENARIO_BYTES, read_limited
+
+    src = Path(scenario_path)
+    if not sha or not src.is_file():
+        return src
+    raw = read_limited(src, MAX_SCENARIO_BYTES, "scenario file")
+    if hashlib.sha256(raw).hexdigest() != sha:
+        raise InputError([Problem(scenario_path, "", "the scenario file changed while the run read and costed it: "
+                                  "the proposal would attach another scenario than the one costed; run it again")])
+    copy = tmp / ".attach" / src.name
+    copy.parent.mkdir()
+    copy.write_bytes(raw)
+    return copy
+
+
 def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
+    """Each format into `tmp`; the PDF attaches the scenario file at `scenario_path` (the copy _as_costed made)."""
     from tco.report import json_out, ledger_csv
 
     if "json" in formats:
@@ -160,14 +184,21 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
     if "csv" in formats:
         (tmp / f"{stem}.csv").write_text(ledger_csv.render(res), encoding="utf-8")
     if "xlsx" in formats:
+        from xlsxwriter.exceptions import FileCreateError
+
         from tco.report import workbook
 
-        workbook.write(res, doc, tmp / f"{stem}.xlsx")
+        try:
+            workbook.write(res, doc, tmp / f"{stem}.xlsx")
+        except FileCreateError as exc:  # xlsxwriter wraps the OSError of a full disk (M8): hand on the OSError
+            cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
+            raise cause from None
     if "pdf" in formats:
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        proposal.write(res, tmp / f"{stem}.pdf",
+                       attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
         (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
@@ -191,7 +222,8 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         clean_stale(out_dir)
         tmp = _private_temp(out_dir)
         with _long_lived_frozen():
-            _render(res, doc, tmp, stem, formats, scenario_path)
+            attach = _as_costed(tmp, scenario_path, sha) if "pdf" in formats else Path(scenario_path)
+            _render(res, doc, tmp, stem, formats, str(attach))
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes
@@ -200,10 +232,12 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
             with folder_lock(out_dir):
                 _recover(out_dir)  # a killed run's committed set first, so it never lands on top of this one
                 return publish(tmp, out_dir, names)
-    except BaseException:
+    except BaseException as exc:
         if tmp is not None:  # the temporary folder goes before the folders this call created are checked for empty
             shutil.rmtree(tmp, ignore_errors=True)
         _remove_if_empty(created)
+        if isinstance(exc, OSError) and _inside(exc.filename, tmp):  # name the output folder, not the hidden one (L5)
+            raise OSError(exc.errno, exc.strerror or str(exc), str(out_dir)) from None
         raise
     finally:
         if tmp is not None:
@@ -226,6 +260,16 @@ def _private_temp(out_dir: Path) -> Path:
         return Path(tempfile.mkdtemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", dir=out_dir))
     except PermissionError as exc:
         raise _not_writable(out_dir, exc) from None
+    except OSError as exc:  # a read-only file system, a symlink loop, a dangling symlink: named as -o (L5)
+        raise OSError(exc.errno, exc.strerror or str(exc), str(out_dir)) from None
+
+
+def _inside(filename, folder: Path | None) -> bool:
+    """True when an OSError's file name is `folder` or inside it (a temporary name the user never gave)."""
+    if folder is None or not filename:
+        return False
+    f, d = os.path.abspath(str(filename)), os.path.abspath(folder)
+    return f == d or f.startswith(d + os.sep)
 
 
 def check_output_dir(out: str) -> str | None:

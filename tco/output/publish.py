@@ -10,8 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 from contextlib import contextmanager
 from pathlib import Path
+
+from tco.errors import InputError, Problem
+from tco.files import kind
 
 PREVIOUS_PREFIX = ".prev-"
 """A replaced file's hard-linked copy in the temporary folder, kept until the generation is in place."""
@@ -83,9 +87,17 @@ def _keep_previous(tmp: Path, out_dir: Path, names: list[str]) -> dict[Path, Pat
     kept: dict[Path, Path | None] = {}
     for name in names:
         dest = out_dir / name
-        if not dest.exists():
+        try:
+            st = dest.lstat()
+        except FileNotFoundError:
             kept[dest] = None
             continue
+        if not (stat.S_ISREG(st.st_mode) or stat.S_ISLNK(st.st_mode)):  # a symlink is replaced, never followed
+
+            raise InputError([Problem(str(dest), "", f"exists and is {kind(st.st_mode)}, not a regular file: tco "
+                                      "replaces only regular files; move it away or choose another -o", None)])
+        if stat.S_ISREG(st.st_mode):  # the new file keeps the mode of the one it replaces (H1)
+            os.chmod(tmp / name, stat.S_IMODE(st.st_mode))
         copy = tmp / f"{PREVIOUS_PREFIX}{name}"
         try:
             os.link(dest, copy)
@@ -116,3 +128,4 @@ def _put_back(written: list[Path], kept: dict[Path, Path | None]) -> None:
             dest.unlink(missing_ok=True)
         else:
             os.replace(copy, dest)
+

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from tco.catalog import Catalog
 from tco.errors import Problem, closest
+from tco.scenario.messages import _show
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
 from tco.resolve import context_problems, line_of
 from tco.scenario import Plan, Scenario
@@ -38,6 +39,10 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
         out += context_problems(s, cat.models[s.model.id], file, line)
     if spec.brazil_only:
         out += _brazil(spec, cat, providers, file, line)
+    both = [(j, p) for j, p in enumerate(spec.exclude_pricings) if p in spec.include_pricings]
+    out += [Problem(file, f"plan.exclude_pricings[{j}]", f"{_show(p)} is in include_pricings too: a pricing cannot be "
+                    "both searched and never used; keep it in one list", line("plan", "exclude_pricings"))
+            for j, p in both]  # review L11: the filters cancelled out in silence
     return out
 
 
@@ -47,25 +52,27 @@ def _unknown_names(spec: Plan, cat: Catalog, providers: list[str], file: str, li
     out: list[Problem] = []
     for j, p in enumerate(spec.providers):
         if p not in providers:
-            out.append(Problem(file, f"plan.providers[{j}]", f"unknown provider {p!r}; {closest(p, providers)}",
+            out.append(Problem(file, f"plan.providers[{j}]", f"unknown provider {_show(p)}; {closest(p, providers)}",
                                line("plan", "providers")))
+    listed = {cat.offer(oid).gpu for oid in cat.offer_ids}
     for j, g in enumerate(spec.gpus):
         if g not in cat.gpus:
-            out.append(Problem(file, f"plan.gpus[{j}]", f"unknown GPU {g!r}; {closest(g, list(cat.gpus))}",
-                               line("plan", "gpus")))
+            why = (f"GPU {_show(g)} has offers in the catalog but no gpus.csv row (no vendor spec yet), so no plan can "
+                   "size a fleet on it" if g in listed else f"unknown GPU {_show(g)}; {closest(g, list(cat.gpus))}")
+            out.append(Problem(file, f"plan.gpus[{j}]", why, line("plan", "gpus")))
     for key in ("include_pricings", "exclude_pricings"):
         for j, p in enumerate(getattr(spec, key)):
             if p not in pricings:
-                out.append(Problem(file, f"plan.{key}[{j}]", f"unknown pricing {p!r}; {closest(p, pricings)}",
+                out.append(Problem(file, f"plan.{key}[{j}]", f"unknown pricing {_show(p)}; {closest(p, pricings)}",
                                    line("plan", key)))
     for key in ("taxes", "storage_usd_per_gb_month"):
         for p in getattr(spec, key):
             if p not in providers:
-                out.append(Problem(file, f"plan.{key}.{p}", f"unknown provider {p!r}; {closest(p, providers)}",
+                out.append(Problem(file, f"plan.{key}.{p}", f"unknown provider {_show(p)}; {closest(p, providers)}",
                                    line("plan", key, p)))
     for p, tid in spec.taxes.items():
         if tid not in cat.taxes:
-            out.append(Problem(file, f"plan.taxes.{p}", f"unknown tax profile {tid!r}; {closest(tid, list(cat.taxes))}",
+            out.append(Problem(file, f"plan.taxes.{p}", f"unknown tax profile {_show(tid)}; {closest(tid, list(cat.taxes))}",
                                line("plan", "taxes", p)))
     return out
 
@@ -77,13 +84,13 @@ def _brazil(spec: Plan, cat: Catalog, providers: list[str], file: str, line) -> 
     br_gpus = sorted({o.gpu for o in br if not spec.providers or o.provider in spec.providers})
     for j, g in enumerate(spec.gpus):
         if g in cat.gpus and g not in br_gpus:
-            out.append(Problem(file, f"plan.gpus[{j}]", f"brazil_only: no offer in a Brazilian region has GPU {g!r} "
+            out.append(Problem(file, f"plan.gpus[{j}]", f"brazil_only: no offer in a Brazilian region has GPU {_show(g)} "
                                f"({', '.join(BRAZIL_REGIONS)}); GPUs offered in Brazil: {', '.join(br_gpus) or 'none'}",
                                line("plan", "gpus") or line("plan", "brazil_only")))
     br_prov = sorted({o.provider for o in br if not spec.gpus or o.gpu in spec.gpus})
     for j, p in enumerate(spec.providers):
         if p in providers and p not in br_prov:
-            out.append(Problem(file, f"plan.providers[{j}]", f"brazil_only: provider {p!r} has no priced offer in "
+            out.append(Problem(file, f"plan.providers[{j}]", f"brazil_only: provider {_show(p)} has no priced offer in "
                                f"Brazil for the GPUs asked; providers that do: {', '.join(br_prov) or 'none'}",
                                line("plan", "providers") or line("plan", "brazil_only")))
     if not br_gpus and not spec.gpus:

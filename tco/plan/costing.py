@@ -1,8 +1,9 @@
 """Cost each component once, with the engine's own cost function, and the committed-baseline ladder
-over every level at once."""
+over every level (in chunks of LADDER_CHUNK levels at once)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
@@ -153,20 +154,41 @@ def _ladder(ctx: Ctx, f, base, rep) -> Comp | None:
     by_hour = oc.servers_by_hour
     term = commitment_term_months(f.pricing) or h
     baseline = replace(r, committed=(0,), burst=burst, commit_term_months=term)
-    levels = np.arange(int(by_hour.max(initial=0)) + 1, dtype=float)
-    cost_fx = committed_levels(baseline, oc, levels[:, None]) * ctx.fx  # levels × months [BRL before taxes]
-    best, combos = [], 1
-    for start in range(first - 1, h, term):
-        block = slice(start, min(start + term, h))
-        top = int(by_hour[block].max(initial=0))
-        best.append(int(np.argmin(cost_fx[:top + 1, block].sum(axis=1))))
-        combos *= top + 1
+    blocks = [slice(start, min(start + term, h)) for start in range(first - 1, h, term)]
+    tops = [int(by_hour[b].max(initial=0)) for b in blocks]
+    best = _best_levels(lambda lv: committed_levels(baseline, oc, lv[:, None]) * ctx.fx, blocks, tops)
+    combos = math.prod(top + 1 for top in tops)
     committed = tuple(best)
     line = committed_levels(baseline, oc, np.array([committed], dtype=float))[0]
     by_line = gross(oc) | {CostLine.INFERENCE_COMPUTE: line}
     return Comp("serving", f, PlanMode.COMMITTED_BASELINE, *stacked(by_line, oc.currency), combos=combos,
                 committed=committed, burst_pricing=ON_DEMAND, peak=int(by_hour.max(initial=0)), replica=rep,
                 notes=_past_horizon(first, term, h, best, f.upfront_usd))
+
+
+LADDER_CHUNK = 50_000
+"""Levels of a committed baseline costed in one numpy evaluation [levels]: the rules' arrays are levels × months (and
+more per hour of the day), so the ladder is costed in chunks of this many levels and its memory stays flat (about
+0.2 kB a level, 10 MB a chunk) however many servers the peak needs; the schema's max_candidates of 10^8 needed over
+16 GB in one evaluation (review M4)."""
+
+
+def _best_levels(cost, blocks: list[slice], tops: list[int]) -> list[int]:
+    """Each term's cheapest level, 0 to its top: `cost(levels)` gives levels × months [BRL], evaluated LADDER_CHUNK
+    levels at a time; the first of equal levels is kept, as np.argmin over all levels at once would."""
+    best = [0] * len(blocks)
+    low = [math.inf] * len(blocks)
+    for a in range(0, max(tops, default=0) + 1, LADDER_CHUNK):
+        b = min(a + LADDER_CHUNK, max(tops) + 1)
+        chunk = cost(np.arange(a, b, dtype=float))
+        for j, (block, top) in enumerate(zip(blocks, tops, strict=True)):
+            if a > top:
+                continue
+            sums = chunk[:top + 1 - a, block].sum(axis=1)
+            k = int(np.argmin(sums))
+            if sums[k] < low[j]:
+                best[j], low[j] = a + k, float(sums[k])
+    return best
 
 
 def _past_horizon(first: int, term: int, h: int, best: list[int], upfront: float) -> tuple[str, ...]:

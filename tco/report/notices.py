@@ -47,6 +47,7 @@ PARAMS: dict[str, dict[str, str]] = {
     # the proposal's own checks (tco.report.offer_checks): not in the JSON
     "proposal_items_differ": {"items": "money", "costed": "money", "items_setup": "money", "costed_setup": "money"},
     "quote_expired": {"offer": "text", "until": "date", "date": "date"},
+    "proposal_date_far": {"date": "date", "start": "month", "months": "int"},
     "recommended_undated": {"offer": "text"},
     "plan_unverified": {"offer": "text", "status": "text", "as_of": "date"},
 }

@@ -58,6 +58,23 @@ def expired_quotes(o, doc_date) -> list[Notice]:
             for f in o.fleets() if f.status == Status.QUOTE and f.as_of and f.as_of < day]
 
 
+FAR_MONTHS = 24
+"""A proposal dated more than this many months before the service starts, or after its horizon ends, gets a notice."""
+
+
+def date_notices(scenario, doc_date) -> list[Notice]:
+    """A proposal date far from the service it offers (review L9): more than FAR_MONTHS before the scenario's start,
+    or after its last month."""
+    y, m = (int(x) for x in scenario.scenario.start.split("-"))
+    start = y * 12 + m - 1
+    end = start + scenario.scenario.horizon_months - 1
+    doc = doc_date.year * 12 + doc_date.month - 1
+    if start - doc > FAR_MONTHS or doc > end:
+        return [Notice("proposal_date_far", None, {"date": doc_date.isoformat(), "start": scenario.scenario.start,
+                                                   "months": scenario.scenario.horizon_months})]
+    return []
+
+
 def _undated(as_of: str) -> bool:
     return not as_of or as_of.lower().startswith("undated")
 
@@ -105,6 +122,7 @@ def notices(v, scenario) -> list[Notice]:
         n = items_notice(o, p.items)
         out += [n] if n is not None else []
     doc = document_date(scenario)
+    out += date_notices(scenario, doc)
     for x in v.ranked_options:
         out += expired_quotes(x, doc)
     if v.ranked:

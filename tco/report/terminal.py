@@ -9,14 +9,12 @@ from __future__ import annotations
 import re
 import sys
 
-from tco.report.i18n import t, term
 from tco.domain import FleetKind
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+from tco.errors import printable
+from tco.report.i18n import t, term
 
-
-def literal(text) -> str:
-    """Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+literal = printable
+"""Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN (tco.errors.printable)."""
 
 
 _RICH_TAG = re.compile(r"\[[a-z#/@][^[]*?]")
@@ -184,12 +182,13 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
         o = cat.offer(oid)
         if gpu_filter and gpu_filter.lower() not in o.gpu.lower():
             continue
+        spec = o.gpu in cat.gpus  # review L12: an offer whose GPU has no gpus.csv row cannot size anything yet
         if o.kind == FleetKind.CLOUD:
             for k, p in sorted(o.prices.items()):
                 price = ("—" if p.usd_per_hour is None
                          else f"US$ {fmt.number(p.usd_per_hour, loc, 4)}{t('per_hour', loc)}")
                 rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", k, loc), price,
-                             term("status", p.status, loc), p.as_of))
+                             term("status", p.status, loc) if spec else t("term_no_gpu_spec", loc), p.as_of))
         else:
             rows.append((plain(oid), plain(o.gpu), str(o.gpu_count), term("pricing", "monthly", loc),
                          fmt.money(o.brl_per_month, loc, False) + t("per_month", loc), term("status", o.status, loc),
@@ -207,7 +206,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 170)
     if not table.row_count:
-        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids})
+        gpus = sorted({cat.offer(oid).gpu for oid in cat.offer_ids} & set(cat.gpus))  # those a scenario can use
         console.print(plain(t("term_no_offer", loc, gpu=repr(gpu_filter), gpus=", ".join(gpus))))
         return
     console.print(table)

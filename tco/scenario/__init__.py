@@ -165,7 +165,7 @@ def _load_text(text: str, file: str) -> tuple[Scenario, dict[tuple, int]]:
         hit = re.match(r"\s*([A-Za-z_]+)\s*=\s*(\d{4}-\d{1,2})\s*(#.*)?$", src)
         if hit:  # an unquoted month: TOML reads it as a broken date
             msg += f'; write months as text: {hit.group(1)} = "{hit.group(2)}"'
-        raise InputError([Problem(file, hit.group(1) if hit else "", msg, line)]) from None
+        raise InputError([Problem(file, hit.group(1) if hit else _key_at(text, line), msg, line)]) from None
     line_of = key_lines(text)  # key path → line number
     problems = duplicate_names(data, file, line_of)
     try:
@@ -176,6 +176,27 @@ def _load_text(text: str, file: str) -> tuple[Scenario, dict[tuple, int]]:
         problems.sort(key=lambda p: (p.line or 0))
         raise InputError(problems) from None
     return scenario, line_of
+
+
+def _key_at(text: str, line: int | None) -> str:
+    """The key path written at `line` (1-based) of TOML `text`, under the table above it (``scenario.name``,
+    ``options[1].offer``); "" when the line holds no ``key =`` (review L1: a syntax error names its key)."""
+    lines = text.splitlines()
+    if not line or line > len(lines):
+        return ""
+    m = re.match(r'\s*((?:[A-Za-z0-9_-]+|"[^"]*")(?:\s*\.\s*(?:[A-Za-z0-9_-]+|"[^"]*"))*)\s*=', lines[line - 1])
+    if not m:
+        return ""
+    key = ".".join(k.strip().strip('"') for k in m.group(1).split("."))
+    counts: dict[str, int] = {}
+    table = ""
+    for src in lines[:line - 1]:
+        if h := re.match(r"\s*\[\[\s*([^\]]+?)\s*\]\]", src):
+            counts[h.group(1)] = counts.get(h.group(1), -1) + 1
+            table = f"{h.group(1)}[{counts[h.group(1)]}]"
+        elif h := re.match(r"\s*\[\s*([^\]]+?)\s*\]", src):
+            table = h.group(1)
+    return f"{table}.{key}" if table else key
 
 
 MAX_SCENARIO_BYTES = 1_000_000

@@ -173,25 +173,30 @@ class FX(Frozen):
         return self
 
 
+MAX_PLAN_NAMES = 100
+"""Most names a [plan] list or table may hold (the catalog has a dozen GPUs and providers; review L6: 50,000 unknown
+GPUs gave 7 MB of messages). Each name is an Id: at most 200 characters, no control characters."""
+
+
 class Plan(Frozen):
-    providers: list[Id] = []
+    providers: list[Id] = Field([], max_length=MAX_PLAN_NAMES)
     """Providers to search ('aws', 'gcp', 'azure', 'br-dedicated', …); empty = every provider in the catalog."""
     brazil_only: bool = False
     """Data residency: train and serve only in Brazilian regions (sa-east-1, southamerica-east1, brazilsouth, BR)."""
-    gpus: list[str] = []
+    gpus: list[Id] = Field([], max_length=MAX_PLAN_NAMES)
     """GPUs to consider (catalog names, e.g. 'H200-SXM-141GB'); empty = every GPU the model fits on."""
-    include_pricings: list[str] = []
+    include_pricings: list[Id] = Field([], max_length=MAX_PLAN_NAMES)
     """Only these cloud pricings ('on_demand', 'reserved_3yr', …); empty = every pricing the catalog lists."""
-    exclude_pricings: list[str] = []
+    exclude_pricings: list[Id] = Field([], max_length=MAX_PLAN_NAMES)
     """Cloud pricings never to use."""
     spot_for_serving: bool = False
     """Allow spot instances for the serving fleet (they can be reclaimed at any time); spot bursts for training
     are always searched."""
     hybrids: bool = True
     """Also search hybrids: train on one provider (a cloud burst, a capacity block), serve on another."""
-    taxes: dict[Id, Id] = {}
+    taxes: dict[Id, Id] = Field({}, max_length=MAX_PLAN_NAMES)
     """Tax profile per provider (e.g. { aws = "aws_brazil_local" }); default as for an option."""
-    storage_usd_per_gb_month: dict[str, StoragePrice] = {}
+    storage_usd_per_gb_month: dict[Id, StoragePrice] = Field({}, max_length=MAX_PLAN_NAMES)
     """Storage price per provider where the catalog's is unverified (e.g. { azure = 0.023 }) [USD/GB-month]."""
     max_candidates: int = Field(5_000_000, ge=1, le=MAX_PLAN_CANDIDATES)
     """Refuse a search that would score more plans than this (training bursts × serving fleets, plus each term's

@@ -35,8 +35,11 @@ from pydantic import Field, model_validator
 from tco.scenario.types import Frozen, Line, Name, Text  # the base types tco.scenario uses too
 
 
-Day = Annotated[date, Field(strict=False)]
-"""A day, written as a TOML date (2026-11-30) or text ("2026-11-30")."""
+FIRST_DAY, LAST_DAY = date(1990, 1, 1), date(2200, 12, 31)
+"""The earliest and latest day a [proposal] date may be: the years a scenario may start in (START_YEARS); the validity
+and the next steps the proposal derives from its date (a month at most) stay inside the calendar (review M5)."""
+Day = Annotated[date, Field(strict=False, ge=FIRST_DAY, le=LAST_DAY)]
+"""A day from 1990-01-01 to 2200-12-31, written as a TOML date (2026-11-30) or text ("2026-11-30")."""
 Money = Annotated[float, Field(ge=0.0, le=1e9)]
 
 

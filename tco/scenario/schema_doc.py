@@ -27,6 +27,11 @@ SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[train
             ("[[proposal.next_steps]]", scp.Step))
 
 
+def _bound(v) -> str:
+    """A bound as the reference shows it: a number in its shortest form (1e+06), a date as 1990-01-01."""
+    return f"{v:g}" if isinstance(v, (int, float)) else str(v)
+
+
 def _type(ann) -> str:
     """A short, readable type: 'float ≥ 0', 'int or none', '"a" | "b"', 'list of float'."""
     origin, args = typing.get_origin(ann), typing.get_args(ann)
@@ -37,7 +42,7 @@ def _type(ann) -> str:
             for fm in getattr(m, "metadata", [m]):
                 for attr, sym in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<")):
                     if getattr(fm, attr, None) is not None:
-                        bounds.append(f"{sym} {getattr(fm, attr):g}")
+                        bounds.append(f"{sym} {_bound(getattr(fm, attr))}")
         return _type(base) + (" " + ", ".join(bounds) if bounds else "")
     if origin is typing.Literal:
         return " \\| ".join(f'"{a}"' for a in args)
@@ -64,7 +69,7 @@ def render() -> str:
         for name, f in model.model_fields.items():
             default = "required" if f.default is PydanticUndefined and f.default_factory is None else repr(f.default)
             desc = field_docs(model).get(name, "").replace("|", "\\|").replace("\n", " ")
-            bounds = [f"{sym} {getattr(m, attr):g}" for m in f.metadata
+            bounds = [f"{sym} {_bound(getattr(m, attr))}" for m in f.metadata
                       for attr, sym in (("ge", "≥"), ("gt", ">"), ("le", "≤"), ("lt", "<"))
                       if getattr(m, attr, None) is not None]
             kind = _type(f.annotation) + (" " + ", ".join(bounds) if bounds else "")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 import re
 from pathlib import Path
 
@@ -19,13 +20,35 @@ from tco.errors import InputError, Problem
 PLAIN_REQUIRED = ("model", "gpu", "gpu_count", "input_tokens", "output_tokens", "output_tokens_per_second")
 META_KEYS = ("model", "gpu", "gpu_count", "tp", "precision")
 
+MAX_BENCHMARK_BYTES = 16_000_000
+"""Largest benchmark file read [bytes]: the public set is 6 kB, a vLLM result with every request's latencies a few MB;
+a larger file is refused before it is read (a 100 MB CSV took 7.6 GB and minutes, review M3)."""
+MAX_BENCHMARK_ROWS = 1_000
+"""Most rows of a plain CSV (the public set has 32): the fit costs every row at each step and leave-one-out refits
+once per row, so its time grows with the square of the rows."""
+MAX_JSON_DEPTH = 32
+"""Deepest nesting of a benchmark JSON (a vLLM result is 2 deep), as for scenario files."""
+
+BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "gpu_count": (1, 65_536, True), "tp": (1, 1_024, True), "nodes": (1, 1_024, True),
+    "input_tokens": (1e-9, 1e7, False), "output_tokens": (1e-9, 1e7, False),
+    "output_tokens_per_second": (1e-9, 1e9, False), "concurrency": (1e-9, 1e7, False),
+    "max_batch": (1, 65_536, True), "itl_ms": (1e-9, 3.6e6, False), "ttft_ms": (1e-9, 3.6e6, False),
+    "completed": (1, 1e12, True), "total_tokens": (1e-9, 1e19, False),
+}
+"""(least, most, whole number) of each number of a benchmark row, read at the edge so the fit never sees an absurd one
+(reviews M1, M2, L7): counts are whole and at least 1, tokens, rates and times finite and positive; the most GPUs
+and the longest request as a scenario allows (65,536 GPUs, 10 million tokens, an hour's latency)."""
+
 
 def read(path: str | Path, meta: dict | None = None) -> list[BenchRow]:
     """Rows of a benchmark file in any supported format; InputError (file, row, what to fix) otherwise."""
+    from tco.scenario import read_limited
+
     p = Path(path)
-    if not p.is_file():
+    if not p.exists():
         raise InputError([Problem(str(p), "", "benchmark file not found", None)])
-    text = p.read_text(encoding="utf-8", errors="replace")
+    text = read_limited(p, MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8", errors="replace")
     meta = {k: v for k, v in (meta or {}).items() if v is not None}
     if p.suffix == ".json":
         return [_vllm(p, text, meta)]
@@ -34,7 +57,7 @@ def read(path: str | Path, meta: dict | None = None) -> list[BenchRow]:
     first = text.splitlines()[0] if text.strip() else ""
     if first.startswith("Metric,"):
         return [_genai_perf(p, text, meta)]
-    cols = next(csv.reader([first]), [])
+    cols: list[str] = next(_csv_rows(p, [first]), [])
     if all(c in cols for c in PLAIN_REQUIRED):
         return _plain(p, text)
     raise InputError([Problem(str(p), "", "unknown benchmark format: expected a plain CSV with columns "
@@ -42,43 +65,118 @@ def read(path: str | Path, meta: dict | None = None) -> list[BenchRow]:
                               "profile_export CSV or a trtllm-bench throughput report", 1)])
 
 
-def _num(p: Path, line: int | None, key: str, v, required: bool = True) -> float | None:
+def _csv_rows(p: Path, lines: list[str]):
+    """csv.reader over `lines`, its errors (a field over csv's limit, a NUL byte) located at their line (the reader
+    counts the lines it has finished: the bad one is the next)."""
+    reader = csv.reader(lines)
+    while True:
+        try:
+            yield next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError([Problem(str(p), "", f"not a readable CSV: {exc}", reader.line_num + 1)]) from None
+
+
+def _located(p: Path, reader: csv.DictReader):
+    """The rows of `reader`, a csv error (a field over csv's limit, a NUL byte) located at its line."""
+    it = iter(reader)
+    while True:
+        try:
+            yield next(it)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError([Problem(str(p), "", f"not a readable CSV: {exc}", reader.line_num + 1)]) from None
+
+
+MAX_ID_CHARACTERS = 200
+"""Longest row id (or model or GPU name) of a plain CSV: it is echoed in messages and the report."""
+
+
+def _show(v) -> str:
+    """A value as echoed in a message: its repr, cut to 40 characters."""
+    r = repr(v)
+    return r if len(r) <= 40 else f"{r[:40]}… ({len(r):,} characters)"
+
+
+def _num(p: Path, line: int | None, key: str, v, required: bool = True, bound: str | None = None) -> float | None:
+    """A number of a benchmark row within BOUNDS[bound or key] (any finite number for keys without bounds);
+    InputError naming the file, the line and the key otherwise."""
     if v in (None, ""):
         if required:
             raise InputError([Problem(str(p), key, "value is required", line)])
         return None
     try:
-        return float(str(v).replace(",", "")) if not isinstance(v, (int, float)) else float(v)
-    except ValueError:
-        raise InputError([Problem(str(p), key, f"not a number: {v!r}", line)]) from None
+        if isinstance(v, bool) or not isinstance(v, (int, float, str)):
+            raise TypeError
+        x = float(v.replace(",", "")) if isinstance(v, str) else float(v)
+    except (ValueError, TypeError, OverflowError):
+        raise InputError([Problem(str(p), key, f"not a number: {_show(v)}", line)]) from None
+    lo, hi, whole = BOUNDS.get(bound or key, (-math.inf, math.inf, False))
+    if not math.isfinite(x):
+        msg = f"must be a finite number, got {_show(v)}: inf and nan are not measurements"
+    elif whole and x != int(x):
+        msg = f"must be a whole number, got {_show(v)}"
+    elif not lo <= x <= hi:
+        msg = (f"must be {'at least 1' if whole else 'positive'} and at most {hi:,.0f}, got {x:.6g}"
+               if not whole or x < lo else f"must be at most {hi:,.0f}, got {x:.6g}")
+    else:
+        return x
+    raise InputError([Problem(str(p), key, msg, line)])
 
 
 def _plain(p: Path, text: str) -> list[BenchRow]:
-    rows = []
+    rows: list[BenchRow] = []
+    problems: list[Problem] = []
     reader = csv.DictReader(text.splitlines())
-    for r in reader:
+    for r in _located(p, reader):
         line = reader.line_num
         if not (r.get("model") or "").strip() or (r.get("model") or "").startswith("#"):
             continue
-        excl = (r.get("exclude") or "").strip()
-        n = {k: _num(p, line, k, r.get(k), not excl) or 0.0 for k in ("gpu_count", "input_tokens", "output_tokens",
-                                                                       "output_tokens_per_second")}
-        opt = {k: _num(p, line, k, r.get(k), False) for k in ("tp", "nodes", "concurrency", "max_batch", "itl_ms",
-                                                               "ttft_ms")}
-        prec = (r.get("precision") or "bf16").strip().lower()
-        prec = "bf16" if prec in ("fp16", "bf16", "float16", "bfloat16") else prec
-        if prec not in ("bf16", "fp8"):
-            raise InputError([Problem(str(p), "precision", f"{prec!r}: use bf16 (also for fp16) or fp8", line)])
-        rows.append(BenchRow(r.get("id") or f"row{line}", r["model"].strip(), r["gpu"].strip(), int(n["gpu_count"]),
-                             int(opt["tp"] or n["gpu_count"] or 1), int(opt["nodes"] or 1), prec,
-                             (r.get("kv_precision") or prec).strip().lower(), n["input_tokens"], n["output_tokens"],
-                             n["output_tokens_per_second"], opt["concurrency"], int(opt["max_batch"] or 2048),
-                             opt["itl_ms"], opt["ttft_ms"], (r.get("exclude") or "").strip(), r.get("source", ""),
-                             str(p), line, (r.get("mode") or "").strip().lower(),
-                             (r.get("framework") or "").strip().lower()))
+        if len(rows) >= MAX_BENCHMARK_ROWS:
+            raise InputError([Problem(str(p), "", f"more than {MAX_BENCHMARK_ROWS:,} benchmark rows: the fit's time "
+                                      "grows with the square of the rows; keep the runs that differ", line)])
+        try:
+            rows.append(_plain_row(p, r, line))
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems)
     if not rows:
         raise InputError([Problem(str(p), "", "no benchmark rows", None)])
     return rows
+
+
+def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
+    """One row of a plain CSV; every bad number of it at once."""
+    excl = (r.get("exclude") or "").strip()
+    n: dict = {}
+    problems = []
+    for k, required in (("gpu_count", not excl), ("input_tokens", not excl), ("output_tokens", not excl),
+                        ("output_tokens_per_second", not excl), ("tp", False), ("nodes", False),
+                        ("concurrency", False), ("max_batch", False), ("itl_ms", False), ("ttft_ms", False)):
+        try:
+            n[k] = _num(p, line, k, r.get(k), required)
+        except InputError as exc:
+            problems += exc.problems
+    prec = (r.get("precision") or "bf16").strip().lower()
+    prec = "bf16" if prec in ("fp16", "bf16", "float16", "bfloat16") else prec
+    if prec not in ("bf16", "fp8"):
+        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16) or fp8", line))
+    for k in ("id", "model", "gpu", "source"):
+        if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
+            problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
+                                    f"{MAX_ID_CHARACTERS * (10 if k == 'source' else 1):,}", line))
+    if problems:
+        raise InputError(problems)
+    count = int(n["gpu_count"] or 0)
+    return BenchRow(r.get("id") or f"row{line}", r["model"].strip(), (r.get("gpu") or "").strip(), count,
+                    int(n["tp"] or count or 1), int(n["nodes"] or 1), prec,
+                    (r.get("kv_precision") or prec).strip().lower(), n["input_tokens"] or 0.0,
+                    n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
+                    int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
+                    (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower())
 
 
 def _need_meta(p: Path, meta: dict) -> None:
@@ -89,51 +187,74 @@ def _need_meta(p: Path, meta: dict) -> None:
 
 
 def _row(p: Path, meta: dict, isl, osl, tps, conc, itl, ttft, max_batch=2048) -> BenchRow:
+    """A row of a format without the hardware; each number is (the key as the file names it, its value), checked
+    against BOUNDS with every problem at once."""
     _need_meta(p, meta)
     prec = "fp8" if str(meta["precision"]).lower().startswith("fp8") else "bf16"
-    return BenchRow(p.stem, str(meta["model"]), str(meta["gpu"]), int(meta["gpu_count"]), int(meta["tp"]),
-                    int(meta.get("nodes", 1)), prec, str(meta.get("kv_precision", prec)), isl, osl, tps, conc,
-                    int(max_batch), itl, ttft, "", str(meta.get("source", p.name)), str(p), None)
+    given = {"input_tokens": isl, "output_tokens": osl, "output_tokens_per_second": tps, "concurrency": conc,
+             "itl_ms": itl, "ttft_ms": ttft, "max_batch": max_batch}
+    given |= {k: (k, meta.get(k, 1 if k == "nodes" else None)) for k in ("gpu_count", "tp", "nodes")}
+    n: dict = {}
+    problems = []
+    for field, kv in given.items():
+        key, v = kv if isinstance(kv, tuple) else (field, kv)
+        try:
+            n[field] = _num(p, None, key, v, field in PLAIN_REQUIRED + ("tp", "nodes"), bound=field)
+        except InputError as exc:
+            problems += exc.problems
+    if problems:
+        raise InputError(problems)
+    return BenchRow(p.stem, str(meta["model"]), str(meta["gpu"]), int(n["gpu_count"]), int(n["tp"]),
+                    int(n["nodes"]), prec, str(meta.get("kv_precision", prec)), n["input_tokens"], n["output_tokens"],
+                    n["output_tokens_per_second"], n["concurrency"], int(n["max_batch"] or 2048), n["itl_ms"],
+                    n["ttft_ms"], "", str(meta.get("source", p.name)), str(p), None)
 
 
 def _vllm(p: Path, text: str, meta: dict) -> BenchRow:
-    try:
-        d = json.loads(text)
+    try:  # integers read as floats: a 5,000-digit count is inf (refused below), not int()'s 4,300-digit ValueError
+        d = json.loads(text, parse_int=float)
     except json.JSONDecodeError as exc:
         raise InputError([Problem(str(p), "", f"not valid JSON: {exc.msg}", exc.lineno)]) from None
+    except (RecursionError, ValueError) as exc:
+        why = "nested too deep" if isinstance(exc, RecursionError) else str(exc)
+        raise InputError([Problem(str(p), "", f"not valid JSON: {why}", None)]) from None
+    if not isinstance(d, dict):
+        raise InputError([Problem(str(p), "", f"not a vLLM benchmark_serving result: a JSON {type(d).__name__}, "
+                                  "not an object", None)])
     for k in ("completed", "total_input_tokens", "total_output_tokens", "output_throughput"):
         if k not in d:
             raise InputError([Problem(str(p), k, "missing: not a vLLM benchmark_serving result (--save-result)", None)])
     meta = {k: d[k] for k in META_KEYS + ("nodes", "kv_precision") if k in d} | meta
-    done = _num(p, None, "completed", d["completed"])
-    return _row(p, meta, d["total_input_tokens"] / done, d["total_output_tokens"] / done,
-                _num(p, None, "output_throughput", d["output_throughput"]),
-                _num(p, None, "max_concurrency", d.get("max_concurrency"), False),
-                _num(p, None, "mean_itl_ms", d.get("mean_itl_ms", d.get("mean_tpot_ms")), False),
-                _num(p, None, "mean_ttft_ms", d.get("mean_ttft_ms"), False))
+    done = _num(p, None, "completed", d["completed"], bound="completed") or 1.0
+    tot = {k: _num(p, None, k, d[k], bound="total_tokens") for k in ("total_input_tokens", "total_output_tokens")}
+    itl = "mean_itl_ms" if d.get("mean_itl_ms") is not None else "mean_tpot_ms"
+    return _row(p, meta, ("total_input_tokens", (tot["total_input_tokens"] or 0.0) / done),
+                ("total_output_tokens", (tot["total_output_tokens"] or 0.0) / done),
+                ("output_throughput", d["output_throughput"]), ("max_concurrency", d.get("max_concurrency")),
+                (itl, d.get(itl)), ("mean_ttft_ms", d.get("mean_ttft_ms")))
 
 
 def _genai_perf(p: Path, text: str, meta: dict) -> BenchRow:
     """GenAI-Perf/AIPerf: a table 'Metric,avg,min,max,…' then 'Metric,Value' rows; names matched loosely."""
     vals: dict[str, float] = {}
-    for i, row in enumerate(csv.reader(text.splitlines()), start=1):
+    for row in _csv_rows(p, text.splitlines()):
         if len(row) >= 2 and row[0] != "Metric":
             try:
                 vals[row[0].strip().lower()] = float(row[1].replace(",", ""))
             except ValueError:
                 continue
 
-    def get(*names, required=True):
+    def get(*names, required=True) -> tuple[str, float | None]:
         for n in names:
             for k, v in vals.items():
                 if k.startswith(n):
-                    return v
+                    return k, v
         if required:
             raise InputError([Problem(str(p), names[0], "missing row in the GenAI-Perf/AIPerf CSV", None)])
-        return None
+        return names[0], None
     return _row(p, meta, get("input sequence length"), get("output sequence length"),
                 get("output token throughput (per sec)", "output token throughput (tokens/sec)"),
-                _num(p, None, "concurrency", meta.get("concurrency"), False),
+                ("--concurrency", meta.get("concurrency")),
                 get("inter token latency", required=False), get("time to first token", required=False))
 
 
@@ -148,19 +269,20 @@ def _trtllm(p: Path, text: str, meta: dict) -> BenchRow:
             except ValueError:  # a version string such as 0.17.0
                 continue
 
-    def get(*names, required=True):
+    def get(*names, required=True) -> tuple[str, float | None]:
         for n in names:
             if n in kv:
-                return kv[n]
+                return n, kv[n]
         if required:
             raise InputError([Problem(str(p), names[0], "missing line in the trtllm-bench report", None)])
-        return None
-    tp = int(get("tp size", required=False) or 0) or meta.get("tp")
+        return names[0], None
+    tp = get("tp size", required=False)[1] or meta.get("tp")  # the report's TP Size is what ran
     meta = {"tp": tp, **{k: v for k, v in meta.items() if k != "tp"}}
     meta = {k: v for k, v in meta.items() if v is not None}
+    batch = get("max runtime batch size", required=False)
     return _row(p, meta, get("average input length (tokens)"), get("average output length (tokens)"),
                 get("total output throughput (tokens/sec)", "token throughput (tokens/sec)"),
-                _num(p, None, "concurrency", meta.get("concurrency"), False),
+                ("--concurrency", meta.get("concurrency")),
                 get("average time-per-output-token [tpot] (ms)", required=False),
                 get("average time-to-first-token [ttft] (ms)", required=False),
-                get("max runtime batch size", required=False) or 2048)
+                batch if batch[1] is not None else ("max runtime batch size", 2048))

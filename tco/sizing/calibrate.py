@@ -266,12 +266,21 @@ def validate(eff: Calibration, file: str, lines: dict | None = None) -> None:
 
 def to_toml(eff: Calibration, stats: dict) -> str:
     """The calibration file a scenario points to with [inference] calibration = "…"."""
-    lines = [f"# Serving calibration written by `python -m tco calibrate` ({stats.get('file', '')})", "",
-             f'name = "{eff.name}"', f'source = "{eff.source}"', ""]
+    file = _toml_string(str(stats.get("file", "")))[1:-1]  # in the comment: escaped, never a line of its own
+    lines = [f"# Serving calibration written by `python -m tco calibrate` ({file})", "",
+             f"name = {_toml_string(eff.name)}", f"source = {_toml_string(eff.source)}", ""]
     lines += [f"{k} = {getattr(eff, k)!r}" for k in PARAMS]
-    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f'{k} = "{v}"'
+    lines += ["", "[fit]"] + [f"{k} = {v!r}" if not isinstance(v, str) else f"{k} = {_toml_string(v)}"
                               for k, v in sorted(stats.items())]
     return "\n".join(lines) + "\n"
+
+
+def _toml_string(text: str) -> str:
+    """A TOML basic string of `text` (review L8): backslash and quote escaped, control characters but tab written
+    \\uXXXX, so a file name with a quote or a newline neither breaks the file nor adds a line to it."""
+    out = text.replace("\\", "\\\\").replace('"', '\\"')
+    return '"' + "".join(f"\\u{ord(c):04x}" if (ord(c) < 0x20 and c != "\t") or ord(c) == 0x7F
+                         else "\\ufffd" if 0xD800 <= ord(c) < 0xE000 else c for c in out) + '"'
 
 
 def from_dict(d: dict, file: str, lines: dict | None = None) -> Calibration:

@@ -1,0 +1,87 @@
+"""Files the toolkit writes whole, at a path the user names (``plan --json``, ``calibrate -o`` and ``--report``): only
+regular files, whole or not at all, keeping the mode of the file replaced; and which OSErrors are the machine's.
+
+The output folder's files go through ``tco.output`` (a private temporary folder, then one published generation);
+this module is below every stage folder, so any of them may write a file through it.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from tco.errors import InputError, Problem
+
+MACHINE_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+"""OSErrors of the machine, not of the path given (a full disk or quota, an I/O error, a file too large): exit 1,
+where a path that cannot be written (permissions, a read-only file system, a missing folder) is exit 2."""
+
+
+def kind(mode: int) -> str:
+    """What a file that is not regular is, in words."""
+    for test, word in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket"), (stat.S_ISLNK, "a symbolic link")):
+        if test(mode):
+            return word
+    return "a special file"
+
+
+def target_problem(path: str | Path) -> str | None:
+    """Why a whole file cannot be written at `path` (a name given on the command line), else None: it must name a
+    regular file or nothing yet, in a folder that exists. A symbolic link is followed to what it names (that file is
+    written, the link kept); a device, FIFO, socket or folder there (``/dev/stdout``, ``/dev/null``) is refused."""
+    name = str(path)
+    if not name.strip():
+        return "the file name is empty"
+    real = Path(os.path.realpath(name))
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        if not real.parent.is_dir():
+            return f"the folder {real.parent} does not exist"
+        return None
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    if not stat.S_ISREG(st.st_mode):
+        via = f" ({real})" if str(real) != os.path.abspath(name) else ""
+        return (f"is {kind(st.st_mode)}{via}, not a regular file: tco writes only regular files (whole, by "
+                "renaming a finished copy over the old one); give a file name")
+    return None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_whole(path: str | Path, data: str | bytes) -> None:
+    """`data` into the regular file `path` whole or not at all: written beside it under a temporary name, then renamed
+    over it. A symbolic link is followed (the file it names is replaced, the link kept); the file keeps the mode of the
+    one it replaces, or gets the umask's (0666 less the umask) when new. A target that is not a regular file is an
+    InputError; an OSError names `path`, never the temporary file."""
+    import tempfile
+
+    if (problem := target_problem(path)) is not None:
+        raise InputError([Problem(str(path), "", problem, None)])
+    real = Path(os.path.realpath(path))
+    try:
+        mode = stat.S_IMODE(os.stat(real).st_mode)
+    except FileNotFoundError:
+        mode = 0o666 & ~_umask()
+    raw = data.encode("utf-8", errors="surrogateescape") if isinstance(data, str) else data
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+        with os.fdopen(fd, "wb") as fh:
+            os.fchmod(fh.fileno(), mode)
+            fh.write(raw)
+        os.replace(tmp, real)
+    except OSError as exc:
+        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+    finally:
+        if tmp is not None and os.path.lexists(tmp):
+            os.unlink(tmp)
