@@ -1,0 +1,144 @@
+"""The rules of an owned fleet (``options[].kind = "owned"``), declared once: the servers bought each month at their
+landed cost (price, import duty, IPI, PIS/COFINS-import, ICMS), paid in cash or by a loan (PRICE table with grace,
+the balance left paid off at the horizon), depreciated over the tax life with its income-tax shield, resold at the
+horizon (tax on the gain over book value), and run in colocation (power at TDP × PUE × tariff, contracted kW,
+cross-connects), with maintenance, insurance and staff. ``tco.costs.fleet_rules.plan`` appends them to a dedicated
+fleet's rules when the shape is owned; the engine evaluates them with numpy, the workbook's calc sheet writes them as
+formulas.
+
+Conventions: a server is bought in the month the fleet first holds it and kept to the horizon; a loan's first
+instalment falls the month after the purchase; the resale and the loan payoff land in the last month. Inputs
+``o.own_*`` (workbook ``in_o<i>_own_*``); ``c.own_*`` are the scalars below. BRL unless a unit says otherwise; the
+cash part of the purchase stays in the price's currency (USD for a landed server: the Monte Carlo moves it with
+USD/BRL), the loan is in BRL at the purchase month's rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tco.expr import IF, MAX, Const, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
+from tco.expr.base import along_months
+
+BALANCE_KEYS = ("own_bal", "own_book", "own_mv", "own_gross")
+"""The running balances (``Accumulate`` rows)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Accumulate(Expr):
+    """A running balance: r_t = g · r_{t−1} + x_t, r_0 = 0. Only valid as the whole expression of its rule ``key``.
+    Workbook: ``g*<own cell one month back>+x`` (x alone in month 1); numpy: the recursion month by month."""
+
+    key: str
+    g: Expr
+    x: Expr
+
+    def np(self, env: Env) -> np.ndarray:
+        x = along_months(self.x.np(env), env.horizon)
+        g = along_months(self.g.np(env), env.horizon)
+        out = np.array(x, dtype=float)
+        for t in range(1, env.horizon):
+            out[..., t] = g[..., t] * out[..., t - 1] + x[..., t]
+        return out
+
+    def xl(self, ctx: XlContext) -> str:
+        x = self.x.xl(ctx)
+        if not ctx.prev:
+            return x
+        return f"({self.g.xl(ctx)})*{ctx.cell(self.key, ctx.prev)}+({x})"
+
+
+@dataclass(frozen=True, eq=False)
+class Window(Expr):
+    """The sum of row ``key`` over the months s with lo ≤ t − s ≤ hi (its values lo to hi months back; empty when
+    hi < lo). Workbook: ``SUMPRODUCT((t-row >= t − hi)*(t-row <= t − lo)*row)``; numpy: a band matrix times the
+    row."""
+
+    key: str
+    lo: Expr
+    hi: Expr
+
+    def np(self, env: Env) -> np.ndarray:
+        t = env.t
+        x = along_months(env.rows[self.key], env.horizon)
+        lo, hi = float(np.asarray(self.lo.np(env)).ravel()[0]), float(np.asarray(self.hi.np(env)).ravel()[0])
+        age = t[:, None] - t[None, :]
+        band = ((age >= lo) & (age <= hi)).astype(float)
+        return x @ band.T
+
+    def xl(self, ctx: XlContext) -> str:
+        assert ctx.row_range is not None, "Window needs a context with whole-row ranges"
+        t, ts = ctx.cell("t"), ctx.row_range("t")
+        return (f"SUMPRODUCT(({ts}>={t}-({self.hi.xl(ctx)}))*({ts}<={t}-({self.lo.xl(ctx)})),"
+                f"{ctx.row_range(self.key)})")
+
+
+def _o(name: str) -> Expr:
+    return In("o.own_" + name)
+
+
+def _c(name: str) -> Expr:
+    return In("c.own_" + name)
+
+
+def owned_rules(held: str) -> list[Rule | Scalar]:
+    """The owned fleet's rules; ``held`` is the row of servers the fleet holds each month (a ratchet)."""
+    last = Month().eq(In("horizon"))
+    brl = _o("usd") * Row("fx") + (1 - _o("usd"))
+    return [
+        Scalar("own_mult", (1 + _o("ii") + _o("ipi") * (1 + _o("ii")) + _o("pis") + _o("cofins")) / (1 - _o("icms"))
+               - _o("credit") * (_o("pis") + _o("cofins")), "-",
+               "landed cost per unit of customs value: (1 + II + IPI·(1 + II) + PIS + COFINS) / (1 − ICMS) − PIS/COFINS "
+               "credited"),
+        Scalar("own_i", (1 + _o("rate")) ** (1 / 12) - 1, "-/month", "loan rate per month: (1 + r)^(1/12) − 1"),
+        Scalar("own_ann", IF(_c("i") > 0, _c("i") / (1 - (1 + _c("i")) ** (-(_o("term") - _o("grace")))),
+                             1 / (_o("term") - _o("grace"))), "-/month",
+               "PRICE instalment per unit borrowed: i / (1 − (1 + i)^−(term − grace)); 1/(term − grace) at i = 0"),
+        Scalar("own_k", _o("resale") ** (1 / _o("resale_age")), "-/month",
+               "monthly resale factor: resale share^(1 / its age)"),
+        Rule("own_buy", MAX(Row(held) - Prev(held), 0), "servers", "servers bought this month (kept to the horizon)"),
+        Rule("own_capex", Row("own_buy") * _o("hw") * _c("mult"), "USD|BRL",
+             "landed cost of the servers bought, in the price's currency: servers × price × landed multiple"),
+        Rule("own_capex_brl", Row("own_capex") * brl, "BRL", "the same in BRL at the month's rate"),
+        Rule("own_cash", Row("own_capex") * _o("cash"), "USD|BRL", "paid in cash: the purchase × the cash share"),
+        Rule("own_borrow", Row("own_capex_brl") * (1 - _o("cash")), "BRL", "borrowed: the rest of the purchase"),
+        Rule("own_pay", _c("i") * Window("own_borrow", Const(1.0), _o("grace"))
+             + _c("ann") * Window("own_borrow", _o("grace") + 1, _o("term")), "BRL",
+             "instalments: interest only on loans in their grace months, the PRICE instalment after"),
+        Rule("own_bal", Accumulate("own_bal", 1 + _c("i"), Row("own_borrow") - Row("own_pay")), "BRL",
+             "loan balance after the month: previous × (1 + i) + borrowed − paid"),
+        Rule("own_interest", _c("i") * Prev("own_bal"), "BRL", "interest inside the instalments: i × previous balance"),
+        Rule("own_payoff", IF(last, Row("own_bal"), 0), "BRL", "the balance left, paid off in the last month"),
+        Rule("own_dep", Window("own_capex_brl", Const(0.0), _o("life") - 1) / _o("life"), "BRL",
+             "tax depreciation: each purchase ÷ useful life, for the life's months from the purchase"),
+        Rule("own_book", Accumulate("own_book", Const(1.0), Row("own_capex_brl") - Row("own_dep")), "BRL",
+             "book value: purchases − depreciation to date"),
+        Rule("own_gross", Accumulate("own_gross", Const(1.0), Row("own_capex_brl")), "BRL", "landed cost of the servers held"),
+        Rule("own_mv", Accumulate("own_mv", _c("k"), Row("own_capex_brl")), "BRL",
+             "resale value: each purchase × monthly resale factor^age"),
+        Rule("own_resale", IF(last, Row("own_mv"), 0), "BRL", "servers sold at their resale value in the last month"),
+        Rule("own_shield", _o("ir") * Row("own_dep"), "BRL", "income tax saved by depreciation: rate × depreciation"),
+        Rule("own_gain_tax", IF(last, _o("ir") * (Row("own_mv") - Row("own_book")), 0), "BRL",
+             "income tax on the sale's gain over book value (negative: a loss saves tax)"),
+        Rule("own_power", Row(held) * _o("kw") * _o("pue") * Row("hours") * _o("tariff") / 1000, "BRL",
+             "electricity: servers × kW × PUE × hours × tariff [BRL/MWh] / 1000"),
+        Rule("own_colo", IF(_o("contract") > 0, _o("contract"), Row(held) * _o("kw")) * _o("colo")
+             + IF(Row(held) > 0, _o("xc") * _o("xc_price"), 0), "BRL",
+             "colocation: contracted kW (or the fleet's draw) × price per kW + cross-connects"),
+        Rule("own_upkeep", Row("own_gross") * (_o("maint") + _o("ins")) / 12, "BRL",
+             "maintenance, spares and insurance: landed cost held × yearly shares / 12"),
+        Rule("own_staff", IF(Row(held) > 0, _o("staff_h") * _o("staff_rate"), 0), "BRL", "staff: hours × cost per hour"),
+        Rule("own_run", Row("own_power") + Row("own_colo") + Row("own_upkeep") + Row("own_staff"), "BRL",
+             "running costs: power + colocation + upkeep + staff"),
+        Rule("own_expense", Row("own_dep") + Row("own_interest") + Row("own_run"), "BRL",
+             "accounting view, before income tax: depreciation + interest + running costs"),
+        Rule("own_net", Row("own_pay") + Row("own_payoff") + Row("own_run") - Row("own_resale") - Row("own_shield")
+             + Row("own_gain_tax"), "BRL",
+             "cash view in BRL: instalments + payoff + running − resale − shield + tax on the gain"),
+    ]
+
+
+OWNED_LINES = {"setup": "own_cash", "inference_compute": "own_net"}
+"""The ledger lines of an owned fleet: the cash part of the purchases (in the price's currency) and the rest in BRL."""
