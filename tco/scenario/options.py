@@ -11,7 +11,6 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from tco.scenario.owned import Owned
 from tco.scenario.types import (
     _CONTROL,
     MAX_BRL_PER_MONTH,
@@ -28,6 +27,7 @@ from tco.scenario.types import (
     _plain,
     _visible,
 )
+from tco.scenario.owned import Owned
 
 
 PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
