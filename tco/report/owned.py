@@ -27,3 +27,11 @@ def owned_dict(o, months: list[str]) -> dict | None:
         "monthly": [{"month": m, "cash_brl": float(o.total_brl[i]), "expense_brl": float(rows["own_expense"][i]),
                      "book_value_brl": float(rows["own_book"][i])} for i, m in enumerate(months)],
     }
+
+
+def offerable(v):
+    """The option a provider's proposal offers when the scenario names none: the cheapest ranked option that is not
+    the client's own purchase (an owned option is a competitor to beat, never the provider's offer); the cheapest
+    option when every option is owned."""
+    ranked = v.ranked_options
+    return next((o for o in ranked if o.kind != "owned"), ranked[0])

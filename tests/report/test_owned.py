@@ -40,3 +40,15 @@ def test_cash_view_is_the_option_total_and_totals_are_the_rows(doc):
     # a 60-month tax life over 36 months: 36/60 of the purchase made in month 1 is depreciated (one server, bought once)
     assert own["servers_bought"] == 1.0
     assert own["depreciation_brl"] == pytest.approx(own["capex_brl"] * 36 / 60)
+
+
+def test_the_proposal_offers_what_a_provider_can_sell_and_sets_buying_against_it(doc):
+    from tco.report import view
+    from tco.report.owned import offerable
+    from tco.report.proposal.body import counterpart
+
+    res, d = doc
+    v = view.build(res)
+    assert v.ranked_options[0].kind == "owned"  # buying the 8x H200 is the cheapest
+    assert v.recommended is offerable(v) and v.recommended.kind == "hybrid"
+    assert counterpart(v, v.recommended).name == v.ranked_options[0].name  # the purchase is the competitor
