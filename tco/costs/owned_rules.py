@@ -142,3 +142,13 @@ def owned_rules(held: str) -> list[Rule | Scalar]:
 
 OWNED_LINES = {"setup": "own_cash", "inference_compute": "own_net"}
 """The ledger lines of an owned fleet: the cash part of the purchases (in the price's currency) and the rest in BRL."""
+
+
+def ledger_parts(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The owned BRL line (``own_net``) split for the ledger's long form, signed so that the parts add up to the line
+    [BRL/month]: loan principal, interest and payoff, power, colocation, upkeep, staff, the resale and the depreciation
+    shield (negative: money back) and the tax on the sale's gain (negative for a loss)."""
+    return {"loan_principal": rows["own_pay"] - rows["own_interest"], "loan_interest": rows["own_interest"],
+            "loan_payoff": rows["own_payoff"], "power": rows["own_power"], "colocation": rows["own_colo"],
+            "upkeep": rows["own_upkeep"], "staff": rows["own_staff"], "resale": -rows["own_resale"],
+            "depreciation_shield": -rows["own_shield"], "gain_tax": rows["own_gain_tax"]}

@@ -132,3 +132,13 @@ def test_window_and_accumulate_render_as_formulas():
     assert w.xl(ctx) == "SUMPRODUCT(($E$3:$J$3>=F3-(in_grace))*($E$3:$J$3<=F3-(1)),$E$9:$J$9)"
     assert Accumulate("r", Const(1.0) + In("i"), Row("x")).xl(ctx) == "(1+in_i)*E10+(x_placeholder)".replace(
         "x_placeholder", "F9")
+
+
+def test_ledger_parts_add_up_to_the_owned_line():
+    from tco.costs.owned_rules import ledger_parts
+
+    fin = {"o.own_cash": 0.0, "o.own_rate": 0.12, "o.own_term": 12.0, "o.own_grace": 1.0}
+    r = run([1, 1, 2, 2, 2, 2], fin)
+    parts = ledger_parts(r)
+    assert np.allclose(sum(parts.values()), r["own_net"], rtol=0, atol=1e-6)
+    assert (parts["resale"] <= 0).all() and (parts["depreciation_shield"] <= 0).all()
