@@ -68,6 +68,10 @@ def _master_check(book: Book, ws, r: int) -> None:
                                            "format": book.wb.add_format({"bg_color": color})})
     ws.merge_range(r + 1, 1, r + 1, 4, t("chk_note"), book.fmt("small_wrap"))
     ws.set_row(r + 1, 34)
+    if "chk_inputs_changed" in {n[0] for n in book.wb.defined_names}:  # the inputs-changed flag beside the master
+        text = t("sum_inputs_changed").replace('"', "'")
+        ws.write_formula(r, 2, f'=IF(chk_inputs_changed>0,"{text}: "&chk_inputs_changed,"")',
+                         book.wb.add_format({"bold": True, "font_color": "#C00000"}), "")
 
 
 def _notes_and_warnings(book: Book, ws, r: int, res) -> int:
