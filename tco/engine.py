@@ -17,7 +17,7 @@ from tco.costs.single import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
-from tco.resolve.owned import contract_problem
+from tco.resolve.owned import contract_problem, owned_notices
 from tco.resolve.unused import unused_keys
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
@@ -185,7 +185,7 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     if opt.owned is not None and (over := contract_problem(opt, oc.rows, ctx.file, ctx.lines)) is not None:
         return over
     notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
-    notices += price_notices(opt, ctx.last_month)
+    notices += owned_notices(opt, oc.rows) if opt.owned is not None else price_notices(opt, ctx.last_month)
     series = ledger_mod.option_series(opt, oc, ctx.rows["fx"], oc.storage_gb)
     return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows), series, tsize, notices)
 

@@ -168,3 +168,18 @@ def contract_problem(opt, rows: dict, file: str, lines: dict | None) -> Problem 
                    f"the fleet draws {peak:,.1f} kW at its peak ({held.max():.0f} servers × {kw:g} kW), above the "
                    f"{contract:,.1f} kW contracted: contract more, or leave contracted_kw out to pay the fleet's draw",
                    (lines or {}).get(path) or (lines or {}).get(path[:3]))
+
+
+def owned_notices(opt, rows: dict) -> list:
+    """What a reader of an owned option must know: the server's price is the landed catalog's estimate (not a quote);
+    the income-tax shield counts for the owned option only (rented options are costed before income tax)."""
+    from tco.domain import Notice
+
+    own = opt.owned
+    out = []
+    if own.sources.get("own_hw", "scenario") != "scenario" and own.currency == "USD":
+        out.append(Notice("owned_price_estimate", opt.name, {"offer": opt.inference.offer_id}))
+    saved = float(rows["own_shield"].sum() - rows["own_gain_tax"].sum())
+    if own.inputs["o.own_ir"] > 0:
+        out.append(Notice("owned_shield", opt.name, {"rate": own.inputs["o.own_ir"], "amount": saved}))
+    return out

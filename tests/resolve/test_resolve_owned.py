@@ -100,3 +100,15 @@ def test_an_owned_cloud_offer_is_refused(tmp_path, cat):
     with pytest.raises(InputError) as exc:
         _resolved(tmp_path, cat, text)
     assert "dedicated offer" in str(exc.value)
+
+
+def test_notices_name_the_estimated_price_and_the_one_sided_shield(tmp_path, cat):
+    import numpy as np
+
+    from tco.resolve.owned import owned_notices
+
+    opt = _resolved(tmp_path, cat)[1]
+    rows = {"own_shield": np.array([100.0, 100.0]), "own_gain_tax": np.array([0.0, -50.0])}
+    codes = {n.code: n.params for n in owned_notices(opt, rows)}
+    assert codes["owned_price_estimate"] == {"offer": "br-dedicated/sp/hgx-h200-8x"}
+    assert codes["owned_shield"] == {"rate": 0.34, "amount": 250.0}  # 200 of shield + 50 saved on the loss
