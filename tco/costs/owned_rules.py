@@ -137,18 +137,33 @@ def owned_rules(held: str) -> list[Rule | Scalar]:
         Rule("own_net", Row("own_pay") + Row("own_payoff") + Row("own_run") - Row("own_resale") - Row("own_shield")
              + Row("own_gain_tax"), "BRL",
              "cash view in BRL: instalments + payoff + running − resale − shield + tax on the gain"),
+        Rule("own_of_price", Row("own_pay") + Row("own_payoff") + Row("own_upkeep") - Row("own_resale")
+             - Row("own_shield") + Row("own_gain_tax"), "BRL",
+             "the flows that scale with the purchase price: loan, upkeep, resale, shield, tax on the gain"),
+        Rule("own_dollar", _o("usd") * Row("own_of_price") / Row("fx"), "USD",
+             "of a USD-priced server: those flows at the month's rate (they follow the dollar)"),
+        Rule("own_setup", Row("own_cash") + Row("own_dollar"), "USD|BRL",
+             "purchase-price line: the cash part of the purchases + the flows that follow the dollar"),
+        Rule("own_brl", Row("own_power") + Row("own_colo") + Row("own_staff") + (1 - _o("usd")) * Row("own_of_price"),
+             "BRL", "BRL line: power, colocation, staff (and, for a BRL price, the flows of the price)"),
     ]
 
 
-OWNED_LINES = {"setup": "own_cash", "inference_compute": "own_net"}
-"""The ledger lines of an owned fleet: the cash part of the purchases (in the price's currency) and the rest in BRL."""
+OWNED_LINES = {"setup": "own_setup", "inference_compute": "own_brl"}
+"""The ledger lines of an owned fleet: what follows the purchase price (in the price's currency: a USD-priced
+server's loan, upkeep, resale and tax effects scale with USD/BRL, as the whole-path FX multiple and the Monte Carlo
+move them) and the running costs in BRL."""
 
 
-def ledger_parts(rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The owned BRL line (``own_net``) split for the ledger's long form, signed so that the parts add up to the line
-    [BRL/month]: loan principal, interest and payoff, power, colocation, upkeep, staff, the resale and the depreciation
-    shield (negative: money back) and the tax on the sale's gain (negative for a loss)."""
-    return {"loan_principal": rows["own_pay"] - rows["own_interest"], "loan_interest": rows["own_interest"],
-            "loan_payoff": rows["own_payoff"], "power": rows["own_power"], "colocation": rows["own_colo"],
-            "upkeep": rows["own_upkeep"], "staff": rows["own_staff"], "resale": -rows["own_resale"],
-            "depreciation_shield": -rows["own_shield"], "gain_tax": rows["own_gain_tax"]}
+def ledger_parts(rows: dict[str, np.ndarray], usd: bool) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The owned lines split for the ledger's long form, signed so that each line's parts add up to it: (parts of the
+    purchase-price line ``own_setup`` in its currency, parts of the BRL line ``own_brl``). The flows of the price
+    (loan principal, interest and payoff, upkeep, resale and shield negative, tax on the gain) sit in the first, at
+    the month's rate, for a USD price; in the second for a BRL price."""
+    of_price = {"loan_principal": rows["own_pay"] - rows["own_interest"], "loan_interest": rows["own_interest"],
+                "loan_payoff": rows["own_payoff"], "upkeep": rows["own_upkeep"], "resale": -rows["own_resale"],
+                "depreciation_shield": -rows["own_shield"], "gain_tax": rows["own_gain_tax"]}
+    running = {"power": rows["own_power"], "colocation": rows["own_colo"], "staff": rows["own_staff"]}
+    if usd:
+        return {"purchase": rows["own_cash"], **{k: v / rows["fx"] for k, v in of_price.items()}}, running
+    return {"purchase": rows["own_cash"]}, {**of_price, **running}

@@ -134,11 +134,24 @@ def test_window_and_accumulate_render_as_formulas():
         "x_placeholder", "F9")
 
 
-def test_ledger_parts_add_up_to_the_owned_line():
+def test_ledger_parts_add_up_to_the_owned_lines():
     from tco.costs.owned_rules import ledger_parts
 
-    fin = {"o.own_cash": 0.0, "o.own_rate": 0.12, "o.own_term": 12.0, "o.own_grace": 1.0}
-    r = run([1, 1, 2, 2, 2, 2], fin)
-    parts = ledger_parts(r)
-    assert np.allclose(sum(parts.values()), r["own_net"], rtol=0, atol=1e-6)
-    assert (parts["resale"] <= 0).all() and (parts["depreciation_shield"] <= 0).all()
+    fin = {"o.own_cash": 0.25, "o.own_rate": 0.12, "o.own_term": 12.0, "o.own_grace": 1.0}
+    r = run([1, 1, 2, 2, 2, 2], fin, fx=5.0)
+    dollar, brl = ledger_parts(r, usd=True)
+    assert np.allclose(sum(dollar.values()), r["own_setup"], rtol=0, atol=1e-9)
+    assert np.allclose(sum(brl.values()), r["own_brl"], rtol=0, atol=1e-9)
+    assert (dollar["resale"] <= 0).all() and (dollar["depreciation_shield"] <= 0).all()
+
+
+def test_a_usd_price_puts_the_flows_of_the_price_in_usd_and_the_total_is_the_cash_view():
+    fin = {"o.own_cash": 0.25, "o.own_rate": 0.12, "o.own_term": 12.0, "o.own_grace": 1.0}
+    fx = 5.0
+    r = run([1, 1, 2, 2, 2, 2], fin, fx=fx)
+    # in BRL: setup (USD) × fx + the BRL line = the purchases' cash part in BRL + the cash view
+    assert np.allclose(r["own_setup"] * fx + r["own_brl"], r["own_cash"] * fx + r["own_net"], rtol=1e-12)
+    assert np.allclose(r["own_brl"], r["own_power"] + r["own_colo"] + r["own_staff"])
+    # a BRL price: the price line is the cash part alone, everything else in BRL
+    b = run([1, 1, 2, 2, 2, 2], fin | {"o.own_usd": 0.0}, fx=fx)
+    assert np.allclose(b["own_setup"], b["own_cash"]) and np.allclose(b["own_brl"], b["own_net"])

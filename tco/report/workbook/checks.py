@@ -47,11 +47,14 @@ def _line_checks(book: Book, i: int, o, rng) -> list[tuple]:
 
     total = rng("total")
     diff = float(sum(o.lines_brl[k].sum() for k in LINES) - o.total_brl.sum())
-    # an owned option's BRL line nets the resale and the tax shield (a month may be negative): its running costs instead
-    net = {CostLine.TAXES, CostLine.INFERENCE_COMPUTE} if o.resolved.owned is not None else {CostLine.TAXES}
-    keys = ["l_" + k for k in LINES if k not in net] + (["own_run"] if o.resolved.owned is not None else [])
+    # an owned option's lines net the resale and the tax shield (a month may be negative): its purchases and running
+    # costs instead
+    owned = o.resolved.owned is not None
+    net = {CostLine.TAXES, CostLine.INFERENCE_COMPUTE, CostLine.SETUP} if owned else {CostLine.TAXES}
+    keys = ["l_" + k for k in LINES if k not in net] + (["own_cash", "own_run"] if owned else [])
     prices = ",".join(rng(k) for k in keys)
-    low = min(float(o.costs.rows[k].min()) if k == "own_run" else float(o.costs.lines[k[2:]].min()) for k in keys)
+    low = min(float(o.costs.rows[k].min()) if k.startswith("own_") else float(o.costs.lines[k[2:]].min())
+              for k in keys)
     if o.resolved.owned is None:
         low, prices = min(float(o.total_brl.min()), low), f"{total},{prices}"
     return [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",

@@ -18,7 +18,9 @@ OWNED_SHOWN: dict[str, tuple[str, str, str]] = {
     "own_power": ("own_power", "R$", "calc_brl"), "own_colo": ("own_colo", "R$", "calc_brl"),
     "own_upkeep": ("own_upkeep", "R$", "calc_brl"), "own_staff": ("own_staff", "R$", "calc_brl"),
     "own_run": ("own_run", "R$", "calc_brl"), "own_expense": ("own_expense", "R$", "calc_brl"),
-    "own_net": ("own_net", "R$", "calc_brl"),
+    "own_net": ("own_net", "R$", "calc_brl"), "own_of_price": ("own_of_price", "R$", "calc_brl"),
+    "own_dollar": ("own_dollar", "US$", "calc_usd"), "own_setup": ("own_setup", "US$|R$", "calc_num"),
+    "own_brl": ("own_brl", "R$", "calc_brl"),
 }
 OWNED_SUMMED = {k for k, (_, unit, _) in OWNED_SHOWN.items() if unit == "R$" and k not in
                 ("own_bal", "own_book", "own_gross", "own_mv")}
@@ -32,7 +34,7 @@ OWNED_CONSTANTS: dict[str, tuple[str, str, str]] = {
 INPUTS: tuple[tuple[str, str, str, dict], ...] = (
     # input → (label key, format, data validation: the schema's bounds, tco.scenario.owned)
     ("hw", "in_num", "own_in_hw", {"validate": "decimal", "criteria": ">", "value": 0}),
-    ("usd", "in_int", "own_in_usd", {"validate": "list", "source": [0, 1]}),
+    ("usd", "eng_int", "own_in_usd", {}),  # fixed by the price's currency (the lines' currencies follow it)
     ("ii", "in_pct", "own_in_ii", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),
     ("ipi", "in_pct", "own_in_ipi", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),
     ("pis", "in_pct", "own_in_pis", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),
@@ -75,7 +77,8 @@ def owned_inputs(book, w, p: str, o) -> None:
     w.add(None, t("own_in_payment"), f"{own.payment} · {own.landed_case} · {own.currency}", "", "lbl_text")
     for k, fmt, label, dv in INPUTS:
         w.add(p + "own_" + k, t(label), own.inputs["o.own_" + k], "", fmt, own.sources.get("own_" + k, ""))
-        VALIDATION[p + "own_" + k] = dv
+        if dv:
+            VALIDATION[p + "own_" + k] = dv
 
 
 def add_validation(ws, r: int, c: int, name: str | None) -> None:

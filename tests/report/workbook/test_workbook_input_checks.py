@@ -32,6 +32,7 @@ EDITS = {
     "negative_discount": ({"in_discount_rate": -1.5}, False),
     "text_in_number": ({"in_usdbrl": "5,94"}, False),
     "zero_utilisation": ({"in_utilization": 0.0}, False),
+    "training_term": ({"in_o2_tr_min_term": 3}, True),
 }
 
 
@@ -53,7 +54,9 @@ def recalculated(tmp_path_factory):
         files.append(src / f"{key}.xlsx")
     out = tmp_path_factory.mktemp("inchk-recalc")
     recalculate(files, out, tmp_path_factory.mktemp("inchk-lo-profile"))
-    return {k: openpyxl.load_workbook(out / f"{k}.xlsx", data_only=True) for k in EDITS}
+    got = {k: openpyxl.load_workbook(out / f"{k}.xlsx", data_only=True) for k in EDITS}
+    got["formulas"] = openpyxl.load_workbook(base)
+    return got
 
 
 @pytest.mark.parametrize("key", list(EDITS))
@@ -69,3 +72,15 @@ def test_summary_flags_changed_inputs(recalculated):
 
     assert flag(recalculated["as_generated"]) == []
     assert flag(recalculated["legit_fx"]) and flag(recalculated["legit_fx"])[0].endswith(": 1")
+
+
+def test_commitment_terms_follow_the_term_inputs(recalculated):
+    """Finance's committed table: the separate training cluster's term is the term input (review F3: typed, it
+    went stale), and the committed amount follows it."""
+    fin = next(ws for ws in recalculated["formulas"].worksheets if ws.title in ("Finanças", "Finance"))
+    (cell,) = [c for row in fin.iter_rows() for c in row if c.value == "=in_o2_tr_min_term"]
+    before = recalculated["as_generated"][fin.title]
+    after = recalculated["training_term"][fin.title]
+    assert before[cell.coordinate].value == 12 and after[cell.coordinate].value == 3
+    amount = f"F{cell.row}"
+    assert after[amount].value == pytest.approx(before[amount].value * 3 / 12)

@@ -43,7 +43,7 @@ def recalculated(tmp_path_factory):
         pytest.skip("LibreOffice (soffice) is not installed")
     s, _, _ = load(EXAMPLE)
     src = tmp_path_factory.mktemp("owned-src")
-    res, doc = run_engine(s, EXAMPLE)
+    res, doc = run_engine(s, EXAMPLE, enrich=True)  # with the tornado and break-evens: every sheet
     base = src / "base.xlsx"
     workbook.write(res, doc, base)
     files, docs = [base], {"base": doc}
@@ -58,7 +58,28 @@ def recalculated(tmp_path_factory):
         docs[key] = run_engine(modified(s, change), EXAMPLE)[1]
     out = tmp_path_factory.mktemp("owned-recalc")
     recalculate(files, out, tmp_path_factory.mktemp("owned-lo-profile"))
-    return {k: (openpyxl.load_workbook(out / f"{k}.xlsx", data_only=True), docs[k]) for k in docs}
+    got = {k: (openpyxl.load_workbook(out / f"{k}.xlsx", data_only=True), docs[k]) for k in docs}
+    got["written"] = (base, doc)
+    return got
+
+
+def test_every_formula_recalculates_to_its_cached_engine_value(recalculated):
+    """As tests/report/workbook/test_workbook.py does for every example: LibreOffice's value of each formula is the
+    one the engine cached (the owned rows, and the sheets that read the owned options: tornado, break-evens)."""
+    wb = recalculated["base"][0]
+    written = recalculated["written"][0]
+    cached, formulas = openpyxl.load_workbook(written, data_only=True), openpyxl.load_workbook(written)
+    n = 0
+    for ws in formulas.worksheets:
+        for row in ws.iter_rows():
+            for c in row:
+                if c.data_type != "f":
+                    continue
+                want, got = cached[ws.title][c.coordinate].value, wb[ws.title][c.coordinate].value
+                if isinstance(want, (int, float)) and not isinstance(want, bool) and not hasattr(got, "year"):
+                    assert got == pytest.approx(want, rel=1e-9, abs=1e-6), (ws.title, c.coordinate, c.value)
+                    n += 1
+    assert n > 10_000
 
 
 @pytest.mark.parametrize("key", list(EDITS))
