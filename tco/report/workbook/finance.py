@@ -166,7 +166,7 @@ def term_formula(book: Book, i: int, role: str, fleet) -> str | None:
     """The term of option i's commitment as a formula of its term inputs (a separate dedicated training cluster's
     minimum term, a committed baseline's term), the catalog's term the floor; None when no input sets it."""
     names = {n[0] for n in book.wb.defined_names}
-    name = {Role.TRAINING: f"in_o{i}_tr_min_term", Role.INFERENCE: f"in_o{i}_commit_term"}.get(role)
+    name = {str(Role.TRAINING): f"in_o{i}_tr_min_term", str(Role.INFERENCE): f"in_o{i}_commit_term"}.get(str(role))
     if name is None or name not in names:
         return None
     from tco.domain import commitment_term_months
