@@ -3,6 +3,7 @@ payment, the regime's credits and shield; bad input as located exit-2 errors wit
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,7 @@ def test_bad_owned_input_is_a_located_exit_2(tmp_path, capsys, change, key, word
     err = capsys.readouterr().err
     assert code == 2, err
     assert key in err and words in err, err
-    assert "owned.toml:" in err  # the file and its line
+    assert re.search(r"owned\.toml:\d+: \[" + re.escape(key), err), err  # the file, the line and the key
     assert not out.exists() or not any(out.iterdir())
 
 

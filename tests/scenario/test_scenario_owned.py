@@ -19,3 +19,13 @@ def test_every_key_is_optional():
 def test_out_of_bounds_and_unknown_keys_are_refused(bad):
     with pytest.raises(ValidationError):
         Owned(**bad)
+
+
+def test_the_owned_table_of_an_option_has_its_own_lines():
+    from tco.scenario.messages import key_lines
+
+    text = '[[options]]\nname = "a"\n\n[[options]]\nname = "b"\n\n[options.owned]\npayment = "cash"\nballoon = true\n'
+    lines = key_lines(text)
+    assert lines[("options", 1, "owned")] == 7
+    assert lines[("options", 1, "owned", "balloon")] == 9
+    assert ("options", "owned", "payment") not in lines
