@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tco.expr import IF, MAX, Const, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
+from tco.expr import AND, IF, MAX, MIN, Const, Env, Expr, In, Month, Prev, Row, Rule, Scalar, XlContext
 from tco.expr.base import along_months
 
 BALANCE_KEYS = ("own_bal", "own_book", "own_mv", "own_gross")
@@ -75,6 +75,34 @@ class Window(Expr):
                 f"{ctx.row_range(self.key)})")
 
 
+@dataclass(frozen=True, eq=False)
+class Renew(Expr):
+    """Servers bought this month: those added (``x``) plus those bought ``lag`` months before, renewed while
+    ``on`` holds (a refresh every ``lag`` months; none when lag is 0): r_t = x_t + on_t · r_{t−lag}. Only valid as
+    the whole expression of its rule ``key``. Workbook: ``x+IF(on,INDEX(<own row>,1,t−lag),0)``; numpy: month by
+    month."""
+
+    key: str
+    x: Expr
+    lag: Expr
+    on: Expr
+
+    def np(self, env: Env) -> np.ndarray:
+        x = along_months(self.x.np(env), env.horizon)
+        on = along_months(self.on.np(env), env.horizon)
+        lag = int(round(float(np.asarray(self.lag.np(env)).ravel()[0])))
+        out = np.array(x, dtype=float)
+        for t in range(env.horizon):
+            if lag >= 1 and t - lag >= 0 and on[..., t].all():
+                out[..., t] += out[..., t - lag]
+        return out
+
+    def xl(self, ctx: XlContext) -> str:
+        assert ctx.row_range is not None, "Renew needs a context with whole-row ranges"
+        own, t = ctx.row_range(self.key), ctx.cell("t")
+        return f"{self.x.xl(ctx)}+IF({self.on.xl(ctx)},INDEX({own},1,{t}-({self.lag.xl(ctx)})),0)"
+
+
 def _o(name: str) -> Expr:
     return In("o.own_" + name)
 
@@ -86,6 +114,7 @@ def _c(name: str) -> Expr:
 def owned_rules(held: str) -> list[Rule | Scalar]:
     """The owned fleet's rules; ``held`` is the row of servers the fleet holds each month (a ratchet)."""
     last = Month().eq(In("horizon"))
+    refresh_on = AND(_o("refresh") > 0, Month() > _o("refresh"), Month() < In("horizon"))  # the last month sells all
     brl = _o("usd") * Row("fx") + (1 - _o("usd"))
     return [
         Scalar("own_mult", (1 + _o("ii") + _o("ipi") * (1 + _o("ii")) + _o("pis") + _o("cofins")) / (1 - _o("icms"))
@@ -98,7 +127,9 @@ def owned_rules(held: str) -> list[Rule | Scalar]:
                "PRICE instalment per unit borrowed: i / (1 − (1 + i)^−(term − grace)); 1/(term − grace) at i = 0"),
         Scalar("own_k", _o("resale") ** (1 / _o("resale_age")), "-/month",
                "monthly resale factor: resale share^(1 / its age)"),
-        Rule("own_buy", MAX(Row(held) - Prev(held), 0), "servers", "servers bought this month (kept to the horizon)"),
+        Rule("own_new", MAX(Row(held) - Prev(held), 0), "servers", "servers added to the fleet this month"),
+        Rule("own_buy", Renew("own_buy", Row("own_new"), _o("refresh"), refresh_on), "servers",
+             "servers bought this month: those added, and those bought a refresh ago (replaced before the horizon)"),
         Rule("own_capex", Row("own_buy") * _o("hw") * _c("mult"), "USD|BRL",
              "landed cost of the servers bought, in the price's currency: servers × price × landed multiple"),
         Rule("own_capex_brl", Row("own_capex") * brl, "BRL", "the same in BRL at the month's rate"),
@@ -111,16 +142,28 @@ def owned_rules(held: str) -> list[Rule | Scalar]:
              "loan balance after the month: previous × (1 + i) + borrowed − paid"),
         Rule("own_interest", _c("i") * Prev("own_bal"), "BRL", "interest inside the instalments: i × previous balance"),
         Rule("own_payoff", IF(last, Row("own_bal"), 0), "BRL", "the balance left, paid off in the last month"),
-        Rule("own_dep", Window("own_capex_brl", Const(0.0), _o("life") - 1) / _o("life"), "BRL",
-             "tax depreciation: each purchase ÷ useful life, for the life's months from the purchase"),
-        Rule("own_book", Accumulate("own_book", Const(1.0), Row("own_capex_brl") - Row("own_dep")), "BRL",
-             "book value: purchases − depreciation to date"),
-        Rule("own_gross", Accumulate("own_gross", Const(1.0), Row("own_capex_brl")), "BRL", "landed cost of the servers held"),
-        Rule("own_mv", Accumulate("own_mv", _c("k"), Row("own_capex_brl")), "BRL",
-             "resale value: each purchase × monthly resale factor^age"),
-        Rule("own_resale", IF(last, Row("own_mv"), 0), "BRL", "servers sold at their resale value in the last month"),
+        Rule("own_retired", IF(refresh_on, Window("own_capex_brl", _o("refresh"), _o("refresh")), 0), "BRL",
+             "landed cost of the servers replaced this month (bought a refresh ago)"),
+        Rule("own_dep", Window("own_capex_brl", Const(0.0), IF(_o("refresh") > 0, MIN(_o("life"), _o("refresh")),
+                                                                  _o("life")) - 1) / _o("life"), "BRL",
+             "tax depreciation: each purchase ÷ useful life, for the life's months from the purchase (or until "
+             "replaced)"),
+        Rule("own_sold_book", Row("own_retired") * MAX(0, 1 - _o("refresh") / _o("life")), "BRL",
+             "book value of the servers replaced: landed cost × (1 − refresh / life)"),
+        Rule("own_sold_mv", Row("own_retired") * _c("k") ** _o("refresh"), "BRL",
+             "resale value of the servers replaced: landed cost × monthly resale factor^refresh"),
+        Rule("own_book", Accumulate("own_book", Const(1.0), Row("own_capex_brl") - Row("own_dep")
+                                    - Row("own_sold_book")), "BRL",
+             "book value: purchases − depreciation − servers replaced, to date"),
+        Rule("own_gross", Accumulate("own_gross", Const(1.0), Row("own_capex_brl") - Row("own_retired")), "BRL",
+             "landed cost of the servers held"),
+        Rule("own_mv", Accumulate("own_mv", _c("k"), Row("own_capex_brl") - Row("own_sold_mv")), "BRL",
+             "resale value: each purchase held × monthly resale factor^age"),
+        Rule("own_resale", IF(last, Row("own_mv"), 0) + Row("own_sold_mv"), "BRL",
+             "servers sold: those replaced, at their resale value, and all in the last month"),
         Rule("own_shield", _o("ir") * Row("own_dep"), "BRL", "income tax saved by depreciation: rate × depreciation"),
-        Rule("own_gain_tax", IF(last, _o("ir") * (Row("own_mv") - Row("own_book")), 0), "BRL",
+        Rule("own_gain_tax", IF(last, _o("ir") * (Row("own_mv") - Row("own_book")), 0)
+             + _o("ir") * (Row("own_sold_mv") - Row("own_sold_book")), "BRL",
              "income tax on the sale's gain over book value (negative: a loss saves tax)"),
         Rule("own_power", Row(held) * _o("kw") * _o("pue") * Row("hours") * _o("tariff") / 1000, "BRL",
              "electricity: servers × kW × PUE × hours × tariff [BRL/MWh] / 1000"),

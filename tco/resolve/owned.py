@@ -118,6 +118,7 @@ def resolve_owned(s, o, i: int, serve, problems: list[Problem], file: str, line)
     put("kw", w.server_kw, rows["server_kw"][0] if rows else 0.0, rows["server_kw"][1] if rows else "")
     put("contract", w.contracted_kw, 0.0, "the fleet's draw each month (no contracted kW given)")
     put("xc", w.cross_connects, 0.0, "")
+    put("refresh", w.refresh_months, 0.0, "no refresh: kept to the horizon")
     if w.useful_life_months is None and figs["useful_life_months"].value < 1:
         bad("useful_life_months", "a useful life of zero months")
     if len(problems) > n0:

@@ -58,6 +58,9 @@ class Owned(Frozen):
     """Resale value at `resale_age_months`, as a share of the landed cost (geometric decline by age)."""
     resale_age_months: Months | None = None
     """Age [months] at which a server resells at `resale_share`."""
+    refresh_months: Months | None = None
+    """Replace every server this many months after its purchase (sold at its resale value, bought anew at the
+    month's price); none by default: the servers are kept to the horizon and sold then."""
     server_kw: Annotated[float, Field(gt=0.0, le=1000.0)] | None = None
     """Power a server draws at full load [kW] (default: the landed catalog's)."""
     pue: Annotated[float, Field(ge=1.0, le=5.0)] | None = None

@@ -18,7 +18,7 @@ BASE = {"o.own_hw": 100_000.0, "o.own_usd": 1.0, "o.own_ii": 0.18, "o.own_ipi": 
         "o.own_term": 1.0, "o.own_grace": 0.0, "o.own_life": 60.0, "o.own_ir": 0.34, "o.own_resale": 0.25,
         "o.own_resale_age": 2.0, "o.own_kw": 10.0, "o.own_pue": 1.5, "o.own_tariff": 500.0, "o.own_colo": 1000.0,
         "o.own_contract": 0.0, "o.own_xc": 2.0, "o.own_xc_price": 1500.0, "o.own_maint": 0.03, "o.own_ins": 0.0,
-        "o.own_staff_h": 10.0, "o.own_staff_rate": 100.0, "horizon": float(H)}
+        "o.own_staff_h": 10.0, "o.own_staff_rate": 100.0, "o.own_refresh": 0.0, "horizon": float(H)}
 
 
 def run(held, inputs=None, fx=5.0, hours=720.0):
@@ -102,7 +102,7 @@ def test_contracted_kw_is_billed_whatever_the_draw():
 
 def test_tree_walk_and_compiled_form_agree():
     rows = {"held": np.array([0, 1, 1, 3, 3, 2.0]), "fx": np.linspace(5, 6, H), "hours": np.full(H, 720.0)}
-    fin = {"o.own_cash": 0.3, "o.own_rate": 0.15, "o.own_term": 5.0, "o.own_grace": 2.0}
+    fin = {"o.own_cash": 0.3, "o.own_rate": 0.15, "o.own_term": 5.0, "o.own_grace": 2.0, "o.own_refresh": 2.0}
     a = evaluate(owned_rules("held"), BASE | fin, H, rows=dict(rows))
     b = evaluate_tree(owned_rules("held"), BASE | fin, H, rows=dict(rows))
     for k in a:
@@ -155,3 +155,24 @@ def test_a_usd_price_puts_the_flows_of_the_price_in_usd_and_the_total_is_the_cas
     # a BRL price: the price line is the cash part alone, everything else in BRL
     b = run([1, 1, 2, 2, 2, 2], fin | {"o.own_usd": 0.0}, fx=fx)
     assert np.allclose(b["own_setup"], b["own_cash"]) and np.allclose(b["own_brl"], b["own_net"])
+
+
+def test_a_refresh_sells_and_rebuys_each_server_after_its_term():
+    """One server bought in month 1 (R$ 60 000, no taxes), replaced every 2 months, horizon 6: bought in months 1, 3
+    and 5; sold at 2 months of age in months 3 and 5 (25 % resale at 2 months: R$ 15 000), the last one sold with
+    the fleet in month 6 at 1 month of age (× 0.25^(1/2) = 0.5: R$ 30 000). A 4-month tax life: R$ 15 000 a month
+    for the 2 months each server is held, book value 60 000 − 2 × 15 000 = 30 000 at each sale; the one sold in
+    month 6 has 60 000 − 2 × 15 000 = 30 000 left too (depreciated in months 5 and 6)."""
+    no_tax = {"o.own_usd": 0.0, "o.own_hw": 60_000.0, "o.own_ii": 0.0, "o.own_ipi": 0.0, "o.own_pis": 0.0,
+              "o.own_cofins": 0.0, "o.own_icms": 0.0, "o.own_credit": 0.0, "o.own_life": 4.0, "o.own_refresh": 2.0}
+    r = run([1, 1, 1, 1, 1, 1], no_tax)
+    assert r["own_buy"] == pytest.approx([1, 0, 1, 0, 1, 0])
+    assert r["own_capex_brl"] == pytest.approx([60_000, 0, 60_000, 0, 60_000, 0])
+    assert r["own_dep"] == pytest.approx([15_000] * 6)  # each server: its first 2 months (min(life 4, refresh 2))
+    assert r["own_sold_mv"] == pytest.approx([0, 0, 15_000, 0, 15_000, 0])
+    assert r["own_sold_book"] == pytest.approx([0, 0, 30_000, 0, 30_000, 0])  # 60 000 × (1 − 2/4)
+    assert r["own_resale"] == pytest.approx([0, 0, 15_000, 0, 15_000, 30_000])
+    assert r["own_book"][-1] == pytest.approx(30_000)
+    # tax on the gain: 34 % × (15 000 − 30 000) at each refresh, 34 % × (30 000 − 30 000) = 0 at the horizon
+    assert r["own_gain_tax"] == pytest.approx([0, 0, 0.34 * -15_000, 0, 0.34 * -15_000, 0])
+    assert r["own_gross"] == pytest.approx([60_000] * 6)  # one server held at a time

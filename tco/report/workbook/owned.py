@@ -7,7 +7,9 @@ from __future__ import annotations
 
 OWNED_SHOWN: dict[str, tuple[str, str, str]] = {
     # rule key → (label key, unit, number format)
-    "own_buy": ("own_buy", "", "calc_int"), "own_capex": ("own_capex", "US$|R$", "calc_num"),
+    "own_new": ("own_new", "", "calc_int"), "own_buy": ("own_buy", "", "calc_int"),
+    "own_retired": ("own_retired", "R$", "calc_brl"), "own_sold_book": ("own_sold_book", "R$", "calc_brl"),
+    "own_sold_mv": ("own_sold_mv", "R$", "calc_brl"), "own_capex": ("own_capex", "US$|R$", "calc_num"),
     "own_capex_brl": ("own_capex_brl", "R$", "calc_brl"), "own_cash": ("own_cash", "US$|R$", "calc_num"),
     "own_borrow": ("own_borrow", "R$", "calc_brl"), "own_pay": ("own_pay", "R$", "calc_brl"),
     "own_bal": ("own_bal", "R$", "calc_brl"), "own_interest": ("own_interest", "R$", "calc_brl"),
@@ -55,6 +57,8 @@ INPUTS: tuple[tuple[str, str, str, dict], ...] = (
     ("tariff", "in_num", "own_in_tariff", {"validate": "decimal", "criteria": ">=", "value": 0}),
     ("colo", "in_brl", "own_in_colo", {"validate": "decimal", "criteria": ">=", "value": 0}),
     ("contract", "in_num", "own_in_contract", {"validate": "decimal", "criteria": ">=", "value": 0}),
+    ("refresh", "in_int", "own_in_refresh", {"validate": "integer", "criteria": "between", "minimum": 0,
+                                             "maximum": 600}),
     ("xc", "in_int", "own_in_xc", {"validate": "integer", "criteria": "between", "minimum": 0, "maximum": 1000}),
     ("xc_price", "in_brl", "own_in_xc_price", {"validate": "decimal", "criteria": ">=", "value": 0}),
     ("maint", "in_pct", "own_in_maint", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),

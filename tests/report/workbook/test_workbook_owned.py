@@ -34,6 +34,8 @@ EDITS = {
     "rate_tariff": ({"in_o3_own_rate": 0.22, "in_o2_own_tariff": 650.0},
                     lambda d: (d["options"][2]["owned"].update(financing_rate=0.22),
                                d["options"][1]["owned"].update(power_brl_per_mwh=650.0))),
+    # a refresh of the cash option's servers after 24 months (sold, bought anew at month 25's rate)
+    "refresh": ({"in_o2_own_refresh": 24}, lambda d: d["options"][1]["owned"].update(refresh_months=24)),
 }
 
 
