@@ -176,3 +176,17 @@ def test_a_refresh_sells_and_rebuys_each_server_after_its_term():
     # tax on the gain: 34 % × (15 000 − 30 000) at each refresh, 34 % × (30 000 − 30 000) = 0 at the horizon
     assert r["own_gain_tax"] == pytest.approx([0, 0, 0.34 * -15_000, 0, 0.34 * -15_000, 0])
     assert r["own_gross"] == pytest.approx([60_000] * 6)  # one server held at a time
+
+
+@settings(max_examples=30, deadline=None)
+@given(k=st.floats(0.1, 10.0), cash=st.floats(0.0, 1.0), refresh=st.sampled_from([0.0, 2.0, 3.0]))
+def test_the_flows_of_the_price_scale_with_the_price(k, cash, refresh):
+    """Whatever the payment and refresh: scaling the server price by k scales every flow of the price (loan, upkeep,
+    resale, shield, tax on the gain) by k and leaves power, colocation and staff alone."""
+    fin = {"o.own_cash": cash, "o.own_rate": 0.2, "o.own_term": 4.0, "o.own_grace": 1.0, "o.own_refresh": refresh}
+    held = [1, 1, 2, 2, 3, 3]
+    a, b = run(held, fin), run(held, fin | {"o.own_hw": BASE["o.own_hw"] * k})
+    assert np.allclose(b["own_of_price"], k * a["own_of_price"], rtol=1e-9, atol=1e-6)
+    assert np.allclose(b["own_cash"], k * a["own_cash"], rtol=1e-9, atol=1e-6)
+    for row in ("own_power", "own_colo", "own_staff"):
+        assert np.array_equal(a[row], b[row])
