@@ -87,7 +87,7 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         commit_terms=len(opt.committed) if inf.kind == FleetKind.CLOUD and opt.committed else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
         upfront_term=inf.upfront_term_months if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0 else 0,
-        owned=opt.owned is not None)
+        owned=opt.owned.currency if opt.owned is not None else "")
 
 
 def line_currency(opt: ResolvedOption) -> dict[str, str]:

@@ -68,8 +68,9 @@ class Shape:
     a workload that reaches it."""
     upfront_term: int = 0
     """Term [months] of a serving commitment paid partly or wholly upfront (the upfront rules); 0 = none."""
-    owned: bool = False
-    """The servers are bought, not rented (``tco.costs.owned_rules``): their lines replace the rent."""
+    owned: str = ""
+    """The servers are bought, not rented (``tco.costs.owned_rules``): the currency of their price ('USD' landed,
+    'BRL' quoted); '' = rented."""
 
     @property
     def training(self) -> bool:
@@ -278,7 +279,7 @@ def plan(shape: Shape) -> tuple[Rule | Scalar, ...]:
     rules += fleet + usage
     lines |= usage_lines
     if shape.owned:  # bought servers: the purchase (cash part) and the BRL rest replace the rent and setup fees
-        rules += _owned_rules("fleet" if shape.shared else "inf_paid")
+        rules += _owned_rules("fleet" if shape.shared else "inf_paid", shape.owned == "USD")
         lines.pop("training_compute", None)
         lines |= {k: Row(v) for k, v in _OWNED_LINES.items()}
     for line in LINES:  # taxes: tco.costs.taxes, after the lines (a dedicated invoice moves its taxes out of them)

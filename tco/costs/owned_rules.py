@@ -111,11 +111,12 @@ def _c(name: str) -> Expr:
     return In("c.own_" + name)
 
 
-def owned_rules(held: str) -> list[Rule | Scalar]:
-    """The owned fleet's rules; ``held`` is the row of servers the fleet holds each month (a ratchet)."""
+def owned_rules(held: str, usd: bool = True) -> list[Rule | Scalar]:
+    """The owned fleet's rules; ``held`` is the row of servers the fleet holds each month (a ratchet), `usd` whether
+    the server is priced in USD (landed: its purchase converts at the month's rate) or in BRL (a quote)."""
     last = Month().eq(In("horizon"))
     refresh_on = AND(_o("refresh") > 0, Month() > _o("refresh"), Month() < In("horizon"))  # the last month sells all
-    brl = _o("usd") * Row("fx") + (1 - _o("usd"))
+    brl: Expr = Row("fx") if usd else Const(1.0)
     return [
         Scalar("own_mult", (1 + _o("ii") + _o("ipi") * (1 + _o("ii")) + _o("pis") + _o("cofins")) / (1 - _o("icms"))
                - _o("credit") * (_o("pis") + _o("cofins")), "-",
@@ -183,11 +184,11 @@ def owned_rules(held: str) -> list[Rule | Scalar]:
         Rule("own_of_price", Row("own_pay") + Row("own_payoff") + Row("own_upkeep") - Row("own_resale")
              - Row("own_shield") + Row("own_gain_tax"), "BRL",
              "the flows that scale with the purchase price: loan, upkeep, resale, shield, tax on the gain"),
-        Rule("own_dollar", _o("usd") * Row("own_of_price") / Row("fx"), "USD",
+        Rule("own_dollar", Row("own_of_price") / Row("fx") if usd else Const(0.0), "USD",
              "of a USD-priced server: those flows at the month's rate (they follow the dollar)"),
         Rule("own_setup", Row("own_cash") + Row("own_dollar"), "USD|BRL",
              "purchase-price line: the cash part of the purchases + the flows that follow the dollar"),
-        Rule("own_brl", Row("own_power") + Row("own_colo") + Row("own_staff") + (1 - _o("usd")) * Row("own_of_price"),
+        Rule("own_brl", Row("own_power") + Row("own_colo") + Row("own_staff") + (0 if usd else Row("own_of_price")),
              "BRL", "BRL line: power, colocation, staff (and, for a BRL price, the flows of the price)"),
     ]
 

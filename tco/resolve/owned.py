@@ -93,7 +93,6 @@ def resolve_owned(s, o, i: int, serve, problems: list[Problem], file: str, line)
     real = s.scenario.tax_regime == TaxRegime.LUCRO_REAL
     if w.price_brl is not None:
         put("hw", w.price_brl, 0.0, "")
-        inputs["o.own_usd"], src["own_usd"] = 0.0, "price_brl: a BRL price, taxes in"
         for k in (*LANDED_TAXES, "credit"):
             inputs["o.own_" + k], src["own_" + k] = 0.0, "price_brl: taxes in the quoted price"
     else:
@@ -102,7 +101,6 @@ def resolve_owned(s, o, i: int, serve, problems: list[Problem], file: str, line)
         cite = f"{gpus} × gpu_usd + system_usd: {rows['system_usd'][1]}"
         put("hw", None if w.hardware_usd is None else w.hardware_usd * (1 + w.freight_insurance_share),
             hw * (1 + w.freight_insurance_share), cite)
-        inputs["o.own_usd"], src["own_usd"] = 1.0, "priced in USD, converted at the purchase month's rate"
         zero = {"ii"} if rows["ex_tarifario"][0] else set()
         zero |= set(LANDED_TAXES) - {"icms"} if rows["redata"][0] else set()
         for k, comp in LANDED_TAXES.items():

@@ -22,8 +22,11 @@ BASE = {"o.own_hw": 100_000.0, "o.own_usd": 1.0, "o.own_ii": 0.18, "o.own_ipi": 
 
 
 def run(held, inputs=None, fx=5.0, hours=720.0):
+    """The rules evaluated; ``o.own_usd`` (1 = a USD price, the default here; 0 = a BRL quote) picks their shape."""
     rows = {"held": np.asarray(held, dtype=float), "fx": np.full(H, fx), "hours": np.full(H, hours)}
-    return evaluate(owned_rules("held"), BASE | (inputs or {}), H, rows=rows)
+    inp = BASE | (inputs or {})
+    usd = bool(inp.pop("o.own_usd"))
+    return evaluate(owned_rules("held", usd), inp, H, rows=rows)
 
 
 def test_one_server_capex_is_the_landed_cost():

@@ -59,7 +59,7 @@ def test_a_quoted_brl_price_has_no_import_taxes(tmp_path, cat):
     text = EXAMPLE.replace('payment = "cash"', 'payment = "cash"\nprice_brl = 2500000')
     own = _resolved(tmp_path, cat, text)[1].owned
     assert own.currency == "BRL" and own.inputs["o.own_hw"] == 2_500_000.0
-    assert all(own.inputs[f"o.own_{k}"] == 0.0 for k in ("usd", "ii", "ipi", "pis", "cofins", "icms", "credit"))
+    assert all(own.inputs[f"o.own_{k}"] == 0.0 for k in ("ii", "ipi", "pis", "cofins", "icms", "credit"))
 
 
 BAD = [

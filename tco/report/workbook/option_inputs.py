@@ -127,6 +127,8 @@ def _serving_prices(book: Book, w: _Column, p: str, r) -> None:
           f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
     unit, fmt = _price_unit(book, inf)
+    if r.owned is not None:  # bought servers: no rental price nor setup fee drives them (the owned inputs do)
+        return
     w.add(p + "inf_price", t("inf_price"), inf.price, unit, fmt, f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == FleetKind.DEDICATED:
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")

@@ -36,7 +36,6 @@ OWNED_CONSTANTS: dict[str, tuple[str, str, str]] = {
 INPUTS: tuple[tuple[str, str, str, dict], ...] = (
     # input → (label key, format, data validation: the schema's bounds, tco.scenario.owned)
     ("hw", "in_num", "own_in_hw", {"validate": "decimal", "criteria": ">", "value": 0}),
-    ("usd", "eng_int", "own_in_usd", {}),  # fixed by the price's currency (the lines' currencies follow it)
     ("ii", "in_pct", "own_in_ii", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),
     ("ipi", "in_pct", "own_in_ipi", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),
     ("pis", "in_pct", "own_in_pis", {"validate": "decimal", "criteria": "between", "minimum": 0, "maximum": 1}),

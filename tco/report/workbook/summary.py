@@ -87,6 +87,13 @@ def _notes_and_warnings(book: Book, ws, r: int, res) -> int:
         from tco.report import notices
 
         ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
+        if "chk_inputs_changed" in {d[0] for d in book.wb.defined_names}:  # the warnings are the engine's run's
+            text = t("stale_banner").replace('"', "'")
+            ws.merge_range(r, 1, r, 4, "", book.wb.add_format({"bold": True, "font_color": "#C00000",
+                                                               "text_wrap": True}))
+            ws.write_formula(r, 1, f'=IF(chk_inputs_changed>0,"{text}","")',
+                             book.wb.add_format({"bold": True, "font_color": "#C00000", "text_wrap": True}), "")
+            r += 1
         for n in res.notices:  # merged across the table's width, each row as tall as its wrapped text
             text = notices.line(n, book.locale)
             ws.merge_range(r, 1, r, 4, text, book.fmt("wrap"))

@@ -74,6 +74,17 @@ def test_summary_flags_changed_inputs(recalculated):
     assert flag(recalculated["legit_fx"]) and flag(recalculated["legit_fx"])[0].endswith(": 1")
 
 
+def test_summary_engine_warnings_carry_the_stale_banner(recalculated):
+    from tco.report.i18n import t
+
+    banner = t("stale_banner", "pt-BR")
+
+    def shown(wb):
+        return [c.value for row in wb.worksheets[0].iter_rows() for c in row if c.value == banner]
+
+    assert shown(recalculated["as_generated"]) == [] and shown(recalculated["legit_fx"]) == [banner]
+
+
 def test_commitment_terms_follow_the_term_inputs(recalculated):
     """Finance's committed table: the separate training cluster's term is the term input (review F3: typed, it
     went stale), and the committed amount follows it."""
