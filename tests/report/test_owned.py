@@ -52,3 +52,12 @@ def test_the_proposal_offers_what_a_provider_can_sell_and_sets_buying_against_it
     assert v.ranked_options[0].kind == "owned"  # buying the 8x H200 is the cheapest
     assert v.recommended is offerable(v) and v.recommended.kind == "hybrid"
     assert counterpart(v, v.recommended).name == v.ranked_options[0].name  # the purchase is the competitor
+
+
+def test_the_offer_is_never_the_clients_own_purchase(doc):
+    from tco.report import view
+    from tco.report.offer_checks import offered
+
+    res, _ = doc
+    v = view.build(res)
+    assert offered(v).kind == "hybrid"  # the cheapest option with a rented dedicated fleet, not "Comprar 8x H200"
