@@ -17,6 +17,7 @@ from tco.costs.single import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
+from tco.resolve.owned import contract_problem, owned_notices
 from tco.resolve.unused import unused_keys
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
@@ -84,13 +85,14 @@ def workload(s: Scenario, days: np.ndarray) -> tuple[np.ndarray, ...]:
     return rows["users"], rows["requests"], rows["tokens"], timeline.hourly_rows(rows), rows["egress"]
 
 
-def option_costs_for(opt: ResolvedOption, s: Scenario, tsize, rep, days, rps, egress) -> OptionCosts:
-    """costs.option_costs with the scenario's serving and training inputs (the engine's and the plan's one call)."""
+def option_costs_for(opt: ResolvedOption, s: Scenario, tsize, rep, days, rps, egress, fx=None) -> OptionCosts:
+    """costs.option_costs with the scenario's serving and training inputs (the engine's and the plan's one call);
+    `fx`, the base path, for an owned option."""
     serving = s.inference
     return option_costs(opt, training=tsize, replica=rep, rps=rps, days=days, egress_gb=egress,
                         storage_gb=serving.storage_gb, training_start=s.training.start_month,
                         inference_start=serving.start_month, utilization=serving.utilization_target_share,
-                        redundancy=serving.redundancy)
+                        redundancy=serving.redundancy, fx=fx)
 
 
 def replica_for(fleet, s: Scenario, model, eff, cat: Catalog):
@@ -197,11 +199,13 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
         derived = s.training.mfu is None and s.training.gpu_hours is None
         notices += _training_notices(opt, tsize, ctx.dflt["training_mfu"], derived)
     try:
-        oc = option_costs_for(opt, s, tsize, rep, ctx.days, ctx.rps, ctx.rows["egress"])
+        oc = option_costs_for(opt, s, tsize, rep, ctx.days, ctx.rps, ctx.rows["egress"], ctx.rows["fx"])
     except UnverifiedPriceError as exc:
         return Problem(ctx.file, f"options[{opt.index}].egress", str(exc), (ctx.lines or {}).get(("options", opt.index)))
+    if opt.owned is not None and (over := contract_problem(opt, oc.rows, ctx.file, ctx.lines)) is not None:
+        return over
     notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
-    notices += price_notices(opt, ctx.last_month)
+    notices += owned_notices(opt, oc.rows) if opt.owned is not None else price_notices(opt, ctx.last_month)
     series = ledger_mod.option_series(opt, oc, ctx.rows["fx"], oc.storage_gb)
     return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows), series, tsize, notices)
 

@@ -107,6 +107,10 @@ def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
         amount = oc.lines[line]
         brl = in_brl(amount, cur, fx_path)
         comp = oc.tax_components if line == CostLine.TAXES else None
+        if opt.owned is not None and line in (CostLine.SETUP, CostLine.INFERENCE_COMPUTE):  # owning, part by part
+            from tco.costs.owned_rules import ledger_parts
+
+            comp = ledger_parts(oc.rows, opt.owned.currency == Currency.USD)[line == CostLine.INFERENCE_COMPUTE]
         out.append(Series(opt.name, line, _role(line, opt), cur, _fleet(line, opt), amount,
                           _quantity(line, oc, storage_gb_months), brl, comp))
     return tuple(out)

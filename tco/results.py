@@ -86,7 +86,7 @@ def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize,
     npv_det = float(total @ rows["df"])
     inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
     train_total = float(lines_brl["training_compute"].sum())
-    kind = option_kind(opt.kind, opt.training.kind if opt.training is not None else None)
+    kind = FleetKind.OWNED if opt.owned is not None else option_kind(opt.kind, opt.training.kind if opt.training else None)
     return OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, Dist.point(tco_det), Dist.point(npv_det),
                         finance.crossover_month(inf_spend, train_total),
                         finance.cost_per_million_tokens(tco_det, float(rows["tokens"].sum())),

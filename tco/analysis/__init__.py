@@ -97,6 +97,10 @@ def separation(res: Results) -> list[dict]:
             out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
                         "note": "training and inference use different offers: the fleets are separate by design"})
             continue
+        if o.owned is not None:  # bought servers train where they serve (tco.resolve.owned)
+            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
+                        "note": "an owned option trains on the servers it buys: one shared fleet by design"})
+            continue
         if o.committed_instances is not None:  # a committed baseline is a separate serving fleet by definition
             out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
                         "note": "a committed baseline (committed_instances) applies to a separate serving fleet"})

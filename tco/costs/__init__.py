@@ -86,7 +86,8 @@ def _shape(opt: ResolvedOption, training_on: bool) -> Shape:
         autoscale=bool(opt.autoscale), committed=is_committed(inf.pricing),
         commit_terms=len(opt.committed) if inf.kind == FleetKind.CLOUD and opt.committed else 0,
         tiers=tuple((hi is not None, price is not None) for _, hi, price in opt.egress.tiers),
-        upfront_term=inf.upfront_term_months if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0 else 0)
+        upfront_term=inf.upfront_term_months if inf.kind == FleetKind.CLOUD and inf.upfront_usd > 0 else 0,
+        owned=opt.owned.currency if opt.owned is not None else "")
 
 
 def line_currency(opt: ResolvedOption) -> dict[str, str]:
@@ -95,8 +96,11 @@ def line_currency(opt: ResolvedOption) -> dict[str, str]:
         training_currency = opt.training.currency if opt.training is not None else "BRL"
     else:
         training_currency = opt.inference.currency
-    return {"training_compute": training_currency, "inference_compute": opt.inference.currency, "setup": "BRL",
-            "storage": "USD", "egress": "USD", "taxes": "USD"}
+    out = {"training_compute": training_currency, "inference_compute": opt.inference.currency, "setup": "BRL",
+           "storage": "USD", "egress": "USD", "taxes": "USD"}
+    if opt.owned is not None:  # the purchases' cash part in the price's currency (tco.costs.owned_rules)
+        out |= {"training_compute": "BRL", "inference_compute": "BRL", "setup": opt.owned.currency}
+    return out
 
 
 def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, horizon: int,
@@ -122,6 +126,8 @@ def rule_inputs(opt: ResolvedOption, *, training: TrainingSize | None, replica: 
         out |= {"c.wall_hours": training.wall_hours, "c.tr_servers": float(training.servers)}
     for j, (lo, hi, price) in enumerate(opt.egress.tiers, start=1):
         out |= {f"o.eg{j}_lo": lo, f"o.eg{j}_hi": hi, f"o.eg{j}_p": price}
+    if opt.owned is not None:
+        out |= opt.owned.inputs
     return out
 
 
@@ -174,9 +180,11 @@ def _serving_line_rules(shape: Shape) -> tuple[Rule | Scalar, ...]:
 
 def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica: ReplicaSize, rps: np.ndarray,
                  days: np.ndarray, egress_gb: np.ndarray, storage_gb: float, training_start: int,
-                 inference_start: int, utilization: float, redundancy: str) -> OptionCosts:
+                 inference_start: int, utilization: float, redundancy: str, fx: np.ndarray | None = None
+                 ) -> OptionCosts:
     """All cost lines of one option, month by month, in the offer's currency: the rules of
-    ``fleet_rules.plan`` evaluated with numpy (the workbook writes the same rules as formulas)."""
+    ``fleet_rules.plan`` evaluated with numpy (the workbook writes the same rules as formulas). An owned option's
+    rules read the month's USD/BRL `fx` (its purchases' BRL value)."""
     h = len(days)
     training_on = training is not None and training.method != TrainingMethod.NONE and opt.training is not None
     currency = line_currency(opt)
@@ -184,7 +192,11 @@ def option_costs(opt: ResolvedOption, *, training: TrainingSize | None, replica:
                          storage_gb=storage_gb, training_start=training_start, inference_start=inference_start,
                          utilization=utilization, redundancy=redundancy)
     rules = plan(_shape(opt, training_on))
-    rows = evaluate(rules, inputs, h, rows=given_rows(rps, days, egress_gb))
+    given = given_rows(rps, days, egress_gb)
+    if opt.owned is not None:
+        assert fx is not None, "an owned option's rules read the month's USD/BRL"
+        given["fx"] = np.asarray(fx, dtype=float)
+    rows = evaluate(rules, inputs, h, rows=given)
     check_priced(rows, opt.egress)
     wall = rows.get("train_hours", np.zeros(h))
     train_paid, inf_paid, tr_hours = _paid(opt, rows)

@@ -42,6 +42,8 @@ from tco.expr import (
     Scalar,
 )
 from tco.timeline import HOURS
+from tco.costs.owned_rules import OWNED_LINES as _OWNED_LINES
+from tco.costs.owned_rules import owned_rules as _owned_rules
 from tco.costs.upfront_rules import hourly_price as _hourly_price
 from tco.costs.upfront_rules import upfront_cost as _upfront_cost
 from tco.costs.upfront_rules import upfront_rules as _upfront_rules
@@ -66,6 +68,9 @@ class Shape:
     a workload that reaches it."""
     upfront_term: int = 0
     """Term [months] of a serving commitment paid partly or wholly upfront (the upfront rules); 0 = none."""
+    owned: str = ""
+    """The servers are bought, not rented (``tco.costs.owned_rules``): the currency of their price ('USD' landed,
+    'BRL' quoted); '' = rented."""
 
     @property
     def training(self) -> bool:
@@ -273,6 +278,10 @@ def plan(shape: Shape) -> tuple[Rule | Scalar, ...]:
     usage, usage_lines = _usage_rules(shape)
     rules += fleet + usage
     lines |= usage_lines
+    if shape.owned:  # bought servers: the purchase (cash part) and the BRL rest replace the rent and setup fees
+        rules += _owned_rules("fleet" if shape.shared else "inf_paid", shape.owned == "USD")
+        lines.pop("training_compute", None)
+        lines |= {k: Row(v) for k, v in _OWNED_LINES.items()}
     for line in LINES:  # taxes: tco.costs.taxes, after the lines (a dedicated invoice moves its taxes out of them)
         rules.append(Rule(f"l_{line}", lines.get(line, NOT_APPLICABLE), "",
                           f"cost line {line} in the offer's currency" if line in lines

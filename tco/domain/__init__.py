@@ -36,6 +36,9 @@ class FleetKind(StrEnum):
     """Whole servers rented in Brazil, billed per month in BRL."""
     HYBRID = "hybrid"
     """An option whose training and serving fleets are of different kinds (options only, never a fleet)."""
+    OWNED = "owned"
+    """An option whose servers are bought and run in colocation (options only: its fleet is a dedicated offer's
+    servers, ``[options.owned]``)."""
 
 
 class Role(StrEnum):

@@ -19,6 +19,7 @@ from tco.costs import LINES
 from tco.engine import Results
 from tco.errors import InternalError
 from tco.report import notices
+from tco.report.owned import owned_dict
 from tco.domain import Currency
 
 
@@ -89,7 +90,7 @@ def _option_dict(o, res: Results) -> dict:
     """One option's entry of the JSON: totals, lines, taxes, offers, sizing and the monthly table."""
     r = o.resolved
     c = o.costs
-    return {
+    out = {
         "name": o.name,
         "kind": o.kind,
         "feasible": o.feasible,
@@ -123,6 +124,9 @@ def _option_dict(o, res: Results) -> dict:
         "probability_cheapest": o.prob_cheapest,
         "monthly": _monthly_rows(o, res),
     }
+    if r.owned is not None:  # bought servers: their terms, totals and the cash and accounting views
+        out["owned"] = owned_dict(o, res.months)
+    return out
 
 
 def _monthly_rows(o, res: Results) -> list[dict]:

@@ -44,6 +44,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},
     "fx_focus_held": {"edition": "text", "year": "text"},
+    "owned_price_estimate": {"offer": "text"},
+    "owned_shield": {"rate": "pct", "amount": "money"},
     # the proposal's own checks (tco.report.offer_checks): not in the JSON
     "proposal_items_differ": {"items": "money", "costed": "money", "items_setup": "money", "costed_setup": "money"},
     "quote_expired": {"offer": "text", "until": "date", "date": "date"},

@@ -104,9 +104,10 @@ def plan_notices(meta) -> list[Notice]:
 
 def offered(v):
     """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
-    ranked option with one; None when no option has a dedicated fleet."""
+    ranked option with one; None when no option has a dedicated fleet. An owned option (the client's own purchase of
+    a dedicated offer's servers) is never the provider's offer."""
     for o in v.ranked_options:
-        if any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
+        if o.kind != FleetKind.OWNED and any(f.kind == FleetKind.DEDICATED for f in o.fleets()):
             return o
     return None
 

@@ -153,7 +153,11 @@ class View:
 
     @property
     def recommended(self) -> OptionView:
-        return self.option(self.ranked[0])
+        """The option the proposal recommends: the cheapest ranked one a provider can offer (an owned option, the
+        client's own purchase, is a competitor to beat: tco.report.owned.offerable)."""
+        from tco.report.owned import offerable
+
+        return offerable(self)
 
     @property
     def ranked_options(self) -> tuple[OptionView, ...]:

@@ -13,6 +13,7 @@ from tco.catalog import Billing, Catalog, EgressTable, ModelArch, TaxProfile
 from tco.domain import FleetKind, FleetMode, TrainingMethod, commitment_term_months, is_capacity_block, is_committed, record
 from tco.errors import InputError, Problem, closest
 from tco.resolve.fleet import Fleet, as_quote, billing_of, fleet_of
+from tco.resolve.owned import OwnedTerms, resolve_owned
 from tco.scenario import Scenario
 
 __all__ = ["Fleet", "ResolvedOption", "billing_of", "resolve"]
@@ -56,6 +57,8 @@ class ResolvedOption:
     burst: Fleet | None = None
     """The inference offer at its burst pricing (hours above the committed baseline)."""
     commit_term_months: int = 0
+    owned: OwnedTerms | None = None
+    """The purchase, payment, depreciation and running terms of an owned fleet (``tco.resolve.owned``); None = rented."""
 
 
 def _as_tuple(v) -> tuple[int, ...]:
@@ -177,6 +180,12 @@ def _resolved(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Ca
     egress = _egress_of(o, i, serve, cat, problems, file, line)
     sid, sprice, ssrc = _storage_of(s, o, i, serve, cat, problems, file, line)
     tax, brl_tax, billing = _taxes_of(o, i, serve, train, cat, problems, file, line)
+    owned = None
+    if o.owned is not None:  # bought servers: their taxes are in the landed cost, no invoice to credit
+        owned = resolve_owned(s, o, i, serve, problems, file, line)
+        tax, brl_tax = cat.taxes.get("none"), None
+        if owned is None:
+            return None
     if egress is None or tax is None:
         return None
     autoscale = (o.autoscale and serve.kind == FleetKind.CLOUD and o.fleet == FleetMode.SEPARATE
@@ -186,7 +195,7 @@ def _resolved(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Ca
                           taxmod.rates_by_month(tax, months, cat.tax_reform),
                           taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
                           billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
-                          None if burst is None else _as_tuple(o.committed_instances), burst, term)
+                          None if burst is None else _as_tuple(o.committed_instances), burst, term, owned)
 
 
 def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem],

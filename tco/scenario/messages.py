@@ -44,6 +44,10 @@ def key_lines(text: str) -> dict[tuple, int]:
         m = re.match(r"^\[\s*([^\]]+?)\s*\]", line)
         if m:
             current = tuple(p.strip().strip('"') for p in m.group(1).split("."))
+            # a sub-table of the last element of an array of tables ([options.owned] after [[options]]): indexed
+            head = next((current[:j] for j in range(len(current) - 1, 0, -1) if current[:j] in counts), None)
+            if head is not None:
+                current = head + (counts[head],) + current[len(head):]
             line_of[current] = n
             continue
         m = re.match(r'^("[^"]+"|[A-Za-z0-9_\-\.]+)\s*=', line)

@@ -28,6 +28,7 @@ from tco.scenario.types import (
     _plain,
     _visible,
 )
+from tco.scenario.owned import Owned
 
 
 PRICINGS = ("on_demand", "reserved_1yr", "reserved_3yr", "spot")
@@ -105,6 +106,9 @@ class Option(Frozen):
     """Pricing of the instances above the committed baseline ('on_demand' or 'spot'); used with committed_instances."""
     burst_usd_per_hour: UsdPerHour | None = None
     """Override of the burst pricing's USD/hour price (the hours above the committed baseline)."""
+    owned: Owned | None = None
+    """Buy the servers of `inference_offer` instead of renting them (kind 'owned'): purchase, import taxes, payment,
+    depreciation, colocation, power, upkeep and resale; every key optional ([options.owned], docs/scenario.md)."""
 
 
 FxRate = Annotated[float, Field(ge=0.01, le=1000.0)]

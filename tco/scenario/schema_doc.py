@@ -12,6 +12,7 @@ from pydantic_core import PydanticUndefined
 
 from tco import scenario as sc
 from tco.scenario import proposal as scp
+from tco.scenario.owned import Owned
 from tco.scenario.types import field_docs
 
 SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[training]", sc.Training),
@@ -20,6 +21,7 @@ SECTIONS = (("[scenario]", sc.ScenarioInfo), ("[model]", sc.ModelSpec), ("[train
             ("inference.users (growth: logistic)", sc.LogisticGrowth),
             ("inference.users (growth: list)", sc.ListGrowth),
             ("[fx]", sc.FX), ("[[options]] (one table per deployment option)", sc.Option),
+            ("[options.owned] (optional: buy the servers, kind 'owned')", Owned),
             ("[plan] (optional: the plan search)", sc.Plan),
             ("[proposal] (optional: the offer's commercial terms)", scp.Proposal),
             ("proposal.owner, proposal.signatory", scp.Person),

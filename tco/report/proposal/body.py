@@ -18,8 +18,10 @@ COMPUTE = (CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE)
 
 def counterpart(v, ours):
     """The option the bridge sets against `ours`: the cheapest ranked option of another kind (a hybrid or
-    dedicated recommendation meets the cheapest cloud option, a cloud one the cheapest with a dedicated fleet)."""
-    want = (FleetKind.DEDICATED, FleetKind.HYBRID) if ours.kind == FleetKind.CLOUD else (FleetKind.CLOUD,)
+    dedicated recommendation meets the cheapest cloud or owned option, a cloud one the cheapest with a dedicated or
+    owned fleet)."""
+    want = ((FleetKind.DEDICATED, FleetKind.HYBRID, FleetKind.OWNED) if ours.kind == FleetKind.CLOUD
+            else (FleetKind.CLOUD, FleetKind.OWNED))  # buying the servers is a competitor too (issue 26)
     return next((o for o in v.ranked_options if o.kind in want and o.name != ours.name), None)
 
 
@@ -27,7 +29,9 @@ def _commitment(o, loc: str) -> str:
     """What choosing `o` commits the client to, in plain words: the serving fleet, and a separate dedicated
     training cluster's minimum term (paid even when the job ends sooner)."""
     f = o.inference
-    if f.kind == FleetKind.DEDICATED:
+    if o.kind == FleetKind.OWNED:
+        out = t("pv_commit_owned", loc, n=o.peak_servers, what=fleet_name(f, loc))
+    elif f.kind == FleetKind.DEDICATED:
         out = t("pv_commit_dedicated", loc, n=o.peak_servers, what=fleet_name(f, loc), term=f.min_term_months or 1)
     elif not is_committed(f.pricing):
         out = t("pv_commit_none", loc)
@@ -69,6 +73,9 @@ def summary(v, loc: str) -> dict:
 def _price_cells(o, v, loc: str) -> tuple[str, str, str]:
     """(list price per GPU-hour, in reais at the spot rate, with taxes) for the serving fleet of `o`."""
     f = o.inference
+    if o.kind == FleetKind.OWNED:  # bought servers have no price per hour: their TCO per GPU-hour paid, in all three
+        all_in = unit_price(all_in_gpu_hour(o), loc)
+        return all_in, all_in, all_in
     if f.currency == Currency.USD:
         return usd(f.price_per_gpu_hour, loc), unit_price(f.price_per_gpu_hour * v.usdbrl, loc), unit_price(
             o.gpu_hour_brl[Role.INFERENCE], loc)

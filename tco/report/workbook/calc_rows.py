@@ -7,6 +7,7 @@ from tco.domain import CostLine, Currency
 from tco.expr import Rule, Scalar
 from tco.costs.tax_rules import NOT_APPLICABLE as TAX_NA
 from tco.report.workbook.book import Book, merged
+from tco.report.workbook.owned import OWNED_CONSTANTS, OWNED_SHOWN, OWNED_SUMMED
 
 
 SHOWN: dict[str, tuple[str, str, str]] = {
@@ -33,6 +34,9 @@ CONSTANTS = {
 }
 SUMMED = {"train_hours", "server_hours"}
 """Rows with a whole-horizon total in column C."""
+SHOWN |= OWNED_SHOWN  # an owned option's rows (tco.costs.owned_rules)
+CONSTANTS |= OWNED_CONSTANTS
+SUMMED |= OWNED_SUMMED
 
 
 def shown(rule: Rule, t, currency: str) -> tuple[str, str, str, str | None]:

@@ -14,6 +14,7 @@ from tco.domain import CostLine, Currency
 from tco import __version__
 from tco.costs import LINES
 from tco.costs.tax_rules import CREDITABLE, TAXES
+from tco.report.workbook.input_checks import master_formula, signed_refs, validate_cell, validity
 from tco.report.workbook.book import FIRST_COL, Book, abs_cell, month_col, num, qs, row_range
 
 OK_FILL = {"bg_color": "#C6EFCE"}
@@ -46,11 +47,19 @@ def _line_checks(book: Book, i: int, o, rng) -> list[tuple]:
 
     total = rng("total")
     diff = float(sum(o.lines_brl[k].sum() for k in LINES) - o.total_brl.sum())
-    prices = ",".join(rng("l_" + k) for k in LINES if k != CostLine.TAXES)
-    low = min(float(o.total_brl.min()), min(float(o.costs.lines[k].min()) for k in LINES if k != CostLine.TAXES))
+    # an owned option's lines net the resale and the tax shield (a month may be negative): its purchases and running
+    # costs instead
+    owned = o.resolved.owned is not None
+    net = {CostLine.TAXES, CostLine.INFERENCE_COMPUTE, CostLine.SETUP} if owned else {CostLine.TAXES}
+    keys = ["l_" + k for k in LINES if k not in net] + (["own_cash", "own_run"] if owned else [])
+    prices = ",".join(rng(k) for k in keys)
+    low = min(float(o.costs.rows[k].min()) if k.startswith("own_") else float(o.costs.lines[k[2:]].min())
+              for k in keys)
+    if o.resolved.owned is None:
+        low, prices = min(float(o.total_brl.min()), low), f"{total},{prices}"
     return [("chk_sum", f"=SUM({book.outputs[(i, 'lines_brl')]})-SUM({total})", diff, "brl", "=ABS({C})<c_tol_brl",
              abs(diff) < TOL_BRL.value),
-            ("chk_neg", f"=MIN({total},{prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value)]
+            ("chk_neg", f"=MIN({prices})", low, "num", "={C}>=-c_tol_brl", low >= -TOL_BRL.value)]
 
 
 def _capacity_checks(book: Book, res, i: int, o, rng) -> list[tuple]:
@@ -137,7 +146,9 @@ def write_checks(book: Book, res) -> None:
     changed_row = r
     r += 2
     r = _reconciliation(book, ws, res, r)
-    r = _input_copies(book, ws, r + 1, changed_row)
+    r, valid = _input_copies(book, ws, r + 1, changed_row)
+    npvs = [book.outputs[(i, "npv")] for i in range(1, len(res.options) + 1)]  # inputs and NPVs read by the master
+    ws.write_formula(book_master_row(book), 4, master_formula(first, last, valid, npvs), book.fmt("check"), all_ok)
     ws.set_column(FIRST_COL + 2, FIRST_COL + h, 15)
     ws.freeze_panes(3, 0)
 
@@ -197,26 +208,41 @@ def _reconciled(book: Book, i: int, o, eng_row: str) -> list[tuple[str, str, flo
              "=ABS(C{r}/D{r}-1)<c_eps")]
 
 
-def _input_copies(book: Book, ws, r: int, flag_row: int) -> int:
-    """Each input cell beside the value it was generated with; the flag row counts those that differ."""
+def book_master_row(book: Book) -> int:
+    """The Checks sheet's row of the master check (0-based)."""
+    from xlsxwriter.utility import xl_cell_to_rowcol
+
+    return xl_cell_to_rowcol(book.outputs["master"].rpartition("!")[2].replace("$", ""))[0]
+
+
+def _input_copies(book: Book, ws, r: int, flag_row: int) -> tuple[int, str | None]:
+    """Each input cell beside the value it was generated with and its validity (a number, ≥ 0 unless signed:
+    tco.report.workbook.input_checks); the flag row counts those that differ. Returns the next row and the range of
+    the validity column."""
     t = book.t
     ws.write_string(r, 0, t("chk_inputs_copy"), book.fmt("h2"))
     r += 1
-    for c, hd in enumerate((t("col_item"), t("chk_cell"), t("col_value"), t("chk_generated"), t("chk_changed"))):
+    for c, hd in enumerate((t("col_item"), t("chk_cell"), t("col_value"), t("chk_generated"), t("chk_changed"),
+                            t("chk_input_valid"))):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     first = r
+    signed = signed_refs(book)
     for label, ref, value in book.inputs:
         ws.write_string(r, 0, label)
         ws.write_string(r, 1, ref.replace("'", ""), book.fmt("small"))
         ws.write_formula(r, 2, f"=N({ref})", book.fmt("calc_gen"), num(value))
         ws.write_number(r, 3, num(value), book.fmt("eng_gen"))
         ws.write_formula(r, 4, f"=IF(C{r + 1}<>D{r + 1},1,0)", book.fmt("calc_int"), 0)
+        ws.write_formula(r, 5, validity(ref, ref in signed), book.fmt("check"), True)
+        validate_cell(book, ref, ref in signed)
         r += 1
+    if r > first:
+        _paint(book, ws, first, r - 1, 5)
     # how many inputs differ from the generated copy: 0 as generated, ≥ 1 after an edit (a count, not a check)
     ws.write_string(flag_row, 1, t("chk_inputs_changed"), book.fmt("bold_gen"))
     ws.write_formula(flag_row, 4, f"=SUM(E{first + 1}:E{max(r, first + 1)})", book.fmt("bold_int"), 0)
     ws.conditional_format(flag_row, 4, flag_row, 4, {"type": "cell", "criteria": ">", "value": 0,
                                                       "format": book.wb.add_format({"bg_color": "#FFEB9C"})})
     book.name("chk_inputs_changed", abs_cell(book.sheets["checks"], flag_row, 4))
-    return r
+    return r, (f"F{first + 1}:F{r}" if r > first else None)

@@ -162,6 +162,20 @@ def _lines_by_year(s: _Sheet, r: int) -> int:
     return r
 
 
+def term_formula(book: Book, i: int, role: str, fleet) -> str | None:
+    """The term of option i's commitment as a formula of its term inputs (a separate dedicated training cluster's
+    minimum term, a committed baseline's term), the catalog's term the floor; None when no input sets it."""
+    names = {n[0] for n in book.wb.defined_names}
+    name = {str(Role.TRAINING): f"in_o{i}_tr_min_term", str(Role.INFERENCE): f"in_o{i}_commit_term"}.get(str(role))
+    if name is None or name not in names:
+        return None
+    from tco.domain import commitment_term_months
+
+    # the training term is its input alone; a committed baseline's, its input with the pricing's term as a floor
+    floor = 0 if role == Role.TRAINING else max(fleet.min_term_months or 0, commitment_term_months(fleet.pricing) or 0)
+    return f"=MAX({floor},{name})" if floor else f"={name}"
+
+
 def _committed(s: _Sheet, r: int) -> int:
     """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
     minimum term or commitment, from its first month."""
@@ -185,7 +199,11 @@ def _committed(s: _Sheet, r: int) -> int:
             ws.write_string(r, 0, o.name)  # scenario text
             ws.write_string(r, 1, t("fin_role_" + role))
             ws.write_string(r, 2, f"{fleet.offer_id} · {book.term('pricing', fleet.pricing)}", book.fmt("small"))
-            ws.write_number(r, 3, term, book.fmt("eng_int"))
+            live = term_formula(book, i, role, fleet)
+            if live is None:
+                ws.write_number(r, 3, term, book.fmt("eng_int"))
+            else:  # a formula of the term inputs: an edited term moves the committed amount and stays in step
+                ws.write_formula(r, 3, live, book.fmt("fin_num"), term)
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
             part = taxed_part_formula(book, i, o, lines)
             v = committed_amount(o, lines, start, term)

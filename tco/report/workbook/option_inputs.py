@@ -7,6 +7,7 @@ from __future__ import annotations
 from tco.domain import CostLine, Currency, FleetKind, FleetMode
 from tco.report import i18n
 from tco.report.workbook.book import Book, abs_cell, merged
+from tco.report.workbook.owned import add_validation, owned_inputs
 from tco.sizing import peak_tflops
 
 EGRESS_PARTS = ("lo", "hi", "p")
@@ -89,6 +90,7 @@ def _cell(book: Book, ws, sheet: str, r: int, c: int, g: dict) -> None:
             book.inputs.append((g["label"], abs_cell(sheet, r, c), float(v)))
         if g["flag"]:
             ws.data_validation(r, c, r, c, {"validate": "list", "source": [0, 1]})
+        add_validation(ws, r, c, g["name"])
     if g["source"]:
         ws.write_comment(r, c, g["source"], {"x_scale": 2, "y_scale": 1.5})
 
@@ -106,6 +108,7 @@ def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
     b_uses = _brl_invoice_taxes(book, w, p, o)
     _credits(book, w, p, o.resolved, uses + b_uses)
     _egress_tiers(book, w, p, o)
+    owned_inputs(book, w, p, o)
 
 
 def _price_unit(book: Book, fleet) -> tuple[str, str]:
@@ -124,6 +127,8 @@ def _serving_prices(book: Book, w: _Column, p: str, r) -> None:
           f"{t('col_pricing')}: {book.term('pricing', inf.pricing)}", "")
     w.add(None, t("wl_inf_offer"), inf.offer_id, "", source=f"{inf.gpus_per_server} × {inf.gpu.gpu}")
     unit, fmt = _price_unit(book, inf)
+    if r.owned is not None:  # bought servers: no rental price nor setup fee drives them (the owned inputs do)
+        return
     w.add(p + "inf_price", t("inf_price"), inf.price, unit, fmt, f"{inf.price_source} ({inf.price_as_of})")
     if inf.kind == FleetKind.DEDICATED:
         w.add(p + "setup", t("setup_fee"), inf.setup_fee_brl, "R$", "in_brl")

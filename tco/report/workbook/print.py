@@ -80,6 +80,10 @@ def finish(book: Book, res, keys: list[str]) -> None:
         else:
             ws.fit_to_pages(1, 0)
             ws.repeat_rows(0, 2 if k in ("comparison", "checks", "finance") else 0)
+        if k == "checks" and "master" in book.outputs:  # the print pack: the integrity checks and the master
+            from tco.report.workbook.checks import book_master_row
+
+            ws.print_area(0, 0, book_master_row(book) + 1, 5)
         ws.protect("", PROTECT)
 
 
@@ -89,7 +93,7 @@ def _month_sheet(book: Book, ws, key: str) -> None:
     h = book.horizon
     ws.repeat_columns(0, 2)
     ws.repeat_rows(0, 2)
-    ws.set_print_scale(55)
+    ws.set_print_scale(year_scale(ws))
     ws.set_v_pagebreaks([FIRST_COL + 12 * y for y in range(1, -(-h // 12))])
     # one range for the months (column by column, LibreOffice prints each grouped column on a page of its own);
     # the months share the width and format the sheet gave its first month
@@ -100,6 +104,20 @@ def _month_sheet(book: Book, ws, key: str) -> None:
     hourly = _hourly_rows(book, key)
     for r in hourly:
         ws.set_row(r, None, None, {"level": 1})
+
+
+PAGE_PX = 1046
+"""Printable width of an A4 landscape page with 0.4-inch side margins, at 100 % [px at 96 dpi]: (297 − 20.3) mm."""
+
+
+def year_scale(ws) -> int:
+    """The print scale [%] at which the label columns (A–D) and twelve months fit a page's width, with a margin for
+    LibreOffice's wider rendering of the same widths (the review's 55 % printed 9 + 3 months a page)."""
+    info = ws.col_info
+    default = 64  # px: an unset column
+    labels = sum(info[c].width if c in info else default for c in range(FIRST_COL))
+    month = info[FIRST_COL].width if FIRST_COL in info else default
+    return max(10, min(55, int(100 * PAGE_PX * 0.72 / (labels + 12 * month))))
 
 
 def _hourly_rows(book: Book, key: str) -> list[int]:

@@ -68,6 +68,10 @@ def _master_check(book: Book, ws, r: int) -> None:
                                            "format": book.wb.add_format({"bg_color": color})})
     ws.merge_range(r + 1, 1, r + 1, 4, t("chk_note"), book.fmt("small_wrap"))
     ws.set_row(r + 1, 34)
+    if "chk_inputs_changed" in {n[0] for n in book.wb.defined_names}:  # the inputs-changed flag beside the master
+        text = t("sum_inputs_changed").replace('"', "'")
+        ws.write_formula(r, 2, f'=IF(chk_inputs_changed>0,"{text}: "&chk_inputs_changed,"")',
+                         book.wb.add_format({"bold": True, "font_color": "#C00000"}), "")
 
 
 def _notes_and_warnings(book: Book, ws, r: int, res) -> int:
@@ -83,6 +87,13 @@ def _notes_and_warnings(book: Book, ws, r: int, res) -> int:
         from tco.report import notices
 
         ws.write_string(r, 0, t("warnings"), book.fmt("bold_gen"))
+        if "chk_inputs_changed" in {d[0] for d in book.wb.defined_names}:  # the warnings are the engine's run's
+            text = t("stale_banner").replace('"', "'")
+            ws.merge_range(r, 1, r, 4, "", book.wb.add_format({"bold": True, "font_color": "#C00000",
+                                                               "text_wrap": True}))
+            ws.write_formula(r, 1, f'=IF(chk_inputs_changed>0,"{text}","")',
+                             book.wb.add_format({"bold": True, "font_color": "#C00000", "text_wrap": True}), "")
+            r += 1
         for n in res.notices:  # merged across the table's width, each row as tall as its wrapped text
             text = notices.line(n, book.locale)
             ws.merge_range(r, 1, r, 4, text, book.fmt("wrap"))

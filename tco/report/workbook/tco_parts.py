@@ -50,6 +50,8 @@ def taxed_part_formula(book: Book, i: int, o, lines: list[str]) -> str:
 def price_lines(o, kind: str) -> list[str]:
     """Compute lines driven by the prices of fleets of `kind` (cloud or dedicated)."""
     r = o.resolved
+    if getattr(r, "owned", None) is not None:  # bought servers: no rental price drives their lines (tco.costs.owned_rules)
+        return []
     out = [line for fleet, line in ((r.training, CostLine.TRAINING_COMPUTE), (r.inference, CostLine.INFERENCE_COMPUTE))
            if fleet is not None and fleet.kind == kind]
     return list(dict.fromkeys(out))

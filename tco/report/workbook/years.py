@@ -55,6 +55,8 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
     price. A shared fleet is one contract: its training and serving lines, from the first month either starts."""
     out: list[tuple[str, Any, list[str], int, int]] = []
     r = o.resolved
+    if r.owned is not None:  # bought servers: no rental term (what is committed is the purchase itself)
+        return out
 
     def term_of(fleet, role: str) -> int:
         term = max(fleet.min_term_months, commitment_term_months(fleet.pricing) or 0)

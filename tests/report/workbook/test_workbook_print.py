@@ -60,3 +60,59 @@ def test_stale_banners_blank_as_generated_and_shown_after_an_edit(book):
         assert book.formula(sheet, r + 1, c + 1) == f'=IF(chk_inputs_changed,"{t("stale_banner", LOC)}","")'
         assert book.cached(sheet, r + 1, c + 1) in (None, "")
         assert book.evaluate(sheet, r + 1, c + 1, {(flag_sheet, flag_ref): 2}) == t("stale_banner", LOC)
+
+
+def test_year_scale_fits_labels_and_twelve_months():
+    """The print scale of a month sheet: a page's width (1,046 px at 100 %) × 0.72 for LibreOffice's wider rendering
+    over the label columns + 12 months; the calc sheets' 313 + 75 + 131 + 19 px of labels and 103 px a month give
+    100 × 1046 × 0.72 / 1774 = 42.4 → 42 %."""
+    import xlsxwriter
+
+    from tco.report.workbook.print import year_scale
+
+    ws = xlsxwriter.Workbook("unused.xlsx", {"in_memory": True}).add_worksheet()
+    for c, w in ((0, 44), (1, 10), (2, 18), (3, 2)):
+        ws.set_column(c, c, w)
+    ws.set_column(4, 40, 14)
+    assert [ws.col_info[c].width for c in range(5)] == [313, 75, 131, 19, 103]
+    assert year_scale(ws) == int(100 * 1046 * 0.72 / (313 + 75 + 131 + 19 + 12 * 103)) == 42
+
+
+def test_libreoffice_prints_a_year_a_page_and_the_pack_in_six_pages(tmp_path):
+    """The seed's workbook exported to PDF by LibreOffice: each Calc page shows twelve months (a contract year, not
+    9 + 3), and the print pack (Summary, Finance, Checks) takes at most six pages."""
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    import pytest
+
+    from tco.catalog import load_catalog
+    from tco.engine import run_scenario
+    from tco.report import json_out, workbook
+    from tco.scenario import load
+    from test_workbook import RECALC_XCU
+
+    soffice = shutil.which("soffice") or shutil.which("libreoffice")
+    if soffice is None or shutil.which("pdftotext") is None:
+        pytest.skip("LibreOffice or pdftotext is not installed")
+    seed = Path(__file__).resolve().parents[3] / "scenarios" / "seed_70b_h200.toml"
+    s, _, _ = load(seed)
+    res = run_scenario(s, load_catalog(), file=str(seed), paths=200)
+    xlsx = tmp_path / "seed.xlsx"
+    workbook.write(res, json_out.build(res, "", str(seed)), xlsx)
+    profile = tmp_path / "profile"
+    (profile / "user").mkdir(parents=True)
+    (profile / "user" / "registrymodifications.xcu").write_text(RECALC_XCU, encoding="utf-8")
+    subprocess.run([soffice, f"-env:UserInstallation={profile.as_uri()}", "--headless", "--norestore",
+                    "--convert-to", "pdf", "--outdir", str(tmp_path), str(xlsx)], check=True, capture_output=True,
+                   timeout=600)
+    text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "seed.pdf"), "-"], check=True, capture_output=True,
+                          text=True).stdout
+    pages = [p for p in text.split("\f") if p.strip()]
+    sheet_of = [p.strip().split()[0] for p in pages]
+    pack = sum(1 for x in sheet_of if x in (t("sh_summary", LOC), t("sh_finance", LOC), t("sh_checks", LOC)))
+    assert 3 <= pack <= 6, sheet_of
+    calc = [p for p, x in zip(pages, sheet_of) if x == t("sh_calc", LOC, i=1).split()[0]]
+    months = [line for p in calc for line in p.splitlines() if line.lstrip().startswith(t("month", LOC))]
+    assert months and all(len(line.split()) == 13 for line in months), months[:2]  # the label + 12 months
