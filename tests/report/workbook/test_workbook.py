@@ -826,6 +826,7 @@ def _breakeven_rates(path: Path, locale: str, names: list[str]) -> dict[str, obj
     raise AssertionError(f"no break-even table in {path.name}")
 
 
+@pytest.mark.slow
 @needs_soffice
 @pytest.mark.parametrize("stem", [p.stem for p in SCENARIOS])
 def test_fx_breakevens_are_the_workbooks_after_recalculation(runs, recalculated, stem):

@@ -59,11 +59,13 @@ def recalculated(tmp_path_factory):
     return got
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", list(EDITS))
 def test_master_is_true_or_false_never_an_error(recalculated, key):
     assert named_values(recalculated[key], "chk_master") == [EDITS[key][1]]
 
 
+@pytest.mark.slow
 def test_summary_flags_changed_inputs(recalculated):
     def flag(wb):
         summary = wb.worksheets[0]
@@ -74,6 +76,7 @@ def test_summary_flags_changed_inputs(recalculated):
     assert flag(recalculated["legit_fx"]) and flag(recalculated["legit_fx"])[0].endswith(": 1")
 
 
+@pytest.mark.slow
 def test_summary_engine_warnings_carry_the_stale_banner(recalculated):
     from tco.report.i18n import t
 
@@ -85,6 +88,7 @@ def test_summary_engine_warnings_carry_the_stale_banner(recalculated):
     assert shown(recalculated["as_generated"]) == [] and shown(recalculated["legit_fx"]) == [banner]
 
 
+@pytest.mark.slow
 def test_commitment_terms_follow_the_term_inputs(recalculated):
     """Finance's committed table: the separate training cluster's term is the term input (review F3: typed, it
     went stale), and the committed amount follows it."""

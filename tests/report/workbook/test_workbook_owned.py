@@ -65,6 +65,7 @@ def recalculated(tmp_path_factory):
     return got
 
 
+@pytest.mark.slow
 def test_every_formula_recalculates_to_its_cached_engine_value(recalculated):
     """As tests/report/workbook/test_workbook.py does for every example: LibreOffice's value of each formula is the
     one the engine cached (the owned rows, and the sheets that read the owned options: tornado, break-evens)."""
@@ -84,6 +85,7 @@ def test_every_formula_recalculates_to_its_cached_engine_value(recalculated):
     assert n > 10_000
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("key", list(EDITS))
 def test_libreoffice_recalculates_the_owned_sheet_to_the_engine(recalculated, key):
     wb, doc = recalculated[key]
@@ -91,6 +93,7 @@ def test_libreoffice_recalculates_the_owned_sheet_to_the_engine(recalculated, ke
     assert named_values(wb, "chk_master") == [True]
 
 
+@pytest.mark.slow
 def test_the_edits_moved_the_owned_options(recalculated):
     base, edited = recalculated["base"][1], recalculated["rate_tariff"][1]
     tco = [[o["tco_brl"]["deterministic"] for o in d["options"]] for d in (base, edited)]

@@ -7,6 +7,7 @@ generated and say so once an input changes (evaluated in-process with the flag s
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -78,6 +79,7 @@ def test_year_scale_fits_labels_and_twelve_months():
     assert year_scale(ws) == int(100 * 1046 * 0.72 / (313 + 75 + 131 + 19 + 12 * 103)) == 42
 
 
+@pytest.mark.slow
 def test_libreoffice_prints_a_year_a_page_and_the_pack_in_six_pages(tmp_path):
     """The seed's workbook exported to PDF by LibreOffice: each Calc page shows twelve months (a contract year, not
     9 + 3), and the print pack (Summary, Finance, Checks) takes at most six pages."""
