@@ -9,13 +9,14 @@ the results (`tco.report.view`), never the JSON; they compute presentation only,
 arithmetic. The commercial terms come from the scenario's `[proposal]` section (`tco.scenario.proposal`).
 The engine's notices go to the seller (`notes_txt`), not into this document.
 
-Reproducible: every date (cover, PDF metadata, attachments) is the document date, so two runs give the
-same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
+Reproducible: every date (cover, PDF metadata, attachments, the embedded font subsets' timestamps) is the
+document date, so two runs give the same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
 SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import logging
@@ -230,8 +231,28 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
                         description=_attachment_label(p, loc), url_fetcher=fetcher, created=stamp, modified=stamp)
              for p in attachments]
     # PDF/A-3b: the archival variant that allows embedded files (scenario, workbook)
-    return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
-        attachments=files, pdf_variant="pdf/a-3b")
+    with source_date(stamp):
+        return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
+            attachments=files, pdf_variant="pdf/a-3b")
+
+
+@contextlib.contextmanager
+def source_date(stamp: _dt.datetime):
+    """SOURCE_DATE_EPOCH set to `stamp` inside the block (unless the caller set it): the embedded font subsets
+    carry it as their `head.modified` instead of the render time. fontTools, which subsets the fonts when
+    libharfbuzz-subset is not installed, reads it (the reproducible-builds convention); the block restores the
+    environment as it found it."""
+    import os
+
+    key = "SOURCE_DATE_EPOCH"
+    before = os.environ.get(key)
+    if before is None:
+        os.environ[key] = str(int(stamp.timestamp()))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
 
 
 def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:

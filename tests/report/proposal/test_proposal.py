@@ -136,13 +136,38 @@ def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
 
 
 @needs_poppler
-def test_two_runs_give_the_same_bytes(results, tmp_path):
+@pytest.mark.parametrize("subsetter", ["installed", "fonttools"])
+def test_two_runs_give_the_same_bytes(results, tmp_path, monkeypatch, subsetter):
+    """Two renders an hour apart by the clock give the same bytes, whichever library subsets the fonts: with
+    `fonttools` the HarfBuzz subsetter is switched off (as on a machine without libharfbuzz-subset0), and the clock
+    fontTools stamps into each subset's head.modified moves by 3,600 s between the renders."""
+    import time as real_time
+
+    from fontTools.misc import timeTools
+    from tco.report.proposal.weasy import weasyprint
+
+    weasyprint()
+    from weasyprint.pdf import fonts
+
+    if subsetter == "fonttools":
+        monkeypatch.setattr(fonts, "harfbuzz_subset", None)
+    clock = {"now": real_time.time()}
+
+    class Clock:
+        @staticmethod
+        def time():
+            return clock["now"]
+
+    monkeypatch.setattr(timeTools, "time", Clock)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     path = ROOT / "scenarios" / "assistant_8b_l4.toml"
     res = results[path.stem]
     first = proposal.render(res, [path])
+    clock["now"] += 3600.0
     second = proposal.render(res, [path])
     assert first == second
     assert b"CreationDate" in first and b"D:20270301" in first  # the start month, not the clock
+    assert "SOURCE_DATE_EPOCH" not in __import__("os").environ  # the render put the environment back
 
 
 def test_document_date_from_proposal_or_start_month():
