@@ -20,6 +20,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "price_estimate": {"offer": "text"},
     "price_status": {"offer": "text", "status": "text"},
     "price_anomalous": {"offer": "text", "pricing": "text"},
+    "price_stand_in_egress": {"id": "text"},
+    "price_stand_in_storage": {"id": "text"},
     "tax_horizon": {"profile": "text", "until": "month", "end": "month", "year": "text"},
     "tax_on_brl_offer": {},
     "target_unreachable": {"gpu": "text", "target": "num", "reached": "num1"},

@@ -81,7 +81,7 @@ def _ranked_table(res, loc: str):
     table = Table(title=_title(res, loc))
     for key in ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",
                 "col_per_mtok"):
-        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
+        table.add_column(t(key, loc), justify="left" if key == "col_option" else "right", no_wrap=key not in ("col_option", "col_vs_best"))
     ranked = sorted(rankable(res.options), key=lambda o: o.tco.deterministic)
     best = ranked[0].tco.deterministic if ranked else float("nan")
     for i, o in enumerate(ranked, 1):
@@ -96,6 +96,12 @@ def _ranked_table(res, loc: str):
             table.add_row("—", plain(o.name), brl(o.tco.deterministic),
                           t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
                           "—", "—", "—", "—", style="dim")
+        elif o.resolved.breaches:  # costed and shown, never ranked: it breaks the client's constraints
+            from tco.report.words import breach_text
+
+            table.add_row("—", plain(o.name), brl(o.tco.deterministic),
+                          t("term_breaches", loc, what=breach_text(o.resolved.breaches, loc)),
+                          brl(o.npv.deterministic), "—", brl(float(o.lines_brl["egress"].sum())), "—", style="dim")
     return table
 
 

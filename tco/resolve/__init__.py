@@ -56,6 +56,8 @@ class ResolvedOption:
     burst: Fleet | None = None
     """The inference offer at its burst pricing (hours above the committed baseline)."""
     commit_term_months: int = 0
+    breaches: tuple[str, ...] = ()
+    """The client's constraints this option breaks (``tco.scenario.proposal.breaches``): shown, never recommended."""
 
 
 def _as_tuple(v) -> tuple[int, ...]:
@@ -184,7 +186,21 @@ def _resolved(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Ca
                           taxmod.rates_by_month(tax, months, cat.tax_reform),
                           taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
                           billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
-                          None if burst is None else _as_tuple(o.committed_instances), burst, term)
+                          None if burst is None else _as_tuple(o.committed_instances), burst, term,
+                          _breaches(s, serve, train))
+
+
+def _breaches(s: Scenario, serve: Fleet, train: Fleet | None) -> tuple[str, ...]:
+    """The client's constraints ([proposal.constraints]) the option breaks; a shared fleet trains where it serves."""
+    from tco.domain import TrainingMethod
+    from tco.scenario.proposal import breaches
+
+    if s.proposal is None or s.proposal.constraints is None:
+        return ()
+    trains = s.training.method != TrainingMethod.NONE
+    where = train or serve
+    return breaches(s.proposal.constraints, (where.provider, where.region) if trains else None,
+                    (serve.provider, serve.region))
 
 
 def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem],

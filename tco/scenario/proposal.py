@@ -101,6 +101,40 @@ class Included(Frozen):
     """Round-trip latency the provider measured to the client's users [ms] (blank: not stated)."""
 
 
+Residency = Literal["none", "training", "serving", "both"]
+
+
+class Constraints(Frozen):
+    """The client's constraints (`[proposal.constraints]`): what the recommendation and the plan search must respect.
+    An option that breaks one is shown but never recommended; a plan that breaks one is not searched."""
+
+    data_in_brazil: Residency = "none"
+    """Which data must stay in Brazil: 'training' (the training data and run), 'serving' (the model and the users'
+    requests), 'both', or 'none' (no residency asked)."""
+    providers: list[Name] = Field(default_factory=lambda: [], max_length=50)
+    """The providers the client accepts (catalog ids: 'aws', 'br-dedicated'…); empty: any provider."""
+
+
+def breaches(c: "Constraints | None", training: tuple[str, str] | None, serving: tuple[str, str]) -> tuple[str, ...]:
+    """The constraints a deployment breaks, as codes: 'training_outside_brazil', 'serving_outside_brazil',
+    'provider_not_accepted:<provider>'. `training` and `serving` are (provider, region) of each fleet (training None
+    when nothing is trained; a shared fleet trains where it serves)."""
+    from tco.domain import BRAZIL_REGIONS
+
+    if c is None:
+        return ()
+    out: list[str] = []
+    if c.data_in_brazil in ("training", "both") and training is not None and training[1] not in BRAZIL_REGIONS:
+        out.append("training_outside_brazil")
+    if c.data_in_brazil in ("serving", "both") and serving[1] not in BRAZIL_REGIONS:
+        out.append("serving_outside_brazil")
+    for prov, _ in (x for x in (training, serving) if x is not None):
+        code = f"provider_not_accepted:{prov}"
+        if c.providers and prov not in c.providers and code not in out:
+            out.append(code)
+    return tuple(out)
+
+
 def _none() -> list:
     """An empty list, as a default: a Python function, whose signature pydantic reads without tokenizing
     ``list``'s text signature (a 6 ms regular expression at each start)."""
@@ -138,6 +172,9 @@ class Proposal(Frozen):
     """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
     client_need: Text = ""
     """One sentence: what the client needs, in the client's words."""
+    constraints: Constraints | None = None
+    """The client's constraints (`[proposal.constraints]`: data residency, accepted providers), enforced in the
+    recommendation and the plan search."""
     attach_scenario_comments: bool = False
     """True: the attached scenario keeps its comment lines (default: comments removed)."""
 

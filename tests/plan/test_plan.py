@@ -133,9 +133,16 @@ def _engine_tco(s, cat, opt: dict) -> tuple[float, float]:
     return o.tco.deterministic, o.npv.deterministic
 
 
+def unconstrained(s):
+    """The scenario without the client's constraints ([proposal.constraints]): the whole catalog in the fight."""
+    return s.model_copy(update={"proposal": s.proposal.model_copy(update={"constraints": None})})
+
+
 @pytest.fixture(scope="module")
 def seed_plans(cat):
+    """The seed's search without its residency constraint: every provider of the catalog in the fight."""
     s, _, lines = load(SEED)
+    s = unconstrained(s)
     return s, plan.search(s, cat, file=str(SEED), lines=lines)
 
 

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tco.errors import InputError
 from tco.scenario import load_text
-from tco.scenario.proposal import Included, Item, Proposal
+from tco.scenario.proposal import Constraints, Included, Item, Proposal, breaches
 
 from conftest import SEED
 
@@ -77,3 +77,27 @@ def test_review_l5_an_item_priced_at_nothing_is_refused_at_its_line():
     assert msg.startswith(f"s.toml:{line}: [proposal.items[0]] an item priced at nothing (R$ 0 per month and no setup)")
     assert Item(description="x", quantity=1, brl_per_month=100.0).setup_brl == 0.0  # a monthly fee alone is a price
     assert Item(description="x", quantity=1, brl_per_month=0.0, setup_brl=500.0).brl_per_month == 0.0  # a one-off
+
+
+def test_breaches_by_hand():
+    both = Constraints(data_in_brazil="both")
+    us, sp, br = ("aws", "us-east-1"), ("aws", "sa-east-1"), ("br-dedicated", "br")
+    assert breaches(None, us, us) == ()
+    assert breaches(Constraints(), us, us) == ()                                   # 'none': no residency asked
+    assert breaches(both, sp, br) == ()
+    assert breaches(both, us, br) == ("training_outside_brazil",)
+    assert breaches(both, us, us) == ("training_outside_brazil", "serving_outside_brazil")
+    assert breaches(both, None, br) == ()                                          # nothing trained
+    assert breaches(Constraints(data_in_brazil="serving"), us, br) == ()
+    assert breaches(Constraints(data_in_brazil="training"), sp, us) == ()
+    only = Constraints(providers=["br-dedicated"])
+    assert breaches(only, us, br) == ("provider_not_accepted:aws",)
+    assert breaches(only, us, us) == ("provider_not_accepted:aws",)                # said once per provider
+
+
+def test_the_seed_keeps_the_data_in_brazil():
+    p = load_text(TEXT, "s.toml").proposal
+    assert p.constraints == Constraints(data_in_brazil="both")
+    assert "data_in_brazil = \"anywhere\"" not in TEXT
+    msg = _error('data_in_brazil = "both"', 'data_in_brazil = "anywhere"')
+    assert "proposal.constraints.data_in_brazil" in msg and "'both'" in msg
