@@ -101,6 +101,59 @@ class Included(Frozen):
     """Round-trip latency the provider measured to the client's users [ms] (blank: not stated)."""
 
 
+Share = Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+class Credit(Frozen):
+    below_share: Share
+    """Monthly availability below which the credit applies (0.999 = 99,9 %)."""
+    credit_share: Share
+    """Credit on that month's fee (0.10 = 10 %)."""
+
+
+class Contract(Frozen):
+    """The contract terms a signed proposal names (`[proposal.contract]`): shown on the offer page; only the keys
+    written are shown. Contradictions (a contract shorter than its minimum term, an early exit without a penalty,
+    a firm quote dated after the proposal) are errors naming the key."""
+
+    duration_months: int | None = Field(None, ge=1, le=240)
+    """Contract duration (vigência) [months]."""
+    renewal: Line = ""
+    """How it renews (e.g. "automática por 12 meses, salvo aviso com 60 dias")."""
+    sla_credits: list[Credit] = Field(default_factory=lambda: [], max_length=10)
+    """Service credits by monthly availability (`[[proposal.contract.sla_credits]]`)."""
+    support_response: Line = ""
+    """Support response times (e.g. "severidade 1: 1 h; severidade 2: 4 h; demais: 1 dia útil")."""
+    early_exit: Literal["not_allowed", "with_penalty"] = "not_allowed"
+    """Termination before the minimum term: not allowed, or allowed with `early_exit_penalty_share`."""
+    early_exit_penalty_share: Share | None = None
+    """Penalty for leaving before the minimum term: this share of the fees left until its end."""
+    exit_notice_days: int | None = Field(None, ge=0, le=365)
+    """Notice to end the contract after the minimum term [days]."""
+    late_payment: Line = ""
+    """Late-payment terms (e.g. "multa de 2 % e juros de 1 % ao mês")."""
+    data_protection: Text = ""
+    """The LGPD clause: the roles (provider as operador), where the data stays, sub-processors, incidents."""
+    data_return_days: int | None = Field(None, ge=0, le=365)
+    """Days after the end of the contract to return the client's data, then erase it."""
+    jurisdiction: Line = ""
+    """Foro (e.g. "Comarca de São Paulo/SP")."""
+    quote_reference: Line = ""
+    """The firm quote's reference (with `firm_quote = true` items)."""
+    quote_date: Day | None = None
+    """The firm quote's date."""
+
+    @model_validator(mode="after")
+    def _exit(self):
+        if self.early_exit == "with_penalty" and self.early_exit_penalty_share is None:
+            raise ValueError("early_exit = 'with_penalty' needs early_exit_penalty_share (the share of the fees left "
+                             "until the minimum term that leaving early costs)")
+        if self.early_exit == "not_allowed" and self.early_exit_penalty_share is not None:
+            raise ValueError("early_exit_penalty_share is set but early_exit = 'not_allowed': set early_exit = "
+                             "'with_penalty' or remove the penalty")
+        return self
+
+
 Residency = Literal["none", "training", "serving", "both"]
 
 
@@ -172,6 +225,9 @@ class Proposal(Frozen):
     """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
     client_need: Text = ""
     """One sentence: what the client needs, in the client's words."""
+    contract: Contract = Field(default_factory=Contract)
+    """The contract terms (`[proposal.contract]`: duration, renewal, SLA credits, support, exit, LGPD, foro, the
+    firm quote's reference)."""
     constraints: Constraints | None = None
     """The client's constraints (`[proposal.constraints]`: data residency, accepted providers), enforced in the
     recommendation and the plan search."""
@@ -187,4 +243,14 @@ class Proposal(Frozen):
         if early:
             raise ValueError(f"{', '.join(early)}: a step due before the proposal's date ({self.date}) is already late "
                              "when the client reads it")
+        c = self.contract
+        if c.duration_months and self.min_term_months and c.duration_months < self.min_term_months:
+            raise ValueError(f"contract.duration_months = {c.duration_months} is shorter than min_term_months = "
+                             f"{self.min_term_months}: the contract would end before its minimum term")
+        if c.quote_date and self.date and c.quote_date > self.date:
+            raise ValueError(f"contract.quote_date {c.quote_date} is after the proposal's date {self.date}: a proposal "
+                             "cannot carry a quote not yet made")
+        if (c.quote_reference or c.quote_date) and not (self.items and all(i.firm_quote for i in self.items)):
+            raise ValueError("contract.quote_reference / quote_date name a firm quote, but the items are not all "
+                             "firm_quote = true")
         return self
