@@ -86,6 +86,10 @@ def _require_feasible(res: Results, inp: Inputs) -> None:
     problems = [p for p in (workload_problem(res, inp.path, inp.key_lines),
                             infeasible_problem(res, inp.path, inp.key_lines),
                             constraint_problem(res, inp.path, inp.key_lines)) if p is not None]
+    if inp.scenario.proposal is not None and inp.scenario.proposal.brand:  # the PDF's brand folder, before any file
+        from tco.report.proposal import brand
+
+        problems += brand.problems(inp.scenario, inp.path, inp.key_lines)
     if problems:
         raise InputError(problems)
 

@@ -49,6 +49,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "quote_expired": {"offer": "text", "until": "date", "date": "date"},
     "recommended_undated": {"offer": "text"},
     "plan_unverified": {"offer": "text", "status": "text", "as_of": "date"},
+    "brand_example": {},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

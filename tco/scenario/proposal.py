@@ -231,6 +231,9 @@ class Proposal(Frozen):
     constraints: Constraints | None = None
     """The client's constraints (`[proposal.constraints]`: data residency, accepted providers), enforced in the
     recommendation and the plan search."""
+    brand: Line = ""
+    """The seller's brand folder, relative to the scenario's folder: its theme.toml (provider, contact, colours) and
+    logo (absent: the package's example brand, marked "exemplo" on the PDF)."""
     attach_scenario_comments: bool = False
     """True: the attached scenario keeps its comment lines (default: comments removed)."""
 
