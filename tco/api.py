@@ -87,7 +87,7 @@ def _require_feasible(res: Results, inp: Inputs) -> None:
                             infeasible_problem(res, inp.path, inp.key_lines),
                             constraint_problem(res, inp.path, inp.key_lines)) if p is not None]
     if inp.scenario.proposal is not None and inp.scenario.proposal.brand:  # the PDF's brand folder, before any file
-        from tco.report.proposal import brand
+        from tco.report import brand
 
         problems += brand.problems(inp.scenario, inp.path, inp.key_lines)
     if problems:

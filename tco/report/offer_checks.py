@@ -109,7 +109,7 @@ def notices(v, scenario) -> list[Notice]:
         out += expired_quotes(x, doc)
     if v.ranked:
         out += recommended_notices(v.recommended)
-    from tco.report.proposal.brand import example_brand
+    from tco.report.brand import example_brand
 
     if example_brand(scenario):
         out.append(Notice("brand_example", "", {}))

@@ -29,7 +29,7 @@ from tco.report import fmt
 from tco.report.proposal import charts  # noqa: F401  (public: proposal.charts)
 from tco.report.i18n import labels, language, locale_of, t
 from tco.report.proposal.attach import attachment_bytes, scenario_bytes, workbook_bytes  # noqa: F401  (public)
-from tco.report.proposal.brand import DEFAULT_COLORS, TEMPLATES, load_theme  # noqa: F401  (public here too)
+from tco.report.brand import DEFAULT_COLORS, TEMPLATES, load_theme  # noqa: F401  (public here too)
 from tco.report.words import document_date
 
 LOG = logging.getLogger(__name__)
@@ -197,7 +197,7 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
 
     wp = weasyprint()
     HTML, Attachment = wp.HTML, wp.Attachment
-    from tco.report.proposal import brand
+    from tco.report import brand
 
     theme, brand_dir = brand.theme(res.scenario, getattr(res, "source_path", ""), templates)
     attachments = [Path(p) for p in attachments if p and Path(p).is_file()]

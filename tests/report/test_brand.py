@@ -1,4 +1,4 @@
-"""tco.report.proposal.brand: the seller's brand folder beside the scenario, its located problems, and the package's
+"""tco.report.brand: the seller's brand folder beside the scenario, its located problems, and the package's
 example brand marked as such."""
 
 from __future__ import annotations
@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tco.report.proposal import TEMPLATES, brand, load_theme
+from tco.report import brand
+from tco.report.brand import TEMPLATES, load_theme
 from tco.scenario import load_text
 
 from conftest import SEED

@@ -18,9 +18,11 @@ from pathlib import Path
 
 from tco.errors import Problem
 
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 """The templates folder: proposal.html.j2, proposal.css, theme.toml (the example brand), logo, fonts/."""
 _HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
+DEFAULT_PALETTE = ("#1f3b63", "#e07b39", "#3a9e8f", "#9bb7d4", "#8c2d3c", "#d4b13f", "#5b5b5b", "#b07cc6")
+"""The chart series' colours when a theme gives none (the example theme's palette)."""
 DEFAULT_COLORS = {"primary": "#1f3b63", "accent": "#e07b39", "text": "#1d1d1f", "muted": "#5f6670", "rule": "#c9ced6",
                   "shade": "#eef2f7"}
 
@@ -107,8 +109,6 @@ def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
             raise ValueError(f"{path}: colors.{key} = {bad[0]!r} is not a hex colour like '#1f3b63'")
     for key, value in DEFAULT_COLORS.items():
         colors.setdefault(key, value)
-    from tco.report.proposal.charts import DEFAULT_PALETTE
-
     colors.setdefault("palette", list(DEFAULT_PALETTE))
     provider = theme.setdefault("provider", {})
     for key in ("name", "short_name", "tagline", "logo"):
