@@ -67,8 +67,14 @@ def _new_book(res, path: Path, keys: list[str]) -> Book:
         name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
         book.sheets[k] = name
         install(wb.add_worksheet(name))  # plain formulas skip XlsxWriter's preparation (workbook_cells)
+    import datetime as _dt
+
+    from tco.report.words import document_date
+
+    # dated by the document, not the clock: two runs of one scenario give the same bytes
     wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
-                       "comments": "Live model; Inputs sheet holds every input."})
+                       "comments": "Live model; Inputs sheet holds every input.",
+                       "created": _dt.datetime.combine(document_date(s), _dt.time())})
     wb.set_calc_mode("auto")
     return book
 
