@@ -141,13 +141,16 @@ def _checks(book: Book, res) -> None:
 
 
 def summary_order(res, doc: dict) -> list[int]:
-    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the
-    infeasible options (shown, never ranked) in scenario order."""
+    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the options
+    that break the client's constraints, then the infeasible ones (shown, never ranked) in scenario order."""
     names = [o.name for o in res.options]
-    ranking = list(doc.get("ranking") or []) + list(doc.get("infeasible") or [])
+    breaking = sorted((o for o in res.options if o.feasible and o.resolved.breaches), key=lambda o: o.tco.deterministic)
+    ranking = (list(doc.get("ranking") or []) + [o.name for o in breaking]  # shown after the ranked, never first
+               + list(doc.get("infeasible") or []))
     if sorted(ranking) == sorted(names) and len(set(names)) == len(names):
         return [names.index(n) for n in ranking]
-    return sorted(range(len(names)), key=lambda j: (not res.options[j].feasible, res.options[j].tco.deterministic))
+    return sorted(range(len(names)), key=lambda j: (not res.options[j].feasible, bool(res.options[j].resolved.breaches),
+                                                    res.options[j].tco.deterministic))
 
 
 def _serial(month: str) -> float:
