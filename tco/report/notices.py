@@ -50,6 +50,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "recommended_undated": {"offer": "text"},
     "plan_unverified": {"offer": "text", "status": "text", "as_of": "date"},
     "brand_example": {},
+    "offer_data_abroad": {"where": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

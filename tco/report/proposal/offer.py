@@ -66,7 +66,8 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     terms = _terms(p, o, items, doc_date, theme, loc)
     estimate = derived or not all(i["firm"] for i in items)
     return {"option": o.label if o else None, "table": table(head, rows, num=(1, 2, 3, 4), name=0, foot=foot),
-            "terms": terms, "contract": contract_terms(p, loc), "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
+            "terms": terms, "contract": contract_terms(p, loc, o),
+            "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
             "none": None if items else t("pv_no_dedicated", loc), "included": _included(p, o, loc),
             "caveats": caveats(v, scenario, o, loc) if o is not None else [],
             "need": p.client_need if p is not None else "", "outside": _outside(o, loc)}
@@ -144,8 +145,9 @@ def quote_status(p, items, loc: str) -> list[tuple[str, str]]:
     return out
 
 
-def contract_terms(p, loc: str) -> list[tuple[str, str]]:
-    """The contract's terms ([proposal.contract]) as the offer page shows them: only the keys written."""
+def contract_terms(p, loc: str, o=None) -> list[tuple[str, str]]:
+    """The contract's terms ([proposal.contract]) as the offer page shows them: only the keys written. The LGPD row
+    ends with where the offered option's data goes, from its fleets (never the seller's words alone)."""
     c = p.contract if p is not None else None
     out: list[tuple[str, str]] = []
     if c is None:
@@ -172,12 +174,26 @@ def contract_terms(p, loc: str) -> list[tuple[str, str]]:
     if c.late_payment:
         out.append((t("pv_t_late", loc), c.late_payment))
     if c.data_protection:
-        out.append((t("pv_t_lgpd", loc), c.data_protection))
+        out.append((t("pv_t_lgpd", loc), " ".join(x for x in (c.data_protection, _where_data(o, loc)) if x)))
     if c.data_return_days is not None:
         out.append((t("pv_t_data_return", loc), t("pv_data_return", loc, days=c.data_return_days)))
     if c.jurisdiction:
         out.append((t("pv_t_jurisdiction", loc), c.jurisdiction))
     return out
+
+
+def _where_data(o, loc: str) -> str:
+    """Where the offered option processes the data, from its fleets: in Brazil, or which fleets are abroad (an
+    international transfer, LGPD art. 33)."""
+    from tco.report.offer_checks import in_brazil
+    from tco.report.words import provider_name
+
+    if o is None:
+        return ""
+    abroad = [f for f in o.fleets() if not in_brazil(f)]
+    if not abroad:
+        return t("pv_lgpd_in_brazil", loc)
+    return t("pv_lgpd_abroad", loc, where=", ".join(f"{provider_name(f.provider, loc)} {f.region}" for f in abroad))
 
 
 def _signatory(p, theme: dict) -> str:

@@ -594,3 +594,33 @@ def test_one_environment_per_templates_folder_and_edits_are_seen(tmp_path):
     later = os.stat(tmp_path / "proposal.html.j2").st_mtime + 5
     os.utime(tmp_path / "proposal.html.j2", (later, later))
     assert proposal.render_html({"x": "&"}, tmp_path) == "<div>&amp;</div>"
+
+
+# --- issue 23: the client's residency respected; no page claims what the recommended option breaks ----------------
+
+
+@needs_poppler
+def test_the_seed_with_and_without_its_residency_constraint(tmp_path):
+    from tco import api
+
+    inp = api.load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    assert inp.scenario.proposal.constraints.data_in_brazil == "both"
+    free = dataclasses.replace(inp, scenario=inp.scenario.model_copy(update={
+        "proposal": inp.scenario.proposal.model_copy(update={"constraints": None})}))
+    texts = {}
+    for case, i in (("brazil", inp), ("free", free)):
+        res = api.run(i, analysis=False)
+        pdf = tmp_path / f"{case}.pdf"
+        pdf.write_bytes(proposal.render(res))
+        texts[case] = " ".join(_body(_page_texts(pdf), "pt-BR"))
+    brazil, free_text = texts["brazil"], texts["free"]
+    # with the constraint: training in São Paulo, the data stays in Brazil, and the pages say so
+    assert "Treino AWS SP + serviço dedicado NVL" in brazil
+    assert "não há transferência internacional de dados" in brazil
+    assert "us-east-1" not in brazil.split("Riscos e mitigação")[0]  # no page before the risks sends data abroad
+    assert "nenhuma oferta no Brasil, e o cliente exige os dados no Brasil" in brazil  # who is left out, and why
+    # without it: the cheaper us-east-1 training is recommended, and every residency sentence says it goes abroad
+    assert "Treino AWS + serviço dedicado H200 NVL" in free_text
+    assert "não há transferência internacional" not in free_text
+    assert "há transferência internacional de dados (LGPD, art. 33)" in free_text
+    assert "o treinamento roda fora do Brasil (AWS us-east-1)" in free_text
