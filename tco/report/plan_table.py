@@ -150,7 +150,7 @@ def _closing(plans: dict, loc: str, show_skipped: bool = False) -> list[str]:
     out += coverage_lines(srch, loc)
     if srch["skipped"]:
         out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch["skipped"]), loc)))
-        out += skipped_lines(srch["skipped"], loc, limit=None if show_skipped else 3)
+        out += skipped_lines(srch["skipped"], loc) if show_skipped else ["  " + t("plan_tab_skip_hint", loc)]
     return out
 
 
@@ -159,7 +159,7 @@ def coverage_lines(srch: dict, loc: str) -> list[str]:
     by_why: dict[str, list[str]] = {}
     for c in srch.get("coverage", []):
         if c.get("tco_brl") is None:
-            why = t(f"pv_c_why_{c['reason']}", loc) + (f" ({c['detail']})" if c.get("detail") else "")
+            why = t(f"pv_c_why_{c['reason']}", loc)  # the skipped offers' own reasons: --show-skipped
             by_why.setdefault(why, []).append(c["provider"])
     out = [t("plan_tab_no_plan", loc, provider=", ".join(ps), why=why) for why, ps in sorted(by_why.items())]
     whats: dict[str, list[str]] = {}
@@ -169,9 +169,9 @@ def coverage_lines(srch: dict, loc: str) -> list[str]:
     return out
 
 
-def skipped_lines(skipped: list[dict], loc: str, limit: int | None) -> list[str]:
-    """The skipped (offer, pricing, role) uses grouped by reason, most frequent first: every offer when `limit` is
-    None (``--show-skipped``), else the first `limit` reasons with a count."""
+def skipped_lines(skipped: list[dict], loc: str, limit: int | None = None) -> list[str]:
+    """The skipped (offer, pricing, role) uses grouped by reason (the search's words), most frequent first: every
+    offer when `limit` is None (``--show-skipped``), else the first `limit` reasons with a count."""
     by: dict[str, list[str]] = {}
     for d in skipped:
         by.setdefault(d["reason"], []).append(f"{d['offer']} {d['pricing']} ({d['role']})")

@@ -33,9 +33,9 @@ def _pdf_text(res, tmp: Path) -> str:
 
 @pytest.fixture(scope="module")
 def cheap_items(tmp_path_factory):
-    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 8 at R$ 15.300 (review H1)."""
+    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 8 at R$ 17.400 (review H1)."""
     text = SEED.read_text(encoding="utf-8")
-    text = re.sub(r"(?m)^brl_per_month = 15300$", "brl_per_month = 9999", text)
+    text = re.sub(r"(?m)^brl_per_month = 17400$", "brl_per_month = 9999", text)
     text = re.sub(r"(?m)^quantity = 8$", "quantity = 2", text)
     path = tmp_path_factory.mktemp("h1") / "x.toml"
     path.write_text(text, encoding="utf-8")
@@ -56,9 +56,9 @@ def test_items_that_differ_from_the_costed_fleet_give_a_notice(cheap_items):
     v = view.build(cheap_items)
     found = [n for n in proposal_checks.notices(v, cheap_items.scenario) if n.code == "proposal_items_differ"]
     assert len(found) == 1 and found[0].option == v.recommended.name
-    assert found[0].params == {"items": 2 * 9999, "costed": 8 * 15300, "items_setup": 2 * 1530,
-                               "costed_setup": 8 * 1530}
-    assert v.recommended.peak_servers == 8 and v.recommended.inference.price == 15300
+    assert found[0].params == {"items": 2 * 9999, "costed": 8 * 17400, "items_setup": 2 * 1740,
+                               "costed_setup": 8 * 1740}
+    assert v.recommended.peak_servers == 8 and v.recommended.inference.price == 17400
 
 
 def test_the_seed_items_match_its_costed_fleet(seed_results):
@@ -69,11 +69,11 @@ def test_the_seed_items_match_its_costed_fleet(seed_results):
 @needs_poppler
 def test_the_pdf_and_notes_say_the_items_differ(cheap_items, tmp_path):
     text = _pdf_text(cheap_items, tmp_path)
-    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(8 * 15300, "pt-BR"))
+    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(8 * 17400, "pt-BR"))
     assert said.replace("\xa0", " ") in text
     notes = notes_txt.render(cheap_items)
     notes = notes.replace("\xa0", " ")
-    assert "R$ 19.998" in notes and "R$ 122.400" in notes and "R$ 12.240" in notes
+    assert "R$ 19.998" in notes and "R$ 139.200" in notes and "R$ 13.920" in notes
 
 
 def test_an_expired_quote_gives_a_notice(expired):

@@ -73,7 +73,7 @@ def test_review_l5_a_next_step_due_before_the_proposal_is_refused():
 
 def test_review_l5_an_item_priced_at_nothing_is_refused_at_its_line():
     line = TEXT[:TEXT.index("[[proposal.items]]\n")].count("\n") + 1
-    msg = _error("brl_per_month = 15300\nsetup_brl = 1530", "brl_per_month = 0\nsetup_brl = 0")
+    msg = _error("brl_per_month = 17400\nsetup_brl = 1740", "brl_per_month = 0\nsetup_brl = 0")
     assert msg.startswith(f"s.toml:{line}: [proposal.items[0]] an item priced at nothing (R$ 0 per month and no setup)")
     assert Item(description="x", quantity=1, brl_per_month=100.0).setup_brl == 0.0  # a monthly fee alone is a price
     assert Item(description="x", quantity=1, brl_per_month=0.0, setup_brl=500.0).brl_per_month == 0.0  # a one-off

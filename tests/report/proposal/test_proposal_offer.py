@@ -73,15 +73,15 @@ def test_no_dedicated_fleet_no_offer(small_run, theme):
 # --- written items --------------------------------------------------------------------------------------------------
 
 def test_written_items_and_totals_by_hand(seed_results, theme):
-    # the seed's [proposal]: 8 servers with 1 H200 NVL at R$ 15,300 a month, R$ 1,530 setup each
+    # the seed's [proposal]: 8 servers with 1 H200 NVL at R$ 17,400 a month, R$ 1,740 setup each
     out = _offer(seed_results, seed_results.scenario, theme)
     (row,) = out["table"]["rows"]
-    expected_month = 8 * 15300  # R$ 122,400
-    expected_setup = 8 * 1530  # R$ 12,240
-    assert [_norm(x) for x in row[1:]] == ["8", "R$ 15.300", "R$ 122.400", "R$ 1.530", t("pv_estimate", PT)]
+    expected_month = 8 * 17400  # R$ 139,200
+    expected_setup = 8 * 1740  # R$ 13,920
+    assert [_norm(x) for x in row[1:]] == ["8", "R$ 17.400", "R$ 139.200", "R$ 1.740", t("pv_estimate", PT)]
     foot = [_norm(x) for x in out["table"]["foot"]]
-    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 122.400"
-    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 12.240"
+    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 139.200"
+    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 13.920"
     assert out["estimate_note"] == t("pv_estimate_once", PT)  # the item is not a firm quote
 
 
