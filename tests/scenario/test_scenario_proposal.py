@@ -101,3 +101,26 @@ def test_the_seed_keeps_the_data_in_brazil():
     assert "data_in_brazil = \"anywhere\"" not in TEXT
     msg = _error('data_in_brazil = "both"', 'data_in_brazil = "anywhere"')
     assert "proposal.constraints.data_in_brazil" in msg and "'both'" in msg
+
+
+def test_contract_terms_that_contradict_each_other_are_refused_at_their_key():
+    # an early exit with no penalty
+    msg = _error('early_exit_penalty_share = 0.5\n', '')
+    assert "proposal.contract" in msg and "needs early_exit_penalty_share" in msg
+    # a penalty with no early exit
+    msg = _error('early_exit = "with_penalty"\n', '')
+    assert "early_exit = 'not_allowed'" in msg
+    # a contract shorter than its minimum term
+    msg = _error("duration_months = 36", "duration_months = 2")
+    assert "shorter than min_term_months = 3" in msg
+    # a quote reference on estimated items
+    msg = _error("[proposal.contract]\n", '[proposal.contract]\nquote_reference = "Q-1"\n')
+    assert "not all firm_quote = true" in msg
+
+
+def test_a_quote_dated_after_the_proposal_is_refused():
+    text = TEXT.replace("firm_quote = false", "firm_quote = true").replace(
+        "[proposal.contract]\n", '[proposal.contract]\nquote_reference = "Q-1"\nquote_date = 2026-12-05\n')
+    with pytest.raises(InputError) as e:
+        load_text(text, "s.toml")
+    assert "quote_date 2026-12-05 is after the proposal's date 2026-11-30" in str(e.value)

@@ -112,7 +112,7 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "created": doc_date.isoformat(),
         "cover": _cover(v, sc, doc_date, theme, loc),
         "summary": body.summary(v, loc),
-        "offer": offer.offer(v, sc, doc_date, theme, loc),
+        "offer": offer.offer(v, sc, doc_date, theme, loc, getattr(res, "catalog", None)),
         "comparison": body.comparison(v, ours, loc),
         "risks": body.risks(v, ours, sc, loc),
         "case": body.case(v, ours, sc, loc),

@@ -48,7 +48,8 @@ def _items(p, o, loc: str, doc_date: _dt.date) -> tuple[list[dict], bool]:
     return (_derived_items(o, loc, doc_date) if o is not None else []), True
 
 
-def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
+def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str, catalog=None) -> dict:
+    """The offer page. `catalog` (the run's) gives an estimated price's low–high range."""
     p = scenario.proposal
     o = offered(v)
     items, derived = _items(p, o, loc, doc_date)
@@ -63,7 +64,7 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     foot = [t("pv_total_month", loc), "", "", money(monthly, loc), money(setup, loc) if setup else "—", ""]
     head = [t("pv_col_item", loc), t("pv_col_qty", loc), t("pv_col_unit_month", loc), t("pv_col_month", loc),
             t("pv_col_setup", loc), t("pv_col_status", loc)]
-    terms = _terms(p, o, items, doc_date, theme, loc)
+    terms = _terms(p, o, items, doc_date, theme, loc, _ranges(o, catalog))
     estimate = derived or not all(i["firm"] for i in items)
     return {"option": o.label if o else None, "table": table(head, rows, num=(1, 2, 3, 4), name=0, foot=foot),
             "terms": terms, "contract": contract_terms(p, loc, o),
@@ -101,7 +102,19 @@ def valid_until(p, doc_date: _dt.date) -> _dt.date:
     return p.valid_until if p is not None and p.valid_until else doc_date + _dt.timedelta(days=VALIDITY_DAYS)
 
 
-def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]]:
+def _ranges(o, catalog) -> list[tuple[float, float]]:
+    """The catalog's low–high price range of each estimated dedicated fleet of the offered option [BRL/month]."""
+    if o is None or catalog is None:
+        return []
+    out = []
+    for f in o.fleets():
+        row = catalog.dedicated_offers.get(f.offer) if f.kind == FleetKind.DEDICATED else None
+        if row is not None and f.status == "estimate" and row.brl_per_month_low and row.brl_per_month_high:
+            out.append((row.brl_per_month_low, row.brl_per_month_high))
+    return out
+
+
+def _terms(p, o, items, doc_date, theme: dict, loc: str, ranges=()) -> list[tuple[str, str]]:
     term = p.min_term_months if p is not None and p.min_term_months else max(
         [i["min_term"] or 0 for i in items] or [0])
     index = p.adjustment_index if p is not None else "IPCA"
@@ -126,13 +139,14 @@ def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]
         (t("pv_t_payment", loc), (p.payment_terms if p is not None else "") or t("pv_payment_default", loc)),
         (t("pv_t_validity", loc), day(valid_until(p, doc_date), loc)),
     ]
-    out += quote_status(p, items, loc)
+    out += quote_status(p, items, loc, ranges)
     out.append((t("pv_t_signatory", loc), signer))
     return out
 
 
-def quote_status(p, items, loc: str) -> list[tuple[str, str]]:
-    """The price's status whenever there are items: a firm quote with its reference and date, or an estimate."""
+def quote_status(p, items, loc: str, ranges=()) -> list[tuple[str, str]]:
+    """The price's status whenever there are items: a firm quote with its reference and date, or an estimate with
+    the catalog's low–high range of the offered servers' price (`ranges`)."""
     c = p.contract if p is not None else None
     out: list[tuple[str, str]] = []
     if items:
@@ -141,7 +155,11 @@ def quote_status(p, items, loc: str) -> list[tuple[str, str]]:
             ref = ", ".join(x for x in (c.quote_reference, day(c.quote_date, loc) if c.quote_date else "") if x)
             out.append((t("pv_t_quote", loc), t("pv_quote_firm_ref", loc, ref=ref)))
         else:
-            out.append((t("pv_t_quote", loc), t("pv_firm" if firm else "pv_estimate", loc)))
+            status = t("pv_firm" if firm else "pv_estimate", loc)
+            if not firm and ranges:
+                status = t("pv_estimate_range", loc, ranges="; ".join(
+                    t("pv_range", loc, low=money(lo, loc), high=money(hi, loc)) for lo, hi in ranges))
+            out.append((t("pv_t_quote", loc), status))
     return out
 
 
