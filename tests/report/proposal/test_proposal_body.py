@@ -17,6 +17,7 @@ from tco.report.i18n import t
 from tco.report.words import fleet_name, money, multiple, plan_name, provider_name, unit_price, usd
 
 EN = "en"
+ROOT = __import__("pathlib").Path(__file__).resolve().parents[3]
 
 
 def _rows(tab: dict) -> dict[str, list[str]]:
@@ -242,3 +243,25 @@ def test_the_key_gpu_hour_figure_is_the_workbooks_all_in_figure(seed_results, se
     figures = dict(body.summary(seed_view, EN)["figures"])
     assert figures[t("pv_kf_gpu_hour", EN)] == unit_price(expected, EN)
     assert rec.inference.price / 730 != pytest.approx(expected)  # the serving price: another figure, in the bridge
+
+
+# --- issue 23: one figure per option; pages 2 and 4 name the same cheapest alternative ----------------------------
+
+
+def test_page_2_names_the_searchs_cheaper_plan_as_a_plan():
+    import tco
+
+    res = tco.run(ROOT / "scenarios" / "seed_70b_h200.toml", paths=50, sensitivity=False)
+    v = view.build(res)
+    rec = v.recommended
+    other = body.counterpart(v, rec)
+    plans = body.competitors(v, rec)
+    assert plans and plans[0].tco_brl < other.tco_brl  # AWS's best plan in Brazil beats the AWS option written
+    out = body.summary(v, EN)
+    said = t("pv_vs_plan", EN, provider=provider_name(plans[0].provider, EN), plan=plan_name(plans[0], EN),
+             tco=money(plans[0].tco_brl, EN), cmp=multiple(plans[0].tco_brl, rec.tco_brl, EN))
+    assert said in out["sentences"]
+    # the plan is named as a plan (its training half too), never under the option's label
+    assert plan_name(plans[0], EN) != other.label and "; training on p5.48xlarge" in plan_name(plans[0], EN)
+    page4 = body.comparison(v, rec, EN)["sentences"][0]
+    assert plan_name(plans[0], EN) in page4 and multiple(plans[0].tco_brl, rec.tco_brl, EN) in page4
