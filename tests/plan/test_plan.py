@@ -426,3 +426,14 @@ def test_accepted_providers_narrow_the_search(cat):
     assert set(found["by_provider"]) == {"br-dedicated", "gcore", "hybrid"}
     cov = {c["provider"]: c["reason"] for c in found["search"]["coverage"]}
     assert cov["aws"] == cov["azure"] == "constraint_provider" and cov["gcore"] == ""
+
+
+def test_a_constraint_never_finds_a_cheaper_plan(cat, seed_plans):
+    """Residency only removes candidates: the constrained best costs at least the unconstrained best, provider by
+    provider and overall (the seed: R$ 3,120,291 with São Paulo spot training against R$ 3,119,305)."""
+    s, _, lines = load(SEED)
+    kept = plan.search(s, cat, file=str(SEED), lines=lines)
+    _, free = seed_plans
+    assert kept["overall"]["best"]["tco_brl"] >= free["overall"]["best"]["tco_brl"]
+    for g, v in kept["by_provider"].items():
+        assert v["best"]["tco_brl"] >= free["by_provider"][g]["best"]["tco_brl"], g
