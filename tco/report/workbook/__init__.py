@@ -142,15 +142,18 @@ def _checks(book: Book, res) -> None:
 
 def summary_order(res, doc: dict) -> list[int]:
     """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the options
-    that break the client's constraints, then the infeasible ones (shown, never ranked) in scenario order."""
+    not ranked (infeasible, or breaking the client's constraints: shown, never ranked) in scenario order, as the
+    Comparison's order column computes it."""
     names = [o.name for o in res.options]
-    breaking = sorted((o for o in res.options if o.feasible and o.resolved.breaches), key=lambda o: o.tco.deterministic)
-    ranking = (list(doc.get("ranking") or []) + [o.name for o in breaking]  # shown after the ranked, never first
-               + list(doc.get("infeasible") or []))
-    if sorted(ranking) == sorted(names) and len(set(names)) == len(names):
+    ranked = [n for n in (doc.get("ranking") or []) if n in names]
+    ranking = ranked + [n for n in names if n not in ranked]
+    if len(set(names)) == len(names) and len(set(ranked)) == len(ranked):
         return [names.index(n) for n in ranking]
-    return sorted(range(len(names)), key=lambda j: (not res.options[j].feasible, bool(res.options[j].resolved.breaches),
-                                                    res.options[j].tco.deterministic))
+    from tco.report.workbook.outputs import ranked_ok
+
+    return sorted(range(len(names)), key=lambda j: (not ranked_ok(res.options[j]),
+                                                    res.options[j].tco.deterministic if ranked_ok(res.options[j])
+                                                    else j))
 
 
 def _serial(month: str) -> float:
