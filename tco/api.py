@@ -71,7 +71,10 @@ def _plans(res: Results, inp: Inputs) -> Results:
     from tco import plan
 
     found = plan.search(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines)
-    found["vs_options"] = plan.versus(found, [(o.name, o.tco.deterministic) for o in res.options])
+    from tco.engine import rankable
+
+    found["vs_options"] = plan.versus(found, [(o.name, o.tco.deterministic) for o in rankable(res.options)
+                                              or res.options])
     return replace(res, meta={**res.meta, "plans": found})
 
 
@@ -79,9 +82,15 @@ def _require_feasible(res: Results, inp: Inputs) -> None:
     """Refuse a scenario with nothing to cost or no option that meets its targets (nothing to recommend)."""
     from tco.engine import infeasible_problem, workload_problem
     from tco.errors import InputError
+    from tco.results import constraint_problem
 
     problems = [p for p in (workload_problem(res, inp.path, inp.key_lines),
-                            infeasible_problem(res, inp.path, inp.key_lines)) if p is not None]
+                            infeasible_problem(res, inp.path, inp.key_lines),
+                            constraint_problem(res, inp.path, inp.key_lines)) if p is not None]
+    if inp.scenario.proposal is not None and inp.scenario.proposal.brand:  # the PDF's brand folder, before any file
+        from tco.report import brand
+
+        problems += brand.problems(inp.scenario, inp.path, inp.key_lines)
     if problems:
         raise InputError(problems)
 

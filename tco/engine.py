@@ -67,6 +67,10 @@ def price_notices(opt: ResolvedOption, last_month: str) -> list[Notice]:
         if "anomal" in f.price_source.lower():
             out.append(Notice("price_anomalous", opt.name, {"offer": f.offer_id, "pricing": f.pricing}))
     out = [n for i, n in enumerate(out) if n not in out[:i]]  # one offer under two pricings: said once
+    if opt.egress.source.startswith("STAND-IN"):
+        out.append(Notice("price_stand_in_egress", opt.name, {"id": opt.egress.egress_id}))
+    if opt.storage_source.startswith("STAND-IN") and opt.storage_usd_per_gb_month > 0:
+        out.append(Notice("price_stand_in_storage", opt.name, {"id": opt.storage_id}))
     tax = opt.tax
     b = opt.billing
     if b is not None and b.status != Status.SOURCED and tax.profile_id == b.profile:

@@ -94,9 +94,27 @@ def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize,
 
 
 def rankable(options: list[OptionResult]) -> list[OptionResult]:
-    """The options that may be ranked, recommended or used as a comparator: the feasible ones, in the order
-    given. Every ranking (terminal, JSON, workbook, proposal, break-evens, probability of being cheapest) uses this."""
-    return [o for o in options if o.feasible]
+    """The options that may be ranked, recommended or used as a comparator: the feasible ones that break none of the
+    client's constraints ([proposal.constraints]), in the order given. Every ranking (terminal, JSON, workbook,
+    proposal, break-evens, probability of being cheapest) uses this."""
+    return [o for o in options if o.feasible and not o.resolved.breaches]
+
+
+def constraint_problem(res: "Results", file: str, lines: dict | None) -> Problem | None:
+    """A problem when feasible options exist but every one breaks the client's constraints: the constraint and the
+    nearest options (the cheapest feasible ones, with what each breaks)."""
+    feasible = [o for o in res.options if o.feasible]
+    if not feasible or rankable(res.options):
+        return None
+    near = sorted(feasible, key=lambda o: o.tco.deterministic)[:3]
+    what = "; ".join(f"{o.name!r} breaks {', '.join(o.resolved.breaches)}" for o in near)
+    c = res.scenario.proposal.constraints if res.scenario.proposal else None
+    asked = f"data_in_brazil = {c.data_in_brazil!r}" if c is not None else ""
+    if c is not None and c.providers:
+        asked += f", providers = {list(c.providers)}"
+    return Problem(file, "proposal.constraints", f"no option meets the client's constraints ({asked}): {what}; add an "
+                   "option that meets them (`python -m tco plan` searches the catalog under the same constraints) or "
+                   "relax them", (lines or {}).get(("proposal", "constraints")) or (lines or {}).get(("proposal",)))
 
 
 def workload_problem(res: Results, file: str, lines: dict | None) -> Problem | None:
@@ -112,7 +130,7 @@ def workload_problem(res: Results, file: str, lines: dict | None) -> Problem | N
 
 def infeasible_problem(res: Results, file: str, lines: dict | None) -> Problem | None:
     """A problem when no option is feasible (there is nothing to recommend), naming the fastest option."""
-    if not res.options or rankable(res.options):
+    if not res.options or any(o.feasible for o in res.options):  # the constraints are constraint_problem's
         return None
     fastest = max(res.options, key=lambda o: o.achieved_tokens_per_second_per_user)
     target = res.scenario.inference.tokens_per_second_per_user

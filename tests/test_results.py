@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from tco.domain import Dist
-from tco.results import infeasible_problem, rankable, workload_problem
+from tco.results import constraint_problem, infeasible_problem, rankable, workload_problem
 
 
 def _slow(o, tps=3.0):
@@ -23,9 +23,37 @@ def test_feasible_reads_the_replica(seed_results):
 
 
 def test_rankable_keeps_feasible_options_in_order(seed_results):
-    a, b, c = seed_results.options[:3]
+    a, b, c = [o for o in seed_results.options if not o.resolved.breaches][:3]
     assert rankable([a, _slow(b), c]) == [a, c]
     assert rankable([_slow(a)]) == []
+
+
+def _breaking(o, *codes):
+    return replace(o, resolved=replace(o.resolved, breaches=codes))
+
+
+def test_rankable_leaves_out_the_options_that_break_the_clients_constraints(seed_results):
+    # the seed asks for the data in Brazil: its us-east-1 options are costed and shown, never ranked
+    res = seed_results
+    abroad = [o for o in res.options if o.resolved.breaches]
+    assert abroad and all(o not in rankable(res.options) for o in abroad)
+    assert {o.name for o in abroad} >= {"AWS us-east-1 — p5en (H200), Savings Plan 3 anos",
+                                        "Híbrido — treino AWS p5en sob demanda, serviço Dedicado BR 1x H200 NVL"}
+    a, b = [o for o in res.options if not o.resolved.breaches][:2]
+    assert rankable([a, _breaking(b, "serving_outside_brazil")]) == [a]
+
+
+def test_constraint_problem_names_the_constraint_and_the_nearest_options(seed_results):
+    res = seed_results
+    assert constraint_problem(res, "s.toml", None) is None
+    opts = [_breaking(o, "training_outside_brazil") for o in res.options]
+    p = constraint_problem(replace(res, options=opts), "s.toml", {("proposal", "constraints"): 141})
+    assert (p.file, p.line, p.key) == ("s.toml", 141, "proposal.constraints")
+    assert "no option meets the client's constraints (data_in_brazil = 'both')" in p.message
+    cheapest = min(opts, key=lambda o: o.tco.deterministic)
+    assert f"{cheapest.name!r} breaks training_outside_brazil" in p.message
+    # no feasible option at all is the infeasible problem's, not this one
+    assert constraint_problem(replace(res, options=[_slow(o) for o in opts]), "s.toml", None) is None
 
 
 def test_workload_problem_names_the_free_option(seed_results):

@@ -7,7 +7,8 @@ offer-specific rows overriding the ``*`` rows):
     server price [USD] → customs value [BRL] → import duty (II), IPI, PIS/COFINS-import, ICMS
     → landed hardware [BRL] → BRL cost of capital over the amortisation term, less residual value
     → + colocation per kW, power at a São Paulo tariff and PUE, support/network/spares
-    → × (1 + margin) → ÷ (1 − the provider's taxes on its invoice) = BRL per server-month.
+    → × (1 + margin) → ÷ (1 − vacancy share, for short minimum terms) → ÷ (1 − the provider's taxes on its invoice)
+    = BRL per server-month.
 
 ``dedicated_offers.csv``'s ``brl_per_month`` is the central case rounded to R$100 (``catalog_price``),
 and its low/high columns the other cases; tests/test_landed.py recomputes every offer. Costs are
@@ -100,6 +101,12 @@ def with_margin(cost: float, margin_share: float) -> float:
     return cost * (1.0 + margin_share)
 
 
+def with_vacancy(price: float, vacancy_share: float) -> float:
+    """Price that covers the months a short-term server stands between tenants = price ÷ (1 − vacancy share): a
+    provider renting for 3 months a server it amortises over 36 is paid only for the share of those months let."""
+    return price / (1.0 - vacancy_share)
+
+
 def with_provider_taxes(pre_tax: float, tax_rate: float) -> float:
     """Invoice price with taxes 'por dentro' = pre-tax ÷ (1 − tax rate)."""
     return pre_tax / (1.0 - tax_rate)
@@ -135,7 +142,7 @@ def derive(c: dict[str, float], gpu_count: int) -> Derivation:
     power = power_monthly_brl(c["server_kw"], c["pue"], c["power_brl_per_mwh"], c["hours_per_month"])
     opex = opex_monthly_brl(landed, c["opex_share_per_year"])
     cost = capital + colo + power + opex
-    pre = with_margin(cost, c["margin_share"])
+    pre = with_vacancy(with_margin(cost, c["margin_share"]), c.get("vacancy_share", 0.0))
     return Derivation(hw, cv, taxes, landed, capital, colo, power, opex, cost, pre,
                       with_provider_taxes(pre, c["provider_tax_rate"]))
 
@@ -177,8 +184,9 @@ def describe(d: Derivation, c: dict[str, float]) -> str:
             f"US$ {c['colocation_usd_per_kw_month']}/kW R$ {d.colocation:,.2f} + power x PUE {c['pue']} at "
             f"R$ {c['power_brl_per_mwh']}/MWh R$ {d.power:,.2f} + support/network/spares "
             f"{c['opex_share_per_year']:.0%}/yr R$ {d.opex:,.2f} = cost R$ {d.cost:,.2f}; "
-            f"x (1 + {c['margin_share']:.0%} "
-            f"margin) = R$ {d.pre_tax:,.2f}; / (1 - {c['provider_tax_rate']:.2%} provider taxes) = R$ {d.price:,.2f}")
+            f"x (1 + {c['margin_share']:.0%} margin)"
+            + (f" / (1 - {c['vacancy_share']:.1%} vacancy between short terms)" if c.get("vacancy_share") else "")
+            + f" = R$ {d.pre_tax:,.2f}; / (1 - {c['provider_tax_rate']:.2%} provider taxes) = R$ {d.price:,.2f}")
 
 
 def main() -> int:

@@ -235,7 +235,7 @@ def cmd_plan(args) -> int:
         return 2
     inputs = api.with_locale(api.load(args.scenario), args.locale)
     res = plan.search(inputs.scenario, inputs.catalog, file=inputs.path, lines=inputs.key_lines)
-    plan_table(res, inputs.scenario.scenario.locale)
+    plan_table(res, inputs.scenario.scenario.locale, show_skipped=args.show_skipped)
     if args.json:
         from tco.report.i18n import t
         from tco.report.json_out import _clean, dumps

@@ -122,6 +122,8 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
                         "fleets, hybrids) and print it; writes nothing unless --json")
     pl.add_argument("scenario")
     pl.add_argument("--json", metavar="FILE", help="also write the search result as JSON to FILE")
+    pl.add_argument("--show-skipped", action="store_true", help="list every skipped offer and pricing under its "
+                    "reason (by default: the three most frequent reasons, with counts)")
     for cmd in (run, val, pl):
         cmd.add_argument("--locale", choices=LOCALES, help="override [scenario] locale: the language and number "
                          "format of the terminal, the workbook and the proposal (the JSON's keys never change)")

@@ -197,8 +197,13 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import proposal
 
         xlsx = tmp / f"{stem}.xlsx"
-        proposal.write(res, tmp / f"{stem}.pdf",
-                       attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        if xlsx.exists():  # the client's copy is attached (no notices, plans or internal references); the seller's
+            from tco.report.workbook import client  # full workbook stays <stem>.xlsx
+
+            (tmp / "client").mkdir()
+            xlsx = tmp / "client" / f"{stem}.xlsx"
+            client.write(res, doc, xlsx)
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
         (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")

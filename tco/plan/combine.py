@@ -9,12 +9,13 @@ import numpy as np
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
 from tco.plan.precheck import precheck
-from tco.plan.components import Comp, Ctx, context, offers, prime_serving, training_problem, training_size
+from tco.plan.components import (Comp, Ctx, accepted, constraints, context, offers, prime_serving, residency_ok,
+                                 training_problem, training_size)
 from tco.plan.costing import serving_comps, shared_comps, training_comps
 from tco.plan.naming import CONTRACT_EN, of_plan, render
 from tco.plan.pairs import Pairs, comp_month, pair_months, tax_provider, uplift_share
 from tco.scenario import Scenario
-from tco.domain import FleetKind, FleetMode, PlanMode, Role, TrainingMethod
+from tco.domain import BRAZIL_REGIONS, FleetKind, FleetMode, PlanMode, Role, TrainingMethod
 
 NO_TRAINING = None
 
@@ -37,12 +38,65 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
                "runner_up": bests[1]["best"] if len(bests) > 1 else None}
     return {"search": {"candidates": sc.covered, "providers": sorted({f.provider for f in fleets}),
+                       "coverage": coverage(ctx, fleets, by_group), "stand_ins": stand_ins(ctx, by_group),
                        "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
                        "spot_for_serving": ctx.spec.spot_for_serving,
                        "training_components": len(Tx) if s.training.method != TrainingMethod.NONE else 0,
                        "serving_components": len(Iv), "shared_plans": len(S),
                        "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
             "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+
+
+def coverage(ctx: Ctx, fleets, by_group: dict) -> list[dict]:
+    """Every provider the catalog lists: its best plan's TCO, or why it has none (``reason``: 'plan_providers',
+    'constraint_provider', 'constraint_residency', 'brazil_only', 'gpus', 'no_price', 'skipped'; ``detail``: the
+    skipped offers' first reason)."""
+    cat, spec = ctx.cat, ctx.spec
+    c = constraints(ctx)
+    every = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
+    searched = {f.provider for f in fleets}
+    out = []
+    for p in every:
+        row: dict = {"provider": p, "tco_brl": None, "reason": "", "detail": ""}
+        if p in by_group:
+            row["tco_brl"] = by_group[p]["best"]["tco_brl"]
+        elif spec.providers and p not in spec.providers:
+            row["reason"] = "plan_providers"
+        elif accepted(ctx) and p not in accepted(ctx):
+            row["reason"] = "constraint_provider"
+        elif p in searched and c is not None and c.data_in_brazil != "none" and not any(
+                f.provider == p and f.region in BRAZIL_REGIONS for f in fleets):
+            row["reason"] = "constraint_residency"
+        elif p in searched:
+            why = [d["reason"] for d in ctx.skipped if d["offer"].split("/")[0] == p]
+            row["reason"], row["detail"] = "skipped", (why[0] if why else "")
+        else:
+            row["reason"] = "brazil_only" if spec.brazil_only else ("gpus" if spec.gpus else "no_price")
+        out.append(row)
+    return out
+
+
+def stand_ins(ctx: Ctx, by_group: dict) -> list[dict]:
+    """The stand-in egress and storage prices (catalog rows whose source starts 'STAND-IN') under each provider's
+    best plan: the serving fleet's region, as the engine looks them up (``tco.resolve``)."""
+    from tco.resolve import EGRESS_BY_PROVIDER, STORAGE_BY_PROVIDER
+
+    out = []
+    for g, v in sorted(by_group.items()):
+        sv = v["best"]["serving"]
+        if sv["kind"] != FleetKind.CLOUD:
+            continue
+        prov, region = sv["provider"], sv["region"]
+        eid = f"{EGRESS_BY_PROVIDER.get(prov, prov)}/{region}"
+        e = ctx.cat.egress.get(eid)
+        if e is not None and e.source.startswith("STAND-IN"):
+            out.append({"provider": prov, "group": g, "what": "egress", "id": eid, "source": e.source})
+        sid = f"{STORAGE_BY_PROVIDER.get(prov, prov)}/{region}"
+        st = ctx.cat.storage.get(sid)
+        if (st is not None and st.source.startswith("STAND-IN") and prov not in ctx.spec.storage_usd_per_gb_month
+                and ctx.s.inference.storage_gb > 0):
+            out.append({"provider": prov, "group": g, "what": "storage", "id": sid, "source": st.source})
+    return out
 
 
 def _components(ctx: Ctx, fleets, file: str, lines: dict | None
@@ -97,7 +151,10 @@ def _score(ctx: Ctx, Tx: list[Comp | None], Iv: list[Comp], S: list[Comp]) -> _S
     tprov = np.array([t.fleet.provider if t else "" for t in Tx], dtype=object)
     iprov = np.array([i.fleet.provider for i in Iv], dtype=object)
     same = (tprov[:, None] == iprov[None, :]) | (tprov[:, None] == "")
-    valid = same | ctx.spec.hybrids
+    kept = np.array([[residency_ok(ctx, t.fleet.region if t else None, i.fleet.region) for i in Iv] for t in Tx],
+                    dtype=bool).reshape(len(Tx), len(Iv))
+    valid = (same | ctx.spec.hybrids) & kept
+    S = [c for c in S if residency_ok(ctx, None, c.fleet.region)]
     whole = [comp_month(ctx, c) for c in S]
     return _Scores(
         Tx, Iv, S, pm, whole,

@@ -32,6 +32,7 @@ from tco.errors import InputError, Problem, closest
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.resolve.fleet import fleet_of
 from tco.scenario import Option, Plan, Scenario, Training
+from tco.domain import TrainingMethod
 
 SKIP_STATUSES = REFUSED_STATUSES
 """Catalog rows the search never uses (the rows the engine refuses)."""
@@ -121,6 +122,8 @@ def offers(ctx: Ctx) -> list[Fleet]:
             continue
         if spec.brazil_only and o.region not in BRAZIL_REGIONS:
             continue
+        if accepted(ctx) and o.provider not in accepted(ctx):
+            continue
         if o.kind == FleetKind.DEDICATED:
             pricings = ["monthly"] if o.status not in SKIP_STATUSES else []
         else:
@@ -133,6 +136,31 @@ def offers(ctx: Ctx) -> list[Fleet]:
             elif f is not None:
                 out.append(f)
     return out
+
+
+def constraints(ctx: Ctx):
+    """The client's constraints ([proposal.constraints]) the search respects, or None."""
+    p = ctx.s.proposal
+    return p.constraints if p is not None else None
+
+
+def accepted(ctx: Ctx) -> tuple[str, ...]:
+    """The providers the client accepts (empty: any)."""
+    c = constraints(ctx)
+    return tuple(c.providers) if c is not None else ()
+
+
+def residency_ok(ctx: Ctx, training_region: str | None, serving_region: str) -> bool:
+    """True when a plan training in `training_region` (None: no separate training, or none at all) and serving in
+    `serving_region` keeps the data where the client asks ([proposal.constraints] data_in_brazil)."""
+    c = constraints(ctx)
+    if c is None or c.data_in_brazil == "none":
+        return True
+    trains = ctx.s.training.method != TrainingMethod.NONE
+    where_trained = training_region if training_region is not None else serving_region
+    if c.data_in_brazil in ("training", "both") and trains and where_trained not in BRAZIL_REGIONS:
+        return False
+    return not (c.data_in_brazil in ("serving", "both") and serving_region not in BRAZIL_REGIONS)
 
 
 def _option(f: Fleet, ctx: Ctx, **kw) -> Option:

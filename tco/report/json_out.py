@@ -94,6 +94,7 @@ def _option_dict(o, res: Results) -> dict:
         "name": o.name,
         "kind": o.kind,
         "feasible": o.feasible,
+        "breaches": list(o.resolved.breaches),
         "achieved_tokens_per_second_per_user": o.achieved_tokens_per_second_per_user,
         "fleet": r.fleet,
         "autoscale": r.autoscale,

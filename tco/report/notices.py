@@ -21,6 +21,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "price_estimate": {"offer": "text"},
     "price_status": {"offer": "text", "status": "text"},
     "price_anomalous": {"offer": "text", "pricing": "text"},
+    "price_stand_in_egress": {"id": "text"},
+    "price_stand_in_storage": {"id": "text"},
     "tax_horizon": {"profile": "text", "until": "month", "end": "month", "year": "text"},
     "tax_on_brl_offer": {},
     "target_unreachable": {"gpu": "text", "target": "num", "reached": "num1"},
@@ -52,6 +54,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "proposal_date_far": {"date": "date", "start": "month", "months": "int"},
     "recommended_undated": {"offer": "text"},
     "plan_unverified": {"offer": "text", "status": "text", "as_of": "date"},
+    "brand_example": {},
+    "offer_data_abroad": {"where": "text"},
 }
 """Notice code → its parameters and how each is shown; the sentences are the catalog's ``notice_<code>``."""
 

@@ -128,4 +128,14 @@ def notices(v, scenario) -> list[Notice]:
         out += expired_quotes(x, doc)
     if v.ranked:
         out += recommended_notices(v.recommended)
+    c = p.constraints if p is not None else None
+    if o is not None and (c is None or c.data_in_brazil == "none"):
+        abroad = [f for f in o.fleets() if not in_brazil(f)]
+        if abroad:
+            out.append(Notice("offer_data_abroad", o.name, {"where": ", ".join(f"{f.provider} {f.region}"
+                                                                               for f in abroad)}))
+    from tco.report.brand import example_brand
+
+    if example_brand(scenario):
+        out.append(Notice("brand_example", "", {}))
     return out + plan_notices(v.meta)

@@ -132,7 +132,7 @@ def _table(plans: dict, loc: str):
     return table
 
 
-def _closing(plans: dict, loc: str) -> list[str]:
+def _closing(plans: dict, loc: str, show_skipped: bool = False) -> list[str]:
     """The lines under the table: the overall best and runner-up, the best plan's notes, the [[options]] snippet
     that re-runs it (named in `loc`, as a scenario of that locale would name it) and the count of skipped uses."""
     from tco.report import fmt
@@ -147,12 +147,46 @@ def _closing(plans: dict, loc: str) -> list[str]:
                      margin=fmt.money(ov["margin_brl"], loc, False), share=fmt.percent(ov["margin_share"], loc)))
     out += [t("plan_tab_note", loc, note=note_text(n, loc)) for n in b["notes"]]
     out += [t("plan_tab_rerun", loc), option_toml(b["option"] | {"name": plan_label(b, loc)})]
+    out += coverage_lines(srch, loc)
     if srch["skipped"]:
         out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch["skipped"]), loc)))
+        out += skipped_lines(srch["skipped"], loc) if show_skipped else ["  " + t("plan_tab_skip_hint", loc)]
     return out
 
 
-def plan_table(plans: dict, locale: str = "en", file=None) -> None:
+def coverage_lines(srch: dict, loc: str) -> list[str]:
+    """Every catalog provider without a plan, with its reason; the stand-in prices under the plans shown."""
+    by_why: dict[str, list[str]] = {}
+    for c in srch.get("coverage", []):
+        if c.get("tco_brl") is None:
+            why = t(f"pv_c_why_{c['reason']}", loc)  # the skipped offers' own reasons: --show-skipped
+            by_why.setdefault(why, []).append(c["provider"])
+    out = [t("plan_tab_no_plan", loc, provider=", ".join(ps), why=why) for why, ps in sorted(by_why.items())]
+    whats: dict[str, list[str]] = {}
+    for x in srch.get("stand_ins", []):
+        whats.setdefault(x["provider"], []).append(t(f"plan_tab_stand_in_{x['what']}", loc, id=x["id"]))
+    out += [t("plan_tab_stand_in", loc, provider=p, what=", ".join(w)) for p, w in sorted(whats.items())]
+    return out
+
+
+def skipped_lines(skipped: list[dict], loc: str, limit: int | None = None) -> list[str]:
+    """The skipped (offer, pricing, role) uses grouped by reason (the search's words), most frequent first: every
+    offer when `limit` is None (``--show-skipped``), else the first `limit` reasons with a count."""
+    by: dict[str, list[str]] = {}
+    for d in skipped:
+        by.setdefault(d["reason"], []).append(f"{d['offer']} {d['pricing']} ({d['role']})")
+    order = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    out = []
+    for reason, uses in order if limit is None else order[:limit]:
+        out.append("  " + t("plan_tab_skip_reason", loc, n=len(uses), reason=reason))
+        if limit is None:
+            out += [f"    {u}" for u in sorted(uses)]
+    if limit is not None and len(order) > limit:
+        out.append("  " + t("plan_tab_skip_more", loc, n=len(order) - limit))
+    return out
+
+
+def plan_table(plans: dict, locale: str = "en", file=None, show_skipped: bool = False) -> None:
     """Best plan per provider (and runners-up), the best hybrid and the overall best, with the margins, in
     `locale` (the scenario's)."""
     from rich.console import Console
@@ -162,5 +196,5 @@ def plan_table(plans: dict, locale: str = "en", file=None) -> None:
     console = Console(file=file or sys.stdout, emoji=False)
     console.width = max(console.width, 160)
     console.print(_table(plans, loc))
-    for line in _closing(plans, loc):
+    for line in _closing(plans, loc, show_skipped):
         console.print(Text(line))

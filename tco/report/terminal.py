@@ -98,7 +98,7 @@ def _ranked_table(res, loc: str, width: int = 150):
     kept = fitting(headers, rows, width)
     table = Table(title=_title(res, loc))
     for key in kept:
-        table.add_column(headers[key], justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
+        table.add_column(headers[key], justify="left" if key == "col_option" else "right", no_wrap=key not in ("col_option", "col_vs_best"))
     at = [RANKED_COLUMNS.index(k) for k in kept]
     for row, style in zip(rows, styles):
         table.add_row(*(row[i] for i in at), style=style)
@@ -129,6 +129,13 @@ def _ranked_rows(res, loc: str) -> tuple[list[list[str]], list[str | None]]:
             rows.append(["—", plain(o.name), brl(o.tco.deterministic),
                          t("term_infeasible", loc, tps=fmt.number(o.achieved_tokens_per_second_per_user, loc, 1)),
                          "—", "—", "—", "—"])
+            styles.append("dim")
+        elif o.resolved.breaches:  # costed and shown, never ranked: it breaks the client's constraints
+            from tco.report.words import breach_text
+
+            rows.append(["—", plain(o.name), brl(o.tco.deterministic),
+                         t("term_breaches", loc, what=breach_text(o.resolved.breaches, loc)),
+                         brl(o.npv.deterministic), "—", brl(float(o.lines_brl["egress"].sum())), "—"])
             styles.append("dim")
     return rows, styles
 

@@ -55,7 +55,12 @@ def plan_name(p, loc: str) -> str:
     gpus = p.serving_gpus_per_server
     what = t("pv_plan_cloud_one" if gpus == 1 else "pv_plan_cloud", loc, provider=provider_name(p.provider, loc),
              instance=p.serving_offer.split("/")[-1], n=gpus, gpu=gpu_name(p.serving_gpu))
-    return f"{what}, {pricing_name(p.serving_pricing, loc)}"
+    out = f"{what}, {pricing_name(p.serving_pricing, loc)}"
+    if p.training_offer and (p.training_offer, p.training_pricing) != (p.serving_offer, p.serving_pricing):
+        region = p.training_offer.split("/")[1]
+        out += t("pv_plan_training", loc, instance=p.training_offer.split("/")[-1],
+                 pricing=pricing_name(p.training_pricing or "", loc), region=region)
+    return out
 
 
 def money(x: float | None, loc: str) -> str:
@@ -102,3 +107,14 @@ def month_name(month: int, loc: str) -> str:
     from babel.dates import get_month_names
 
     return get_month_names("wide", locale=fmt.babel_locale(loc))[month]
+
+
+def breach_text(codes, loc: str) -> str:
+    """The client's constraints an option breaks (``tco.scenario.proposal.breaches`` codes), in words:
+    "treino fora do Brasil, provedor Azure não aceito"."""
+    out = []
+    for code in codes:
+        head, _, provider = code.partition(":")
+        out.append(t(f"breach_{head}", loc, provider=provider_name(provider, loc)) if provider
+                   else t(f"breach_{head}", loc))
+    return ", ".join(out)

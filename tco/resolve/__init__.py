@@ -59,6 +59,8 @@ class ResolvedOption:
     commit_term_months: int = 0
     owned: OwnedTerms | None = None
     """The purchase, payment, depreciation and running terms of an owned fleet (``tco.resolve.owned``); None = rented."""
+    breaches: tuple[str, ...] = ()
+    """The client's constraints this option breaks (``tco.scenario.proposal.breaches``): shown, never recommended."""
 
 
 def _as_tuple(v) -> tuple[int, ...]:
@@ -195,7 +197,21 @@ def _resolved(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Ca
                           taxmod.rates_by_month(tax, months, cat.tax_reform),
                           taxmod.rates_by_month(brl_tax, months, cat.tax_reform) if brl_tax else None,
                           billing, tuple(taxmod.periods_used(brl_tax or tax, months, cat.tax_reform)),
-                          None if burst is None else _as_tuple(o.committed_instances), burst, term, owned)
+                          None if burst is None else _as_tuple(o.committed_instances), burst, term, owned,
+                          _breaches(s, serve, train))
+
+
+def _breaches(s: Scenario, serve: Fleet, train: Fleet | None) -> tuple[str, ...]:
+    """The client's constraints ([proposal.constraints]) the option breaks; a shared fleet trains where it serves."""
+    from tco.domain import TrainingMethod
+    from tco.scenario.proposal import breaches
+
+    if s.proposal is None or s.proposal.constraints is None:
+        return ()
+    trains = s.training.method != TrainingMethod.NONE
+    where = train or serve
+    return breaches(s.proposal.constraints, (where.provider, where.region) if trains else None,
+                    (serve.provider, serve.region))
 
 
 def _pricing_checks(s: Scenario, o, i: int, serve: Fleet, train: Fleet | None, cat: Catalog, problems: list[Problem],

@@ -104,6 +104,93 @@ class Included(Frozen):
     """Round-trip latency the provider measured to the client's users [ms] (blank: not stated)."""
 
 
+Share = Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+class Credit(Frozen):
+    below_share: Share
+    """Monthly availability below which the credit applies (0.999 = 99,9 %)."""
+    credit_share: Share
+    """Credit on that month's fee (0.10 = 10 %)."""
+
+
+class Contract(Frozen):
+    """The contract terms a signed proposal names (`[proposal.contract]`): shown on the offer page; only the keys
+    written are shown. Contradictions (a contract shorter than its minimum term, an early exit without a penalty,
+    a firm quote dated after the proposal) are errors naming the key."""
+
+    duration_months: int | None = Field(None, ge=1, le=240)
+    """Contract duration (vigência) [months]."""
+    renewal: Line = ""
+    """How it renews (e.g. "automática por 12 meses, salvo aviso com 60 dias")."""
+    sla_credits: list[Credit] = Field(default_factory=lambda: [], max_length=10)
+    """Service credits by monthly availability (`[[proposal.contract.sla_credits]]`)."""
+    support_response: Line = ""
+    """Support response times (e.g. "severidade 1: 1 h; severidade 2: 4 h; demais: 1 dia útil")."""
+    early_exit: Literal["not_allowed", "with_penalty"] = "not_allowed"
+    """Termination before the minimum term: not allowed, or allowed with `early_exit_penalty_share`."""
+    early_exit_penalty_share: Share | None = None
+    """Penalty for leaving before the minimum term: this share of the fees left until its end."""
+    exit_notice_days: int | None = Field(None, ge=0, le=365)
+    """Notice to end the contract after the minimum term [days]."""
+    late_payment: Line = ""
+    """Late-payment terms (e.g. "multa de 2 % e juros de 1 % ao mês")."""
+    data_protection: Text = ""
+    """The LGPD clause: the roles (provider as operador), where the data stays, sub-processors, incidents."""
+    data_return_days: int | None = Field(None, ge=0, le=365)
+    """Days after the end of the contract to return the client's data, then erase it."""
+    jurisdiction: Line = ""
+    """Foro (e.g. "Comarca de São Paulo/SP")."""
+    quote_reference: Line = ""
+    """The firm quote's reference (with `firm_quote = true` items)."""
+    quote_date: Day | None = None
+    """The firm quote's date."""
+
+    @model_validator(mode="after")
+    def _exit(self):
+        if self.early_exit == "with_penalty" and self.early_exit_penalty_share is None:
+            raise ValueError("early_exit = 'with_penalty' needs early_exit_penalty_share (the share of the fees left "
+                             "until the minimum term that leaving early costs)")
+        if self.early_exit == "not_allowed" and self.early_exit_penalty_share is not None:
+            raise ValueError("early_exit_penalty_share is set but early_exit = 'not_allowed': set early_exit = "
+                             "'with_penalty' or remove the penalty")
+        return self
+
+
+Residency = Literal["none", "training", "serving", "both"]
+
+
+class Constraints(Frozen):
+    """The client's constraints (`[proposal.constraints]`): what the recommendation and the plan search must respect.
+    An option that breaks one is shown but never recommended; a plan that breaks one is not searched."""
+
+    data_in_brazil: Residency = "none"
+    """Which data must stay in Brazil: 'training' (the training data and run), 'serving' (the model and the users'
+    requests), 'both', or 'none' (no residency asked)."""
+    providers: list[Name] = Field(default_factory=lambda: [], max_length=50)
+    """The providers the client accepts (catalog ids: 'aws', 'br-dedicated'…); empty: any provider."""
+
+
+def breaches(c: "Constraints | None", training: tuple[str, str] | None, serving: tuple[str, str]) -> tuple[str, ...]:
+    """The constraints a deployment breaks, as codes: 'training_outside_brazil', 'serving_outside_brazil',
+    'provider_not_accepted:<provider>'. `training` and `serving` are (provider, region) of each fleet (training None
+    when nothing is trained; a shared fleet trains where it serves)."""
+    from tco.domain import BRAZIL_REGIONS
+
+    if c is None:
+        return ()
+    out: list[str] = []
+    if c.data_in_brazil in ("training", "both") and training is not None and training[1] not in BRAZIL_REGIONS:
+        out.append("training_outside_brazil")
+    if c.data_in_brazil in ("serving", "both") and serving[1] not in BRAZIL_REGIONS:
+        out.append("serving_outside_brazil")
+    for prov, _ in (x for x in (training, serving) if x is not None):
+        code = f"provider_not_accepted:{prov}"
+        if c.providers and prov not in c.providers and code not in out:
+            out.append(code)
+    return tuple(out)
+
+
 def _none() -> list:
     """An empty list, as a default: a Python function, whose signature pydantic reads without tokenizing
     ``list``'s text signature (a 6 ms regular expression at each start)."""
@@ -141,6 +228,15 @@ class Proposal(Frozen):
     """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
     client_need: Text = ""
     """One sentence: what the client needs, in the client's words."""
+    contract: Contract = Field(default_factory=Contract)
+    """The contract terms (`[proposal.contract]`: duration, renewal, SLA credits, support, exit, LGPD, foro, the
+    firm quote's reference)."""
+    constraints: Constraints | None = None
+    """The client's constraints (`[proposal.constraints]`: data residency, accepted providers), enforced in the
+    recommendation and the plan search."""
+    brand: Line = ""
+    """The seller's brand folder, relative to the scenario's folder: its theme.toml (provider, contact, colours) and
+    logo (absent: the package's example brand, marked "exemplo" on the PDF)."""
     attach_scenario_comments: bool = False
     """True: the attached scenario keeps its comment lines (default: comments removed)."""
 
@@ -153,4 +249,14 @@ class Proposal(Frozen):
         if early:
             raise ValueError(f"{', '.join(early)}: a step due before the proposal's date ({self.date}) is already late "
                              "when the client reads it")
+        c = self.contract
+        if c.duration_months and self.min_term_months and c.duration_months < self.min_term_months:
+            raise ValueError(f"contract.duration_months = {c.duration_months} is shorter than min_term_months = "
+                             f"{self.min_term_months}: the contract would end before its minimum term")
+        if c.quote_date and self.date and c.quote_date > self.date:
+            raise ValueError(f"contract.quote_date {c.quote_date} is after the proposal's date {self.date}: a proposal "
+                             "cannot carry a quote not yet made")
+        if (c.quote_reference or c.quote_date) and not (self.items and all(i.firm_quote for i in self.items)):
+            raise ValueError("contract.quote_reference / quote_date name a firm quote, but the items are not all "
+                             "firm_quote = true")
         return self

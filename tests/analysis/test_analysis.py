@@ -39,10 +39,15 @@ def seed_flip(seed):
     Plan option is left out: it tracks the separate fleet within a few percent at every scale (both grow with the
     serving fleet), so the flip this test exercises is the one between dedicated and on-demand cloud."""
     s, cat, _ = seed
-    # without the Savings Plan option (it tracks the separate fleet at every scale) and without the hybrid (it and the
-    # dedicated separate fleets serve on the same servers and differ by a fixed training cost): neither ever flips
-    opts = [o for o in s.options if "Savings Plan" not in o.name
-            and not (o.training_offer == "aws/us-east-1/p5en.48xlarge" and o.inference_offer == "br-dedicated/sp/h200-nvl-1x")]
+    # without the Savings Plan option (it tracks the separate fleet at every scale) and without the hybrids (they and
+    # the dedicated separate fleets serve on the same servers and differ by a fixed training cost): neither ever flips;
+    # and without the client's residency constraint, so the us-east-1 options are compared too
+    def hybrid(o) -> bool:
+        return (o.training_offer or "").startswith("aws/") and o.inference_offer == "br-dedicated/sp/h200-nvl-1x"
+
+    opts = [o for o in s.options if "Savings Plan" not in o.name and not hybrid(o)]
+    if s.proposal is not None:
+        s = s.model_copy(update={"proposal": s.proposal.model_copy(update={"constraints": None})})
     high = cat.dedicated_offers[opts[1].inference_offer].brl_per_month_high
     opts[1] = opts[1].model_copy(update={"brl_per_month": high})
     s = s.model_copy(update={"options": opts})

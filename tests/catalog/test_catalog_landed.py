@@ -184,3 +184,19 @@ def test_a_validity_date_without_a_price_is_refused(tmp_path, capsys):
     code, out, err = _run(tmp_path, text, capsys)
     assert code == 2 and not out.exists()
     assert "[options[0].quote_valid_until]" in err and "brl_per_month" in err
+
+
+def test_a_short_minimum_term_carries_its_vacancy_premium_by_hand():
+    """Review 2026-12 H2: the 1× H200 NVL's 3-month term was priced as if let for all 36 months of its amortisation.
+    The price now covers the months between tenants: ÷ (1 − 12.1 %), São Paulo colocation vacancy as the proxy."""
+    assert landed.with_vacancy(100.0, 0.2) == pytest.approx(125.0)               # 100 / (1 − 0.2)
+    comps = landed.load_components()["br-dedicated/sp/h200-nvl-1x"]
+    central = comps["central"]
+    assert central["vacancy_share"] == 0.121 and comps["low"]["vacancy_share"] == 0.0
+    with_premium = landed.derive(central, 1).price
+    without = landed.derive({**central, "vacancy_share": 0.0}, 1).price
+    assert with_premium == pytest.approx(without / (1 - 0.121), rel=1e-12)
+    assert landed.catalog_price(without) == 15300 and landed.catalog_price(with_premium) == 17400
+    # the 12-month-term servers carry none (their rows do not name one)
+    hgx = landed.load_components()["br-dedicated/sp/hgx-h200-8x"]["central"]
+    assert hgx.get("vacancy_share", 0.0) == 0.0

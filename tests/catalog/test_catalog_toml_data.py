@@ -3,6 +3,8 @@ serving calibration; every bad value named with file, key and, where found, line
 
 from __future__ import annotations
 
+import pytest
+
 from tco.catalog.toml_data import load_calibration, load_defaults, load_taxes
 from tco.catalog.types import DATA_DIR
 
@@ -65,3 +67,15 @@ def test_calibration_last_file_wins_and_names_itself(tmp_path):
     p = tmp_path / "calibration_default.toml"
     p.write_text('name = "mine"\n', encoding="utf-8")
     assert load_calibration([shipped, p], []) == {"name": "mine", "file": str(p)}
+
+
+def test_azure_sold_to_brazil_is_an_import_of_services_by_hand(seed_results):
+    """Microsoft sells Azure to a direct Brazilian customer in USD (MCA FAQ): the import profile, not local billing.
+    Lucro real in 2027 (PIS/COFINS-import, CBS and IBS credited): IRRF 15 % grossed up, CIDE 10 % and ISS 2.9 % of
+    the grossed-up value, IOF 3.5 % of the price: 1/0.85 − 1 + 0.10/0.85 + 0.029/0.85 + 0.035 = 0.363235…"""
+    o = next(o for o in seed_results.options if o.name.startswith("Azure"))
+    assert (o.resolved.billing.mode, o.resolved.billing.status, o.resolved.tax.profile_id) == (
+        "import", "sourced", "import_direct_sp")
+    expected = (1 / 0.85 - 1) + 0.10 / 0.85 + 0.029 / 0.85 + 0.035
+    taxed = sum(o.lines_brl[k][0] for k in ("training_compute", "inference_compute", "storage", "egress"))
+    assert o.lines_brl["taxes"][0] / taxed == pytest.approx(expected, rel=1e-9)

@@ -145,8 +145,9 @@ def test_every_provider_says_how_it_bills_a_brazilian_company(cat):
         assert pv.br_billing_status in ("sourced", "unverified"), pid
     assert cat.providers["aws"].br_billing == "local_entity" and cat.providers["aws"].br_billing_status == "sourced"
     assert "AWS Serviços Brasil" in cat.providers["aws"].br_billing_source
-    for pid in ("gcp", "azure"):
-        assert cat.providers[pid].br_billing_status == "unverified"
+    assert cat.providers["gcp"].br_billing_status == "unverified"
+    # Microsoft sells Azure to a direct Brazilian customer in USD (MCA FAQ; review 2026-12 M2): an import
+    assert (cat.providers["azure"].br_billing, cat.providers["azure"].br_billing_status) == ("import", "sourced")
     for oid, o in cat.cloud_offers.items():
         assert o.br_billing == cat.providers[o.provider].br_billing, oid
 

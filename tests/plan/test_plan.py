@@ -133,9 +133,16 @@ def _engine_tco(s, cat, opt: dict) -> tuple[float, float]:
     return o.tco.deterministic, o.npv.deterministic
 
 
+def unconstrained(s):
+    """The scenario without the client's constraints ([proposal.constraints]): the whole catalog in the fight."""
+    return s.model_copy(update={"proposal": s.proposal.model_copy(update={"constraints": None})})
+
+
 @pytest.fixture(scope="module")
 def seed_plans(cat):
+    """The seed's search without its residency constraint: every provider of the catalog in the fight."""
     s, _, lines = load(SEED)
+    s = unconstrained(s)
     return s, plan.search(s, cat, file=str(SEED), lines=lines)
 
 
@@ -359,3 +366,74 @@ def test_no_option_the_user_wrote_beats_the_search_on_its_own_ground(cat, seed_p
         group = r.inference.provider if r.training is None or r.training.provider == r.inference.provider else "hybrid"
         assert plans["by_provider"][group]["best"]["tco_brl"] <= o.tco.deterministic * (1 + 1e-12), o.name
     assert plans["overall"]["best"]["tco_brl"] <= min(o.tco.deterministic for o in res.options)
+
+
+# --- issue 23: every provider in the fight, or a stated reason; the client's constraints ---------------------
+
+
+def test_every_catalog_provider_has_a_plan_or_a_reason(cat, seed_plans):
+    _, plans = seed_plans
+    every = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
+    cov = {c["provider"]: c for c in plans["search"]["coverage"]}
+    assert sorted(cov) == every
+    for p, c in cov.items():  # without the residency constraint the seed's search gives every provider a plan
+        assert c["tco_brl"] == plans["by_provider"][p]["best"]["tco_brl"] and c["reason"] == "", p
+    # the foreign GPU clouds are in the fight: Gcore's 3-year H200 is the cheapest cloud (review 2026-12 §1.2)
+    clouds = {p: v["best"]["tco_brl"] for p, v in plans["by_provider"].items()
+              if p not in ("hybrid", "br-dedicated")}
+    assert min(clouds, key=clouds.__getitem__) == "gcore"
+    assert plans["by_provider"]["gcore"]["best"]["serving"]["pricing"] == "reserved_3yr"
+
+
+def test_stand_in_prices_are_named_not_hidden(cat, seed_plans):
+    _, plans = seed_plans
+    stand = {(x["provider"], x["what"]): x for x in plans["search"]["stand_ins"]}
+    assert {("gcore", "egress"), ("gcore", "storage")} <= set(stand)
+    assert stand[("gcore", "egress")]["id"] == "gcore/global"
+    assert stand[("gcore", "egress")]["source"].startswith("STAND-IN")
+    assert not {p for p, _ in stand} & {"aws", "gcp", "coreweave"}  # sourced rows, or the scenario's own price
+    # the stand-ins are the AWS us-east-1 figures the sources name, not invented ones
+    assert cat.storage["gcore/global"].usd_per_gb_month == cat.storage["aws-s3/us-east-1"].usd_per_gb_month == 0.023
+    assert cat.egress["gcore/global"].tiers == ((0.0, None, 0.09),)
+    assert cat.storage["gcore/global"].status == "estimate"
+
+
+def test_the_seeds_residency_keeps_every_plan_in_brazil(cat):
+    from tco.domain import BRAZIL_REGIONS
+
+    s, _, lines = load(SEED)
+    assert s.proposal.constraints.data_in_brazil == "both"
+    found = plan.search(s, cat, file=str(SEED), lines=lines)
+    for g, v in found["by_provider"].items():
+        for p in [v["best"]] + v["runners_up"]:
+            assert p["serving"]["region"] in BRAZIL_REGIONS, (g, p["name"])
+            assert (p["training"] or p["serving"])["region"] in BRAZIL_REGIONS, (g, p["name"])
+    cov = {c["provider"]: c["reason"] for c in found["search"]["coverage"]}
+    assert cov["gcore"] == cov["azure"] == cov["lambda"] == "constraint_residency"
+    assert cov["aws"] == cov["br-dedicated"] == ""
+    # the best overall trains on AWS São Paulo and serves on the dedicated NVL servers
+    best = found["overall"]["best"]
+    assert best["training"]["region"] == "sa-east-1" and best["serving"]["offer"] == "br-dedicated/sp/h200-nvl-1x"
+
+
+def test_accepted_providers_narrow_the_search(cat):
+    from tco.scenario.proposal import Constraints
+
+    s, _, lines = load(SEED)
+    s = s.model_copy(update={"proposal": s.proposal.model_copy(update={
+        "constraints": Constraints(providers=["br-dedicated", "gcore"])})})
+    found = plan.search(s, cat, file=str(SEED), lines=lines)
+    assert set(found["by_provider"]) == {"br-dedicated", "gcore", "hybrid"}
+    cov = {c["provider"]: c["reason"] for c in found["search"]["coverage"]}
+    assert cov["aws"] == cov["azure"] == "constraint_provider" and cov["gcore"] == ""
+
+
+def test_a_constraint_never_finds_a_cheaper_plan(cat, seed_plans):
+    """Residency only removes candidates: the constrained best costs at least the unconstrained best, provider by
+    provider and overall (the seed: R$ 3,120,291 with São Paulo spot training against R$ 3,119,305)."""
+    s, _, lines = load(SEED)
+    kept = plan.search(s, cat, file=str(SEED), lines=lines)
+    _, free = seed_plans
+    assert kept["overall"]["best"]["tco_brl"] >= free["overall"]["best"]["tco_brl"]
+    for g, v in kept["by_provider"].items():
+        assert v["best"]["tco_brl"] >= free["by_provider"][g]["best"]["tco_brl"], g

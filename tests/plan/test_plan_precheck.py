@@ -52,6 +52,7 @@ def test_a_heavier_load_with_millions_of_covered_plans_is_searched(seed):
     # 1,200 output tokens: the committed ladders cover ~29 M plans (levels multiplied over terms), which the old
     # limit counted and refused (run exited 2); the search scores a few thousand
     s = seed.scenario
+    s = s.model_copy(update={"proposal": s.proposal.model_copy(update={"constraints": None})})  # the whole catalog
     heavy = s.model_copy(update={"inference": s.inference.model_copy(update={"output_tokens_per_request": 1200})})
     scored = plan.precheck(heavy, seed.catalog)
     found = plan.search(heavy, seed.catalog)

@@ -33,9 +33,9 @@ def _pdf_text(res, tmp: Path) -> str:
 
 @pytest.fixture(scope="module")
 def cheap_items(tmp_path_factory):
-    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 6 at R$ 15.300 (review H1)."""
+    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 6 at R$ 17.400 (review H1)."""
     text = SEED.read_text(encoding="utf-8")
-    text = re.sub(r"(?m)^brl_per_month = 15300$", "brl_per_month = 9999", text)
+    text = re.sub(r"(?m)^brl_per_month = 17400$", "brl_per_month = 9999", text)
     text = re.sub(r"(?m)^quantity = 6$", "quantity = 2", text)
     path = tmp_path_factory.mktemp("h1") / "x.toml"
     path.write_text(text, encoding="utf-8")
@@ -57,9 +57,9 @@ def test_items_that_differ_from_the_costed_fleet_give_a_notice(cheap_items):
     found = [n for n in proposal_checks.notices(v, cheap_items.scenario) if n.code == "proposal_items_differ"]
     assert len(found) == 1 and found[0].option == v.recommended.name
     peak = v.recommended.peak_servers  # 6 of the 1x H200 NVL servers since issue 21's sizing (8 before)
-    assert found[0].params == {"items": 2 * 9999, "costed": peak * 15300, "items_setup": 2 * 1530,
-                               "costed_setup": peak * 1530}
-    assert peak == 6 and v.recommended.inference.price == 15300
+    assert found[0].params == {"items": 2 * 9999, "costed": peak * 17400, "items_setup": 2 * 1740,
+                               "costed_setup": peak * 1740}
+    assert peak == 6 and v.recommended.inference.price == 17400
 
 
 def test_the_seed_items_match_its_costed_fleet(seed_results):
@@ -71,11 +71,11 @@ def test_the_seed_items_match_its_costed_fleet(seed_results):
 @needs_poppler
 def test_the_pdf_and_notes_say_the_items_differ(cheap_items, tmp_path):
     text = _pdf_text(cheap_items, tmp_path)
-    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(6 * 15300, "pt-BR"))
+    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(6 * 17400, "pt-BR"))
     assert said.replace("\xa0", " ") in text
     notes = notes_txt.render(cheap_items)
     notes = notes.replace("\xa0", " ")
-    assert "R$ 19.998" in notes and "R$ 91.800" in notes and "R$ 9.180" in notes  # 6 × 15.300 and 6 × 1.530
+    assert "R$ 19.998" in notes and "R$ 104.400" in notes and "R$ 10.440" in notes  # 6 × 17.400 and 6 × 1.740
 
 
 def test_an_expired_quote_gives_a_notice(expired):

@@ -145,7 +145,8 @@ def test_summary_has_one_warning_line_per_notice_and_names_the_files_written(sma
     from tco.report import offer_checks as proposal_checks
 
     ours = proposal_checks.notices(view.build(small_run), small_run.scenario)  # the proposal's own checks too
-    assert [n.code for n in ours] == ["plan_unverified"]  # the best plan trains on an unverified, undated row
+    # the example brand, and the best plan trains on an unverified, undated row
+    assert [n.code for n in ours] == ["brand_example", "plan_unverified"]
     warned = re.findall(rf"^{re.escape(t('term_warning', loc))} ", out, flags=re.M)
     assert len(warned) == len(small_run.notices) + len(ours) > 1
     assert t("term_wrote", loc, path="/tmp/tests-out/a.json") in out

@@ -10,7 +10,7 @@ from pydantic import ValidationError
 
 from tco.errors import InputError
 from tco.scenario import load_text
-from tco.scenario.proposal import Included, Item, Proposal
+from tco.scenario.proposal import Constraints, Included, Item, Proposal, breaches
 
 from conftest import SEED
 
@@ -73,7 +73,54 @@ def test_review_l5_a_next_step_due_before_the_proposal_is_refused():
 
 def test_review_l5_an_item_priced_at_nothing_is_refused_at_its_line():
     line = TEXT[:TEXT.index("[[proposal.items]]\n")].count("\n") + 1
-    msg = _error("brl_per_month = 15300\nsetup_brl = 1530", "brl_per_month = 0\nsetup_brl = 0")
+    msg = _error("brl_per_month = 17400\nsetup_brl = 1740", "brl_per_month = 0\nsetup_brl = 0")
     assert msg.startswith(f"s.toml:{line}: [proposal.items[0]] an item priced at nothing (R$ 0 per month and no setup)")
     assert Item(description="x", quantity=1, brl_per_month=100.0).setup_brl == 0.0  # a monthly fee alone is a price
     assert Item(description="x", quantity=1, brl_per_month=0.0, setup_brl=500.0).brl_per_month == 0.0  # a one-off
+
+
+def test_breaches_by_hand():
+    both = Constraints(data_in_brazil="both")
+    us, sp, br = ("aws", "us-east-1"), ("aws", "sa-east-1"), ("br-dedicated", "br")
+    assert breaches(None, us, us) == ()
+    assert breaches(Constraints(), us, us) == ()                                   # 'none': no residency asked
+    assert breaches(both, sp, br) == ()
+    assert breaches(both, us, br) == ("training_outside_brazil",)
+    assert breaches(both, us, us) == ("training_outside_brazil", "serving_outside_brazil")
+    assert breaches(both, None, br) == ()                                          # nothing trained
+    assert breaches(Constraints(data_in_brazil="serving"), us, br) == ()
+    assert breaches(Constraints(data_in_brazil="training"), sp, us) == ()
+    only = Constraints(providers=["br-dedicated"])
+    assert breaches(only, us, br) == ("provider_not_accepted:aws",)
+    assert breaches(only, us, us) == ("provider_not_accepted:aws",)                # said once per provider
+
+
+def test_the_seed_keeps_the_data_in_brazil():
+    p = load_text(TEXT, "s.toml").proposal
+    assert p.constraints == Constraints(data_in_brazil="both")
+    assert "data_in_brazil = \"anywhere\"" not in TEXT
+    msg = _error('data_in_brazil = "both"', 'data_in_brazil = "anywhere"')
+    assert "proposal.constraints.data_in_brazil" in msg and "'both'" in msg
+
+
+def test_contract_terms_that_contradict_each_other_are_refused_at_their_key():
+    # an early exit with no penalty
+    msg = _error('early_exit_penalty_share = 0.5\n', '')
+    assert "proposal.contract" in msg and "needs early_exit_penalty_share" in msg
+    # a penalty with no early exit
+    msg = _error('early_exit = "with_penalty"\n', '')
+    assert "early_exit = 'not_allowed'" in msg
+    # a contract shorter than its minimum term
+    msg = _error("duration_months = 36", "duration_months = 2")
+    assert "shorter than min_term_months = 3" in msg
+    # a quote reference on estimated items
+    msg = _error("[proposal.contract]\n", '[proposal.contract]\nquote_reference = "Q-1"\n')
+    assert "not all firm_quote = true" in msg
+
+
+def test_a_quote_dated_after_the_proposal_is_refused():
+    text = TEXT.replace("firm_quote = false", "firm_quote = true").replace(
+        "[proposal.contract]\n", '[proposal.contract]\nquote_reference = "Q-1"\nquote_date = 2026-12-05\n')
+    with pytest.raises(InputError) as e:
+        load_text(text, "s.toml")
+    assert "quote_date 2026-12-05 is after the proposal's date 2026-11-30" in str(e.value)

@@ -9,43 +9,39 @@ the results (`tco.report.view`), never the JSON; they compute presentation only,
 arithmetic. The commercial terms come from the scenario's `[proposal]` section (`tco.scenario.proposal`).
 The engine's notices go to the seller (`notes_txt`), not into this document.
 
-Reproducible: every date (cover, PDF metadata, attachments) is the document date, so two runs give the
-same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
+Reproducible: every date (cover, PDF metadata, attachments, the embedded font subsets' timestamps) is the
+document date, so two runs give the same bytes. Branding comes from templates/theme.toml. Safety: Jinja2 autoescapes every value, charts are
 SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves files under templates/ only.
 """
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import functools
 import logging
 import mimetypes
-import re
-import tomllib
 from pathlib import Path
 
 
 from tco import __version__
 from tco.report import fmt
-from tco.report.proposal import charts
+from tco.report.proposal import charts  # noqa: F401  (public: proposal.charts)
 from tco.report.i18n import labels, language, locale_of, t
 from tco.report.proposal.attach import attachment_bytes, scenario_bytes, workbook_bytes  # noqa: F401  (public)
+from tco.report.brand import DEFAULT_COLORS, TEMPLATES, load_theme  # noqa: F401  (public here too)
 from tco.report.words import document_date
 
 LOG = logging.getLogger(__name__)
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
-"""The templates folder: proposal.html.j2, proposal.css, theme.toml, logo, fonts/."""
-_HEX = re.compile(r"^#(?:[0-9a-fA-F]{3}){1,2}$")
-DEFAULT_COLORS = {"primary": "#1f3b63", "accent": "#e07b39", "text": "#1d1d1f", "muted": "#5f6670", "rule": "#c9ced6",
-                  "shade": "#eef2f7"}
 
 
 # ---------------------------------------------------------------------------------------------
 # Fetching: only files under templates/
 
 
-def templates_only_fetcher(root: Path = TEMPLATES):
-    """A WeasyPrint URL fetcher that serves files under `root` and refuses everything else.
+def templates_only_fetcher(root: Path = TEMPLATES, brand: Path | None = None):
+    """A WeasyPrint URL fetcher that serves files under `root` (and under the seller's `brand` folder, for its
+    logo) and refuses everything else.
 
     Every URL asked for is recorded in `.requested`, every refusal in `.refused` (tests read them).
     """
@@ -56,7 +52,7 @@ def templates_only_fetcher(root: Path = TEMPLATES):
     weasyprint()  # before any `from weasyprint…` import: no library search (proposal_weasy)
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-    base = root.resolve()
+    bases = [root.resolve()] + ([Path(brand).resolve()] if brand is not None else [])
 
     class TemplatesOnlyFetcher(URLFetcher):
         def __init__(self):
@@ -68,32 +64,14 @@ def templates_only_fetcher(root: Path = TEMPLATES):
             self.requested.append(url)
             parts = urlsplit(url)
             path = Path(unquote(parts.path)).resolve() if parts.scheme == "file" and not parts.netloc else None
-            if path is None or not path.is_relative_to(base) or not path.is_file():
+            if path is None or not any(path.is_relative_to(b) for b in bases) or not path.is_file():
                 self.refused.append(url)
                 LOG.warning("proposal: refused to fetch %.80s", url)
-                raise ValueError(f"refused: only files under {base} are served")
+                raise ValueError(f"refused: only files under {bases[0]} are served")
             mime = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
             return URLFetcherResponse(path.as_uri(), path.read_bytes(), {"Content-Type": mime})
 
     return TemplatesOnlyFetcher()
-
-
-def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
-    """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
-    theme = tomllib.loads(path.read_text(encoding="utf-8"))
-    colors = theme.setdefault("colors", {})
-    for key, value in list(colors.items()):
-        bad = [v for v in (value if isinstance(value, list) else [value]) if not _HEX.match(str(v))]
-        if bad:
-            raise ValueError(f"{path}: colors.{key} = {bad[0]!r} is not a hex colour like '#1f3b63'")
-    for key, value in DEFAULT_COLORS.items():
-        colors.setdefault(key, value)
-    colors.setdefault("palette", list(charts.DEFAULT_PALETTE))
-    provider = theme.setdefault("provider", {})
-    for key in ("name", "short_name", "tagline", "logo"):
-        provider.setdefault(key, "")
-    theme.setdefault("contact", {})
-    return theme
 
 
 # ---------------------------------------------------------------------------------------------
@@ -134,7 +112,7 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
         "created": doc_date.isoformat(),
         "cover": _cover(v, sc, doc_date, theme, loc),
         "summary": body.summary(v, loc),
-        "offer": offer.offer(v, sc, doc_date, theme, loc),
+        "offer": offer.offer(v, sc, doc_date, theme, loc, getattr(res, "catalog", None)),
         "comparison": body.comparison(v, ours, loc),
         "risks": body.risks(v, ours, sc, loc),
         "case": body.case(v, ours, sc, loc),
@@ -177,6 +155,7 @@ def _cover(v, sc, doc_date, theme: dict, loc: str) -> dict:
         "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
                                 contact.get("website")) if x],
         "confidential": t("confidential", loc, client=v.client or v.name),
+        "example": t("pv_brand_example", loc) if theme["provider"].get("example") else "",
     }
 
 
@@ -218,10 +197,12 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
 
     wp = weasyprint()
     HTML, Attachment = wp.HTML, wp.Attachment
-    theme = load_theme(templates / "theme.toml")
+    from tco.report import brand
+
+    theme, brand_dir = brand.theme(res.scenario, getattr(res, "source_path", ""), templates)
     attachments = [Path(p) for p in attachments if p and Path(p).is_file()]
     html = render_html(context(res, attachments, theme), templates)
-    fetcher = fetcher or templates_only_fetcher(templates)
+    fetcher = fetcher or templates_only_fetcher(templates, brand_dir)
     sc = res.scenario
     loc = sc.scenario.locale or "pt-BR"
     stamp = _dt.datetime.combine(document_date(sc), _dt.time(), tzinfo=_dt.timezone.utc)
@@ -230,8 +211,28 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
                         description=_attachment_label(p, loc), url_fetcher=fetcher, created=stamp, modified=stamp)
              for p in attachments]
     # PDF/A-3b: the archival variant that allows embedded files (scenario, workbook)
-    return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
-        attachments=files, pdf_variant="pdf/a-3b")
+    with source_date(stamp):
+        return HTML(string=html, base_url=templates.resolve().as_uri() + "/", url_fetcher=fetcher).write_pdf(
+            attachments=files, pdf_variant="pdf/a-3b")
+
+
+@contextlib.contextmanager
+def source_date(stamp: _dt.datetime):
+    """SOURCE_DATE_EPOCH set to `stamp` inside the block (unless the caller set it): the embedded font subsets
+    carry it as their `head.modified` instead of the render time. fontTools, which subsets the fonts when
+    libharfbuzz-subset is not installed, reads it (the reproducible-builds convention); the block restores the
+    environment as it found it."""
+    import os
+
+    key = "SOURCE_DATE_EPOCH"
+    before = os.environ.get(key)
+    if before is None:
+        os.environ[key] = str(int(stamp.timestamp()))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(key, None)
 
 
 def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco.domain import Currency, FleetMode, is_monte_carlo
+from tco.domain import Currency, FleetKind, FleetMode, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.proposal.body import counterpart
 from tco.report.proposal.sources import _as_of, _short_source
-from tco.report.words import _label_or, fleet_name, money, pricing_name, table, unit_price, usd
+from tco.report.words import _label_or, day, fleet_name, money, pricing_name, table, unit_price, usd
 from tco.report.view import FleetView
 
 GLOSSARY = ("tco", "pv", "gpu_hour", "fleet", "p5", "forward", "breakeven", "taxes", "adjust", "tokens", "sizing")
@@ -152,9 +152,16 @@ def sources(v, res, loc: str) -> dict:
     for o in v.ranked_options:
         for f in o.fleets():
             seen.setdefault((f.offer, f.pricing, f.price, f.status), f)  # a quoted price beside the catalog's
+    firm = _firm_quote(v, res.scenario)
     for f in seen.values():
         price = (usd(f.price, loc) + t("per_hour", loc) if f.currency == Currency.USD
                  else money(f.price, loc) + t("per_month", loc))
+        if f.offer in firm:  # the offer's own price, quoted firm in [proposal]: firm on every page
+            c = res.scenario.proposal.contract
+            rows.append([fleet_name(f, loc), pricing_name(f.pricing, loc), price, t("pv_firm", loc),
+                         day(c.quote_date, loc) if c.quote_date else day(doc_date, loc),
+                         c.quote_reference or t("pv_src_firm_quote", loc)])
+            continue
         rows.append([fleet_name(f, loc), pricing_name(f.pricing, loc), price,
                      _status(f, doc_date, loc), _as_of(f.as_of, loc),
                      _short_source(f.source, loc, f.status in ("estimate", "illustrative_estimate"))])
@@ -163,6 +170,18 @@ def sources(v, res, loc: str) -> dict:
     head = [t("pv_a_item", loc), t("pv_a_pricing", loc), t("pv_a_price", loc), t("pv_a_status", loc),
             t("pv_a_as_of", loc), t("pv_a_source", loc)]
     return {"table": table(head, rows, num=(2,), name=0), "caveats": caveats(v, loc)}
+
+
+def _firm_quote(v, scenario) -> set[str]:
+    """The offered option's dedicated offers when every [proposal] item is a firm quote (the proposal quotes the
+    offer's own servers), else nothing."""
+    from tco.report.offer_checks import offered
+
+    p = scenario.proposal
+    if p is None or not p.items or not all(i.firm_quote for i in p.items):
+        return set()
+    o = offered(v)
+    return {f.offer for f in o.fleets() if f.kind == FleetKind.DEDICATED} if o is not None else set()
 
 
 def glossary(loc: str) -> list[tuple[str, str]]:

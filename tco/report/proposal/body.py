@@ -62,6 +62,12 @@ def summary(v, loc: str) -> dict:
                            cmp=multiple(other.tco_brl, rec.tco_brl, loc)))
         if is_monte_carlo(v.fx_model) and other.p5_brl and other.kind == FleetKind.CLOUD:
             sentences.append(t("pv_fx_p5", loc, other=other.label, cmp=multiple(other.p5_brl, rec.tco_brl, loc)))
+    plans = competitors(v, rec)
+    if plans and (other is None or plans[0].tco_brl < other.tco_brl):
+        # the comparison page's headline, said here too: pages 2 and 4 name the same cheapest alternative
+        best = plans[0]
+        sentences.append(t("pv_vs_plan", loc, provider=provider_name(best.provider, loc), plan=plan_name(best, loc),
+                           tco=money(best.tco_brl, loc), cmp=multiple(best.tco_brl, rec.tco_brl, loc)))
     figures = [(t("pv_kf_tco", loc, months=months), money(rec.tco_brl, loc)),
                (t("pv_kf_pv", loc, rate=fmt.percent_short(v.discount_rate, loc)), money(rec.npv_brl, loc)),
                (t("pv_kf_gpu_hour", loc), unit_price(all_in_gpu_hour(rec), loc)),
@@ -128,8 +134,27 @@ def comparison(v, ours, loc: str) -> dict:
                            cmp=multiple(best.tco_brl, ours.tco_brl, loc), months=v.horizon_months))
     else:
         sentences.append(t("pv_c_no_plans", loc))
+    sentences += _coverage(v, loc)
     return {"sentences": sentences, "table": table(head, rows, num=(2, 3), highlight=(0,), name=1),
             "cash": _yearly(v, ours, loc)}
+
+
+def _coverage(v, loc: str) -> list[str]:
+    """Why providers the catalog lists have no row (the client's constraints, no offer that serves), and which rows
+    rest on a stand-in egress or storage price: every provider in the fight, or a stated reason."""
+    found = (v.meta.get("plans") or {}).get("search") or {}
+    out = []
+    left = [c for c in found.get("coverage", []) if c.get("tco_brl") is None]
+    by_reason: dict[str, list[str]] = {}
+    for c in left:
+        by_reason.setdefault(c["reason"], []).append(provider_name(c["provider"], loc))
+    for reason, names in sorted(by_reason.items()):
+        out.append(t("pv_c_left_out", loc, names=", ".join(sorted(names)), why=t(f"pv_c_why_{reason}", loc)))
+    shown = {p.provider for p in v.plans}
+    stand = sorted({provider_name(x["provider"], loc) for x in found.get("stand_ins", []) if x["provider"] in shown})
+    if stand:
+        out.append(t("pv_c_stand_ins", loc, names=", ".join(stand)))
+    return out
 
 
 def _yearly(v, ours, loc: str) -> dict:

@@ -13,11 +13,11 @@ import textwrap
 import numpy as np
 
 from tco.report import fmt
+from tco.report.brand import DEFAULT_PALETTE  # noqa: F401  (public here too)
 from tco.report.proposal.chart_svg import (FONT_PT, NOTE_PT, TICK_PT, WIDTH_PT, Chart, Frame,  # noqa: F401  (WIDTH_PT: public)
                                   category_ticks, legend, markers, nice_ticks, polyline, rects, spines, text_width,
                                   value_axis)
 
-DEFAULT_PALETTE = ("#1f3b63", "#e07b39", "#3a9e8f", "#9bb7d4", "#8c2d3c", "#d4b13f", "#5b5b5b", "#b07cc6")
 PAD = 4.0
 """White space around a chart's drawing [pt]."""
 CLIP_FACTOR = 3.0

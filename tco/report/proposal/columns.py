@@ -37,7 +37,7 @@ PAD_MM = {"": 1.6, "small": 1.2}
 PERCENT: dict[str, dict[int | str, float]] = {
     # table kind → {column: percent of the table's width}; "name" = the column of class name, a number that column
     "": {"name": 34}, "bridge": {"name": 46}, "offer": {"name": 38}, "small": {"name": 34},
-    "risks": {0: 34, 1: 39, 2: 27}, "kv": {0: 42}, "kv case": {0: 28},
+    "risks": {0: 34, 1: 39, 2: 27}, "kv": {0: 42}, "kv case": {0: 28}, "kv contract": {0: 24},
 }
 BOLD_FIRST = ("risks", "kv case")
 """Table kinds whose first column is bold (proposal.css)."""

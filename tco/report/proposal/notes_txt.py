@@ -35,6 +35,11 @@ def render(res) -> str:
         best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
         lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                        saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
+    srch = (res.meta.get("plans") or {}).get("search") or {}
+    if srch:  # every catalog provider in the fight or its reason, and the stand-in prices the plans rest on
+        from tco.report.plan_table import coverage_lines
+
+        lines += coverage_lines(srch, loc)
     o = offered(v)
     if o is None:
         lines.append(t("nt_no_offer", loc))

@@ -48,7 +48,8 @@ def _items(p, o, loc: str, doc_date: _dt.date) -> tuple[list[dict], bool]:
     return (_derived_items(o, loc, doc_date) if o is not None else []), True
 
 
-def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
+def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str, catalog=None) -> dict:
+    """The offer page. `catalog` (the run's) gives an estimated price's low–high range."""
     p = scenario.proposal
     o = offered(v)
     items, derived = _items(p, o, loc, doc_date)
@@ -63,10 +64,11 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     foot = [t("pv_total_month", loc), "", "", money(monthly, loc), money(setup, loc) if setup else "—", ""]
     head = [t("pv_col_item", loc), t("pv_col_qty", loc), t("pv_col_unit_month", loc), t("pv_col_month", loc),
             t("pv_col_setup", loc), t("pv_col_status", loc)]
-    terms = _terms(p, o, items, doc_date, theme, loc)
+    terms = _terms(p, o, items, doc_date, theme, loc, _ranges(o, catalog))
     estimate = derived or not all(i["firm"] for i in items)
     return {"option": o.label if o else None, "table": table(head, rows, num=(1, 2, 3, 4), name=0, foot=foot),
-            "terms": terms, "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
+            "terms": terms, "contract": contract_terms(p, loc, o),
+            "estimate_note": t("pv_estimate_once", loc) if estimate and items else None,
             "none": None if items else t("pv_no_dedicated", loc), "included": _included(p, o, loc),
             "caveats": caveats(v, scenario, o, loc) if o is not None else [],
             "need": p.client_need if p is not None else "", "outside": _outside(o, loc)}
@@ -100,7 +102,19 @@ def valid_until(p, doc_date: _dt.date) -> _dt.date:
     return p.valid_until if p is not None and p.valid_until else doc_date + _dt.timedelta(days=VALIDITY_DAYS)
 
 
-def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]]:
+def _ranges(o, catalog) -> list[tuple[float, float]]:
+    """The catalog's low–high price range of each estimated dedicated fleet of the offered option [BRL/month]."""
+    if o is None or catalog is None:
+        return []
+    out = []
+    for f in o.fleets():
+        row = catalog.dedicated_offers.get(f.offer) if f.kind == FleetKind.DEDICATED else None
+        if row is not None and f.status == "estimate" and row.brl_per_month_low and row.brl_per_month_high:
+            out.append((row.brl_per_month_low, row.brl_per_month_high))
+    return out
+
+
+def _terms(p, o, items, doc_date, theme: dict, loc: str, ranges=()) -> list[tuple[str, str]]:
     term = p.min_term_months if p is not None and p.min_term_months else max(
         [i["min_term"] or 0 for i in items] or [0])
     index = p.adjustment_index if p is not None else "IPCA"
@@ -116,7 +130,7 @@ def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]
     signer = _signatory(p, theme)
     number = (p.number if p is not None else "") or "—"
     version = p.version if p is not None else 1
-    return [
+    out = [
         (t("pv_t_number", loc),
          t("pv_number_version", loc, number=number, version=version) if number != "—" else "—"),
         (t("pv_t_term", loc), t("pv_months", loc, n=term) if term else "—"),
@@ -124,8 +138,80 @@ def _terms(p, o, items, doc_date, theme: dict, loc: str) -> list[tuple[str, str]
         (t("pv_t_taxes", loc), t("pv_taxes_in" if taxes else "pv_taxes_out", loc)),
         (t("pv_t_payment", loc), (p.payment_terms if p is not None else "") or t("pv_payment_default", loc)),
         (t("pv_t_validity", loc), day(valid_until(p, doc_date), loc)),
-        (t("pv_t_signatory", loc), signer),
     ]
+    out += quote_status(p, items, loc, ranges)
+    out.append((t("pv_t_signatory", loc), signer))
+    return out
+
+
+def quote_status(p, items, loc: str, ranges=()) -> list[tuple[str, str]]:
+    """The price's status whenever there are items: a firm quote with its reference and date, or an estimate with
+    the catalog's low–high range of the offered servers' price (`ranges`)."""
+    c = p.contract if p is not None else None
+    out: list[tuple[str, str]] = []
+    if items:
+        firm = all(i["firm"] for i in items)
+        if firm and c is not None and (c.quote_reference or c.quote_date):
+            ref = ", ".join(x for x in (c.quote_reference, day(c.quote_date, loc) if c.quote_date else "") if x)
+            out.append((t("pv_t_quote", loc), t("pv_quote_firm_ref", loc, ref=ref)))
+        else:
+            status = t("pv_firm" if firm else "pv_estimate", loc)
+            if not firm and ranges:
+                status = t("pv_estimate_range", loc, ranges="; ".join(
+                    t("pv_range", loc, low=money(lo, loc), high=money(hi, loc)) for lo, hi in ranges))
+            out.append((t("pv_t_quote", loc), status))
+    return out
+
+
+def contract_terms(p, loc: str, o=None) -> list[tuple[str, str]]:
+    """The contract's terms ([proposal.contract]) as the offer page shows them: only the keys written. The LGPD row
+    ends with where the offered option's data goes, from its fleets (never the seller's words alone)."""
+    c = p.contract if p is not None else None
+    out: list[tuple[str, str]] = []
+    if c is None:
+        return out
+    if c.duration_months:
+        out.append((t("pv_t_duration", loc), t("pv_months", loc, n=c.duration_months)))
+    if c.renewal:
+        out.append((t("pv_t_renewal", loc), c.renewal))
+    if c.sla_credits:
+        out.append((t("pv_t_credits", loc), "; ".join(
+            t("pv_credit", loc, below=fmt.percent_short(x.below_share, loc, 3),
+              credit=fmt.percent_short(x.credit_share, loc)) for x in sorted(c.sla_credits,
+                                                                               key=lambda x: -x.below_share))))
+    if c.support_response:
+        out.append((t("pv_t_support_response", loc), c.support_response))
+    if c.early_exit == "with_penalty" and c.early_exit_penalty_share is not None:
+        exit_ = t("pv_exit_penalty", loc, share=fmt.percent_short(c.early_exit_penalty_share, loc))
+    else:
+        exit_ = t("pv_exit_not_allowed", loc)
+    if c.exit_notice_days is not None:
+        exit_ += "; " + t("pv_exit_notice", loc, days=c.exit_notice_days)
+    if c != type(c)():
+        out.append((t("pv_t_exit", loc), exit_))
+    if c.late_payment:
+        out.append((t("pv_t_late", loc), c.late_payment))
+    if c.data_protection:
+        out.append((t("pv_t_lgpd", loc), " ".join(x for x in (c.data_protection, _where_data(o, loc)) if x)))
+    if c.data_return_days is not None:
+        out.append((t("pv_t_data_return", loc), t("pv_data_return", loc, days=c.data_return_days)))
+    if c.jurisdiction:
+        out.append((t("pv_t_jurisdiction", loc), c.jurisdiction))
+    return out
+
+
+def _where_data(o, loc: str) -> str:
+    """Where the offered option processes the data, from its fleets: in Brazil, or which fleets are abroad (an
+    international transfer, LGPD art. 33)."""
+    from tco.report.offer_checks import in_brazil
+    from tco.report.words import provider_name
+
+    if o is None:
+        return ""
+    abroad = [f for f in o.fleets() if not in_brazil(f)]
+    if not abroad:
+        return t("pv_lgpd_in_brazil", loc)
+    return t("pv_lgpd_abroad", loc, where=", ".join(f"{provider_name(f.provider, loc)} {f.region}" for f in abroad))
 
 
 def _signatory(p, theme: dict) -> str:

@@ -67,8 +67,14 @@ def _new_book(res, path: Path, keys: list[str]) -> Book:
         name = book.t("sh_calc", i=k[4:]) if k.startswith("calc") else book.t("sh_" + k)
         book.sheets[k] = name
         install(wb.add_worksheet(name))  # plain formulas skip XlsxWriter's preparation (workbook_cells)
+    import datetime as _dt
+
+    from tco.report.words import document_date
+
+    # dated by the document, not the clock: two runs of one scenario give the same bytes
     wb.set_properties({"title": s.scenario.name, "subject": "TCO", "author": f"tco {__version__}",
-                       "comments": "Live model; Inputs sheet holds every input."})
+                       "comments": "Live model; Inputs sheet holds every input.",
+                       "created": _dt.datetime.combine(document_date(s), _dt.time())})
     wb.set_calc_mode("auto")
     return book
 
@@ -135,13 +141,19 @@ def _checks(book: Book, res) -> None:
 
 
 def summary_order(res, doc: dict) -> list[int]:
-    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the
-    infeasible options (shown, never ranked) in scenario order."""
+    """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the options
+    not ranked (infeasible, or breaking the client's constraints: shown, never ranked) in scenario order, as the
+    Comparison's order column computes it."""
     names = [o.name for o in res.options]
-    ranking = list(doc.get("ranking") or []) + list(doc.get("infeasible") or [])
-    if sorted(ranking) == sorted(names) and len(set(names)) == len(names):
+    ranked = [n for n in (doc.get("ranking") or []) if n in names]
+    ranking = ranked + [n for n in names if n not in ranked]
+    if len(set(names)) == len(names) and len(set(ranked)) == len(ranked):
         return [names.index(n) for n in ranking]
-    return sorted(range(len(names)), key=lambda j: (not res.options[j].feasible, res.options[j].tco.deterministic))
+    from tco.report.workbook.outputs import ranked_ok
+
+    return sorted(range(len(names)), key=lambda j: (not ranked_ok(res.options[j]),
+                                                    res.options[j].tco.deterministic if ranked_ok(res.options[j])
+                                                    else j))
 
 
 def _serial(month: str) -> float:

@@ -96,7 +96,7 @@ def _part_cells(book: Book, ws, g: _Grid, j: int, o) -> None:
     ws.write_number(rr, 1, i, book.fmt("calc_int"))
     ws.write_string(rr, 2, book.term("kind", o.kind))
     ws.write_formula(rr, 3, f"={qs(book.sheets['comparison'])}N{book.rows['cmp_first'] + 1 + j}", book.fmt("fin_kbrl"),
-                     num(v["tco"][j]) if v["feas"][j] else book.t("infeasible"))
+                     num(v["tco"][j]) if v["feas"][j] else book.t("infeasible" if not o.feasible else "wb_breaks"))
     rows = book.outputs[(i, "rows")]
     u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
     ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
@@ -150,7 +150,7 @@ def _values(res) -> dict:
     """The block's numbers on the engine's arrays (its cached values)."""
     opts = res.options
     n = len(opts)
-    feas = [o.feasible for o in opts]
+    feas = [o.feasible and not o.resolved.breaches for o in opts]  # ranked as the engine ranks (results.rankable)
     tco = [o.tco.deterministic for o in opts]
     usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
     brl = [a - b for a, b in zip(tco, usd)]

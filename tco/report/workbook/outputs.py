@@ -15,25 +15,41 @@ def ranks(values: list[float]) -> list[int]:
     return [1 + sum(1 for w in values if w < v) for v in values]
 
 
+def ranked_ok(o) -> bool:
+    """True for an option the workbook ranks: feasible, and breaking none of the client's constraints (the engine's
+    ``results.rankable``); the others are shown with why, never ranked."""
+    return o.feasible and not o.resolved.breaches
+
+
+def unranked_word(book: Book, o) -> str:
+    """The word in an unranked option's rank cells: 'infeasible', or the constraint it breaks."""
+    return book.t("infeasible") if not o.feasible else book.t("wb_breaks")
+
+
 def infeasible_text(book: Book, o) -> str:
-    """'infeasible: 29,6 tokens/s per user' in the workbook's language and number format."""
+    """'infeasible: 29,6 tokens/s per user' in the workbook's language and number format; for a feasible option that
+    breaks the client's constraints, which ones."""
     from tco.report import fmt
 
+    if o.feasible:
+        from tco.report.words import breach_text
+
+        return book.t("term_breaches", what=breach_text(o.resolved.breaches, book.locale))
     return book.t("infeasible_speed", tps=fmt.number(o.achieved_tokens_per_second_per_user, book.locale, 1))
 
 
 def ranks_among(options) -> list[int | None]:
-    """Rank of each feasible option among the feasible ones (Excel RANK, ascending); None for an infeasible one."""
-    vals = [o.tco.deterministic for o in options if o.feasible]
-    return [1 + sum(1 for w in vals if w < o.tco.deterministic) if o.feasible else None for o in options]
+    """Rank of each ranked option among the ranked ones (Excel RANK, ascending); None for one not ranked."""
+    vals = [o.tco.deterministic for o in options if ranked_ok(o)]
+    return [1 + sum(1 for w in vals if w < o.tco.deterministic) if ranked_ok(o) else None for o in options]
 
 
 def sort_order(options) -> list[int]:
     """Place (1-based) of each option in the sorted ranking: feasible options by TCO, ties in scenario order, then
     the infeasible ones in scenario order (Comparison's order column computes the same by formula)."""
-    feasible = [j for j, o in enumerate(options) if o.feasible]
+    feasible = [j for j, o in enumerate(options) if ranked_ok(o)]
     ranked = sorted(feasible, key=lambda j: options[j].tco.deterministic) + [j for j, o in enumerate(options)
-                                                                             if not o.feasible]
+                                                                             if not ranked_ok(o)]
     place = [0] * len(options)
     for k, j in enumerate(ranked, start=1):
         place[j] = k
@@ -47,7 +63,7 @@ def write_comparison(book: Book, res) -> None:
     that RANK and MIN read (text is ignored by both)."""
     ws = _comparison_head(book)
     t, n, r0 = book.t, len(res.options), 3
-    tcos = [o.tco.deterministic for o in res.options if o.feasible]
+    tcos = [o.tco.deterministic for o in res.options if ranked_ok(o)]
     best = min(tcos) if tcos else float("nan")
     tco_rng = f"$N${r0 + 1}:$N${r0 + n}"
     rank_of, order = ranks_among(res.options), sort_order(res.options)
@@ -86,15 +102,14 @@ def _comparison_head(book: Book):
 
 def _rank_cells(book: Book, ws, r: int, o, tco_rng: str, best: float, rank: int | None) -> None:
     """The ranked TCO (column N), the rank and the gap to the best of a feasible option; 'infeasible' otherwise."""
-    t = book.t
-    if o.feasible:
+    if ranked_ok(o):
         ws.write_formula(r, 13, f"=D{r + 1}", book.fmt("calc_brl"), num(o.tco.deterministic))
         ws.write_formula(r, 5, f"=RANK(D{r + 1},{tco_rng},1)", book.fmt("calc_int"), rank)
         ws.write_formula(r, 6, f'=IF(MIN({tco_rng})>0,D{r + 1}/MIN({tco_rng})-1,"")', book.fmt("calc_pct"),
                          num(o.tco.deterministic / best - 1) if best > 0 else "")
     else:
-        ws.write_string(r, 13, t("infeasible"))
-        ws.write_string(r, 5, t("infeasible"))
+        ws.write_string(r, 13, unranked_word(book, o))
+        ws.write_string(r, 5, unranked_word(book, o))
         ws.write_string(r, 6, infeasible_text(book, o))
 
 

@@ -13,7 +13,7 @@ from tco import __version__
 from tco.report.workbook.book import Book, num, qs
 from tco.report.workbook.breakeven import breakevens
 from tco.report.workbook.finance import calendar_years, gpu_hours, per_unit, yearly
-from tco.report.workbook.outputs import cumulative_chart, infeasible_text, ranks_among
+from tco.report.workbook.outputs import cumulative_chart, infeasible_text, ranked_ok, ranks_among, unranked_word
 
 
 def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
@@ -223,19 +223,19 @@ def _ranking(book: Book, res, ws, r: int, order: list[int]) -> int:
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
     rank_of = ranks_among(res.options)
-    best = min((o.tco.deterministic for o in res.options if o.feasible), default=float("nan"))
+    best = min((o.tco.deterministic for o in res.options if ranked_ok(o)), default=float("nan"))
     book.outputs["sum_rank_first"] = r
     for k, j in enumerate(order, start=1):
         o = res.options[j]
         x = r + 1
         ws.write_formula(r, 5, f"=MATCH({k},{rng('O')},0)", book.fmt("small"), j + 1)
         ws.write_formula(r, 0, f"=INDEX({rng('F')},F{x})", book.fmt("calc_int"),
-                         rank_of[j] if o.feasible else t("infeasible"))
+                         rank_of[j] if ranked_ok(o) else unranked_word(book, o))
         ws.write_formula(r, 1, f"=INDEX({rng('B')},F{x})", book.fmt("text"), o.name)
         ws.write_formula(r, 2, f"=INDEX({rng('D')},F{x})", book.fmt("fin_kbrl"), num(o.tco.deterministic))
         ws.write_formula(r, 3, f"=INDEX({rng('E')},F{x})", book.fmt("fin_kbrl"), num(o.npv.deterministic))
         ws.write_formula(r, 4, f"=INDEX({rng('G')},F{x})", book.fmt("calc_pct"),
-                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if o.feasible
+                         (num(o.tco.deterministic / best - 1) if best > 0 else "") if ranked_ok(o)
                          else infeasible_text(book, o))
         r += 1
     return r

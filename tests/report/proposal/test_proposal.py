@@ -141,13 +141,38 @@ def test_no_engine_notice_and_no_jargon_in_the_body(rendered, case):
 
 @pytest.mark.slow
 @needs_poppler
-def test_two_runs_give_the_same_bytes(results, tmp_path):
+@pytest.mark.parametrize("subsetter", ["installed", "fonttools"])
+def test_two_runs_give_the_same_bytes(results, tmp_path, monkeypatch, subsetter):
+    """Two renders an hour apart by the clock give the same bytes, whichever library subsets the fonts: with
+    `fonttools` the HarfBuzz subsetter is switched off (as on a machine without libharfbuzz-subset0), and the clock
+    fontTools stamps into each subset's head.modified moves by 3,600 s between the renders."""
+    import time as real_time
+
+    from fontTools.misc import timeTools
+    from tco.report.proposal.weasy import weasyprint
+
+    weasyprint()
+    from weasyprint.pdf import fonts
+
+    if subsetter == "fonttools":
+        monkeypatch.setattr(fonts, "harfbuzz_subset", None)
+    clock = {"now": real_time.time()}
+
+    class Clock:
+        @staticmethod
+        def time():
+            return clock["now"]
+
+    monkeypatch.setattr(timeTools, "time", Clock)
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     path = ROOT / "scenarios" / "assistant_8b_l4.toml"
     res = results[path.stem]
     first = proposal.render(res, [path])
+    clock["now"] += 3600.0
     second = proposal.render(res, [path])
     assert first == second
     assert b"CreationDate" in first and b"D:20270301" in first  # the start month, not the clock
+    assert "SOURCE_DATE_EPOCH" not in __import__("os").environ  # the render put the environment back
 
 
 def test_document_date_from_proposal_or_start_month():
@@ -582,3 +607,33 @@ def test_one_environment_per_templates_folder_and_edits_are_seen(tmp_path):
     later = os.stat(tmp_path / "proposal.html.j2").st_mtime + 5
     os.utime(tmp_path / "proposal.html.j2", (later, later))
     assert proposal.render_html({"x": "&"}, tmp_path) == "<div>&amp;</div>"
+
+
+# --- issue 23: the client's residency respected; no page claims what the recommended option breaks ----------------
+
+
+@needs_poppler
+def test_the_seed_with_and_without_its_residency_constraint(tmp_path):
+    from tco import api
+
+    inp = api.load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    assert inp.scenario.proposal.constraints.data_in_brazil == "both"
+    free = dataclasses.replace(inp, scenario=inp.scenario.model_copy(update={
+        "proposal": inp.scenario.proposal.model_copy(update={"constraints": None})}))
+    texts = {}
+    for case, i in (("brazil", inp), ("free", free)):
+        res = api.run(i, analysis=False)
+        pdf = tmp_path / f"{case}.pdf"
+        pdf.write_bytes(proposal.render(res))
+        texts[case] = " ".join(_body(_page_texts(pdf), "pt-BR"))
+    brazil, free_text = texts["brazil"], texts["free"]
+    # with the constraint: training in São Paulo, the data stays in Brazil, and the pages say so
+    assert "Treino AWS SP + serviço dedicado NVL" in brazil
+    assert "não há transferência internacional de dados" in brazil
+    assert "us-east-1" not in brazil.split("Riscos e mitigação")[0]  # no page before the risks sends data abroad
+    assert "nenhuma oferta no Brasil, e o cliente exige os dados no Brasil" in brazil  # who is left out, and why
+    # without it: the cheaper us-east-1 training is recommended, and every residency sentence says it goes abroad
+    assert "Treino AWS + serviço dedicado H200 NVL" in free_text
+    assert "não há transferência internacional" not in free_text
+    assert "há transferência internacional de dados (LGPD, art. 33)" in free_text
+    assert "o treinamento roda fora do Brasil (AWS us-east-1)" in free_text

@@ -41,13 +41,19 @@ def test_title_date_and_every_notice_grouped(seed_results):
     # the [proposal] date, 2026-11-30, not the clock
     assert lines[1] == t("nt_date", "pt-BR", date=fmt.long_date(dt.date(2026, 11, 30), "pt-BR"))
     assert lines[1].endswith("30 de novembro de 2026")
-    found = notices.grouped(list(seed_results.notices), "pt-BR", " e ")
+    from tco.report import offer_checks, view
+
+    mine = offer_checks.notices(view.build(seed_results), seed_results.scenario)  # the proposal's own: brand, …
+    found = notices.grouped(list(seed_results.notices) + mine, "pt-BR", " e ")
     i = lines.index(t("nt_notices", "pt-BR", n=len(found)))
     assert lines[i + 1:i + 1 + len(found)] == [f"- {x}" for x in found]
     assert len(found) < len(seed_results.notices)  # the same sentence for two options is one line naming both
 
 
-def test_without_notices_the_list_says_none(seed_results):
+def test_without_notices_the_list_says_none(seed_results, monkeypatch):
+    from tco.report import offer_checks
+
+    monkeypatch.setattr(offer_checks, "notices", lambda v, s: [])  # nor the proposal's own (the example brand…)
     lines = _lines(dataclasses.replace(seed_results, notices=()))
     i = lines.index(t("nt_notices", "pt-BR", n=0))
     assert lines[i + 1] == "- " + t("nt_none", "pt-BR")
@@ -56,8 +62,11 @@ def test_without_notices_the_list_says_none(seed_results):
 def test_estimate_items_say_the_offer_is_an_estimate(seed_results):
     # the seed's one item is not a firm quote; the offered option is the recommended hybrid (dedicated serving)
     lines = _lines(seed_results)
-    hybrid = next(o for o in seed_results.scenario.options if o.name.startswith("Híbrido"))
-    assert t("nt_estimate", "pt-BR", option=hybrid.label or hybrid.name) in lines
+    from tco.report import view
+
+    hybrid = view.build(seed_results).recommended
+    assert hybrid.name.startswith("Híbrido") and hybrid.training.region == "sa-east-1"
+    assert t("nt_estimate", "pt-BR", option=hybrid.label) in lines
     assert not any(x.startswith("A oferta (") and "não é a opção mais barata" in x for x in lines)
 
 

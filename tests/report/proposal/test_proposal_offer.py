@@ -73,15 +73,15 @@ def test_no_dedicated_fleet_no_offer(small_run, theme):
 # --- written items --------------------------------------------------------------------------------------------------
 
 def test_written_items_and_totals_by_hand(seed_results, theme):
-    # the seed's [proposal]: 6 servers with 1 H200 NVL at R$ 15,300 a month, R$ 1,530 setup each
+    # the seed's [proposal]: 6 servers with 1 H200 NVL at R$ 17,400 a month, R$ 1,740 setup each
     out = _offer(seed_results, seed_results.scenario, theme)
     (row,) = out["table"]["rows"]
-    expected_month = 6 * 15300  # R$ 91,800
-    expected_setup = 6 * 1530  # R$ 9,180
-    assert [_norm(x) for x in row[1:]] == ["6", "R$ 15.300", "R$ 91.800", "R$ 1.530", t("pv_estimate", PT)]
+    expected_month = 6 * 17400  # R$ 104,400
+    expected_setup = 6 * 1740  # R$ 10,440
+    assert [_norm(x) for x in row[1:]] == ["6", "R$ 17.400", "R$ 104.400", "R$ 1.740", t("pv_estimate", PT)]
     foot = [_norm(x) for x in out["table"]["foot"]]
-    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 91.800"
-    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 9.180"
+    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 104.400"
+    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 10.440"
     assert out["estimate_note"] == t("pv_estimate_once", PT)  # the item is not a firm quote
 
 
@@ -217,3 +217,41 @@ def test_without_proposal_the_owner_is_the_theme_contact(small_run, theme):
     assert out["owner"] == ", ".join(x for x in (c.get("person"), c.get("email"), c.get("phone")) if x)
     assert out["valid"] == "31 de março de 2027"
     assert out["client"] == small_run.scenario.scenario.client
+
+
+# --- issue 23: the contract terms and the quote's status ---------------------------------------------------------
+
+
+def test_quote_status_firm_with_reference_or_an_estimate_with_its_range():
+    from datetime import date
+
+    from tco.report.proposal.offer import quote_status
+    from tco.scenario.proposal import Contract, Item, Proposal
+
+    est = quote_status(None, [{"firm": False}], PT, [(7700.0, 23900.0)])
+    assert est == [(t("pv_t_quote", PT), t("pv_estimate_range", PT, ranges=t(
+        "pv_range", PT, low=fmt.money(7700, PT, False), high=fmt.money(23900, PT, False))))]
+    assert "R$ 7.700 a R$ 23.900" in _norm(est[0][1])
+    firm = Proposal(date=date(2026, 11, 30), items=[Item(description="x", quantity=1, brl_per_month=1.0,
+                                                         firm_quote=True)],
+                    contract=Contract(quote_reference="Q-7", quote_date=date(2026, 11, 20)))
+    (row,) = quote_status(firm, [{"firm": True}], PT, [(7700.0, 23900.0)])
+    assert row == (t("pv_t_quote", PT), t("pv_quote_firm_ref", PT, ref="Q-7, 20 de novembro de 2026"))
+    assert quote_status(None, [], PT) == []  # no items, nothing to say
+
+
+def test_contract_terms_show_only_what_is_written():
+    from tco.report.proposal.offer import contract_terms
+    from tco.scenario.proposal import Contract, Credit, Proposal
+
+    assert contract_terms(Proposal(), PT) == []
+    p = Proposal(contract=Contract(duration_months=36, early_exit="with_penalty", early_exit_penalty_share=0.5,
+                                   exit_notice_days=30, sla_credits=[Credit(below_share=0.99, credit_share=0.25),
+                                                                     Credit(below_share=0.999, credit_share=0.1)]))
+    rows = dict(contract_terms(p, PT))
+    assert rows[t("pv_t_duration", PT)] == t("pv_months", PT, n=36)
+    assert _norm(rows[t("pv_t_exit", PT)]) == _norm(t("pv_exit_penalty", PT, share="50%") + "; "
+                                                    + t("pv_exit_notice", PT, days=30))
+    credits = _norm(rows[t("pv_t_credits", PT)])
+    assert credits.index("99,9%") < credits.index("99%")  # the strictest level first
+    assert t("pv_t_lgpd", PT) not in rows and t("pv_t_jurisdiction", PT) not in rows

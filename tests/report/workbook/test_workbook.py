@@ -509,10 +509,12 @@ def test_summary_ranking_reads_top_down_in_the_engines_order(runs, written, stem
     ws = wb.worksheets[0]
     head = next(r for r in ws.iter_rows() if r[0].value in ("Posição", "Rank") and r[1].value in ("Opção", "Option"))
     rows = [[c.value for c in r[:5]] for r in ws.iter_rows(min_row=head[0].row + 1, max_row=head[0].row + len(doc["options"]))]
-    assert [r[1] for r in rows] == doc["ranking"]
-    tcos = [r[2] for r in rows]
+    n = len(doc["ranking"])  # the ranked options, then those not ranked (breaking the client's constraints)
+    assert [r[1] for r in rows[:n]] == doc["ranking"]
+    assert [r[1] for r in rows[n:]] == [o["name"] for o in doc["options"] if o["name"] not in doc["ranking"]]
+    tcos = [r[2] for r in rows[:n]]
     assert tcos == sorted(tcos)
-    assert [r[0] for r in rows] == sorted(r[0] for r in rows) and rows[0][0] == 1
+    assert [r[0] for r in rows[:n]] == sorted(r[0] for r in rows[:n]) and rows[0][0] == 1
     assert rows[0][4] == pytest.approx(0.0)
     # sorted by formula: row k finds the option whose place in Comparison's order column is k (INDEX/MATCH), so
     # the ranking reorders when an edit changes the leader (tests/test_workbook_finance.py edits one)
