@@ -26,8 +26,8 @@ SHIMS = {
                 "stacked.py), instead of walking each rule's tree (Expr.np, tco.expr.rules.evaluate_tree)",
     "fmt_light": "the notices' numbers, percentages, reais and months written without babel (tco/report/fmt_light.py) "
                  "instead of by tco.report.fmt",
-    "quantiles": "exact percentiles from a bracket of the sorted sample (tco/fx/quantiles.py) instead of "
-                 "np.percentile on every value",
+    "quantiles": "the Monte Carlo's percentiles streamed chunk by chunk (tco/fx/quantiles.py) instead of "
+                 "np.percentile over every path, recomputed in groups of rows (tco/fx/risk.py)",
 }
 """The shims, by the name ``TCO_PLAIN`` takes, with what each does and where it lives."""
 

@@ -1,13 +1,16 @@
-"""Exact percentiles of large samples, faster than sorting or partitioning all of them.
+"""Exact percentiles of paths that arrive a chunk at a time, without keeping them: ``StreamPercentiles``.
 
-``percentiles(x)`` returns exactly ``np.percentile(x, q)`` (numpy's default linear method, the same floats):
-each percentile needs the two order statistics around its position (n − 1)·q; they are looked for in a
-bracket of values read off a sorted sample of every 64th value (±6 standard deviations of the sample's
-rank, plus a margin): one pass counts the values below the bracket and keeps those inside it, and a
-partition of those few finds them. A bracket that misses its ranks (improbable), a small or non-finite
-array or a percentile at 0 or 100 goes to np.percentile itself, and so does every one with ``TCO_PLAIN``
-(``tco.plain``). The interpolation is numpy 2.x's
-``_lerp``, kept identical; tests/test_risk.py checks the results against np.percentile bit for bit.
+The Monte Carlo's sums come in chunks of paths (tco.fx.sums); keeping every path of every option to call
+np.percentile would cost 8 B per path and row (3.2 GB at 10⁷ paths × 20 options × TCO and NPV). Instead the first
+chunk brackets each order statistic, every chunk counts the values below each bracket and keeps the few inside,
+and the order statistics are found among those: exactly ``np.percentile(row, q)`` (numpy's default linear method,
+the same floats; tests/fx/test_fx_quantiles.py checks it bit for bit). A bracket that misses its rank (improbable)
+or a non-finite value says so (``result`` is None) and the caller computes again from all the paths, in groups of
+rows that fit (``tco.fx.risk``), as it does for every row with ``TCO_PLAIN`` (``tco.plain``).
+
+(The module also held a faster ``percentiles`` of one array and a ``row_percentiles`` by selection, twins of
+np.percentile; they saved nothing on the seed run (its 10,000 paths are under their threshold and its GBM fan is
+exact) and 14 ms on a bootstrap run's fan, and were removed: np.percentile is called instead.)
 """
 
 from __future__ import annotations
@@ -18,46 +21,6 @@ from tco.plain import plain
 
 PERCENTILES = (5, 50, 95)
 """The percentiles every distribution of the outputs reports: P5, P50, P95 (the TCO's, the NPV's, the fans')."""
-FAST_MIN = 1 << 14
-"""Below this many values, np.percentile itself."""
-SAMPLE_STEP = 64
-
-
-def _order_stats(x: np.ndarray, sample: np.ndarray, lo_rank: int, hi_rank: int) -> tuple[float, float] | None:
-    """The lo_rank-th and hi_rank-th smallest values of x (0-based), or None if the bracket misses them."""
-    n, ns = x.size, sample.size
-    centre = lo_rank / (n - 1) * (ns - 1)
-    p = min(max(centre / ns, 1.0 / ns), 1.0 - 1.0 / ns)
-    spread = 6.0 * np.sqrt(ns * p * (1.0 - p)) + 8.0
-    lo = sample[max(0, int(centre - spread))]
-    hi = sample[min(ns - 1, int(centre + spread) + 1)]
-    below = int(np.count_nonzero(x < lo))
-    inside = x[(x >= lo) & (x <= hi)]
-    a, b = lo_rank - below, hi_rank - below
-    if a < 0 or b >= inside.size:
-        return None
-    part = np.partition(inside, [a, b])
-    return part[a], part[b]
-
-
-def percentiles(x, q=PERCENTILES) -> np.ndarray:
-    """``np.percentile(x, q)`` of a 1-D float64 array, the same floats (see the module's note)."""
-    x = np.asarray(x)
-    qs = np.true_divide(q, 100)
-    n = x.size
-    if plain("quantiles") or (x.ndim != 1 or n < FAST_MIN or x.dtype != np.float64 or qs.ndim != 1 or not np.all((qs > 0) & (qs < 1))
-            or not np.isfinite(x.sum())):
-        return np.percentile(x, q)
-    prev, nxt, gamma = _positions(n, qs)
-    sample = np.sort(x[::SAMPLE_STEP])
-    a = np.empty(len(qs))
-    b = np.empty(len(qs))
-    for i, (r0, r1) in enumerate(zip(prev.tolist(), nxt.tolist())):
-        got = _order_stats(x, sample, r0, r1)
-        if got is None:
-            return np.percentile(x, q)
-        a[i], b[i] = got
-    return _lerp(a, b, gamma)
 
 
 def _positions(n: int, qs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -155,31 +118,6 @@ def _pair(x: np.ndarray, k: int, k1: int) -> tuple[float, float]:
     at k (numpy's one-position selection, faster than a partition at two), then the smallest value right of it."""
     x.partition(k)
     return x[k], x[k] if k1 == k else x[k + 1:].min()
-
-
-def row_percentiles(rows: np.ndarray, q=PERCENTILES, overwrite: bool = False) -> np.ndarray:
-    """``np.percentile(rows, q, axis=1)`` of a 2-D array, the same floats: shape (len(q), rows). Each row is
-    partitioned in place at the order statistics' positions (numpy's one-position selection, vectorised over the
-    rows: the monthly fan's 120 × 50,000 rates in two thirds of the time of sorting them), the middle position
-    first and each side then on its own part; the next order statistic is the smallest value to the right of its
-    position (the values there are not below it). Then interpolated as numpy's ``_lerp`` does. With `overwrite`,
-    in place."""
-    rows = np.asarray(rows)
-    qs = np.true_divide(q, 100)
-    if plain("quantiles") or (rows.ndim != 2 or rows.shape[1] == 0 or rows.dtype != np.float64 or qs.ndim != 1
-            or not np.all((qs >= 0) & (qs <= 1)) or not np.isfinite(rows.sum())):
-        return np.percentile(rows, q, axis=1)
-    prev, nxt, gamma = _positions(rows.shape[1], qs)
-    part = rows if overwrite else rows.copy()
-    ks = sorted(set(prev.tolist()))
-    _select(part, ks, 0)
-    bounds = ks[1:] + [part.shape[1]]  # right of each position: the values up to the next one
-    after = {k: part[:, k + 1:e].min(axis=1) if e > k + 1 else part[:, e] for k, e in zip(ks, bounds, strict=True)
-             if k + 1 < part.shape[1]}
-    lo = part[:, prev]
-    hi = np.stack([part[:, k] if k == n else after[k] for k, n in zip(prev.tolist(), nxt.tolist(), strict=True)],
-                  axis=1)
-    return _lerp(lo.T, hi.T, gamma[:, None])
 
 
 def _select(part: np.ndarray, ks: list[int], at: int) -> None:

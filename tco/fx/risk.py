@@ -25,7 +25,7 @@ import numpy as np
 
 from tco import finance
 from tco.domain import Dist, FxModel
-from tco.fx.quantiles import PERCENTILES, StreamPercentiles, percentiles, row_percentiles
+from tco.fx.quantiles import PERCENTILES, StreamPercentiles
 from tco.fx.paths import (  # noqa: F401  re-exported: the paths live in tco.fx.paths
     CHUNK, bootstrap_paths, drift, gbm_factors, gbm_paths, gbm_trend, rate_paths)
 from tco.fx.sums import chunk_sums
@@ -69,7 +69,7 @@ def simulate(res, *, paths: int, seed: int, progress=None, keep_samples: bool = 
     gbm = res.scenario.fx.model == FxModel.GBM
     fan = None if gbm else np.empty((h, min(paths, FAN_MAX_PATHS)))
     stats, cheapest = _simulate(res, parts, brl, disc, paths, seed, progress, fan, keep_samples)
-    q_rates = gbm_fan(res) if fan is None else row_percentiles(fan, overwrite=True)  # (3, H)
+    q_rates = gbm_fan(res) if fan is None else np.percentile(fan, PERCENTILES, axis=1, overwrite_input=True)  # (3, H)
     del fan
     out = []
     for j, o in enumerate(res.options):
@@ -188,7 +188,7 @@ def _again(res, weights: np.ndarray, shift: np.ndarray, paths: int, seed: int) -
         for at, sums in chunk_sums(res, weights[rows], paths, seed):
             np.add(sums, shift[rows, None], out=full[:, at:at + sums.shape[1]])
         for r, row in zip(group, full, strict=False):
-            out[r] = percentiles(row)
+            out[r] = np.percentile(row, PERCENTILES)
     return out
 
 
@@ -224,7 +224,7 @@ def fx_fan(res, paths: int, seed: int) -> dict[str, np.ndarray]:
         fan = np.empty((len(res.months), min(paths, FAN_MAX_PATHS)))
         for _ in chunk_sums(res, np.zeros((0, len(res.months))), paths, seed, fan=fan):
             pass
-        q = row_percentiles(fan, overwrite=True)
+        q = np.percentile(fan, PERCENTILES, axis=1, overwrite_input=True)
     return {"p5": q[0], "p50": q[1], "p95": q[2]}
 
 

@@ -226,28 +226,6 @@ def test_zero_volatility_fan_is_the_base_path_three_times():
         np.testing.assert_allclose(row, base.fx_path, rtol=1e-15)
 
 
-@pytest.mark.parametrize("kind", ["normal", "ties", "lognormal", "sorted", "reversed", "two values"])
-def test_fast_percentiles_are_numpys_bit_for_bit(kind):
-    from tco.fx.quantiles import percentiles, row_percentiles
-
-    rng = np.random.default_rng(len(kind))
-    for n in (16_384, 16_385, 50_000, 123_457, 1_000_000):
-        x = {"normal": lambda: 5e6 + 1e6 * rng.standard_normal(n),
-             "ties": lambda: rng.integers(0, 40, n).astype(float),
-             "lognormal": lambda: np.exp(2 * rng.standard_normal(n)),
-             "sorted": lambda: np.sort(rng.standard_normal(n)),
-             "reversed": lambda: np.sort(rng.standard_normal(n))[::-1].copy(),
-             "two values": lambda: np.where(rng.random(n) < 0.5, 1.0, 3.0)}[kind]()
-        for q in ((5, 50, 95), (1, 99), (50,), (0.1, 99.9)):
-            np.testing.assert_array_equal(percentiles(x, q), np.percentile(x, q))
-    m = 5 + rng.standard_normal((4, 20_000))
-    np.testing.assert_array_equal(row_percentiles(m), np.percentile(m, [5, 50, 95], axis=1))
-    # outside the fast path: small, non-finite, 0 and 100 → np.percentile itself
-    for x, q in ((np.arange(10.0), (5, 50)), (np.r_[np.full(20_000, 1.0), np.nan], (50,)),
-                 (rng.standard_normal(20_000), (0, 100))):
-        np.testing.assert_array_equal(percentiles(x, q), np.percentile(x, q))
-
-
 def test_cheapest_is_argmin_with_infeasible_rows_at_infinity():
     rng = np.random.default_rng(9)
     tco = rng.integers(0, 5, (4, 2000)).astype(float)  # many ties: the earlier row must win them
