@@ -205,6 +205,8 @@ class Results:
         lines = [f"Results({s.name!r}, {len(self.options)} options, {s.horizon_months} months from {self.months[0]}"
                  if self.months else f"Results({s.name!r}, {len(self.options)} options"]
         lines += [f"  {i}. {o!r}" for i, o in enumerate(self.ranked(), 1)]
+        lines += [f"  x. {o!r} breaks {', '.join(o.resolved.breaches)}" for o in self.options
+                  if o.feasible and o.resolved.breaches]  # shown, never ranked (the client's constraints)
         lines += [f"  -. {o!r}" for o in self.options if not o.feasible]
         lines.append(f"  cheapest: {best.name!r})" if best else "  no feasible option)")
         return "\n".join(lines)

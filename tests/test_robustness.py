@@ -547,11 +547,15 @@ def test_d4_rankable_uses_target_met():
         def __init__(self, met):
             self.target_met = met
 
+    class Resolved:
+        breaches = ()  # within the client's constraints
+
     from tco.engine import OptionResult
 
     opts = [OptionResult.__new__(OptionResult) for _ in range(3)]
     for o, met in zip(opts, (True, False, True)):
         object.__setattr__(o, "replica", R(met))
+        object.__setattr__(o, "resolved", Resolved())
     assert rankable(opts) == [opts[0], opts[2]]
     assert [o.feasible for o in opts] == [True, False, True]
 

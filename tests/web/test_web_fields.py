@@ -104,8 +104,10 @@ def test_path_keys_are_found():
 
 def test_option_rows_sort_options_into_offer_and_competitors():
     rows = F.option_rows(seed(), {"br-dedicated/sp/hgx-h200-8x", "br-dedicated/sp/h200-nvl-1x"})
+    # the seed's options in order: two dedicated (offer), five clouds (competitors), two hybrids serving on the
+    # offered 1x H200 NVL (offer)
     assert [r["group"] for r in rows] == ["offer", "offer", "competitors", "competitors", "competitors", "competitors",
-                                          "competitors", "offer"]
+                                          "competitors", "offer", "offer"]
 
 
 def test_schema_defaults_are_the_placeholders():
@@ -123,7 +125,7 @@ def test_items_price_and_status_edited():
     data = seed()
     rows = F.item_rows(data)
     assert rows == [{"i": 0, "description": "Servidor dedicado com 1 GPU H200 NVL (141 GB), no pico de uso",
-                     "quantity": "6", "brl_per_month": "15300", "setup_brl": "1530", "firm_quote": False}]
+                     "quantity": "6", "brl_per_month": "17400", "setup_brl": "1740", "firm_quote": False}]
     form = {**F.values(data), **_kept(data), "item.0.brl_per_month": "14900,50", "item.0.quantity": "8",
             "item.0.firm_quote:present": "1", "item.0.firm_quote": "true"}
     item = F.apply(data, form)[0]["proposal"]["items"][0]
