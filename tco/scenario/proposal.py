@@ -30,7 +30,7 @@ strict types, unknown keys refused, errors naming file, line and key (`tco.scena
 from datetime import date
 from typing import Annotated, Literal
 
-from pydantic import Field, model_validator
+from pydantic import AfterValidator, Field, model_validator
 
 from tco.scenario.types import Frozen, Line, Name, Text  # the base types tco.scenario uses too
 
@@ -41,6 +41,35 @@ and the next steps the proposal derives from its date (a month at most) stay ins
 Day = Annotated[date, Field(strict=False, ge=FIRST_DAY, le=LAST_DAY)]
 """A day from 1990-01-01 to 2200-12-31, written as a TOML date (2026-11-30) or text ("2026-11-30")."""
 Money = Annotated[float, Field(ge=0.0, le=1e9)]
+
+
+def cnpj_digits(text: str) -> str:
+    """The 14 digits of a CNPJ written with or without its punctuation; ValueError naming what is wrong.
+
+    The two check digits are Receita Federal's modulo-11 rule (Instrução Normativa RFB nº 2.119/2022, Anexo XV):
+    weights 5,4,3,2,9,8,7,6,5,4,3,2 over the first 12 digits for the first, 6,5,4,3,2,9,8,7,6,5,4,3,2 over 13 for
+    the second; a remainder r below 2 gives 0, else 11 − r.
+
+    >>> cnpj_digits("11.222.333/0001-81")
+    '11222333000181'
+    """
+    digits = "".join(c for c in text if c.isdigit())
+    if len(digits) != 14 or any(c not in "0123456789./- " for c in text):
+        raise ValueError(f"a CNPJ has 14 digits, written as 12.345.678/0001-95 (got {text!r})")
+    if len(set(digits)) == 1:
+        raise ValueError(f"{text!r} is not a CNPJ (one digit repeated)")
+    for n in (12, 13):
+        weights = list(range(n - 7, 1, -1)) + list(range(9, 1, -1))
+        r = sum(int(d) * w for d, w in zip(digits[:n], weights)) % 11
+        if int(digits[n]) != (0 if r < 2 else 11 - r):
+            raise ValueError(f"{text!r}: check digit {n - 11} should be {0 if r < 2 else 11 - r}, not {digits[n]} "
+                             "(a typo in the number?)")
+    return digits
+
+
+def formatted_cnpj(digits: str) -> str:
+    """12.345.678/0001-95 from its 14 digits."""
+    return f"{digits[:2]}.{digits[2:5]}.{digits[5:8]}/{digits[8:12]}-{digits[12:]}"
 
 
 class Person(Frozen):
@@ -228,6 +257,10 @@ class Proposal(Frozen):
     """The steps to a signed contract, with dates (absent: benchmark, firm quote and signature, dated from `date`)."""
     client_need: Text = ""
     """One sentence: what the client needs, in the client's words."""
+    client_cnpj: Annotated[Line, AfterValidator(lambda v: formatted_cnpj(cnpj_digits(v)) if v else v)] = ""
+    """The client's CNPJ (12.345.678/0001-95; its check digits are checked), printed on the cover."""
+    client_contact: Person | None = None
+    """The client's contact for this proposal (name, role, e-mail, phone), printed on the cover."""
     contract: Contract = Field(default_factory=Contract)
     """The contract terms (`[proposal.contract]`: duration, renewal, SLA credits, support, exit, LGPD, foro, the
     firm quote's reference)."""

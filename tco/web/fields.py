@@ -37,6 +37,10 @@ class Field:
 F = Field
 FIELDS: tuple[Field, ...] = (
     F("scenario.client", "client", "text"),
+    F("proposal.client_cnpj", "client", "text"),
+    F("proposal.client_contact.name", "client", "text"),
+    F("proposal.client_contact.email", "client", "text"),
+    F("proposal.client_contact.phone", "client", "text"),
     F("scenario.name", "client", "text"),
     F("proposal.client_need", "client", "textarea"),
     F("scenario.prepared_by", "client", "text"),

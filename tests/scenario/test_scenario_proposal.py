@@ -124,3 +124,48 @@ def test_a_quote_dated_after_the_proposal_is_refused():
     with pytest.raises(InputError) as e:
         load_text(text, "s.toml")
     assert "quote_date 2026-12-05 is after the proposal's date 2026-11-30" in str(e.value)
+
+
+# --- the client's CNPJ and contact (issue 24: the desk's client group) -------------------------------------------
+
+def test_cnpj_check_digits_by_hand():
+    """11.222.333/0001-81: Σ(1,1,2,2,2,3,3,3,0,0,0,1 × 5,4,3,2,9,8,7,6,5,4,3,2) = 5+4+6+4+18+24+21+18+0+0+0+2 = 102,
+    102 mod 11 = 3 → 11 − 3 = 8; then Σ(…,8 × 6,5,4,3,2,9,8,7,6,5,4,3,2) = 6+5+8+6+4+27+24+21+0+0+0+3+16 = 120,
+    120 mod 11 = 10 → 11 − 10 = 1."""
+    from tco.scenario.proposal import cnpj_digits, formatted_cnpj
+
+    assert cnpj_digits("11.222.333/0001-81") == cnpj_digits("11222333000181") == "11222333000181"
+    assert formatted_cnpj("11222333000181") == "11.222.333/0001-81"
+    with pytest.raises(ValueError, match="check digit 1 should be 8, not 9"):
+        cnpj_digits("11.222.333/0001-91")
+    with pytest.raises(ValueError, match="check digit 2 should be 1, not 2"):
+        cnpj_digits("11.222.333/0001-82")
+    with pytest.raises(ValueError, match="14 digits"):
+        cnpj_digits("11.222.333/0001")
+    with pytest.raises(ValueError, match="one digit repeated"):
+        cnpj_digits("00.000.000/0000-00")
+
+
+def test_the_cnpj_is_kept_in_its_written_form_and_a_typo_is_located():
+    p = Proposal(client_cnpj="11222333000181", client_contact={"name": "Ana Souza", "email": "ana@exemplo.com.br"})
+    assert p.client_cnpj == "11.222.333/0001-81" and p.client_contact is not None and p.client_contact.name == "Ana Souza"
+    line = TEXT[:TEXT.index("version = 1\n")].count("\n") + 1
+    msg = _error("version = 1\n", 'version = 1\nclient_cnpj = "11.222.333/0001-91"\n')
+    assert f"s.toml:{line + 1}: [proposal.client_cnpj]" in msg and "check digit 1 should be 8" in msg
+    assert "[proposal.client_contact.mail] unknown key" in _error("version = 1\n",
+                                                                    'version = 1\nclient_contact = { name = "A", mail = "a@b" }\n')
+
+
+def test_the_cover_prints_the_cnpj_and_the_contact(seed_results):
+    import dataclasses
+
+    from tco.report import brand, proposal
+
+    sc = seed_results.scenario
+    p = Proposal.model_validate(sc.proposal.model_dump() | {"client_cnpj": "11222333000181", "client_contact": {
+        "name": "Ana <b>Souza</b>", "role": "Diretora jurídica", "email": "ana@exemplo.com.br", "phone": "+55 11 3000-0000"}})
+    res = dataclasses.replace(seed_results, scenario=sc.model_copy(update={"proposal": p}))
+    theme, _ = brand.theme(res.scenario, "", proposal.TEMPLATES)
+    html = proposal.render_html(proposal.context(res, [], theme))
+    assert "11.222.333/0001-81" in html
+    assert "Ana &lt;b&gt;Souza&lt;/b&gt;, Diretora jurídica, ana@exemplo.com.br, +55 11 3000-0000" in html  # escaped

@@ -133,3 +133,16 @@ def test_items_price_and_status_edited():
     assert F.field_of("proposal.items[0].brl_per_month", {}) == "item.0"
     unchanged = {**F.values(data), **_kept(data), "item.0.firm_quote:present": "1"}
     assert F.apply(data, unchanged)[0] == data  # an unticked box that was unticked changes nothing
+
+
+def test_the_clients_cnpj_and_contact_are_fields_and_reach_the_scenario():
+    data = seed()
+    paths = [f.path for f in F.FIELDS if f.group == "client"]
+    assert {"proposal.client_cnpj", "proposal.client_contact.name", "proposal.client_contact.email",
+            "proposal.client_contact.phone"} <= set(paths)
+    form = {**F.values(data), **_kept(data), "proposal.taxes_included:present": "1",
+            "proposal.client_cnpj": "11.222.333/0001-81", "proposal.client_contact.name": "Ana Souza",
+            "proposal.client_contact.email": "ana@exemplo.com.br"}
+    new, _ = F.apply(data, form)
+    assert new["proposal"]["client_cnpj"] == "11.222.333/0001-81"
+    assert new["proposal"]["client_contact"] == {"name": "Ana Souza", "email": "ana@exemplo.com.br"}

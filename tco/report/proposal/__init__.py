@@ -155,6 +155,9 @@ def _cover(v, sc, doc_date, theme: dict, loc: str) -> dict:
         "contact": [x for x in (contact.get("person"), contact.get("email"), contact.get("phone"),
                                 contact.get("website")) if x],
         "confidential": t("confidential", loc, client=v.client or v.name),
+        "cnpj": p.client_cnpj if p is not None else "",
+        "client_contact": ", ".join(x for x in (c.name, c.role, c.email, c.phone) if x)
+        if p is not None and (c := p.client_contact) is not None else "",
         "example": t("pv_brand_example", loc) if theme["provider"].get("example") else "",
     }
 
