@@ -98,7 +98,7 @@ def _ranked_table(res, loc: str, width: int = 150):
     kept = fitting(headers, rows, width)
     table = Table(title=_title(res, loc))
     for key in kept:
-        table.add_column(headers[key], justify="left" if key == "col_option" else "right", no_wrap=key not in ("col_option", "col_vs_best"))
+        table.add_column(headers[key], justify="left" if key == "col_option" else "right", no_wrap=key != "col_option")
     at = [RANKED_COLUMNS.index(k) for k in kept]
     for row, style in zip(rows, styles):
         table.add_row(*(row[i] for i in at), style=style)

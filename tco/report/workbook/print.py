@@ -77,8 +77,8 @@ def finish(book: Book, res, keys: list[str]) -> None:
         ws.set_margins(left=0.4, right=0.4, top=0.7, bottom=0.7)
         if k in MONTH_SHEETS or k.startswith("calc"):
             _month_sheet(book, ws, k)
-        else:
-            ws.fit_to_pages(1, 0)
+        else:  # one page wide; the Finance sheet at most two tall, so the print pack stays within six pages
+            ws.fit_to_pages(1, 2 if k == "finance" else 0)
             ws.repeat_rows(0, 2 if k in ("comparison", "checks", "finance") else 0)
         if k == "checks" and "master" in book.outputs:  # the print pack: the integrity checks and the master
             from tco.report.workbook.checks import book_master_row
