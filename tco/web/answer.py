@@ -48,6 +48,7 @@ def build(res, paths: int, full_paths: int) -> dict:
         "locale": loc,
         "ranked": ranked,
         "infeasible": [o.label for o in v.options if not o.feasible],
+        "outside": _outside(v, res, loc),
         "recommendation": t("web_a_recommend", loc, option=rec.label, tco=money(rec.tco_brl, loc),
                             months=v.horizon_months),
         "offered": t("web_a_offered", loc, option=ours.label) if ours.name != rec.name else "",
@@ -62,3 +63,12 @@ def build(res, paths: int, full_paths: int) -> dict:
         "full_paths": full_paths if mc else None,
         "reduced": mc and paths < full_paths,
     }
+
+
+def _outside(v, res, loc: str) -> list[str]:
+    """The feasible options left out of the ranking by the client's constraints, each with what it breaks (costed,
+    shown, never ranked: the terminal's and the PDF's rule)."""
+    from tco.report.words import breach_text
+
+    return [f"{v.option(o.name).label} ({breach_text(o.resolved.breaches, loc)})" for o in res.options
+            if o.feasible and o.resolved.breaches]

@@ -47,3 +47,19 @@ def test_the_plans_table_is_the_proposals(res):
     a = answer.build(res, 1, 1)
     assert a["comparison"] == body.comparison(v, offered(v) or v.recommended, "pt-BR")
     assert '<div class="chart"' in a["cumulative"]
+
+
+def test_options_outside_the_clients_constraints_are_said_never_ranked(seed_results):
+    """The seed keeps its data in Brazil: its us-east-1 options are costed, listed with what they break, not ranked."""
+    from tco.report.words import breach_text
+
+    a = answer.build(seed_results, 1, 1)
+    outside = [o for o in seed_results.options if o.feasible and o.resolved.breaches]
+    assert outside and len(a["outside"]) == len(outside)
+    ranked = {r["name"] for r in a["ranked"]}
+    for o, said in zip(outside, a["outside"], strict=True):
+        assert o.name not in ranked and said.endswith(f"({breach_text(o.resolved.breaches, 'pt-BR')})")
+
+
+def test_the_small_example_has_nothing_outside(res):
+    assert answer.build(res, 1, 1)["outside"] == []
