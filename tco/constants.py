@@ -45,6 +45,8 @@ BELOW_ONE = Named(1e-9, "c_below_one", "replicas",
                   "tolerance under a whole replica: a load of 2.000000001 replicas needs 2, not 3 (tco.costs.fleet_rules)")
 TOL_BRL = Named(0.01, "c_tol_brl", "R$", "tolerance of the checks on amounts: one centavo")
 EPS = Named(1e-6, "c_eps", "-", "tolerance of the checks on counts, rates and capacities")
+INPUT_CHANGED = Named(1e-12, "c_input_changed", "-", "relative difference at which an input counts as edited since the "
+                      "run (a spreadsheet may read a 17-digit value back to 15 digits: not an edit)")
 
 BYTES_PER_PARAM: dict[str, float] = {"bf16": 2.0, "fp8": 1.0, "fp4": 0.5625}
 """Bytes a weight or a KV-cache value takes in each number format (``tco.domain.Precision``) [B]: bf16 16 bits, fp8 8
@@ -55,5 +57,5 @@ power-of-two scale) takes 4.25 bits, 0.53125 B: 0.5625 covers both. The serving 
 read weight and KV bytes from this table."""
 
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
-       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH)
+       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED)
 """Every named constant, in the order the workbook lists them."""

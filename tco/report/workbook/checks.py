@@ -233,8 +233,8 @@ def _input_copies(book: Book, ws, r: int, flag_row: int) -> tuple[int, str | Non
         ws.write_string(r, 1, ref.replace("'", ""), book.fmt("small"))
         ws.write_formula(r, 2, f"=N({ref})", book.fmt("calc_gen"), num(value))
         ws.write_number(r, 3, num(value), book.fmt("eng_gen"))
-        # changed = more than a relative 1e-12 apart (spreadsheets may read a 17-digit value back to 15 digits)
-        ws.write_formula(r, 4, f"=IF(ABS(C{r + 1}-D{r + 1})>ABS(D{r + 1})*1E-12,1,0)", book.fmt("calc_int"), 0)
+        # changed = more than a relative c_input_changed apart (a 17-digit value may be read back to 15 digits)
+        ws.write_formula(r, 4, f"=IF(ABS(C{r + 1}-D{r + 1})>ABS(D{r + 1})*c_input_changed,1,0)", book.fmt("calc_int"), 0)
         ws.write_formula(r, 5, validity(ref, ref in signed), book.fmt("check"), True)
         validate_cell(book, ref, ref in signed)
         r += 1

@@ -224,7 +224,8 @@ def test_print_setup_on_every_sheet(seed, seed_xlsx):
             # fit to one page wide (fitToWidth 1 is the file format's default, left out), as many pages tall as needed
             setup = ws.page_setup
             assert ws.sheet_properties.pageSetUpPr.fitToPage and setup.fitToWidth in (None, 1), ws.title
-            assert setup.fitToHeight == 0, ws.title
+            # the Finance sheet at most two pages tall (the print pack within six pages), the others as needed
+            assert setup.fitToHeight == (2 if ws.title in ("Finanças", "Finance") else 0), ws.title
     for title in ("Cálculo 1", "Linha do tempo"):  # the 24 hourly rows fold away
         grouped = [n for n, d in wb[title].row_dimensions.items() if d.outlineLevel == 1]
         assert len(grouped) == 24, title
