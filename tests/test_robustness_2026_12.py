@@ -15,21 +15,9 @@ import pytest
 
 from tco.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
-SMALL = ROOT / "scenarios" / "assistant_8b_l4.toml"
-SMALL_TEXT = SMALL.read_text(encoding="utf-8")
+from test_robustness import ROOT, SMALL, SMALL_TEXT, sub, write  # the 2026-11 file's helpers
+
 FAST = ["--quiet", "--formats", "json", "--no-sensitivity", "--paths", "200"]
-
-
-def write(tmp_path: Path, text: str, name: str = "s.toml") -> Path:
-    p = tmp_path / name
-    p.write_text(text, encoding="utf-8")
-    return p
-
-
-def sub(text: str, old: str, new: str) -> str:
-    assert old in text, old
-    return text.replace(old, new, 1)
 
 
 # ---------------------------------------------------------------------------------------------
