@@ -114,7 +114,8 @@ def _vs_options(book: Book, ws, r: int, res, vs: dict, best: float) -> None:
     tcos = f"{cmp_}$N${c0}:$N${c0 + len(res.options) - 1}"
     ws.write_string(r, 0, t("plan_vs_options"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("plan_cheapest_option"))
-    cheapest = min((o.tco.deterministic for o in res.options if o.feasible), default=0.0)
+    lead = res.cheapest()  # the one ranking: feasible and within the client's constraints, as column N of the Comparison
+    cheapest = lead.tco.deterministic if lead is not None else 0.0
     ws.write_formula(r + 1, 2, f"=MIN({tcos})", book.fmt("calc_brl"), num(cheapest))
     ws.write_string(r + 2, 0, t("plan_best_plan"))
     ws.write_number(r + 2, 2, num(vs.get("best_plan_tco_brl", best)), book.fmt("eng_brl"))

@@ -71,3 +71,21 @@ def test_the_saving_against_the_options(small_run, book, sheet):
                  if book.cached(cmp_, r, 14) == pytest.approx(cheapest))
     edited = {(cmp_, f"N{first}"): cheapest - 1000.0}
     assert book.evaluate(sheet, r_opt, 3, edited) == pytest.approx(cheapest - 1000.0)
+
+
+@pytest.mark.slow
+def test_the_cheapest_option_is_the_ranked_one_when_constraints_leave_options_out(sheet):
+    """The seed keeps its data in Brazil: its us-east-1 hybrid is the cheapest feasible option but is not ranked, so
+    the cached 'cheapest option' is the ranking's first, as the live MIN over the Comparison's column N gives."""
+    import tco
+    from conftest import SEED
+    from workbook_eval import written
+
+    seed_results = tco.run(SEED, paths=50, sensitivity=False)  # with its plan search (the Plans sheet)
+    seed_book = written(seed_results)
+    cheapest_feasible = min(o.tco.deterministic for o in seed_results.options if o.feasible)
+    ranked_first = seed_results.cheapest().tco.deterministic
+    assert cheapest_feasible < ranked_first  # the case this test is about
+    r_opt = seed_book.labels(sheet)[t("plan_cheapest_option", LOC)]
+    assert seed_book.cached(sheet, r_opt, 3) == pytest.approx(ranked_first, rel=1e-12)
+    assert seed_book.evaluate(sheet, r_opt, 3, {}) == pytest.approx(ranked_first, rel=1e-12)
