@@ -131,7 +131,8 @@ def describe_base(fx, start: str, horizon: int) -> dict:
                 "focus_held_from": f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None}
     elif base == FxBasePath.FORWARD:
         out["base_path_source"] = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
-                                   "fx.brl_rate and fx.usd_rate (brazil_fx_tax.md §2.4)")
+                                   "fx.brl_rate and fx.usd_rate (covered interest parity; B3, "
+                                   "'Futuro de Cupom Cambial de DI1' product page)")
     elif base == FxBasePath.LIST:
         out["base_path_source"] = f"fx.path ({len(fx.path)} monthly values; the last holds)"
     else:
