@@ -56,3 +56,18 @@ def test_framework_table_is_toml_with_the_fitted_parameters():
     t = tomllib.loads(text)["framework"]["sglang"]
     assert t["bandwidth_share"] == eff.bandwidth_share and t["rows_fitted"] == 7
     assert t["median_abs_error_leave_one_out"] == 0.09 and t["versions"] == "sglang-0.3"
+
+
+@pytest.mark.slow
+def test_calibrate_with_frameworks_writes_their_tables(tmp_path):
+    """`tco calibrate MAIN --frameworks FILE`: the main fit as before, then a [framework.<name>] table per framework
+    with enough rows, read back by the scenario loader's TOML parser; [fit] frameworks lists them."""
+    from tco.cli import main
+
+    out, report = tmp_path / "c.toml", tmp_path / "r.md"
+    assert main(["calibrate", str(SHIPPED / "calibration_public.csv"), "--frameworks",
+                 str(SHIPPED / "calibration_frameworks.csv"), "--no-loo", "-o", str(out), "--report", str(report)]) == 0
+    data = tomllib.loads(out.read_text())
+    assert set(data["framework"]) == {"vllm", "sglang"} and "vllm" in data["fit"]["frameworks"]
+    assert data["framework"]["vllm"]["versions"] == "vllm-0.6"
+    assert "### vllm" in report.read_text() and "### sglang" in report.read_text()
