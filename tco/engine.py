@@ -196,7 +196,7 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     cands, rep = sizing.size_inference(ctx.model, fleet, s, ctx.eff, ctx.cat.network_for(fleet.offer_id))
     if rep is None:
         return _fits_nowhere(opt, s, ctx.model, ctx.cat, ctx.file, ctx.lines)
-    notices = _replica_notices(opt, rep, s, ctx.cat)
+    notices = _replica_notices(opt, rep, s, ctx.cat) + _queue_notices(opt, rep, s, ctx.rps)
     tsize = None
     if s.training.method != TrainingMethod.NONE and opt.training is not None:
         tsize = training_for(opt.training, s, ctx.model, ctx.mfu, ctx.dflt)
@@ -298,6 +298,29 @@ def _replica_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, 
         else:
             out.append(Notice("target_unreachable", opt.name, reach))
     return out
+
+
+MAX_TTFT_SHOWN = 3600.0
+"""The p95 a notice shows for a replica with no steady state (ρ = 1) [s]: the largest target a scenario may set."""
+
+
+def _queue_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, rps) -> list[Notice]:
+    """A time-to-first-token target that the bare TTFT meets but the 95th percentile with queueing at the planned
+    peak load misses (tco.sizing.queueing): the fleet is sized for throughput at the utilisation target, so the
+    notice says so and what lowers it (a lower utilisation target adds replicas)."""
+    from tco.sizing.queueing import at_planned_load
+
+    target = s.inference.time_to_first_token_seconds
+    if not target or not rep.ttft_target_met:
+        return []
+    q = at_planned_load(rep, s.inference, rps)
+    p95 = q["ttft_p95_seconds"]
+    if p95 is not None and p95 <= target * (1 + 1e-9):
+        return []
+    p95 = p95 if p95 is not None else MAX_TTFT_SHOWN  # saturated (utilisation target 1): no steady state
+    return [Notice("ttft_queued_over_target", opt.name, {"target": target, "p95": p95,
+                                                          "utilisation": q["utilisation_at_peak"],
+                                                          "planned": s.inference.utilization_target_share})]
 
 
 def _training_notices(opt: ResolvedOption, tsize: sizing.TrainingSize, table: dict, derived: bool) -> list[Notice]:

@@ -228,3 +228,23 @@ def test_training_on_an_uncalibrated_generation_says_so():
     res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
     found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
     assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == 0.385
+
+
+def test_a_ttft_target_missed_at_the_planned_load_gets_a_notice():
+    """Queued p95 (tco.sizing.queueing) against the target: batch 2, cap 2 req/s, bare TTFT 0.2 s, peak 1 req/s at a
+    utilisation target of 0.5 → ⌈1 / (2 × 0.5)⌉ = 1 replica, λ = 1, ρ = 0.5, C(2, 1) = 1/3,
+    p95 = 0.2 + ln((1/3) / 0.05) / (2 − 1) = 0.2 + 1.897 = 2.097 s: above a 1 s target, below a 3 s one."""
+    import math
+    from types import SimpleNamespace as NS
+
+    from tco.engine import _queue_notices
+
+    rep = NS(requests_per_second=2.0, batch=2, ttft_seconds=0.2, ttft_target_met=True)
+
+    def scen(target):
+        return NS(inference=NS(time_to_first_token_seconds=target, utilization_target_share=0.5, redundancy="none"))
+    [n] = _queue_notices(NS(name="o"), rep, scen(1.0), [[0.4, 1.0]])
+    assert n.code == "ttft_queued_over_target"
+    assert n.params["p95"] == pytest.approx(0.2 + math.log((1 / 3) / 0.05)) and n.params["utilisation"] == 0.5
+    assert _queue_notices(NS(name="o"), rep, scen(3.0), [[0.4, 1.0]]) == []
+    assert _queue_notices(NS(name="o"), rep, scen(None), [[0.4, 1.0]]) == []

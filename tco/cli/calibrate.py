@@ -28,6 +28,9 @@ def add_parser(sub) -> None:
         c.add_argument(f"--{k}", help=f"{k} of the run, for formats that do not record it")
     for k in ("gpu-count", "tp", "nodes", "concurrency"):
         c.add_argument(f"--{k}", type=int, help=f"{k.replace('-', ' ')} of the run, for formats that do not record it")
+    c.add_argument("--frameworks", metavar="FILE", help="plain CSV of runs of named frameworks (a `framework` column): "
+                   "each framework with enough rows gets its own fit of the shares and overheads, written as "
+                   "[framework.<name>] of the calibration file")
     c.add_argument("--catalog-dir", help="overlay catalog folder")
 
 
@@ -80,8 +83,17 @@ def run(args, out=print) -> int:
     if loo:
         stats["median_abs_error_leave_one_out"] = median([abs(loo[r.id]) for r in used])
     text = report(rows, cat, eff, ins, loo, stats)
+    tables = ""
+    if getattr(args, "frameworks", None):
+        from tco.cli.calibrate_frameworks import fit_frameworks
+
+        with time_limit(MAX_FIT_SECONDS, args.frameworks):
+            extra, tables, covered = fit_frameworks(args.frameworks, cat, eff, loo=not args.no_loo,
+                                                    check_fits=check_fits)
+        text += extra
+        stats["frameworks"] = ",".join(sorted(set(filter(None, str(stats["frameworks"]).split(","))) | set(covered)))
     out(text)
-    write_whole(target, to_toml(eff, stats))
+    write_whole(target, to_toml(eff, stats) + tables)
     if args.report:
         write_whole(args.report, text)
     out(f"wrote {target}")

@@ -151,7 +151,15 @@ def _inference_facts(rep, res: Results) -> dict:
             "calibration": rep.calibration, "framework": getattr(res.scenario.inference, "framework", "generic"),
             "layout": lay.label, "bound": rep.bound, "batch": rep.batch,
             "ttft_seconds": rep.ttft_seconds, "inter_token_seconds": rep.inter_token_seconds,
-            "tokens_per_second_per_user": rep.tokens_per_second_per_user, "target_met": rep.target_met}
+            "tokens_per_second_per_user": rep.tokens_per_second_per_user, "target_met": rep.target_met,
+            **queued_facts(rep, res)}
+
+
+def queued_facts(rep, res: Results) -> dict:
+    """Time to first token at the planned load (tco.sizing.queueing.at_planned_load)."""
+    from tco.sizing.queueing import at_planned_load
+
+    return at_planned_load(rep, res.scenario.inference, res.peak_rps)
 
 
 def _sizing_dict(o, res: Results) -> dict:

@@ -27,6 +27,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "tax_on_brl_offer": {},
     "target_unreachable": {"gpu": "text", "target": "num", "reached": "num1"},
     "targets_unreachable": {"gpu": "text", "target": "num", "reached": "num1", "ttft_target": "num", "ttft": "num2"},
+    "ttft_queued_over_target": {"target": "num", "p95": "num2", "utilisation": "pct", "planned": "pct"},
     "replica_spans_servers": {"servers": "int", "offer": "text", "mode": "mode", "gbps": "num", "status": "text"},
     "multi_server_pcie": {"servers": "int", "ic": "ic", "gpu": "text", "efficiency": "pct"},
     "training_mfu_uncalibrated": {"gpu": "text", "generation": "text", "mfu": "pct"},

@@ -194,9 +194,11 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
         data = dict(data) | {"file": str(path)}
         eff = replace(eff, name=str(data.get("name", path.stem)) + f" ({path.name})")
     else:
-        eff = from_dict(cat.calibration, cat.calibration.get("file", "calibration_default.toml"))
+        data = cat.calibration
+        eff = from_dict(data, data.get("file", "calibration_default.toml"))
         eff = replace(eff, name=f"catalog default: {eff.name}")
-    _check_framework(serving, data if serving.calibration else cat.calibration, file, lines)
+    _check_framework(serving, data, file, lines)
+    eff = _framework_eff(eff, data, getattr(serving, "framework", "generic"))
     if serving.bandwidth_efficiency_share is not None:
         eff = replace(eff, bandwidth_share=serving.bandwidth_efficiency_share,
                       name=eff.name + ", bandwidth share from the scenario")
@@ -217,7 +219,8 @@ def _check_framework(serving, data: dict, file: str, lines: dict | None) -> None
     fit = data.get("fit", {}) if isinstance(data.get("fit"), dict) else {}
     if framework == "generic" or ("frameworks" not in fit and serving.calibration):
         return
-    covered = [f for f in str(fit.get("frameworks", "")).split(",") if f]
+    tables = data.get("framework", {}) if isinstance(data.get("framework"), dict) else {}
+    covered = [f for f in str(fit.get("frameworks", "")).split(",") if f] + sorted(tables)
     if framework in covered:
         return
     where = Path(str(data.get("file", "the calibration file"))).name
@@ -226,6 +229,21 @@ def _check_framework(serving, data: dict, file: str, lines: dict | None) -> None
         f"{', '.join(covered) or 'runs of no named framework'}; fit your own {framework} benchmark with "
         f"`python -m tco calibrate BENCHMARK` (a `framework` column of {framework!r}) and set [inference] "
         "calibration to the file it writes, or use framework = \"generic\""), (lines or {}).get(("inference", "framework")))])
+
+
+def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
+    """The calibration of a named framework: the file's ``[framework.<name>]`` parameters (its own fit of the shares
+    and overheads, tco/cli/calibrate_frameworks.py) over the main ones; unchanged for "generic" or a framework the
+    file has no table for (the main fit is that framework's, ``[fit] frameworks``)."""
+    from tco.sizing.calibrate import PARAMS, from_dict
+
+    tables = data.get("framework", {}) if isinstance(data.get("framework"), dict) else {}
+    own = tables.get(framework) if framework != "generic" else None
+    if not isinstance(own, dict):
+        return eff
+    base = {k: getattr(eff, k) for k in PARAMS} | {k: v for k, v in own.items() if k in PARAMS}
+    where = f"{data.get('file', 'calibration file')} [framework.{framework}]"
+    return replace(from_dict(base, where), name=f"{eff.name}, {framework} fit", source=eff.source)
 
 
 def calibration_dict(eff: Calibration) -> dict:

@@ -413,14 +413,38 @@ def _seed_with(tmp_path, lines: str):
 
 
 def test_a_framework_without_its_calibration_stops_with_exit_2_naming_what_covers_it(tmp_path, capsys):
+    from pathlib import Path
+
     from tco.cli import main
 
-    scen = _seed_with(tmp_path, 'framework = "vllm"\n')
+    shipped = (Path(__file__).parents[2] / "tco" / "catalog" / "data" / "calibration_default.toml").read_text()
+    mine = shipped[:shipped.index("[framework.")].replace('frameworks = "sglang,trtllm,vllm"', 'frameworks = "trtllm"')
+    (tmp_path / "mine.toml").write_text(mine, encoding="utf-8")  # fitted on TensorRT-LLM runs only
+    scen = _seed_with(tmp_path, 'framework = "sglang"\ncalibration = "mine.toml"\n')
     assert main(["run", str(scen), "-o", str(tmp_path / "o"), "--formats", "json", "--quiet"]) == 2
     err = capsys.readouterr().err
-    assert "inference.framework" in err and "'vllm'" in err and "calibration_default.toml" in err
+    assert "inference.framework" in err and "'sglang'" in err and "mine.toml" in err
     assert "python -m tco calibrate" in err and "trtllm" in err
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())   # nothing half-written
+
+
+def test_vllm_and_sglang_size_with_their_own_fit(tmp_path):
+    """The shipped calibration has [framework.vllm] and [framework.sglang] (fitted on their runs): a scenario naming
+    them sizes, with the framework's shares (vLLM reaches less of the bandwidth than TensorRT-LLM: fewer requests/s
+    per replica) and says which fit sized it."""
+    import json
+
+    from tco.cli import main
+
+    caps = {}
+    for fw in ("generic", "vllm", "sglang"):
+        scen = _seed_with(tmp_path, f'framework = "{fw}"\n')
+        assert main(["run", str(scen), "-o", str(tmp_path / fw), "--formats", "json", "--quiet"]) == 0
+        doc = json.loads((tmp_path / fw / "s.json").read_text())
+        caps[fw] = doc["options"][0]["sizing"]["replica"]["requests_per_second"]
+        if fw != "generic":
+            assert f"{fw} fit" in doc["options"][0]["sizing"]["calibration"]
+    assert caps["vllm"] < caps["generic"]
 
 
 def test_the_framework_the_shipped_calibration_was_fitted_on_sizes_as_generic(tmp_path):

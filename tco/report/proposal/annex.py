@@ -41,6 +41,9 @@ def sizing(v, loc: str) -> dict:
         intro += " " + t("pv_a_serving_facts", loc, option=v.ranked_options[0].label, layout=facts["layout"],
                          bound=_label_or(f"bound_{facts['bound']}", loc, facts["bound"]),
                          ttft=fmt.number(facts["ttft_s"], loc, 2), itl=fmt.number(facts["itl_s"] * 1e3, loc, 1))
+        if facts.get("ttft_p95_s") is not None:  # queued at the planned load (tco.sizing.queueing)
+            intro += " " + t("pv_a_queued_ttft", loc, mean=fmt.number(facts["ttft_mean_s"], loc, 2),
+                             p95=fmt.number(facts["ttft_p95_s"], loc, 2))
     out = [t("d_infeasible_item", loc, name=o.label, tps=fmt.number(o.tokens_per_second_per_user, loc, 1))
            for o in v.options if not o.feasible]
     note = t("d_infeasible", loc, target=fmt.number_short(v.target_tokens_per_second_per_user, loc),

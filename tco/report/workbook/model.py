@@ -11,6 +11,7 @@ from tco import timeline
 from tco.timeline import calendar as demand
 from tco.sizing import training_rules
 from tco.domain import ParallelMode
+from tco.sizing.queueing import at_planned_load
 from tco.sizing.replica_rules import EP, TP
 from tco.expr import XlContext
 from tco.report.workbook import replica
@@ -152,7 +153,9 @@ def write_sizing(book: Book, res) -> None:
     for i, o in enumerate(res.options, start=1):
         ws.write_string(1, 1 + i, o.name, book.fmt("head"))
         ws.write_string(at["gpu"], 1 + i, f"{o.resolved.inference.gpus_per_server} × {o.resolved.inference.gpu.gpu}")
-        r = _replica_column(book, ws, at, r, i, o, res.scenario.inference.framework)
+        q = at_planned_load(o.replica, res.scenario.inference, res.peak_rps)
+        r = _replica_column(book, ws, at, r, i, o, res.scenario.inference.framework,
+                            (q["ttft_mean_seconds"], q["ttft_p95_seconds"]))
         ts = res.training_by_option.get(o.name)
         if has_training and ts is not None and o.resolved.training is not None:
             tf = o.resolved.training
@@ -184,6 +187,7 @@ def _sizing_labels(book: Book, cluster: tuple, has_training: bool) -> list[tuple
     rows += [(k, t(k), u, None) for k, u in replica.ROWS]
     rows += [("bound", t("bound"), "", None), ("sv_layout", t("sv_layout"), "", None),
              ("sv_sized_by", t("sv_sized_by"), "", None),
+             ("sv_ttft_queued", t("sv_ttft_queued"), "s", t("engine_result")),
              ("cap_engine", t("cap_engine"), "req/s", t("engine_result"))]
     if has_training:
         rows += [("tr_gpu", t("col_gpu"), "", None)]
@@ -209,7 +213,8 @@ def _sizing_rows(book: Book, ws, rows) -> tuple[dict[str, int], int]:
     return at, r
 
 
-def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o, framework: str = "generic") -> int:
+def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o, framework: str = "generic",
+                    queued: tuple | None = None) -> int:
     """Option i's replica: its candidate layouts below the table (one column per layout), the one with the highest
     score picked by formula into the main table, the replicas per server and the engine's capacity. Returns the
     next free row."""
@@ -234,6 +239,9 @@ def _replica_column(book: Book, ws, at: dict[str, int], r: int, i: int, o, frame
     ws.write_string(at["sv_layout"], ci, best.get("layout", ""), book.fmt("text"))  # the engine's choice, a label
     ws.write_string(at["sv_sized_by"], ci, f"{rep.calibration}; {book.t('sv_framework')}: {framework}",
                     book.fmt("text"))  # names the calibration file and the framework, never a formula
+    if queued:  # the engine's queued TTFT at the planned load (tco.sizing.queueing), a label: mean / p95
+        ws.write_string(at["sv_ttft_queued"], ci, " / ".join("—" if x is None else f"{x:.3f}" for x in queued),
+                        book.fmt("text"))
     for key in ("cap", "rps_server", "cap_engine"):
         book.sizing[(i, key)] = abs_cell(book.sheets["sizing"], at[key], ci)
     return r

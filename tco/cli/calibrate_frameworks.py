@@ -1,0 +1,105 @@
+"""`python -m tco calibrate … --frameworks FILE`: each serving framework's own shares and overheads.
+
+The same GPU and model run at different speeds under TensorRT-LLM, vLLM and SGLang (their kernels, schedulers and
+CPU overheads differ), so each framework with at least MIN_FRAMEWORK_ROWS rows in FILE gets its own fit of
+FRAMEWORK_FREE, starting from the main fit (whose other parameters it keeps: the interconnect and collective terms
+are the hardware's, not the framework's), with leave-one-out per framework. The result is written as
+``[framework.<name>]`` tables of the calibration file and as a section per framework of the report.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tco.errors import InputError, Problem
+
+FRAMEWORK_FREE = ("bandwidth_share", "sequence_overhead_seconds", "layer_overhead_seconds")
+"""What a framework's fit moves: the share of the memory bandwidth its attention and GEMM kernels reach in decode and
+its costs per sequence and per layer (scheduling, sampling, small kernels, the CPU work between steps). The FLOPS
+share stays the main fit's: the shipped vLLM/SGLang rows are short-prompt decode runs that do not identify it (freed,
+it went to its bound of 1.0, which made vLLM 44 % *faster* than TensorRT-LLM on the compute-bound seed; with it held
+the leave-one-out median is 16 % for vLLM and 20 % for SGLang instead of 6 % and 10 %: the issue's 12 % needs more
+rows, not a share nobody measures)."""
+MIN_FRAMEWORK_ROWS = 6
+"""Fewest fitted rows of a framework for its own calibration: its three free parameters need more rows than unknowns for
+leave-one-out to mean anything; a framework with fewer is listed as not fitted and a scenario naming it stops with
+exit 2."""
+FRAMEWORKS = ("trtllm", "vllm", "sglang")
+
+
+def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> tuple[str, str, list[str]]:
+    """Fit every framework of `file` with enough rows: (report section, TOML tables, frameworks covered);
+    `check_fits` (tco.cli.calibrate.check_fits, passed in: that module calls this one) refuses rows the model cannot
+    describe."""
+    from tco.sizing import benchmarks
+    from tco.sizing.calibrate import PARAMS, check_rows, errors, fit, median, validate
+
+    rows = benchmarks.read(file, {})
+    check_rows(rows, cat)
+    unknown = sorted({r.framework for r in rows} - set(FRAMEWORKS))
+    if unknown:
+        raise InputError([Problem(file, "framework", f"unknown framework(s) {', '.join(map(repr, unknown))}: use one of "
+                                  f"{', '.join(FRAMEWORKS)}", None)])
+    if check_fits is not None:
+        check_fits([r for r in rows if not r.exclude], cat)
+    era = _versions(file)
+    start = tuple(getattr(base, k) for k in PARAMS)
+    lines = ["", f"## Frameworks: {Path(file).name}", "",
+             (f"Each framework's {', '.join(FRAMEWORK_FREE)} fitted on its own rows (at least {MIN_FRAMEWORK_ROWS}), "
+              "the other parameters as above; leave-one-out refits without each row of the framework."), ""]
+    tables: list[str] = []
+    covered: list[str] = []
+    for fw in sorted({r.framework for r in rows}):
+        mine = [r for r in rows if r.framework == fw]
+        used = [r for r in mine if not r.exclude]
+        if len(used) < MIN_FRAMEWORK_ROWS:
+            lines += [f"### {fw}: not fitted ({len(used)} rows; at least {MIN_FRAMEWORK_ROWS} needed)", ""]
+            continue
+        eff, ok = fit(mine, cat, name=f"{base.name} [{fw}]", source=base.source, start=start, free=FRAMEWORK_FREE)
+        if not ok:
+            raise InputError([Problem(file, "framework", f"the fit of framework {fw!r} did not converge", None)])
+        validate(eff, file)
+        ins = errors(mine, cat, eff)
+        out = errors(mine, cat, eff, loo=True, free=FRAMEWORK_FREE) if loo else {}
+        m_in = median([abs(ins[r.id]) for r in used])
+        m_loo = median([abs(out[r.id]) for r in used]) if out else float("nan")
+        within = sum(abs(out.get(r.id, ins[r.id])) <= 0.25 for r in used)
+        base_err = errors(mine, cat, base)
+        versions = sorted({era.get(r.id, "") for r in used} - {""})
+        lines += [f"### {fw}", "", "| parameter | value |", "|---|---|"]
+        lines += [f"| {k} | {getattr(eff, k):.6g} |" for k in FRAMEWORK_FREE]
+        lines += ["", (f"{len(used)} rows: median |error| in-sample {m_in:.1%}"
+                       + (f", leave-one-out {m_loo:.1%}" if out else "") + f", {within} of {len(used)} within ±25 %; "
+                       f"with the main calibration instead: median {median([abs(base_err[r.id]) for r in used]):.1%}"),
+                  "", "| id | model | GPU × n | TP | ISL/OSL | concurrency | measured tok/s | error | LOO error "
+                  "| main calibration | excluded because |", "|---|---|---|---|---|---|---|---|---|---|---|"]
+        for r in mine:
+            lo = f"{out[r.id]:+.1%}" if r.id in out and not r.exclude else ""
+            conc = f"{r.concurrency:g}" if r.concurrency else "max"
+            lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | {r.input_tokens:g}/"
+                         f"{r.output_tokens:g} | {conc} | {r.output_tokens_per_second:,.0f} | {ins[r.id]:+.1%} | {lo} "
+                         f"| {base_err[r.id]:+.1%} | {r.exclude} |")
+        lines.append("")
+        tables.append(framework_table(fw, eff, len(used), m_in, m_loo if out else None, versions))
+        covered.append(fw)
+    return "\n".join(lines) + "\n", "".join(tables), covered
+
+
+def _versions(file: str) -> dict[str, str]:
+    """id → the `framework_version` column (the version era of the run), where the file has one."""
+    import csv
+
+    text = Path(file).read_text(encoding="utf-8")
+    return {r.get("id") or "": (r.get("framework_version") or "").strip() for r in csv.DictReader(text.splitlines())}
+
+
+def framework_table(fw: str, eff, rows: int, m_in: float, m_loo: float | None, versions: list[str]) -> str:
+    """The ``[framework.<fw>]`` table of a calibration file: the fitted parameters and the fit's figures."""
+    from tco.sizing.calibrate import _toml_string
+
+    out = ["", f"[framework.{fw}]"] + [f"{k} = {getattr(eff, k)!r}" for k in FRAMEWORK_FREE]
+    out += [f"rows_fitted = {rows}", f"median_abs_error_in_sample = {m_in!r}"]
+    if m_loo is not None:
+        out.append(f"median_abs_error_leave_one_out = {m_loo!r}")
+    out.append(f"versions = {_toml_string(','.join(versions))}")
+    return "\n".join(out) + "\n"
