@@ -162,8 +162,9 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
             problems += exc.problems
     prec = (r.get("precision") or "bf16").strip().lower()
     prec = "bf16" if prec in ("fp16", "bf16", "float16", "bfloat16") else prec
-    if prec not in ("bf16", "fp8"):
-        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16) or fp8", line))
+    prec = "fp4" if prec in ("nvfp4", "mxfp4") else prec
+    if prec not in ("bf16", "fp8", "fp4"):
+        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4", line))
     for k in ("id", "model", "gpu", "source"):
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
