@@ -50,6 +50,15 @@ def test_plain_defaults(tmp_path):
     assert (r.file, r.line) == (str(f), 2)
 
 
+def test_plain_reads_fp4_and_its_names(tmp_path):
+    """NVFP4 and MXFP4 checkpoints (B200 runs of the DeepSeek-R1 blog) are read as fp4."""
+    for name in ("fp4", "NVFP4", "mxfp4"):
+        f = _write(tmp_path, "b.csv", HEAD + ",precision\ndeepseek-r1,B200-SXM-180GB,8,1024,2048,36384,"
+                   + name + "\n")
+        (r,) = benchmarks.read(f)
+        assert r.precision == "fp4" and r.kv_precision == "fp4"
+
+
 def test_plain_skips_comment_and_blank_rows_and_reads_thousands(tmp_path):
     f = _write(tmp_path, "b.csv", HEAD + ",id\n# a note,,,,,,\n,,,,,,\n"
                'llama-3.1-8b,H100-SXM-80GB,1,512,256,"8,100",r9\n')
