@@ -41,6 +41,11 @@ def sizing(v, loc: str) -> dict:
         intro += " " + t("pv_a_serving_facts", loc, option=v.ranked_options[0].label, layout=facts["layout"],
                          bound=_label_or(f"bound_{facts['bound']}", loc, facts["bound"]),
                          ttft=fmt.number(facts["ttft_s"], loc, 2), itl=fmt.number(facts["itl_s"] * 1e3, loc, 1))
+        spec = facts.get("speculative") or {}
+        if spec.get("method") == "mtp":  # issue 21: MTP speculative decoding (helper servemoe)
+            intro += " " + t("pv_a_speculative", loc, draft=spec["draft_tokens"],
+                             acceptance=fmt.number(spec["acceptance_share"] * 100, loc, 0),
+                             tokens=fmt.number(spec["accepted_tokens_per_step"], loc, 2))
     out = [t("d_infeasible_item", loc, name=o.label, tps=fmt.number(o.tokens_per_second_per_user, loc, 1))
            for o in v.options if not o.feasible]
     note = t("d_infeasible", loc, target=fmt.number_short(v.target_tokens_per_second_per_user, loc),
