@@ -170,3 +170,16 @@ def test_trtllm_precision_and_report_tp(tmp_path):
 def test_hardware_missing_from_a_format_without_it(tmp_path):
     p = _problem(DATA / "trtllm_bench_report.txt", {"model": "llama-3.1-8b"})
     assert p.key == "gpu,gpu_count,precision" and "--gpu …" in p.message and "--gpu-count …" in p.message
+
+
+def test_plain_reads_the_mtp_columns_and_bounds_them(tmp_path):
+    """A user's own MTP run: draft tokens (0-4, whole) and the acceptance per draft token it logged (0-1)."""
+    f = _write(tmp_path, "b.csv", HEAD + ",draft_tokens,acceptance_share\n"
+               "deepseek-r1,H200-SXM-141GB,8,1024,2048,158,3,0.7\n")
+    (r,) = benchmarks.read(f)
+    assert (r.draft_tokens, r.acceptance_share) == (3, 0.7)
+    g = _write(tmp_path, "c.csv", HEAD + ",draft_tokens,acceptance_share\n"
+               "deepseek-r1,H200-SXM-141GB,8,1024,2048,158,2.5,1.5\n")
+    with pytest.raises(InputError) as e:
+        benchmarks.read(g)
+    assert {(p.key, p.line) for p in e.value.problems} == {("draft_tokens", 2), ("acceptance_share", 2)}
