@@ -45,11 +45,12 @@ def load_models(paths, problems):
             extra = [r.num(line, row, k, False, lo=0, hi=1e7, integer=True)
                      for k in ("hidden_size", "experts", "experts_per_token", "attention_heads")]
             attn = r.num(line, row, "attention_head_dim", False, lo=0, hi=1e5)
+            mtp = r.num(line, row, "mtp_modules", False, lo=0, hi=16, integer=True)
             hidden, experts, per_token, heads = (int(x or 0) for x in extra)
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"], hidden, experts, per_token, heads,
-                                          float(attn or 0.0))
+                                          float(attn or 0.0), int(mtp or 0))
         problems += r.problems
     return out
 

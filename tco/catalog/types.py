@@ -78,6 +78,8 @@ class ModelArch:
     attention_head_dim: float = 0.0
     """Mean width of the score and value products per query head in decode (0: head_dim); MLA's absorbed attention
     scores over the 512 + 64 latent and weighs the 512 latent: (576 + 512)/2 = 544."""
+    mtp_modules: int = 0
+    """Multi-token-prediction modules shipped with the weights (DeepSeek-V3/R1: 1); 0: no MTP speculative decoding."""
 
 
 

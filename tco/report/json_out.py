@@ -144,6 +144,7 @@ def _monthly_rows(o, res: Results) -> list[dict]:
 def _inference_facts(rep, res: Results) -> dict:
     """Which model sized the serving fleet, the regime that bounds it and the latencies it predicts at the planned
     batch (issue 21): what a reader of the proposal asks first."""
+    from tco.sizing import speculative_dict
     from tco.sizing.replica import Layout
 
     lay = Layout(rep.tensor_parallel, rep.nodes, rep.parallel_mode)
@@ -152,6 +153,7 @@ def _inference_facts(rep, res: Results) -> dict:
             "layout": lay.label, "bound": rep.bound, "batch": rep.batch,
             "ttft_seconds": rep.ttft_seconds, "inter_token_seconds": rep.inter_token_seconds,
             "tokens_per_second_per_user": rep.tokens_per_second_per_user, "target_met": rep.target_met,
+            "speculative": speculative_dict(res.scenario),
             **queued_facts(rep, res)}
 
 

@@ -176,7 +176,7 @@ def yearly(monthly: np.ndarray) -> tuple[float, ...]:
     return tuple(float(m[i:i + 12].sum()) for i in range(0, len(m), 12))
 
 
-def _option(o, labels: Mapping[str, str | None], res=None) -> OptionView:
+def _option(o, labels: Mapping[str, str | None], res=None, spec: Mapping | None = None) -> OptionView:
     r, c = o.resolved, o.costs
     fan = o.tco.as_dict()
     train_h = np.asarray(c.training_hours, dtype=float).sum()
@@ -197,10 +197,10 @@ def _option(o, labels: Mapping[str, str | None], res=None) -> OptionView:
         indexation_rate=float(r.indexation_rate), prob_cheapest=o.prob_cheapest,
         tokens_per_second_per_user=float(o.achieved_tokens_per_second_per_user),
         fan_brl={k: tuple(float(x) for x in v) for k, v in o.fan_brl.items()} if o.fan_brl is not None else None,
-        serving_facts=_serving_facts(o.replica, res))
+        serving_facts=_serving_facts(o.replica, res, spec))
 
 
-def _serving_facts(rep, res=None) -> dict | None:
+def _serving_facts(rep, res=None, spec: Mapping | None = None) -> dict | None:
     """The sizing facts of a replica the proposal's annex states (``OptionView.serving_facts``): with the results,
     also the time to first token at the planned load (tco.sizing.queueing.at_planned_load; None if saturated)."""
     if rep is None:
@@ -208,7 +208,8 @@ def _serving_facts(rep, res=None) -> dict | None:
     from tco.sizing.replica import Layout
 
     out = {"layout": Layout(rep.tensor_parallel, rep.nodes, rep.parallel_mode).label, "bound": rep.bound,
-           "ttft_s": float(rep.ttft_seconds), "itl_s": float(rep.inter_token_seconds), "calibration": rep.calibration}
+           "ttft_s": float(rep.ttft_seconds), "itl_s": float(rep.inter_token_seconds), "calibration": rep.calibration,
+           "speculative": dict(spec) if spec else None}
     if res is not None:
         from tco.sizing.queueing import at_planned_load
 
@@ -230,8 +231,10 @@ def _plans(found: Mapping | None) -> tuple[PlanView, ...]:
 
 def build(res) -> View:
     """The view of `res` (an ``engine.Results``)."""
+    from tco.sizing import speculative_dict
 
     s = res.scenario
+    spec = speculative_dict(s)
     labels = {o.name: o.label for o in s.options}
     ranked = tuple(o.name for o in res.ranked())
     users = np.asarray(res.users, dtype=float)
@@ -242,7 +245,7 @@ def build(res) -> View:
         discount_rate=s.scenario.discount_rate, usdbrl=s.fx.usdbrl, fx_model=str(res.fx_info.get("model") or ""),
         fx_base=str(res.fx_info.get("base_path") or "spot"),
         fx_paths=res.fx_info.get("paths"), fx_volatility=res.fx_info.get("volatility"),
-        fx_path=tuple(float(x) for x in res.fx_path), options=tuple(_option(o, labels, res) for o in res.options),
+        fx_path=tuple(float(x) for x in res.fx_path), options=tuple(_option(o, labels, res, spec) for o in res.options),
         ranked=ranked, plans=_plans(res.meta.get("plans")), notices=tuple(res.notices),
         total_tokens=float(np.sum(res.tokens)), peak_rps=float(np.max(res.peak_rps)) if len(res.peak_rps) else 0.0,
         users_first=float(users[start]) if len(users) else 0.0, users_last=float(users[-1]) if len(users) else 0.0,

@@ -204,6 +204,14 @@ class Inference(Frozen):
     """Cap on concurrent sequences per replica (vLLM's max_num_seqs default is 256)."""
     memory_usable_share: Efficiency = 0.9
     """Share of GPU memory usable for weights and KV cache, 0.01–1 (vLLM's default gpu_memory_utilization)."""
+    speculative: Literal["none", "mtp"] = "none"
+    """Speculative decoding: 'mtp' drafts with the model's own multi-token-prediction module (models.csv
+    mtp_modules: DeepSeek-V3/R1), the model verifies; 'none' decodes one token per step."""
+    speculative_draft_tokens: int = Field(1, ge=1, le=4)
+    """Tokens the MTP module drafts per step, n (DeepSeek-V3 trained one; TensorRT-LLM chains it up to 3)."""
+    speculative_acceptance_share: Share = 0.85
+    """Chance each draft token is accepted, a: DeepSeek-V3 technical report (arXiv:2412.19437 §5.4.3) measures
+    85–90 % for its second token; a step keeps 1 + a + … + aⁿ tokens."""
 
     @field_validator("daily_profile")
     @classmethod

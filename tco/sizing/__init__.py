@@ -198,6 +198,7 @@ def serving_calibration(s, cat, file: str = "<scenario>", lines: dict | None = N
         eff = from_dict(data, data.get("file", "calibration_default.toml"))
         eff = replace(eff, name=f"catalog default: {eff.name}")
     _check_framework(serving, data, file, lines)
+    _check_speculative(s, cat, file, lines)
     eff = _framework_eff(eff, data, getattr(serving, "framework", "generic"))
     if serving.bandwidth_efficiency_share is not None:
         eff = replace(eff, bandwidth_share=serving.bandwidth_efficiency_share,
@@ -246,6 +247,30 @@ def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
     return replace(from_dict(base, where), name=f"{eff.name}, {framework} fit", source=eff.source)
 
 
+def _check_speculative(s, cat, file: str, lines: dict | None) -> None:
+    """MTP speculative decoding needs a model that ships an MTP module (models.csv mtp_modules), else exit 2."""
+    from tco.errors import InputError, Problem
+
+    model = cat.models.get(s.model.id)
+    if getattr(s.inference, "speculative", "none") != "mtp" or model is None or model.mtp_modules > 0:
+        return
+    have = sorted(k for k, m in cat.models.items() if m.mtp_modules > 0)
+    raise InputError([Problem(file, "inference.speculative", (
+        f"speculative = \"mtp\" needs a model with a multi-token-prediction module; {s.model.id!r} has none "
+        f"(models.csv mtp_modules); models that have one: {', '.join(have) or 'none'}; use speculative = \"none\""),
+        (lines or {}).get(("inference", "speculative")) or (lines or {}).get(("inference",)))])
+
+
+def speculative_dict(s) -> dict:
+    """The speculative decoding of the scenario as plain values (JSON sizing.inference.speculative)."""
+    inf = s.inference
+    if getattr(inf, "speculative", "none") != "mtp":
+        return {"method": "none", "draft_tokens": 0, "acceptance_share": None, "accepted_tokens_per_step": 1.0}
+    load = Load(1.0, 1.0, draft_tokens=inf.speculative_draft_tokens, acceptance_share=inf.speculative_acceptance_share)
+    return {"method": "mtp", "draft_tokens": inf.speculative_draft_tokens,
+            "acceptance_share": inf.speculative_acceptance_share, "accepted_tokens_per_step": load.accepted_tokens}
+
+
 def calibration_dict(eff: Calibration) -> dict:
     """The calibration as plain values, for JSON and the workbook."""
     return {"name": eff.name, "source": eff.source, "bandwidth_share": eff.bandwidth_share,
@@ -280,6 +305,8 @@ def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]
     serving = s.inference
     hw = replace(hardware_for(fleet.gpu, fleet.gpus_per_server, network_gbps(network)),
                  peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
+    mtp = getattr(serving, "speculative", "none") == "mtp"
     load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
-                serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share)
+                serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share,
+                serving.speculative_draft_tokens if mtp else 0, serving.speculative_acceptance_share if mtp else 0.0)
     return model_spec(model, s.model.precision, s.model.kv_precision), hw, load

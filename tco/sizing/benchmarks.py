@@ -35,6 +35,7 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "output_tokens_per_second": (1e-9, 1e9, False), "concurrency": (1e-9, 1e7, False),
     "max_batch": (1, 65_536, True), "itl_ms": (1e-9, 3.6e6, False), "ttft_ms": (1e-9, 3.6e6, False),
     "completed": (1, 1e12, True), "total_tokens": (1e-9, 1e19, False),
+    "draft_tokens": (0, 4, True), "acceptance_share": (0, 1, False),
 }
 """(least, most, whole number) of each number of a benchmark row, read at the edge so the fit never sees an absurd one
 (reviews M1, M2, L7): counts are whole and at least 1, tokens, rates and times finite and positive; the most GPUs
@@ -155,15 +156,17 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     problems = []
     for k, required in (("gpu_count", not excl), ("input_tokens", not excl), ("output_tokens", not excl),
                         ("output_tokens_per_second", not excl), ("tp", False), ("nodes", False),
-                        ("concurrency", False), ("max_batch", False), ("itl_ms", False), ("ttft_ms", False)):
+                        ("concurrency", False), ("max_batch", False), ("itl_ms", False), ("ttft_ms", False),
+                        ("draft_tokens", False), ("acceptance_share", False)):
         try:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
             problems += exc.problems
     prec = (r.get("precision") or "bf16").strip().lower()
     prec = "bf16" if prec in ("fp16", "bf16", "float16", "bfloat16") else prec
-    if prec not in ("bf16", "fp8"):
-        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16) or fp8", line))
+    prec = "fp4" if prec in ("nvfp4", "mxfp4") else prec
+    if prec not in ("bf16", "fp8", "fp4"):
+        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4", line))
     for k in ("id", "model", "gpu", "source"):
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
@@ -176,7 +179,8 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
                     (r.get("kv_precision") or prec).strip().lower(), n["input_tokens"] or 0.0,
                     n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
                     int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
-                    (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower())
+                    (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower(),
+                    int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0))
 
 
 def _need_meta(p: Path, meta: dict) -> None:

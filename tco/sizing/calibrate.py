@@ -69,6 +69,10 @@ class BenchRow:
     over nodes) parallel."""
     framework: str = ""
     """Serving framework of the run ('trtllm', 'vllm', 'sglang'; '' unknown)."""
+    draft_tokens: int = 0
+    """MTP speculative decoding: draft tokens per step of the run (0: none)."""
+    acceptance_share: float = 0.0
+    """MTP: acceptance per draft token the run measured (TensorRT-LLM and SGLang log it)."""
 
 
 def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -> Hardware:
@@ -121,7 +125,7 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
-    load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9)
+    load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share)
     spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
     mode = "ep" if r.mode == "ep" else "pp" if r.nodes > 1 else "tp"
     return Layout(r.tp, r.nodes, mode), inputs_of(spec, hw, load, eff), replicas

@@ -125,6 +125,23 @@ class Load:
     """Time-to-first-token target [s]; None: no target."""
     max_batch: int = 256
     memory_usable_share: float = 0.9
+    draft_tokens: int = 0
+    """Speculative decoding (MTP): tokens the draft proposes per step, n [-]; 0: none."""
+    acceptance_share: float = 0.0
+    """Chance that each draft token is accepted, a [-] (DeepSeek-V3: 0.85–0.90 for its one MTP token)."""
+
+    @property
+    def accepted_tokens(self) -> float:
+        """Tokens a sequence keeps per step [-] = 1 + a + a² + … + aⁿ: the draft tokens are kept up to the first one
+        the model rejects, and the verification adds one of its own (Leviathan et al. 2023, ICML, §3.1, eq. 1 with
+        n = γ). DeepSeek-V3's one MTP token at a = 0.85: 1.85.
+
+        >>> Load(1000, 1000, draft_tokens=1, acceptance_share=0.85).accepted_tokens
+        1.85
+        >>> Load(1000, 1000).accepted_tokens
+        1.0
+        """
+        return sum(self.acceptance_share ** i for i in range(self.draft_tokens + 1))
 
 
 @dataclass(frozen=True)
@@ -232,6 +249,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "link_eff": eff.interconnect_share, "overhead": eff.step_overhead_seconds,
         "seq_over": eff.sequence_overhead_seconds, "layer_over": eff.layer_overhead_seconds,
         "coll_lat": eff.collective_latency_seconds,
+        "spec_tokens": 1.0 + load.draft_tokens, "spec_accept": load.accepted_tokens,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
         "net_lat": hw.network_latency_s, "link_share": hw.link_share,

@@ -1,11 +1,10 @@
 """The replica terms as rules: one declaration that the engine evaluates with numpy (one value per layout
 tried) and the Sizing sheet writes as live formulas (one column per layout) with the values as cache.
 
-The physics and its sources are in tco/sizing/replica.py's docstring. Here each term is a ``Rule`` of
-tco.expr over three given rows per layout (``tp`` GPUs per server, ``nodes`` servers, ``ep`` 1 when the
-servers split the experts, else 0) and the named inputs of ``INPUTS``. The batch is the closed form of
-the cycle a + s·b (two passes for the expert-touch share); the terms of the chosen batch are the
-direct sums, so the engine's figures do not depend on the closed form's rounding.
+The physics and its sources are in tco/sizing/replica.py's docstring. Each term is a ``Rule`` of tco.expr over three
+given rows per layout (``tp`` GPUs per server, ``nodes`` servers, ``ep`` 1 when the servers split the experts) and the
+named inputs of ``INPUTS``. The batch is the closed form of the cycle a + s·b (two passes for the expert-touch share);
+the terms of the chosen batch are the direct sums, so the figures do not depend on the closed form's rounding.
 
 >>> [r.key for r in RULES][:4]
 ['gpus', 'weights_b', 'expert_b', 'held_b']
@@ -23,7 +22,7 @@ INPUTS: dict[str, str] = {
     "in_tokens": "in_in_tokens", "out_tokens": "in_out_tokens", "target_tps": "in_target_tps", "ttft": "in_ttft",
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
-    "layer_over": "in_layer_over",
+    "layer_over": "in_layer_over", "spec_tokens": "in_spec_tokens", "spec_accept": "in_spec_accept",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
     "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
@@ -51,11 +50,14 @@ NET_LAT = In("net_lat") + In("coll_lat")
 """α of one collective or pipeline hop between servers [s] (tco.sizing.replica.NETWORK_LATENCY_SECONDS)."""
 CTX = ISL + OSL / 2
 """L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]."""
-ACTIVATION_BYTES = 2.0
-"""Activations travel between GPUs in 16-bit [B per element]."""
+ACTIVATION_BYTES = 2.0  # activations travel between GPUs in 16-bit [B per element]
 ACT = D * ACTIVATION_BYTES
 """Activations of one token [B]."""
 NO_TTFT = 1e300
+S_SPEC, A_SPEC = In("spec_tokens"), In("spec_accept")
+"""Speculative decoding (MTP): S = 1 + n positions each sequence verifies per step (n draft tokens), A = the tokens
+it keeps per step, 1 + a + … + aⁿ for acceptance a per draft token (both 1 without it). A step reads the weights
+and the KV cache once and yields A tokens, so the cycle (time per generated token) is the step over A."""
 
 
 def allreduce(message: Expr, gpus: Expr, link: Expr, lat: Expr = LINK_LAT) -> Expr:
@@ -77,7 +79,7 @@ def touched(tokens: Expr) -> Expr:
 def touch_share(batch: Expr) -> Expr:
     """The expert-touch share of one weight read at a batch: tokens = b·(1 + r), per micro-batch for
     pipeline parallel."""
-    return touched(batch * (1 + Row("ratio")) / IF(PP, NODES, 1))
+    return touched(batch * (S_SPEC + Row("ratio") * A_SPEC) / IF(PP, NODES, 1))
 
 
 def imbalance(batch: Expr) -> Expr:
@@ -85,7 +87,7 @@ def imbalance(batch: Expr) -> Expr:
     token-expert pairs per GPU: the expected maximum of μ·G pairs thrown uniformly on G GPUs (Raab & Steger 1998,
     "Balls into bins: a simple and tight analysis", RANDOM'98, Theorem 1, case μ ≫ ln G); 1 without expert
     parallel, on one GPU or for a dense model."""
-    mu = MAX(batch * (1 + Row("ratio")) * K / G, 1)
+    mu = MAX(batch * (S_SPEC + Row("ratio") * A_SPEC) * K / G, 1)
     return IF(AND(EP.eq(1), E > 0, K > 0), 1 + (2 * LN(G) / mu) ** 0.5, 1)
 
 
@@ -95,7 +97,7 @@ def prompt_imbalance(batch: Expr) -> Expr:
     layers run on the one GPU that holds its sequence, and every GPU waits for the busiest at each layer's
     all-to-all (balls into bins again, Raab & Steger 1998; at most all G shares on one GPU). 1 for a
     tensor-parallel replica, whose GPUs share every prompt."""
-    mu = batch / (G * OSL)
+    mu = batch * A_SPEC / (G * OSL)
     return IF(AND(EP.eq(1), G > 1), MIN(G, 1 + (2 * LN(G) / MAX(mu, 1e-9)) ** 0.5), 1)
 
 
@@ -140,13 +142,13 @@ def attention_flops(context: Expr) -> Expr:
 def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
     """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = (1 + r)·2·(N_a + (imb − 1)·
     N_ae): the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
-    return (1 + ratio) * 2 * (In("active_params") + (imb - 1) * active_expert_params())
+    return (S_SPEC / A_SPEC + ratio) * 2 * (In("active_params") + (imb - 1) * active_expert_params())
 
 
 def attn_flops(ratio: Expr) -> Expr:
     """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention
     at ISL/2 (a prompt token attends to ISL/2 tokens on average)."""
-    return attention_flops(CTX) + ratio * attention_flops(ISL / 2)
+    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2)
 
 
 def flops_per_token(ratio: Expr) -> Expr:
@@ -171,7 +173,7 @@ def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr, extra: Expr) -> Expr:
 def batch_limit(a_w: Expr, gemm: Expr, extra: Expr) -> Expr:
     """Largest whole batch with the cycle max(W/BW, b·g) + b·(s + p) + a meeting the targets [seq] =
     max(1, floor(min(b_max, b_tps, b_ttft)))."""
-    a_0 = Row("c_const") + OVER
+    a_0 = Row("a0")
     b_ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, gemm, extra), Row("b_max"))
     return MAX(1, INT(MIN(Row("b_max"), _limit(1 / In("target_tps"), a_w, a_0, gemm, extra), b_ttft) + 1e-9))
 
@@ -186,7 +188,8 @@ def meets_ttft(ttft: Expr) -> Expr:
 
 
 def _tokens() -> Expr:
-    return Row("batch") * (1 + Row("ratio"))
+    """Tokens a step carries [-] = b · (S + r · A)."""
+    return Row("batch") * (S_SPEC + Row("ratio") * A_SPEC)
 
 
 def _ep_parts() -> Expr:
@@ -208,7 +211,7 @@ def _collectives() -> Expr:
     expert = L * alltoall(_tokens() / _ep_parts() * ACT * K, _ep_parts(), _ep_link(), _ep_lat())
     tensor = (2 * L * allreduce(per_node, TP, Row("link"))
               + IF(NODES > 1, NODES * (NET_LAT + per_node / Row("net")), 0))
-    return IF(EP.eq(1), expert, tensor)
+    return IF(EP.eq(1), expert, tensor) / A_SPEC
 
 
 def _prefill() -> Expr:
@@ -233,7 +236,7 @@ def _bound() -> Expr:
     a_w = IF(Row("ok2"), Row("a2"), Row("a1"))
     g = IF(Row("ok2"), Row("g2"), Row("g1"))
     p = IF(Row("ok2"), Row("p2"), Row("p1"))
-    a_0 = Row("c_const") + OVER
+    a_0 = Row("a0")
     tps = _limit(1 / In("target_tps"), a_w, a_0, g, p)
     ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, g, p), NO_TTFT)
     terms = [Row(k) for k in ("mem_s", "cmp_s", "coll_s", "overhead_s")]
@@ -266,6 +269,11 @@ def _replica_resources() -> tuple[Rule, ...]:
         Rule("link", In("link_gbs") * 1e9 * IF(In("link_share") > 0, In("link_share"), In("link_eff")), "B/s",
              "effective GPU-to-GPU bandwidth, one way (the interconnect's measured share, else the calibration's)"),
         Rule("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),
+        Rule("bw_dec", Row("bw") * A_SPEC, "B/s", "bandwidth per generated token: a step reads once for A tokens"),
+        Rule("draft_c", (S_SPEC - 1) * (weights_read(Const(1)) / L / Row("bw") + In("layer_over")), "s",
+             "MTP draft per step: n passes of one layer's weights (the module is one layer) and its overhead"),
+        Rule("draft_s", (S_SPEC - 1) * 2 * In("active_params") / L / Row("fl"), "s",
+             "MTP draft per sequence per step: n tokens through one layer's active parameters"),
     )
 
 
@@ -288,17 +296,19 @@ def _sequence_terms() -> tuple[Rule, ...]:
 def _collective_terms() -> tuple[Rule, ...]:
     """The collectives of a cycle (a latency part and a part per sequence) and the cycle time per sequence."""
     parts = _ep_parts()
-    seq_coll_ep = IF(parts > 1, L * 2 * (parts - 1) / parts * (1 + Row("ratio")) / parts * K * ACT / _ep_link(), 0)
-    seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (1 + Row("ratio")) / NODES * ACT / Row("link"), 0)
-                   + IF(NODES > 1, (1 + Row("ratio")) * ACT / Row("net"), 0))
+    seq_coll_ep = IF(parts > 1, L * 2 * (parts - 1) / parts * (S_SPEC / A_SPEC + Row("ratio")) / parts * K * ACT / _ep_link(), 0)
+    seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (S_SPEC / A_SPEC + Row("ratio")) / NODES * ACT / Row("link"), 0)
+                   + IF(NODES > 1, (S_SPEC / A_SPEC + Row("ratio")) * ACT / Row("net"), 0))
     return (
         Rule("c_const", IF(EP.eq(1), IF(parts > 1, L * 2 * _ep_lat(), 0),
-                           IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)), "s",
+                           IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)) / A_SPEC, "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw") + Row("attn_tok") / Row("fl") + Row("c_seq")
-             + In("seq_over"), "s",
+        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + Row("attn_tok") / Row("fl") + Row("c_seq")
+             + (In("seq_over") + Row("draft_s")) / A_SPEC, "s",
              "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
+        Rule("a0", Row("c_const") + (OVER + Row("draft_c")) / A_SPEC, "s",
+             "cycle at zero batch outside the weights: collectives' latency, step and draft overheads"),
     )
 
 
@@ -306,23 +316,23 @@ def _batch_passes() -> tuple[Rule, ...]:
     """The batch in two passes: at the cycle of every expert, then at the cycle of the experts that batch reads;
     pass 2 when it meets the targets. The weight GEMMs of a batch take max(weights read, FLOPs) (one roofline per
     operation, Williams et al. 2009)."""
-    a0 = Row("c_const") + OVER
+    a0 = Row("a0")
     return (
         Rule("g1", gemm_flops(Row("ratio"), imbalance(Row("b_max"))) / Row("fl"), "s",
              "weight GEMMs per sequence, pass 1 (imbalance at the largest batch)"),
         Rule("p1", prompt_extra(Row("ratio"), prompt_imbalance(Row("b_max"))), "s",
              "busiest GPU's extra prompt work per sequence, pass 1 (expert parallel)"),
-        Rule("a1", weights_read(Const(1)) / Row("bw") + a0, "s", "cycle at zero batch, every expert"),
+        Rule("a1", weights_read(Const(1)) / Row("bw_dec") + a0, "s", "cycle at zero batch, every expert"),
         Rule("b1", batch_limit(Row("a1"), Row("g1"), Row("p1")), "seq", "batch, pass 1 (every expert read)"),
         Rule("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
         Rule("g2", gemm_flops(Row("ratio"), imbalance(Row("b1"))) / Row("fl"), "s",
              "weight GEMMs per sequence, pass 2 (imbalance at the pass-1 batch)"),
         Rule("p2", prompt_extra(Row("ratio"), prompt_imbalance(Row("b1"))), "s",
              "busiest GPU's extra prompt work per sequence, pass 2"),
-        Rule("a2", weights_read(Row("touch1")) / Row("bw") + a0, "s", "cycle at zero batch, pass-1 experts"),
+        Rule("a2", weights_read(Row("touch1")) / Row("bw_dec") + a0, "s", "cycle at zero batch, pass-1 experts"),
         Rule("b2", batch_limit(Row("a2"), Row("g2"), Row("p2")), "seq", "batch, pass 2"),
         Rule("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
-        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw"), Row("b2") * Row("g2"))
+        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw_dec"), Row("b2") * Row("g2"))
              + Row("b2") * (Row("slope") + Row("p2")) + a0, "s", "cycle at the pass-2 batch"),
         Rule("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
              "pass 2 meets the targets"),
@@ -333,7 +343,7 @@ def _batch_passes() -> tuple[Rule, ...]:
 def _cycle_terms() -> tuple[Rule, ...]:
     """One decode cycle at the batch: experts touched, weights and KV cache read, then its four terms (roofline per
     operation: the weight GEMMs count as memory or compute, whichever is longer)."""
-    w_s = Row("w_read") / Row("bw")
+    w_s = Row("w_read") / Row("bw_dec")
     return (
         Rule("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
         Rule("imb", imbalance(Row("batch")), "", "busiest GPU's load over the mean (expert parallel)"),
@@ -342,7 +352,7 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "KV cache read per cycle (per pipeline stage; over every GPU under expert parallel)"),
         Rule("gemm_s", Row("batch") * gemm_flops(Row("ratio"), Row("imb")) / Row("fl"), "s",
              "cycle: weight GEMM FLOPs"),
-        Rule("mem_s", (Row("kv_read") + IF(w_s >= Row("gemm_s"), Row("w_read"), 0)) / Row("bw"), "s",
+        Rule("mem_s", (Row("kv_read") + IF(w_s >= Row("gemm_s"), Row("w_read"), 0)) / Row("bw_dec"), "s",
              "cycle: memory reads (KV, and the weights when they outlast their GEMMs)"),
         Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
                                        + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
@@ -350,8 +360,8 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "cycle: compute (attention, the busiest GPU's extra prompt work, and the GEMMs when they outlast their "
              "weights)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
-        Rule("overhead_s", OVER + Row("batch") * In("seq_over"), "s",
-             "cycle: step overhead t0 + layers × t_layer + t_seq per sequence (scheduling, sampling)"),
+        Rule("overhead_s", (OVER + Row("batch") * In("seq_over") + Row("draft_c") + Row("batch") * Row("draft_s"))
+             / A_SPEC, "s", "cycle: step overhead t0 + layers × t_layer + t_seq per sequence, and the MTP draft"),
         Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
     )
 
@@ -372,8 +382,7 @@ def _outcomes() -> tuple[Rule, ...]:
     )
 
 RULES = _rules()
-FLAGS = ("fits", "ok2", "tps_met", "ttft_met", "met")
-"""Rules whose value is true or false (1/0 in numpy, TRUE/FALSE in the workbook)."""
+FLAGS = ("fits", "ok2", "tps_met", "ttft_met", "met")  # true or false: 1/0 in numpy, TRUE/FALSE in the workbook
 
 
 def with_batch(batch: float) -> tuple[Rule, ...]:

@@ -459,4 +459,28 @@ def test_the_framework_the_shipped_calibration_was_fitted_on_sizes_as_generic(tm
         doc = json.loads((tmp_path / fw / "s.json").read_text())
         runs[fw] = [o["sizing"]["replica"] for o in doc["options"]]
         assert all(o["sizing"]["inference"]["framework"] == fw for o in doc["options"])
+        assert all(o["sizing"]["inference"]["speculative"]["method"] == "none" for o in doc["options"])
     assert runs["generic"] == runs["trtllm"]
+
+
+def test_mtp_on_a_model_without_an_mtp_module_stops_with_exit_2(tmp_path, capsys):
+    from tco.cli import main
+
+    scen = _seed_with(tmp_path, 'speculative = "mtp"\n')
+    assert main(["run", str(scen), "-o", str(tmp_path / "o"), "--formats", "json", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "inference.speculative" in err and "'llama-3.1-70b'" in err and "deepseek-r1" in err
+    assert "mtp_modules" in err
+    assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())
+
+
+def test_speculative_dict_by_hand():
+    from types import SimpleNamespace as NS
+
+    from tco.sizing import speculative_dict
+
+    off = NS(inference=NS(speculative="none", speculative_draft_tokens=1, speculative_acceptance_share=0.85))
+    assert speculative_dict(off) == {"method": "none", "draft_tokens": 0, "acceptance_share": None,
+                                     "accepted_tokens_per_step": 1.0}
+    on = NS(inference=NS(speculative="mtp", speculative_draft_tokens=2, speculative_acceptance_share=0.5))
+    assert speculative_dict(on)["accepted_tokens_per_step"] == 1 + 0.5 + 0.25

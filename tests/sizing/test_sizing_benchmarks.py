@@ -50,6 +50,15 @@ def test_plain_defaults(tmp_path):
     assert (r.file, r.line) == (str(f), 2)
 
 
+def test_plain_reads_fp4_and_its_names(tmp_path):
+    """NVFP4 and MXFP4 checkpoints (B200 runs of the DeepSeek-R1 blog) are read as fp4."""
+    for name in ("fp4", "NVFP4", "mxfp4"):
+        f = _write(tmp_path, "b.csv", HEAD + ",precision\ndeepseek-r1,B200-SXM-180GB,8,1024,2048,36384,"
+                   + name + "\n")
+        (r,) = benchmarks.read(f)
+        assert r.precision == "fp4" and r.kv_precision == "fp4"
+
+
 def test_plain_skips_comment_and_blank_rows_and_reads_thousands(tmp_path):
     f = _write(tmp_path, "b.csv", HEAD + ",id\n# a note,,,,,,\n,,,,,,\n"
                'llama-3.1-8b,H100-SXM-80GB,1,512,256,"8,100",r9\n')
@@ -161,3 +170,16 @@ def test_trtllm_precision_and_report_tp(tmp_path):
 def test_hardware_missing_from_a_format_without_it(tmp_path):
     p = _problem(DATA / "trtllm_bench_report.txt", {"model": "llama-3.1-8b"})
     assert p.key == "gpu,gpu_count,precision" and "--gpu …" in p.message and "--gpu-count …" in p.message
+
+
+def test_plain_reads_the_mtp_columns_and_bounds_them(tmp_path):
+    """A user's own MTP run: draft tokens (0-4, whole) and the acceptance per draft token it logged (0-1)."""
+    f = _write(tmp_path, "b.csv", HEAD + ",draft_tokens,acceptance_share\n"
+               "deepseek-r1,H200-SXM-141GB,8,1024,2048,158,3,0.7\n")
+    (r,) = benchmarks.read(f)
+    assert (r.draft_tokens, r.acceptance_share) == (3, 0.7)
+    g = _write(tmp_path, "c.csv", HEAD + ",draft_tokens,acceptance_share\n"
+               "deepseek-r1,H200-SXM-141GB,8,1024,2048,158,2.5,1.5\n")
+    with pytest.raises(InputError) as e:
+        benchmarks.read(g)
+    assert {(p.key, p.line) for p in e.value.problems} == {("draft_tokens", 2), ("acceptance_share", 2)}

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
+
 from tco.sizing.replica import Calibration, Hardware, Load, ModelSpec
 from tco.sizing.layout import candidates, choose, layouts, to_replica_size
 
@@ -90,3 +92,57 @@ def test_a_405b_in_bf16_spans_servers_under_a_latency_target():
     cands, rep = _catalog_case("llama-3.1-405b", "H100-SXM-80GB", "bf16", 2048, 512, 20, network_gbps=3200)
     assert rep is not None and rep.nodes == 2 and rep.parallel_mode == "pp" and rep.target_met
     assert not any(c["fits"] for c in cands if c["nodes"] == 1)
+
+
+def test_deepseek_r1_with_mtp_sizes_on_8_h200_and_serves_more_per_gpu():
+    """DeepSeek-R1 FP8 on 8 × H200 at 1,000/1,000 tokens and 30 tokens/s/user, with MTP (one draft token at the
+    DeepSeek-V3 report's 85 % acceptance) and without: both size; with MTP each step keeps 1.85 tokens, so the chosen
+    layout completes more requests per GPU."""
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import from_dict, hardware_for, model_spec
+
+    cat = load_catalog()
+    g = cat.gpus["H200-SXM-141GB"]
+    hw = replace(hardware_for(g, 8, None), peak_tflops=g.fp8_tflops)
+    m = model_spec(cat.models["deepseek-r1"], "fp8", "fp8")
+    eff = from_dict(cat.calibration, "default")
+    plain = Load(1000, 1000, 30, None, 256, 0.9)
+    mtp = replace(plain, draft_tokens=1, acceptance_share=0.85)
+    a, b = choose(candidates(m, hw, plain, eff), 8), choose(candidates(m, hw, mtp, eff), 8)
+    assert a is not None and b is not None and a.target_met and b.target_met
+    assert b.requests_per_second / b.gpus_per_replica > a.requests_per_second / a.gpus_per_replica
+    assert cat.models["deepseek-r1"].mtp_modules == 1 and cat.models["llama-3.1-70b"].mtp_modules == 0
+
+
+def test_a_405b_on_4_servers_of_8_h100_sizes_by_hand():
+    """Llama 3.1 405B in BF16 (811.7 GB) over 4 servers of 8 × H100 (TP8 inside each, a 4-stage pipeline over a
+    3,200 Gb/s network), 2,048/512 tokens, 20 tokens/s/user: the replica fits and meets the target. Each stage reads
+    its quarter of the weights once per micro-batch, 4 micro-batches a cycle: the whole 811.7 GB at one stage's
+    bandwidth; the KV cache per stage is a quarter; every micro-batch crosses the 4 stage boundaries once (α = 20 µs
+    + its activations over the network)."""
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import from_dict, hardware_for, model_spec
+    from tco.sizing.replica import Layout, replica_table
+
+    cat = load_catalog()
+    g = cat.gpus["H100-SXM-80GB"]
+    hw = replace(hardware_for(g, 8, 3200.0), peak_tflops=g.bf16_tflops)
+    m = model_spec(cat.models["llama-3.1-405b"], "bf16", "bf16")
+    eff = from_dict(cat.calibration, "default")
+    load = Load(2048, 512, 20, None, 256, 0.9)
+    (v,) = replica_table([Layout(8, 4, "pp")], m, hw, load, eff)
+    assert v["fits"] and v["met"] and v["gpus"] == 32
+    b, ctx = v["batch"], 2048 + 512 / 2
+    bw_stage = 8 * 3.35e12 * eff.bandwidth_share
+    kv_tok = 2 * 126 * 8 * 128 * 2                               # 516,096 B per token
+    assert v["weights_b"] == pytest.approx(405.85e9 * 2)
+    assert v["kv_read"] == pytest.approx(b * ctx * kv_tok / 4)    # per stage: 126 layers over 4 stages
+    assert v["mem_s"] == pytest.approx((v["kv_read"] + 405.85e9 * 2) / bw_stage)
+    per_node = b * (1 + 2048 / 512) / 4 * 16384 * 2              # one micro-batch's activations [B]
+    net = 3200 / 8 * 1e9 * eff.interconnect_share
+    link = g.interconnect_gbs / 2 * 1e9 * 370 / 450              # NVLink at NCCL's measured share
+    allreduce = 5.7e-6 + 2 * 7 / 8 * per_node / link
+    hops = 4 * (20e-6 + per_node / net)
+    assert v["coll_s"] == pytest.approx(2 * 126 * allreduce + hops)
+    rep = to_replica_size(v, 8)
+    assert rep.replicas_per_server == 1 / 4 and rep.nodes == 4 and rep.parallel_mode == "pp"

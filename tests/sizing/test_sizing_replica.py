@@ -4,6 +4,7 @@ collective times of the α–β model, the share of experts a step touches."""
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -110,3 +111,40 @@ def test_a_larger_batch_never_shortens_the_cycle(b):
     lo = replica_table([Layout(4)], LLAMA70, H200, LOAD, EFF, batch=b)[0]
     hi = replica_table([Layout(4)], LLAMA70, H200, LOAD, EFF, batch=b + 1)[0]
     assert hi["cycle"] >= lo["cycle"] and hi["decode_tps"] >= lo["decode_tps"] * (1 - 1e-12)
+
+
+def test_mtp_speculative_step_by_hand():
+    """8B dense FP8 on one GPU of 2 TB/s and 1,000 TFLOPS at full efficiency and no overheads, 0/1,000 tokens (mean
+    context 500), batch 10; MTP drafts n = 1 token accepted with a = 0.85: a step verifies S = 2 positions per
+    sequence and keeps A = 1 + 0.85 = 1.85 tokens. The step reads the weights and the KV cache once, computes S
+    tokens, and pays the draft (one layer of 32: its weights and its FLOPs per sequence); the cycle per generated
+    token is the step over A."""
+    m = ModelSpec(8e9, 8e9, layers=32, hidden=4096, kv_heads=8, head_dim=128, precision="fp8", kv_precision="fp8")
+    hw = Hardware(memory_gb=80, bandwidth_tbs=2.0, peak_tflops=1000, gpus_per_server=1, link_gbs=450)
+    eff = Calibration(1.0, 1.0, 1.0, 0.0, 0.0)
+    plain = Load(0, 1000, max_batch=64)
+    mtp = Load(0, 1000, max_batch=64, draft_tokens=1, acceptance_share=0.85)
+    assert mtp.accepted_tokens == pytest.approx(1.85)
+    weights = 8e9 / 2e12                                  # 4 ms: every step reads the 8 GB once
+    kv = 10 * 500 * (2 * 32 * 8 * 128 * 1) / 2e12         # 0.16384 ms: 10 sequences × 500 tokens × 65,536 B
+    attn = 10 * 4 * 32 * 32 * 128 * 500 / 1e15           # attention of one position per sequence [s]
+    gemm = 10 * 2 * 2 * 8e9 / 1e15                        # 0.32 ms for S = 2 positions: below the 4 ms read
+    draft = 8e9 / 32 / 2e12 + 10 * 2 * 8e9 / 32 / 1e15    # one layer's weights + one layer's FLOPs per sequence
+    step = weights + kv + 2 * attn + draft
+    assert gemm < weights and step == pytest.approx(4.29908288e-3)
+    v = replica_terms(Layout(1), m, hw, mtp, eff, batch=10)
+    assert v["cycle"] == pytest.approx(step / 1.85)        # 2.3238 ms per generated token
+    assert v["decode_tps"] == pytest.approx(10 * 1.85 / step)
+    assert v["overhead_s"] == pytest.approx(draft / 1.85)
+    p = replica_terms(Layout(1), m, hw, plain, eff, batch=10)
+    assert p["cycle"] == pytest.approx(weights + kv + attn)   # 4.1665 ms without MTP
+    assert v["cycle"] < p["cycle"]
+    # acceptance 0 keeps 1 token per step and pays the draft and the second position: slower than plain decoding
+    bad = replica_terms(Layout(1), m, hw, replace(mtp, acceptance_share=0.0), eff, batch=10)
+    assert bad["cycle"] == pytest.approx(step) and bad["cycle"] > p["cycle"]
+
+
+@given(n=st.integers(1, 4), a=st.floats(0.0, 1.0))
+def test_accepted_tokens_is_between_one_and_the_verified_positions(n, a):
+    got = Load(1, 1, draft_tokens=n, acceptance_share=a).accepted_tokens
+    assert 1.0 <= got <= n + 1 + 1e-12

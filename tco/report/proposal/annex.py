@@ -44,6 +44,11 @@ def sizing(v, loc: str) -> dict:
         if facts.get("ttft_p95_s") is not None:  # queued at the planned load (tco.sizing.queueing)
             intro += " " + t("pv_a_queued_ttft", loc, mean=fmt.number(facts["ttft_mean_s"], loc, 2),
                              p95=fmt.number(facts["ttft_p95_s"], loc, 2))
+        spec = facts.get("speculative") or {}
+        if spec.get("method") == "mtp":  # issue 21: MTP speculative decoding (helper servemoe)
+            intro += " " + t("pv_a_speculative", loc, draft=spec["draft_tokens"],
+                             acceptance=fmt.number(spec["acceptance_share"] * 100, loc, 0),
+                             tokens=fmt.number(spec["accepted_tokens_per_step"], loc, 2))
     out = [t("d_infeasible_item", loc, name=o.label, tps=fmt.number(o.tokens_per_second_per_user, loc, 1))
            for o in v.options if not o.feasible]
     note = t("d_infeasible", loc, target=fmt.number_short(v.target_tokens_per_second_per_user, loc),

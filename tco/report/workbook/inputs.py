@@ -298,6 +298,8 @@ def _constants(w: _Writer, t) -> None:
 
 def _serving_inputs(w, t, res) -> None:
     """The rest of the serving model's inputs (tco.sizing.replica): architecture, TTFT target, calibration."""
+    from tco.sizing import speculative_dict
+
     m, inf = res.model, res.scenario.inference
     cal = res.defaults["serving_calibration"]
     w.add(None, t("calibration"), cal["name"], "", source=cal["source"])
@@ -310,3 +312,7 @@ def _serving_inputs(w, t, res) -> None:
     w.add("in_coll_lat", t("coll_lat"), cal["collective_latency_seconds"], "s", "in_num6", cal["name"])
     w.add("in_seq_over", t("sv_seq_over"), cal["sequence_overhead_seconds"], "s", "in_num6", cal["name"])
     w.add("in_layer_over", t("sv_layer_over"), cal["layer_overhead_seconds"], "s", "in_num6", cal["name"])
+    spec = speculative_dict(res.scenario)  # issue 21: MTP speculative decoding (1 and 1 without it)
+    w.add("in_spec_tokens", t("spec_tokens"), 1.0 + spec["draft_tokens"], "", "in_num")
+    w.add("in_spec_accept", t("spec_accept"), spec["accepted_tokens_per_step"], "", "in_num",
+          "" if spec["method"] == "none" else f"MTP, a = {spec['acceptance_share']:g}: 1 + a + … + aⁿ")

@@ -47,6 +47,18 @@ def test_sizing_intro_states_the_demand(small_view):
     assert fmt.scientific(small_view.total_tokens, EN) in intro
 
 
+def test_sizing_intro_states_mtp_only_when_the_scenario_uses_it(small_view):
+    intro = annex.sizing(small_view, EN)["intro"]
+    assert "MTP" not in intro                                       # the small case decodes one token per step
+    first = small_view.ranked_options[0]
+    spec = {"method": "mtp", "draft_tokens": 1, "acceptance_share": 0.85, "accepted_tokens_per_step": 1.85}
+    facts = dict(first.serving_facts, speculative=spec)
+    mtp_view = dataclasses.replace(small_view, options=tuple(
+        dataclasses.replace(o, serving_facts=facts) if o.name == first.name else o for o in small_view.options))
+    intro = annex.sizing(mtp_view, EN)["intro"]
+    assert t("pv_a_speculative", EN, draft=1, acceptance="85", tokens="1.85") in intro
+
+
 def test_an_infeasible_option_is_named_with_its_speed(small_run):
     slow = small_run.options[0]
     v = view.build(dataclasses.replace(small_run, options=[
