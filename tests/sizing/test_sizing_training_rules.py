@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
             activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
-            moe_a=2.345, moe_k=0.512)
-"""A dense 70B: the MoE factor is 1, so the derived MFU is ``mfu_base`` = 0.4 (``mfu`` = 0.3 is the given branch's)."""
+            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.189, hidden_ref=8192)
+"""A dense 70B at the reference width: the width and MoE factors are 1, so the derived MFU is ``mfu_base`` = 0.4
+(``mfu`` = 0.3 is the given branch's)."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
 
 
@@ -70,6 +71,40 @@ def test_moe_factor_falls_with_the_expert_size_by_hand():
     assert v["gpu_hours"] == pytest.approx(6 * 37e9 * 2e9 / (989e12 * 0.4 * factor * 3600), rel=1e-12)
     # a coarse MoE (Mixtral 8x22B: 141e9 / (56 × 8) = 0.315e9 per expert) is capped at the dense MFU
     assert _rows(params=141e9, layers=56, experts=8)["tr_moe_factor"] == 1.0  # 2.345 × 0.315^0.512 = 1.30 → 1
+
+
+def test_width_factor_by_hand():
+    # Llama 3 8B, hidden 4096 against the reference 8192: (4096 / 8192)^0.189 = 0.5^0.189 = 0.877214
+    v = _rows(params=8.03e9, active_params=8.03e9, hidden=4096)
+    assert v["tr_width"] == pytest.approx(0.5 ** 0.189, rel=1e-12) and v["tr_width"] == pytest.approx(0.877214, abs=1e-6)
+    assert v["tr_mfu"] == pytest.approx(0.4 * 0.877214, rel=1e-6)
+    assert _rows(hidden=16384)["tr_width"] == pytest.approx(2 ** 0.189)  # 405B: 1.1399, wider GEMMs fill better
+    assert _rows()["tr_width"] == 1.0
+
+
+def test_moe_factor_of_the_shipped_coefficients_by_hand():
+    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.122, k 0.155, low precision 0.646, one
+    server 1.175). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.122 ×
+    0.0049642^0.155 = 1.122 × 0.43940 = 0.49300; × 0.646 (fp8: the dispatch does not speed up) = 0.31848; full training
+    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.175 = 0.37421. On 80 GB H100s
+    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31848."""
+    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.122, moe_k=0.155,
+               moe_lowp=0.646, moe_server=1.175)
+    b200 = _rows("full", gpu_memory_gb=180.0, **moe)
+    assert b200["tr_expert_b"] == pytest.approx(0.0049642, rel=1e-4)
+    assert 1.122 * 0.0049642 ** 0.155 == pytest.approx(0.49300, abs=1e-5)
+    assert b200["tr_min_servers"] == 1 and b200["tr_min_gpus"] == 4
+    assert b200["tr_moe_factor"] == pytest.approx(1.122 * (30.5e9 / (48 * 128) / 1e9) ** 0.155 * 0.646 * 1.175,
+                                                  rel=1e-12)
+    assert b200["tr_moe_factor"] == pytest.approx(0.37421, abs=1e-5)
+    h100 = _rows("full", gpu_memory_gb=80.0, **moe)
+    assert h100["tr_min_gpus"] == 9 and h100["tr_min_servers"] == 2
+    assert h100["tr_moe_factor"] == pytest.approx(0.31848, abs=1e-5)
+    # bf16 (low-precision factor 1) on the same two servers: 0.49300
+    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.49300,
+                                                                                                      abs=1e-5)
+    # MFU = base × width × MoE factor: (2048 / 8192)^0.189 = 0.25^0.189 = 0.76950
+    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.25 ** 0.189 * 0.37421, rel=1e-4)
 
 
 def test_fp8_training_gpu_hours_by_hand():
@@ -200,7 +235,9 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
 @pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
 @pytest.mark.parametrize("case", [{}, {"tokens": 1e11, "target_days": 3.0}, {"gpus_per_server": 1, "servers": 3.0,
                                                                             "gpu_hours": 500.0},
-                                  {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256}])
+                                  {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256},
+                                  {"params": 30.5e9, "active_params": 3.3e9, "layers": 48, "experts": 128,
+                                   "hidden": 2048, "moe_lowp": 0.646, "moe_server": 1.175, "gpu_memory_gb": 180.0}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
@@ -264,3 +301,52 @@ def test_the_rule_builder_gives_the_same_objects_back():
     assert a is rules("lora", hours_given=False, servers_given=False)
     assert a is not rules("lora", hours_given=True, servers_given=False)
     assert compiled.program(a) is compiled.program(rules("lora", hours_given=False, servers_given=False))
+
+
+# ---------------------------------------------------------------------------------------------
+# properties
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(servers=st.integers(1, 63), gps=st.sampled_from([1, 2, 4, 8]), hours=st.floats(1.0, 1e7),
+       scaling=st.floats(0.3, 1.0))
+def test_more_servers_never_bill_fewer_gpu_hours(servers, gps, hours, scaling):
+    """Billed GPU-hours = useful hours / scaling efficiency: one more server never lowers them (the work is the
+    same, the scaling loss only appears from the second GPU on)."""
+    def billed(n):
+        return _rows("full", hours_given=True, servers_given=True, gpu_hours=hours, servers=float(n),
+                     gpus_per_server=gps, multi_gpu_scaling=scaling, params=1e6, active_params=1e6)
+    a, b = billed(servers), billed(servers + 1)
+    assert b["tr_billed_gpu_hours"] >= a["tr_billed_gpu_hours"] * (1 - 1e-12)
+    assert a["tr_billed_gpu_hours"] >= hours * (1 - 1e-12)
+
+
+def test_the_shipped_mfu_stays_in_zero_one_for_every_catalog_model_gpu_and_precision():
+    """The derived MFU (catalog cell × width × MoE factor) of every model of models.csv on every GPU that trains at
+    each precision, for full training and LoRA, lies in (0, 1]."""
+    from tco.catalog import load_catalog
+    from tco.engine import defaults_for
+    from tco.sizing import dense_peak, training_mfu_base
+
+    cat = load_catalog()
+    table = defaults_for(cat)["training_mfu"]
+    checked = 0
+    for m in cat.models.values():
+        for g in cat.gpus.values():
+            for prec in ("bf16", "fp8", "fp4"):
+                if not dense_peak(g, prec) or g.generation not in table["generation"]:
+                    continue
+                for method in ("full", "lora"):
+                    v = _rows(method, params=m.params_b * 1e9, active_params=m.active_params_b * 1e9,
+                              layers=m.layers, experts=m.experts, hidden=m.hidden_size or m.kv_heads * m.head_dim,
+                              mfu_base=training_mfu_base(g, prec, table), moe_a=table["moe_a"],
+                              moe_k=table["moe_k"], moe_lowp=table["moe_lowp"] if prec != "bf16" else 1.0,
+                              moe_server=table["moe_server"], width_k=table["width_k"],
+                              hidden_ref=table["hidden_ref"], gpu_memory_gb=g.memory_gb)
+                    assert 0 < v["tr_mfu"] <= 1, (m.model, g.gpu, prec, method)
+                    checked += 1
+    assert checked > 100
