@@ -108,18 +108,21 @@ def test_moe_factor_of_the_shipped_coefficients_by_hand():
 
 
 def test_fp8_training_gpu_hours_by_hand():
-    """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B, 1e12 tokens, MFU = fp8 base 0.401 × Hopper 1.
-    FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.401 × 3600 = 2.8569e18 FLOP → 148,168 GPU·h.
-    The same run in BF16 (989.5 TFLOPS, MFU 0.385): 4.233e23 / (989.5e12 × 0.385 × 3600) = 308,648 GPU·h, 2.08× as
-    many, the ratio Megatron-Bridge measures between its FP8 tables and a BF16 model (docs/calibration_training.md)."""
-    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.401)
+    """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B (hidden 8192: width factor 1), 1e12 tokens, MFU
+    = fp8 base 0.405 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.405 × 3600 =
+    2.88538e18 FLOP → 146,705 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.412): 4.233e23 / (989.5e12 × 0.412 ×
+    3600) = 288,425 GPU·h, 1.97× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
+    model 0.405 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,704 (docs/calibration_training.md)."""
+    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.405)
     flops = 6 * 70.55e9 * 1e12
     assert fp8["tr_flops"] == pytest.approx(flops) and flops == pytest.approx(4.233e23)
-    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.401 * 3600), rel=1e-12)
-    assert fp8["gpu_hours"] == pytest.approx(148_168, rel=1e-4)
-    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.385)
-    assert bf16["gpu_hours"] == pytest.approx(308_648, rel=1e-4)
-    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.401 / (989.5 * 0.385), rel=1e-12)
+    assert fp8["tr_width"] == 1.0 and fp8["tr_moe_factor"] == 1.0
+    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.405 * 3600), rel=1e-12)
+    assert fp8["gpu_hours"] == pytest.approx(146_705, rel=1e-5)
+    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.412)
+    assert bf16["gpu_hours"] == pytest.approx(288_425, rel=1e-5)
+    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.405 / (989.5 * 0.412), rel=1e-12)
+    assert 0.405 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1704.1, abs=0.1)
 
 
 def test_memory_full_is_16_bytes_per_param_plus_activations():
