@@ -62,6 +62,11 @@ class Run:
     """The GPU's dense FP8 peak [TFLOPS] (an fp4 row's; 0 elsewhere)."""
 
     @property
+    def production(self) -> bool:
+        """The row gives a whole run's GPU-hours (a model card, a technical report), not a benchmark's rate."""
+        return not self.tokens_per_s
+
+    @property
     def one_server(self) -> bool:
         """The run is one 8-GPU server: its experts' all-to-all never leaves the NVLink domain."""
         return 0 < self.gpus <= 8
@@ -131,7 +136,8 @@ HIDDEN_REF = 8192
 class MfuModel:
     """The fitted MFU model: base MFU by precision (Hopper, dense, hidden ``HIDDEN_REF``; fp4's from fp8's and the FP4
     share), factor by generation, width exponent, and the MoE factor's coefficient, exponent (on the expert size in
-    10⁹ parameters) and factors for a low-precision run, a run on one server and an NVL72 domain."""
+    10⁹ parameters) and factors for a low-precision run, a run on one server and an NVL72 domain, and the goodput of a
+    whole production run."""
     base: dict[str, float]
     generation: dict[str, float]
     moe_a: float
@@ -141,6 +147,9 @@ class MfuModel:
     moe_lowp: float = 1.0
     moe_server: float = 1.0
     moe_nvl72: float = 1.0
+    goodput: float = 1.0
+    """Share of a whole production run's GPU-hours that are training steps (restarts, checkpoints, evaluation
+    take the rest): the fit's, applied to the rows that report a run's GPU-hours, not by the engine."""
 
     def base_mfu(self, run: Run) -> float:
         """Base × generation factor [-]: an fp4 row's base is the fp8 base / (share + (FP4 peak / FP8 peak) × (1 −
@@ -163,7 +172,8 @@ class MfuModel:
 
     def mfu(self, run: Run) -> float:
         """The MFU this model gives ``run`` (nan when the fit has no value for its precision or generation)."""
-        return self.base_mfu(run) * (run.hidden / HIDDEN_REF) ** self.width_k * self.moe(run)
+        return (self.base_mfu(run) * (run.hidden / HIDDEN_REF) ** self.width_k * self.moe(run)
+                * (self.goodput if run.production else 1.0))
 
 
 GENERATIONS = ("ampere", "blackwell", "blackwell_ultra")
@@ -175,7 +185,7 @@ def _features(r: Run) -> list[float]:
     return ([1.0 if r.precision == "bf16" else 0.0, 0.0 if r.precision == "bf16" else 1.0]
             + [1.0 if r.generation == g else 0.0 for g in GENERATIONS] + [math.log(r.hidden / HIDDEN_REF)]
             + [moe, moe * math.log(r.expert_b), moe * (r.precision != "bf16"), moe * r.one_server,
-               moe * (r.nvlink_domain > 8)])
+               moe * (r.nvlink_domain > 8), float(r.production)])
 
 
 def _solve(rows: Sequence[Run], scaling: float, share: float):
@@ -213,10 +223,11 @@ def fit(runs: Sequence[Run], scaling: float) -> MfuModel | None:
     if solved is None:
         return None
     b: dict[str, float] = dict(zip(("bf16", "fp8", *GENERATIONS, "width_k", "moe_ln_a", "moe_k", "lowp", "server",
-                                    "nvl72"), (float(v) for v in solved[0]), strict=True))
+                                    "nvl72", "goodput"), (float(v) for v in solved[0]), strict=True))
     return MfuModel({"bf16": math.exp(b["bf16"]), "fp8": math.exp(b["fp8"])},
                     {"hopper": 1.0} | {g: math.exp(b[g]) for g in GENERATIONS}, math.exp(b["moe_ln_a"]), b["moe_k"],
-                    b["width_k"], share, math.exp(b["lowp"]), math.exp(b["server"]), math.exp(b["nvl72"]))
+                    b["width_k"], share, math.exp(b["lowp"]), math.exp(b["server"]), math.exp(b["nvl72"]),
+                    math.exp(b["goodput"]))
 
 
 Predict = Callable[[Sequence[Run], Run], float]

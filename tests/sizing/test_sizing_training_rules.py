@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
             activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
-            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.189, hidden_ref=8192)
+            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.2, hidden_ref=8192)
 """A dense 70B at the reference width: the width and MoE factors are 1, so the derived MFU is ``mfu_base`` = 0.4
 (``mfu`` = 0.3 is the given branch's)."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
@@ -74,55 +74,55 @@ def test_moe_factor_falls_with_the_expert_size_by_hand():
 
 
 def test_width_factor_by_hand():
-    # Llama 3 8B, hidden 4096 against the reference 8192: (4096 / 8192)^0.189 = 0.5^0.189 = 0.877214
+    # Llama 3 8B, hidden 4096 against the reference 8192: (4096 / 8192)^0.2 = 0.5^0.2 = 0.870551
     v = _rows(params=8.03e9, active_params=8.03e9, hidden=4096)
-    assert v["tr_width"] == pytest.approx(0.5 ** 0.189, rel=1e-12) and v["tr_width"] == pytest.approx(0.877214, abs=1e-6)
-    assert v["tr_mfu"] == pytest.approx(0.4 * 0.877214, rel=1e-6)
-    assert _rows(hidden=16384)["tr_width"] == pytest.approx(2 ** 0.189)  # 405B: 1.1399, wider GEMMs fill better
+    assert v["tr_width"] == pytest.approx(0.5 ** 0.2, rel=1e-12) and v["tr_width"] == pytest.approx(0.870551, abs=1e-6)
+    assert v["tr_mfu"] == pytest.approx(0.4 * 0.870551, rel=1e-6)
+    assert _rows(hidden=16384)["tr_width"] == pytest.approx(2 ** 0.2)  # 405B: 1.1487, wider GEMMs fill better
     assert _rows()["tr_width"] == 1.0
 
 
 def test_moe_factor_of_the_shipped_coefficients_by_hand():
-    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.122, k 0.155, low precision 0.646, one
-    server 1.175). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.122 ×
-    0.0049642^0.155 = 1.122 × 0.43940 = 0.49300; × 0.646 (fp8: the dispatch does not speed up) = 0.31848; full training
-    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.175 = 0.37421. On 80 GB H100s
-    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31848."""
-    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.122, moe_k=0.155,
-               moe_lowp=0.646, moe_server=1.175)
+    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.162, k 0.164, low precision 0.656, one
+    server 1.199). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.162 ×
+    0.0049642^0.164 = 1.162 × 0.41891 = 0.48677; × 0.656 (fp8: the dispatch does not speed up) = 0.31932; full training
+    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.199 = 0.38287. On 80 GB H100s
+    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31932."""
+    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.162, moe_k=0.164,
+               moe_lowp=0.656, moe_server=1.199)
     b200 = _rows("full", gpu_memory_gb=180.0, **moe)
     assert b200["tr_expert_b"] == pytest.approx(0.0049642, rel=1e-4)
-    assert 1.122 * 0.0049642 ** 0.155 == pytest.approx(0.49300, abs=1e-5)
+    assert 1.162 * 0.0049642 ** 0.164 == pytest.approx(0.48677, abs=1e-5)
     assert b200["tr_min_servers"] == 1 and b200["tr_min_gpus"] == 4
-    assert b200["tr_moe_factor"] == pytest.approx(1.122 * (30.5e9 / (48 * 128) / 1e9) ** 0.155 * 0.646 * 1.175,
+    assert b200["tr_moe_factor"] == pytest.approx(1.162 * (30.5e9 / (48 * 128) / 1e9) ** 0.164 * 0.656 * 1.199,
                                                   rel=1e-12)
-    assert b200["tr_moe_factor"] == pytest.approx(0.37421, abs=1e-5)
+    assert b200["tr_moe_factor"] == pytest.approx(0.38287, abs=1e-5)
     h100 = _rows("full", gpu_memory_gb=80.0, **moe)
     assert h100["tr_min_gpus"] == 9 and h100["tr_min_servers"] == 2
-    assert h100["tr_moe_factor"] == pytest.approx(0.31848, abs=1e-5)
-    # bf16 (low-precision factor 1) on the same two servers: 0.49300
-    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.49300,
+    assert h100["tr_moe_factor"] == pytest.approx(0.31932, abs=1e-5)
+    # bf16 (low-precision factor 1) on the same two servers: 0.48677
+    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.48677,
                                                                                                       abs=1e-5)
-    # MFU = base × width × MoE factor: (2048 / 8192)^0.189 = 0.25^0.189 = 0.76950
-    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.25 ** 0.189 * 0.37421, rel=1e-4)
+    # MFU = base × width × MoE factor: (2048 / 8192)^0.2 = 0.25^0.2 = 0.75786
+    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.38287, rel=1e-4)
 
 
 def test_fp8_training_gpu_hours_by_hand():
     """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B (hidden 8192: width factor 1), 1e12 tokens, MFU
-    = fp8 base 0.405 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.405 × 3600 =
-    2.88538e18 FLOP → 146,705 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.412): 4.233e23 / (989.5e12 × 0.412 ×
-    3600) = 288,425 GPU·h, 1.97× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
-    model 0.405 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,704 (docs/calibration_training.md)."""
-    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.405)
+    = fp8 base 0.409 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.409 × 3600 =
+    2.91388e18 FLOP → 145,270 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.422): 4.233e23 / (989.5e12 × 0.422 ×
+    3600) = 281,590 GPU·h, 1.94× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
+    model 0.409 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,721 (docs/calibration_training.md)."""
+    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.409)
     flops = 6 * 70.55e9 * 1e12
     assert fp8["tr_flops"] == pytest.approx(flops) and flops == pytest.approx(4.233e23)
     assert fp8["tr_width"] == 1.0 and fp8["tr_moe_factor"] == 1.0
-    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.405 * 3600), rel=1e-12)
-    assert fp8["gpu_hours"] == pytest.approx(146_705, rel=1e-5)
-    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.412)
-    assert bf16["gpu_hours"] == pytest.approx(288_425, rel=1e-5)
-    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.405 / (989.5 * 0.412), rel=1e-12)
-    assert 0.405 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1704.1, abs=0.1)
+    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.409 * 3600), rel=1e-12)
+    assert fp8["gpu_hours"] == pytest.approx(145_270, rel=1e-5)
+    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.422)
+    assert bf16["gpu_hours"] == pytest.approx(281_590, rel=1e-5)
+    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.409 / (989.5 * 0.422), rel=1e-12)
+    assert 0.409 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1720.9, abs=0.1)
 
 
 def test_memory_full_is_16_bytes_per_param_plus_activations():
@@ -240,7 +240,7 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
                                                                             "gpu_hours": 500.0},
                                   {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256},
                                   {"params": 30.5e9, "active_params": 3.3e9, "layers": 48, "experts": 128,
-                                   "hidden": 2048, "moe_lowp": 0.646, "moe_server": 1.175, "gpu_memory_gb": 180.0}])
+                                   "hidden": 2048, "moe_lowp": 0.656, "moe_server": 1.199, "gpu_memory_gb": 180.0}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
