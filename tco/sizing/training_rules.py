@@ -83,7 +83,7 @@ def multi_gpu_scaling(interconnect: str, table: Mapping[str, float]) -> float:
 SCOPE_DERIVED = {
     "counts": "the 6·N·D model FLOPs of the training steps (N active parameters, D tokens × epochs) at the MFU, "
               "then the multi-GPU scaling loss of the cluster",
-    "excludes": "attention-score FLOPs beyond what the MFU anchor folds in (12·L·d·seq per token: about +8 % for "
+    "excludes": "attention-score FLOPs beyond what the fitted MFU folds in (12·L·d·seq per token: about +8 % for "
                 "Llama 3.1 405B at 8K context, which the MFU absorbs, +27 % for an 8B), restarts and failed runs, "
                 "checkpoint stalls, evaluation, ablations and hyper-parameter searches, long-context, annealing and "
                 "post-training stages, idle reserved capacity (docs/calibration_training.md)",
