@@ -187,9 +187,9 @@ def _fp4_run(serve="fp4", train="fp4", serve_offer=B200, train_offer=B200):
 def test_fp4_on_b200_sizes_weights_kv_and_training():
     """NVFP4 on 8 × B200: the replica holds 0.5625 B per weight and per KV value (BYTES_PER_PARAM), and the training
     cluster runs at the FP4 dense peak 9,000 TFLOPS with the fp4 base from fp8's (defaults.toml [training.fp4] share
-    0.470 of the fp8 step at twice the rate: 0.409 / (0.470 + 9,000 / 4,500 × 0.530) = 0.409 / 1.530 = 0.26732) ×
-    Blackwell 0.936 = 0.25021 (Llama 3 70B, hidden 8192: width factor 1): 6 × 70.55e9 × 1e10 FLOPs / (9,000e12 ×
-    0.25021 × 3600) = 522.2 useful GPU-hours (fp8 on the same GPU: 0.409 × 0.936 of 4,500 TFLOPS, 682.5 GPU-hours)."""
+    0.472 of the fp8 step at twice the rate: 0.411 / (0.472 + 9,000 / 4,500 × 0.528) = 0.411 / 1.528 = 0.26898) ×
+    Blackwell 0.932 = 0.25069 (Llama 3 70B, hidden 8192: width factor 1): 6 × 70.55e9 × 1e10 FLOPs / (9,000e12 ×
+    0.25069 × 3600) = 521.2 useful GPU-hours (fp8 on the same GPU: 0.411 × 0.932 of 4,500 TFLOPS, 682.1 GPU-hours)."""
     res = _fp4_run()
     o = res.options[0]
     assert o.replica is not None and o.replica.replicas_per_server >= 1
@@ -198,13 +198,13 @@ def test_fp4_on_b200_sizes_weights_kv_and_training():
     assert rep.kv_mb_per_token == pytest.approx(80 * 2 * 8 * 128 * 0.5625 / 1e6)  # K and V, 80 layers × 8 × 128
     ts = res.training_by_option[o.name]
     assert (ts.precision, ts.peak_tflops) == ("fp4", 9000.0)
-    mfu = 0.409 / (0.470 + 9000 / 4500 * (1 - 0.470)) * 0.936
-    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.25021, abs=1e-5)
+    mfu = 0.411 / (0.472 + 9000 / 4500 * (1 - 0.472)) * 0.932
+    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.25069, abs=1e-5)
     assert ts.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (9000e12 * mfu * 3600), rel=1e-9)
-    assert ts.gpu_hours == pytest.approx(522.2, abs=0.1)
+    assert ts.gpu_hours == pytest.approx(521.2, abs=0.1)
     fp8 = _fp4_run(train="fp8").training_by_option[o.name]
-    assert fp8.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (4500e12 * 0.409 * 0.936 * 3600), rel=1e-9)
-    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.26732 / (4500 * 0.409), rel=1e-4)  # 1.307
+    assert fp8.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (4500e12 * 0.411 * 0.932 * 3600), rel=1e-9)
+    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.26898 / (4500 * 0.411), rel=1e-4)  # 1.309
 
 
 def test_fp4_on_a_gpu_without_fp4_is_refused_naming_what_has_it():
@@ -228,8 +228,8 @@ def test_fp8_training_on_an_a100_is_refused_naming_what_has_fp8():
 
 
 def test_training_on_an_uncalibrated_generation_says_so():
-    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.422, carried over, × the 8B's width
-    factor (4096 / 8192)^0.2 = 0.87055, and a notice says so; the H200 seed has none."""
+    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.421, carried over, × the 8B's width
+    factor (4096 / 8192)^0.191 = 0.87600, and a notice says so; the H200 seed has none."""
     from pathlib import Path
 
     from tco.catalog import load_catalog
@@ -238,4 +238,4 @@ def test_training_on_an_uncalibrated_generation_says_so():
     path = Path(SEED).parent / "assistant_8b_l4.toml"
     res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
     found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
-    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.422 * 0.5 ** 0.2)
+    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.421 * 0.5 ** 0.191)

@@ -159,7 +159,7 @@ def test_moe_factor_is_capped_at_one():
 
 def test_data_file_reads_and_the_405b_card_is_a_fitted_row():
     runs = {r.id: r for r in read()}
-    assert len(runs) == 65 and sum(r.use == FIT for r in runs.values()) == 60
+    assert len(runs) == 68 and sum(r.use == FIT for r in runs.values()) == 63
     assert all(r.use == FIT or r.use.startswith("excluded: ") for r in runs.values())
     # the Llama 3.1 405B card's implied MFU (6·N·D, scaling 0.9) is 0.384; with the other Hopper BF16 rows it now
     # sets the BF16 base (a whole production run, through the fit's goodput)
@@ -180,18 +180,18 @@ def ref():
 
 def test_default_mfu_against_small_scale_h100_8b(ref):
     """At the scale the tool sizes (one 8-GPU server), torchtitan's Llama 3.1 8B runs 5,762–6,667 tokens/s/GPU on
-    an H100 held to 500 W; the default MFU (0.422 × the width factor (4096 / 8192)^0.2 = 0.87055: 0.36737) gives
-    0.36737 × 0.9 × 989.5e12 / (6 × 8.03e9) = 6,790 tokens/s/GPU, so its GPU-hours are 2–15 % below the
+    an H100 held to 500 W; the default MFU (0.421 × the width factor (4096 / 8192)^0.191 = 0.87600: 0.36880) gives
+    0.36880 × 0.9 × 989.5e12 / (6 × 8.03e9) = 6,817 tokens/s/GPU, so its GPU-hours are 2–15 % below the
     measurement, not the −58 % of the Llama 3.1 8B card."""
     d = defaults_for(load_catalog())
     width = (4096 / d["training_mfu"]["hidden_ref"]) ** d["training_mfu"]["width_k"]
     tool_rate = d["mfu"] * width * d["scaling_efficiency"]["nvlink"] * 989.5e12 / (6 * 8.03e9)
-    assert tool_rate == pytest.approx(6790.4, rel=1e-4)
+    assert tool_rate == pytest.approx(6816.7, rel=1e-4)
     measured = [float(ref[k]["value"]) for k in ("torchtitan-llama31-8b-h100x8-fsdp-tps",
                                                   "torchtitan-llama31-8b-h100x8-fsdp-compile-tps")]
     assert measured == [5762.0, 6667.0]
     hours_error = [m / tool_rate - 1 for m in measured]  # tool hours / measured hours − 1
-    assert hours_error == pytest.approx([5762 / 6790.4 - 1, 6667 / 6790.4 - 1], abs=1e-4)
+    assert hours_error == pytest.approx([5762 / 6816.7 - 1, 6667 / 6816.7 - 1], abs=1e-4)
     assert all(-0.16 < e < 0 for e in hours_error)
     # the card's rate: 15.6e12 tokens / (1.46e6 GPU-h × 3600) = 2,968 tokens/s/GPU, about half the measured one
     # (15.6e12 tokens as for the 405B; the card's "15T+" would make it 2,854)
@@ -215,12 +215,12 @@ def test_shipped_tables_are_the_fit():
             table["fp4_share"]) == pytest.approx((m.moe_a, m.moe_k, m.moe_lowp, m.moe_server, m.width_k, m.fp4_share),
                                                  abs=6e-4)
     assert table["hidden_ref"] == HIDDEN_REF == 8192
-    assert m.moe_nvl72 == pytest.approx(1.171, abs=6e-4)  # documented in defaults.toml, not applied (no NVL72 server)
-    assert m.goodput == pytest.approx(0.896, abs=6e-4)  # whole production runs: documented, not applied
+    assert m.moe_nvl72 == pytest.approx(1.173, abs=6e-4)  # documented in defaults.toml, not applied (no NVL72 server)
+    assert m.goodput == pytest.approx(0.897, abs=6e-4)  # whole production runs: documented, not applied
 
 
-REGIMES = {"BF16 dense": (16, 0.075), "FP8 dense": (5, 0.048), "Blackwell dense": (9, 0.055), "FP4 (NVFP4)": (4, 0.064),
-           "MoE": (26, 0.105)}
+REGIMES = {"BF16 dense": (16, 0.073), "FP8 dense": (8, 0.043), "Blackwell dense": (9, 0.053), "FP4 (NVFP4)": (4, 0.063),
+           "MoE": (26, 0.106)}
 """Regime → (rows fitted, median |leave-one-out error| the docs report, rounded up): the table of
 docs/calibration_training.md; every regime within issue 21's 12 %."""
 
@@ -233,7 +233,7 @@ def test_leave_one_out_by_regime():
         rows = [errs[r.id] for r in used if r.regime == regime]
         assert len(rows) == n, regime
         assert summary(rows)["loo_median_abs"] < bound, regime
-    # every fitted row within ±25 % in sample (the worst −20 %); leave-one-out, all but the DeepSeek-V3 report (+33 %)
+    # every fitted row within ±25 % in sample (the worst −20 %); leave-one-out, all but the DeepSeek-V3 report (+32 %)
     # and Qwen3-30B-A3B on one B200 server (+30 %)
     assert all(abs(e[1]) <= 0.21 for e in errs.values())
     assert [k for k, e in errs.items() if abs(e[2]) > 0.25] == ["DSV3-H800", "MB-B200-QW30"]

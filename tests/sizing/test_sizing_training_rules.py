@@ -83,46 +83,46 @@ def test_width_factor_by_hand():
 
 
 def test_moe_factor_of_the_shipped_coefficients_by_hand():
-    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.162, k 0.164, low precision 0.656, one
-    server 1.199). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.162 ×
-    0.0049642^0.164 = 1.162 × 0.41891 = 0.48677; × 0.656 (fp8: the dispatch does not speed up) = 0.31932; full training
-    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.199 = 0.38287. On 80 GB H100s
-    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31932."""
-    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.162, moe_k=0.164,
-               moe_lowp=0.656, moe_server=1.199)
+    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.185, k 0.170, low precision 0.654, one
+    server 1.203). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.185 ×
+    0.0049642^0.170 = 1.185 × 0.40578 = 0.48085; × 0.654 (fp8: the dispatch does not speed up) = 0.31448; full training
+    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.203 = 0.37832. On 80 GB H100s
+    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31448."""
+    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.185, moe_k=0.170,
+               moe_lowp=0.654, moe_server=1.203)
     b200 = _rows("full", gpu_memory_gb=180.0, **moe)
     assert b200["tr_expert_b"] == pytest.approx(0.0049642, rel=1e-4)
-    assert 1.162 * 0.0049642 ** 0.164 == pytest.approx(0.48677, abs=1e-5)
+    assert 1.185 * 0.0049642 ** 0.170 == pytest.approx(0.48085, abs=1e-5)
     assert b200["tr_min_servers"] == 1 and b200["tr_min_gpus"] == 4
-    assert b200["tr_moe_factor"] == pytest.approx(1.162 * (30.5e9 / (48 * 128) / 1e9) ** 0.164 * 0.656 * 1.199,
+    assert b200["tr_moe_factor"] == pytest.approx(1.185 * (30.5e9 / (48 * 128) / 1e9) ** 0.170 * 0.654 * 1.203,
                                                   rel=1e-12)
-    assert b200["tr_moe_factor"] == pytest.approx(0.38287, abs=1e-5)
+    assert b200["tr_moe_factor"] == pytest.approx(0.37832, abs=1e-5)
     h100 = _rows("full", gpu_memory_gb=80.0, **moe)
     assert h100["tr_min_gpus"] == 9 and h100["tr_min_servers"] == 2
-    assert h100["tr_moe_factor"] == pytest.approx(0.31932, abs=1e-5)
-    # bf16 (low-precision factor 1) on the same two servers: 0.48677
-    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.48677,
+    assert h100["tr_moe_factor"] == pytest.approx(0.31448, abs=1e-5)
+    # bf16 (low-precision factor 1) on the same two servers: 0.48085
+    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.48085,
                                                                                                       abs=1e-5)
     # MFU = base × width × MoE factor: (2048 / 8192)^0.2 = 0.25^0.2 = 0.75786
-    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.38287, rel=1e-4)
+    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.37832, rel=1e-4)
 
 
 def test_fp8_training_gpu_hours_by_hand():
     """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B (hidden 8192: width factor 1), 1e12 tokens, MFU
-    = fp8 base 0.409 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.409 × 3600 =
-    2.91388e18 FLOP → 145,270 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.422): 4.233e23 / (989.5e12 × 0.422 ×
-    3600) = 281,590 GPU·h, 1.94× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
-    model 0.409 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,721 (docs/calibration_training.md)."""
-    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.409)
+    = fp8 base 0.411 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.411 × 3600 =
+    2.92813e18 FLOP → 144,563 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.421): 4.233e23 / (989.5e12 × 0.421 ×
+    3600) = 282,259 GPU·h, 1.95× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
+    model 0.411 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,729 (docs/calibration_training.md)."""
+    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.411)
     flops = 6 * 70.55e9 * 1e12
     assert fp8["tr_flops"] == pytest.approx(flops) and flops == pytest.approx(4.233e23)
     assert fp8["tr_width"] == 1.0 and fp8["tr_moe_factor"] == 1.0
-    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.409 * 3600), rel=1e-12)
-    assert fp8["gpu_hours"] == pytest.approx(145_270, rel=1e-5)
-    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.422)
-    assert bf16["gpu_hours"] == pytest.approx(281_590, rel=1e-5)
-    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.409 / (989.5 * 0.422), rel=1e-12)
-    assert 0.409 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1720.9, abs=0.1)
+    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.411 * 3600), rel=1e-12)
+    assert fp8["gpu_hours"] == pytest.approx(144_563, rel=1e-5)
+    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.421)
+    assert bf16["gpu_hours"] == pytest.approx(282_259, rel=1e-5)
+    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.411 / (989.5 * 0.421), rel=1e-12)
+    assert 0.411 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1729.3, abs=0.1)
 
 
 def test_memory_full_is_16_bytes_per_param_plus_activations():
@@ -240,7 +240,7 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
                                                                             "gpu_hours": 500.0},
                                   {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256},
                                   {"params": 30.5e9, "active_params": 3.3e9, "layers": 48, "experts": 128,
-                                   "hidden": 2048, "moe_lowp": 0.656, "moe_server": 1.199, "gpu_memory_gb": 180.0}])
+                                   "hidden": 2048, "moe_lowp": 0.654, "moe_server": 1.203, "gpu_memory_gb": 180.0}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
