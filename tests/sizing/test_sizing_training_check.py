@@ -233,7 +233,7 @@ def test_leave_one_out_by_regime():
         rows = [errs[r.id] for r in used if r.regime == regime]
         assert len(rows) == n, regime
         assert summary(rows)["loo_median_abs"] < bound, regime
-    # every fitted row within ±25 % in sample (the worst −20 %); leave-one-out, all but the DeepSeek-V3 report (+32 %)
+    # every fitted row within ±25 % in sample (the worst −20 %); leave-one-out, all but the DeepSeek-V3 report (+31 %)
     # and Qwen3-30B-A3B on one B200 server (+30 %)
     assert all(abs(e[1]) <= 0.21 for e in errs.values())
     assert [k for k, e in errs.items() if abs(e[2]) > 0.25] == ["DSV3-H800", "MB-B200-QW30"]
