@@ -6,13 +6,16 @@ Each row is a published pre-training run: the GPU-hours of a whole run (model ca
 tokens per second per GPU of a benchmark (NVIDIA's NeMo / Megatron-Bridge performance tables), with the model's
 parameters (total and active), layers, routed experts, the GPU's generation, the training precision, and that
 precision's dense peak. The tool prices GPU-hours = 6·N·D / (peak × MFU × scaling × 3600) (tco/sizing/training_rules.py,
-billed hours); ``implied_mfu`` inverts that for a row. The MFU model is
+billed hours); ``implied_mfu`` inverts that for a row. The MFU model (``MfuModel``) is
 
-    MFU = base[precision] × generation factor × min(1, a × expert size [10⁹]^k)   (the last factor 1 when dense),
+    MFU = base[precision] × generation factor × (hidden / 8192)^w × MoE factor × goodput (whole runs only),
+    MoE factor = min(1, a × expert size [10⁹]^k × q (fp8/fp4) × s (one server) × n (NVL72 domain))  (1 when dense),
+    base[fp4] = base[fp8] / (f + FP4 peak / FP8 peak × (1 − f)),
 
-fitted by least squares on ln(implied MFU) over the rows marked ``fit``, with the BF16 base held at the Llama 3.1
-405B anchor (the row marked ``anchor``) and the Hopper factor at 1; ``errors`` gives each row's in-sample and
-leave-one-out error. ``attention_share`` and ``power_law`` are the earlier candidate models the document compares.
+fitted by least squares on ln(implied MFU) over the rows marked ``fit`` (the FP4 share f by golden-section search),
+with the Hopper factor at 1; ``errors`` gives each row's in-sample and leave-one-out error. The engine applies all
+but the NVL72 and goodput factors (tco/sizing/training_rules.py). ``attention_share`` and ``power_law`` are the
+earlier candidate models the document compares.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ _SIX, _S_PER_H, _TERA = TRAIN_FLOPS.value, S_PER_H.value, FLOPS_PER_TFLOPS.value
 DATA = Path(__file__).parents[1] / "catalog" / "data" / "calibration_training.csv"
 
 FIT, ANCHOR = "fit", "anchor"
-"""Values of the ``use`` column the fit reads; any other value ("excluded: <reason>") leaves the row out."""
+"""Values of the ``use`` column the fit reads (an ``anchor`` row, the former BF16 anchor's label, counts as ``fit``);
+any other value ("excluded: <reason>") leaves the row out."""
 
 
 @dataclass(frozen=True)
