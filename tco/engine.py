@@ -43,11 +43,15 @@ def defaults_for(cat: Catalog) -> dict:
 
 def training_mfu_table(tr: dict) -> dict:
     """The training MFU tables of defaults.toml ``[training]``: base MFU by precision, factor by GPU generation and
-    the mixture-of-experts coefficient and exponent (tco.sizing.training_mfu_base, tco.sizing.training_rules.MOE)."""
-    moe = tr.get("moe", {})
+    the mixture-of-experts coefficient, exponent, precision and one-server factors, the width factor's exponent and
+    reference, the FP4 share (tco.sizing.training_mfu_base, tco.sizing.training_rules.MOE and WIDTH)."""
+    moe, width = tr.get("moe", {}), tr.get("width", {})
     return {"base": {"bf16": float(tr["mfu"])} | {k: float(v) for k, v in tr.get("mfu_by_precision", {}).items()},
             "generation": {k: float(v) for k, v in tr.get("generation_factor", {}).items()},
             "moe_a": float(moe.get("a", 1.0)), "moe_k": float(moe.get("k", 0.0)),
+            "moe_lowp": float(moe.get("low_precision", 1.0)), "moe_server": float(moe.get("one_server", 1.0)),
+            "width_k": float(width.get("k", 0.0)), "hidden_ref": float(width.get("reference", 8192)),
+            **({"fp4_share": float(tr["fp4"]["share"])} if "fp4" in tr else {}),
             "uncalibrated": [str(g) for g in tr.get("uncalibrated_generations", [])]}
 
 
@@ -119,7 +123,8 @@ def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.Train
         memory_usable_share=s.inference.memory_usable_share, gpus_per_server=tf.gpus_per_server,
         interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
         activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt,
-        mfu_base=base, layers=model.layers, experts=model.experts, precision=tr.precision)
+        mfu_base=base, layers=model.layers, experts=model.experts, precision=tr.precision,
+        hidden=model.hidden_size or model.kv_heads * model.head_dim)
 
 
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,

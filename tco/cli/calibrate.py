@@ -63,6 +63,7 @@ def run(args, out=print) -> int:
     raw = read_limited(Path(args.file), benchmarks.MAX_BENCHMARK_BYTES, "benchmark file")
     rows = benchmarks.read(args.file, meta)
     check_rows(rows, cat)
+    check_precision(rows, cat, args.file)
     used = [r for r in rows if not r.exclude]
     if not used:
         raise InputError([Problem(args.file, "exclude", "every row is excluded: nothing to fit", None)])
@@ -98,6 +99,18 @@ def run(args, out=print) -> int:
         write_whole(args.report, text)
     out(f"wrote {target}")
     return 0
+
+
+def check_precision(rows, cat, file: str) -> None:
+    """Rows in fp4 (weights or KV cache) on a GPU without FP4 tensor cores (gpus.csv fp4_dense_tflops), every one at
+    once: the fit would cost them at another peak."""
+    have = sorted(g.gpu for g in cat.gpus.values() if g.fp4_tflops)
+    problems = [Problem(file, "precision", f"row {r.id!r}: fp4 on {r.gpu}, which has no FP4 tensor cores (gpus.csv "
+                        f"gives it no fp4_dense_tflops); GPUs with FP4: {', '.join(have) or 'none'}", r.line)
+                for r in rows if "fp4" in (r.precision, r.kv_precision) and r.gpu in cat.gpus
+                and not cat.gpus[r.gpu].fp4_tflops]
+    if problems:
+        raise InputError(problems)
 
 
 def check_fits(rows, cat) -> None:

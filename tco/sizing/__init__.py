@@ -74,18 +74,21 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
                   memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
                   servers: int | None, activation_share: float, lora_share: float, defaults: dict,
                   mfu_base: float = 0.0, layers: int = 1, experts: int = 0,
-                  precision: str = Precision.BF16) -> TrainingSize:
+                  precision: str = Precision.BF16, hidden: float = 0.0) -> TrainingSize:
     """Size the training cluster by evaluating the rules of ``tco.sizing.training_rules``: memory gives the minimum, the
     target duration (or the servers given) the rest. ``mfu`` is the scenario's MFU (None: ``mfu_base``, the catalog's
-    for the GPU and precision, × the MoE factor of ``layers`` and ``experts``, whose coefficients are
-    ``defaults['training_mfu']``); ``peak_tflops`` is the GPU's dense peak at ``precision``;
-    ``defaults['scaling_efficiency']`` is the catalog's table of multi-GPU scaling by interconnect."""
+    for the GPU and precision, × the width factor of ``hidden`` (0: the reference width, factor 1) and the MoE factor
+    of ``layers`` and ``experts``, whose coefficients are ``defaults['training_mfu']``); ``peak_tflops`` is the GPU's
+    dense peak at ``precision``; ``defaults['scaling_efficiency']`` is the catalog's table of multi-GPU scaling by interconnect."""
     if method == TrainingMethod.NONE:
         return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu or 0.0, precision=precision)
     moe = defaults.get("training_mfu", {})
     inputs = {"params": params, "active_params": active_params, "tokens": tokens, "epochs": epochs,
               "mfu": mfu if mfu is not None else 0.0, "mfu_base": mfu_base, "layers": layers, "experts": experts,
               "moe_a": moe.get("moe_a", 1.0), "moe_k": moe.get("moe_k", 0.0),
+              "moe_lowp": moe.get("moe_lowp", 1.0) if precision != Precision.BF16 else 1.0,
+              "moe_server": moe.get("moe_server", 1.0), "width_k": moe.get("width_k", 0.0),
+              "hidden_ref": moe.get("hidden_ref", 8192.0), "hidden": hidden or moe.get("hidden_ref", 8192.0),
               "gpu_hours": gpu_hours if gpu_hours is not None else 0.0, "peak_tflops": peak_tflops,
               "gpu_memory_gb": gpu_memory_gb, "memory_usable_share": memory_usable_share,
               "gpus_per_server": gpus_per_server, "target_days": target_days,
@@ -127,15 +130,30 @@ def serving_precision_problem(gpu, precision: str, kv_precision: str, gpus) -> s
     return None
 
 
+def fp4_base(fp8_base: float, share: float, fp4_tflops: float, fp8_tflops: float) -> float:
+    """The base training MFU in fp4 against the FP4 peak [-]: NVFP4 training runs ``share`` of the fp8 step's time at
+    the FP4 rate and the rest (attention, the layers kept wide, quantisation) as in fp8, so the step takes (share /
+    r + 1 − share) of the fp8 step, r = FP4 peak / FP8 peak, and MFU_fp4 = MFU_fp8 / (share + r × (1 − share)).
+
+    >>> round(fp4_base(0.4, 0.5, 9000, 4500), 4)  # B200: r = 2, 0.4 / (0.5 + 2 × 0.5) = 0.2667
+    0.2667
+    """
+    return fp8_base / (share + fp4_tflops / fp8_tflops * (1 - share))
+
+
 def training_mfu_base(gpu, precision: str, table: dict, gpus=()) -> float:
     """The catalog's training MFU for ``gpu`` at ``precision`` [-]: base[precision] × factor[generation]
-    (defaults.toml ``[training.mfu_by_precision]`` and ``[training.generation_factor]``). Raises ValueError, naming
-    what is missing and what would cover it, when the GPU lacks the precision's tensor cores or the table a cell."""
+    (defaults.toml ``[training.mfu_by_precision]`` and ``[training.generation_factor]``); fp4's base, unless the table
+    gives one, from the fp8 base and ``[training.fp4] share`` (``fp4_base``). Raises ValueError, naming what is
+    missing and what would cover it, when the GPU lacks the precision's tensor cores or the table a cell."""
     if not dense_peak(gpu, precision):
         raise ValueError(f"training at precision = {precision!r} needs {precision.upper()} tensor cores, which {gpu.gpu} "
                        f"does not have (gpus.csv gives it no {precision}_dense_tflops); GPUs with them: "
                        f"{_with(gpus, precision)}; or set [training] precision = 'bf16'")
-    base, gen = table.get("base", {}), table.get("generation", {})
+    base, gen = dict(table.get("base", {})), table.get("generation", {})
+    if precision == Precision.FP4 and precision not in base and "fp8" in base and "fp4_share" in table \
+            and gpu.fp8_tflops:
+        base[precision] = fp4_base(float(base["fp8"]), float(table["fp4_share"]), gpu.fp4_tflops, gpu.fp8_tflops)
     if precision not in base:
         raise ValueError(f"no training MFU for precision {precision!r} in the catalog (defaults.toml "
                        f"[training.mfu_by_precision] has {sorted(base)}); add it, or give [training] mfu")

@@ -149,6 +149,22 @@ def _plain(p: Path, text: str) -> list[BenchRow]:
     return rows
 
 
+FP4_NAMES = ("fp4", "nvfp4", "mxfp4", "fp4_e2m1", "nvfp4_e2m1")
+"""Names of the 4-bit formats (NVFP4, MXFP4) a benchmark may give: all costed as fp4 (0.5625 B per value,
+tco.constants.BYTES_PER_PARAM)."""
+
+
+def number_format(name: str) -> str:
+    """The tool's precision for a benchmark's name of it: fp16/bf16 → bf16, NVFP4/MXFP4 → fp4, else as given.
+
+    >>> number_format("bfloat16"), number_format("NVFP4".lower()), number_format("fp8")
+    ('bf16', 'fp4', 'fp8')
+    """
+    if name in ("fp16", "bf16", "float16", "bfloat16"):
+        return "bf16"
+    return "fp4" if name in FP4_NAMES else name
+
+
 def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     """One row of a plain CSV; every bad number of it at once."""
     excl = (r.get("exclude") or "").strip()
@@ -162,11 +178,10 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
             problems += exc.problems
-    prec = (r.get("precision") or "bf16").strip().lower()
-    prec = "bf16" if prec in ("fp16", "bf16", "float16", "bfloat16") else prec
-    prec = "fp4" if prec in ("nvfp4", "mxfp4") else prec
+    prec = number_format((r.get("precision") or "bf16").strip().lower())
     if prec not in ("bf16", "fp8", "fp4"):
-        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4", line))
+        problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4 "
+                                "(also for nvfp4 and mxfp4)", line))
     for k in ("id", "model", "gpu", "source"):
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
@@ -176,7 +191,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     count = int(n["gpu_count"] or 0)
     return BenchRow(r.get("id") or f"row{line}", r["model"].strip(), (r.get("gpu") or "").strip(), count,
                     int(n["tp"] or count or 1), int(n["nodes"] or 1), prec,
-                    (r.get("kv_precision") or prec).strip().lower(), n["input_tokens"] or 0.0,
+                    number_format((r.get("kv_precision") or prec).strip().lower()), n["input_tokens"] or 0.0,
                     n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
                     int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
                     (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower(),
@@ -194,7 +209,8 @@ def _row(p: Path, meta: dict, isl, osl, tps, conc, itl, ttft, max_batch=2048) ->
     """A row of a format without the hardware; each number is (the key as the file names it, its value), checked
     against BOUNDS with every problem at once."""
     _need_meta(p, meta)
-    prec = "fp8" if str(meta["precision"]).lower().startswith("fp8") else "bf16"
+    given_prec = str(meta["precision"]).lower()
+    prec = "fp8" if given_prec.startswith("fp8") else "fp4" if number_format(given_prec) == "fp4" else "bf16"
     given = {"input_tokens": isl, "output_tokens": osl, "output_tokens_per_second": tps, "concurrency": conc,
              "itl_ms": itl, "ttft_ms": ttft, "max_batch": max_batch}
     given |= {k: (k, meta.get(k, 1 if k == "nodes" else None)) for k in ("gpu_count", "tp", "nodes")}

@@ -6,13 +6,16 @@ Each row is a published pre-training run: the GPU-hours of a whole run (model ca
 tokens per second per GPU of a benchmark (NVIDIA's NeMo / Megatron-Bridge performance tables), with the model's
 parameters (total and active), layers, routed experts, the GPU's generation, the training precision, and that
 precision's dense peak. The tool prices GPU-hours = 6·N·D / (peak × MFU × scaling × 3600) (tco/sizing/training_rules.py,
-billed hours); ``implied_mfu`` inverts that for a row. The MFU model is
+billed hours); ``implied_mfu`` inverts that for a row. The MFU model (``MfuModel``) is
 
-    MFU = base[precision] × generation factor × min(1, a × expert size [10⁹]^k)   (the last factor 1 when dense),
+    MFU = base[precision] × generation factor × (hidden / 8192)^w × MoE factor × goodput (whole runs only),
+    MoE factor = min(1, a × expert size [10⁹]^k × q (fp8/fp4) × s (one server) × n (NVL72 domain))  (1 when dense),
+    base[fp4] = base[fp8] / (f + FP4 peak / FP8 peak × (1 − f)),
 
-fitted by least squares on ln(implied MFU) over the rows marked ``fit``, with the BF16 base held at the Llama 3.1
-405B anchor (the row marked ``anchor``) and the Hopper factor at 1; ``errors`` gives each row's in-sample and
-leave-one-out error. ``attention_share`` and ``power_law`` are the earlier candidate models the document compares.
+fitted by least squares on ln(implied MFU) over the rows marked ``fit`` (the FP4 share f by golden-section search),
+with the Hopper factor at 1; ``errors`` gives each row's in-sample and leave-one-out error. The engine applies all
+but the NVL72 and goodput factors (tco/sizing/training_rules.py). ``attention_share`` and ``power_law`` are the
+earlier candidate models the document compares.
 """
 
 from __future__ import annotations
@@ -30,7 +33,8 @@ _SIX, _S_PER_H, _TERA = TRAIN_FLOPS.value, S_PER_H.value, FLOPS_PER_TFLOPS.value
 DATA = Path(__file__).parents[1] / "catalog" / "data" / "calibration_training.csv"
 
 FIT, ANCHOR = "fit", "anchor"
-"""Values of the ``use`` column the fit reads; any other value ("excluded: <reason>") leaves the row out."""
+"""Values of the ``use`` column the fit reads (an ``anchor`` row, the former BF16 anchor's label, counts as ``fit``);
+any other value ("excluded: <reason>") leaves the row out."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +60,20 @@ class Run:
     regime: str = ""
     use: str = FIT
     gpus: int = 0
+    nvlink_domain: int = 8
+    """GPUs per NVLink domain of the system (8 for an HGX/DGX server, 72 for an NVL72 rack)."""
+    fp8_peak: float = 0.0
+    """The GPU's dense FP8 peak [TFLOPS] (an fp4 row's; 0 elsewhere)."""
+
+    @property
+    def production(self) -> bool:
+        """The row gives a whole run's GPU-hours (a model card, a technical report), not a benchmark's rate."""
+        return not self.tokens_per_s
+
+    @property
+    def one_server(self) -> bool:
+        """The run is one 8-GPU server: its experts' all-to-all never leaves the NVLink domain."""
+        return 0 < self.gpus <= 8
 
     @property
     def active_params(self) -> float:
@@ -82,7 +100,8 @@ def read(path: Path = DATA) -> list[Run]:
         return [Run(r["id"], float(r["params_b"]) * 1e9, int(r["layers"]), int(r["hidden_size"]), int(r["seq_len"]),
                     r["gpu"], float(r["peak_tflops"]), _num(r["tokens"]), _num(r["reported_gpu_hours"]),
                     float(r["active_params_b"]) * 1e9, int(r["experts"] or 0), r["generation"], r["precision"],
-                    _num(r["tokens_per_s_per_gpu"]), r["regime"], r["use"], int(_num(r["gpus"])))
+                    _num(r["tokens_per_s_per_gpu"]), r["regime"], r["use"], int(_num(r["gpus"])),
+                    int(_num(r["nvlink_domain"]) or 8), _num(r["fp8_peak_tflops"]))
                 for r in csv.DictReader(f)]
 
 
@@ -113,51 +132,106 @@ def power_law(runs: Sequence[Run], scaling: float) -> tuple[float, float]:
     return math.exp(my - k * mx), k
 
 
+HIDDEN_REF = 8192
+"""The hidden size at which the width factor is 1 (Llama 3 70B's) [-]: defaults.toml ``[training.width] reference``."""
+
+
 @dataclass(frozen=True)
 class MfuModel:
-    """The fitted MFU model: base MFU by precision (Hopper, dense), factor by generation, MoE coefficient and
-    exponent (on the expert size in 10⁹ parameters)."""
+    """The fitted MFU model: base MFU by precision (Hopper, dense, hidden ``HIDDEN_REF``; fp4's from fp8's and the FP4
+    share), factor by generation, width exponent, and the MoE factor's coefficient, exponent (on the expert size in
+    10⁹ parameters) and factors for a low-precision run, a run on one server and an NVL72 domain, and the goodput of a
+    whole production run."""
     base: dict[str, float]
     generation: dict[str, float]
     moe_a: float
     moe_k: float
+    width_k: float = 0.0
+    fp4_share: float = 1.0
+    moe_lowp: float = 1.0
+    moe_server: float = 1.0
+    moe_nvl72: float = 1.0
+    goodput: float = 1.0
+    """Share of a whole production run's GPU-hours that are training steps (restarts, checkpoints, evaluation
+    take the rest): the fit's, applied to the rows that report a run's GPU-hours, not by the engine."""
+
+    def base_mfu(self, run: Run) -> float:
+        """Base × generation factor [-]: an fp4 row's base is the fp8 base / (share + (FP4 peak / FP8 peak) × (1 −
+        share)), the time of the fp8 step with ``fp4_share`` of it ``r`` times faster, against the FP4 peak."""
+        if run.precision == "fp4" and "fp4" not in self.base:
+            ratio = run.peak_tflops / run.fp8_peak if run.fp8_peak else math.nan
+            base = self.base.get("fp8", math.nan) / (self.fp4_share + ratio * (1 - self.fp4_share))
+        else:
+            base = self.base.get(run.precision, math.nan)
+        return base * self.generation.get(run.generation, math.nan)
+
+    def moe(self, run: Run) -> float:
+        """The mixture-of-experts factor [-]: min(1, a × expert size^k × low-precision × one-server × NVL72 factors);
+        1 when dense."""
+        if not run.experts:
+            return 1.0
+        f = self.moe_a * run.expert_b ** self.moe_k * (self.moe_lowp if run.precision != "bf16" else 1.0)
+        f *= (self.moe_server if run.one_server else 1.0) * (self.moe_nvl72 if run.nvlink_domain > 8 else 1.0)
+        return min(1.0, f)
 
     def mfu(self, run: Run) -> float:
         """The MFU this model gives ``run`` (nan when the fit has no value for its precision or generation)."""
-        base = self.base.get(run.precision, math.nan) * self.generation.get(run.generation, math.nan)
-        return base * (min(1.0, self.moe_a * run.expert_b ** self.moe_k) if run.experts else 1.0)
+        return (self.base_mfu(run) * (run.hidden / HIDDEN_REF) ** self.width_k * self.moe(run)
+                * (self.goodput if run.production else 1.0))
 
 
-PRECISIONS, GENERATIONS = ("fp8", "fp4"), ("ampere", "blackwell")
-"""The fit's free bases (bf16 is the anchor's) and free generation factors (Hopper's is 1)."""
+GENERATIONS = ("ampere", "blackwell", "blackwell_ultra")
+"""The fit's free generation factors (Hopper's is 1)."""
 
 
 def _features(r: Run) -> list[float]:
     moe = 1.0 if r.experts else 0.0
-    return ([1.0 if r.precision == p else 0.0 for p in PRECISIONS] + [1.0 if r.generation == g else 0.0
-                                                                      for g in GENERATIONS]
-            + [moe, moe * math.log(r.expert_b)])
+    return ([1.0 if r.precision == "bf16" else 0.0, 0.0 if r.precision == "bf16" else 1.0]
+            + [1.0 if r.generation == g else 0.0 for g in GENERATIONS] + [math.log(r.hidden / HIDDEN_REF)]
+            + [moe, moe * math.log(r.expert_b), moe * (r.precision != "bf16"), moe * r.one_server,
+               moe * (r.nvlink_domain > 8), float(r.production)])
 
 
-def fit(runs: Sequence[Run], scaling: float) -> MfuModel | None:
-    """Least squares on ln(implied MFU) − ln(bf16 anchor) over the ``fit`` rows, with the anchor row's implied MFU as
-    the BF16 base: returns the model, or None when the rows leave a parameter without data (or there is no anchor)."""
+def _solve(rows: Sequence[Run], scaling: float, share: float):
+    """Least squares on ln(implied MFU) at a given FP4 share: (coefficients, sum of squared residuals), or None
+    when the rows leave a coefficient without data."""
     import numpy as np
 
-    anchor = [r for r in runs if r.use == ANCHOR]
-    rows = [r for r in runs if r.use == FIT]
-    if not anchor or not rows:
-        return None
-    bf16 = implied_mfu(anchor[0], scaling)
     x = np.array([_features(r) for r in rows])
-    y = np.array([math.log(implied_mfu(r, scaling)) - (math.log(bf16) if r.precision == "bf16" else 0.0)
-                  for r in rows])
+    y = np.array([math.log(implied_mfu(r, scaling)) + (math.log(share + r.peak_tflops / r.fp8_peak * (1 - share))
+                                                        if r.precision == "fp4" else 0.0) for r in rows])
     if np.linalg.matrix_rank(x) < x.shape[1]:
         return None
     beta = np.linalg.lstsq(x, y, rcond=None)[0]
-    b = dict(zip(PRECISIONS + GENERATIONS + ("moe_ln_a", "moe_k"), (float(v) for v in beta), strict=True))
-    return MfuModel({"bf16": bf16} | {p: math.exp(b[p]) for p in PRECISIONS},
-                    {"hopper": 1.0} | {g: math.exp(b[g]) for g in GENERATIONS}, math.exp(b["moe_ln_a"]), b["moe_k"])
+    return beta, float(((x @ beta - y) ** 2).sum())
+
+
+def fit(runs: Sequence[Run], scaling: float) -> MfuModel | None:
+    """Least squares on ln(implied MFU) over the ``fit`` and ``anchor`` rows; the FP4 share (which makes it
+    non-linear) by golden-section search on (0, 1). Returns the model, or None when the rows leave a parameter
+    without data (no fp4 row: the share stays 1, fp4 at the fp8 base's share of its peak)."""
+    rows = [r for r in runs if r.use in (FIT, ANCHOR)]
+    if not rows:
+        return None
+    share = 1.0
+    if any(r.precision == "fp4" for r in rows):
+        lo, hi, phi = 1e-3, 1 - 1e-3, (math.sqrt(5) - 1) / 2
+        for _ in range(60):
+            x1, x2 = hi - phi * (hi - lo), lo + phi * (hi - lo)
+            s1, s2 = _solve(rows, scaling, x1), _solve(rows, scaling, x2)
+            if s1 is None or s2 is None:
+                return None
+            lo, hi = (lo, x2) if s1[1] <= s2[1] else (x1, hi)
+        share = (lo + hi) / 2
+    solved = _solve(rows, scaling, share)
+    if solved is None:
+        return None
+    b: dict[str, float] = dict(zip(("bf16", "fp8", *GENERATIONS, "width_k", "moe_ln_a", "moe_k", "lowp", "server",
+                                    "nvl72", "goodput"), (float(v) for v in solved[0]), strict=True))
+    return MfuModel({"bf16": math.exp(b["bf16"]), "fp8": math.exp(b["fp8"])},
+                    {"hopper": 1.0} | {g: math.exp(b[g]) for g in GENERATIONS}, math.exp(b["moe_ln_a"]), b["moe_k"],
+                    b["width_k"], share, math.exp(b["lowp"]), math.exp(b["server"]), math.exp(b["nvl72"]),
+                    math.exp(b["goodput"]))
 
 
 Predict = Callable[[Sequence[Run], Run], float]

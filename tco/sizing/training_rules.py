@@ -4,12 +4,14 @@ Sizing sheet writes as live formulas, one column per option, with that evaluatio
 Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", §2.1),
 GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), the peak and the MFU both at the training precision (bf16, fp8 or
 fp4, each against its own dense peak). The MFU is the catalog's table cell for the GPU's generation and the precision
-(``mfu_base``, ``tco.sizing.training_mfu_base``) times a mixture-of-experts factor that falls with the size of one
-expert (small expert matrices fill the tensor cores less, and the token dispatch and all-to-all weigh more against
-them), unless the scenario gives the MFU; every figure is fitted on public runs in docs/calibration_training.md. The
-memory of the method sets the fewest GPUs that hold the job (mixed-precision Adam keeps 16 B per trained parameter,
-Rajbhandari et al. 2020, ZeRO, §3.1, also in fp8 or fp4 training, which keeps master weights and optimizer states
-wide; LoRA keeps the frozen base in bf16), the target duration (or the servers the scenario gives) the rest; the wall-clock time
+(``mfu_base``, ``tco.sizing.training_mfu_base``) times a width factor (hidden size / 8192)^k and a mixture-of-experts
+factor that falls with the size of one expert (small expert matrices fill the tensor cores less, and the token
+dispatch and all-to-all weigh more against them), lower at fp8/fp4 (the dispatch does not speed up with the GEMMs)
+and higher when the model fits one server (the all-to-all stays on NVLink), unless the scenario gives the MFU; every
+figure is fitted on public runs in docs/calibration_training.md. The memory of the method sets the fewest GPUs
+that hold the job (mixed-precision Adam keeps 16 B per trained parameter, Rajbhandari et al. 2020, ZeRO, §3.1, also
+in fp8 or fp4 training, which keeps master weights and optimizer states wide; LoRA keeps the frozen base in bf16),
+the target duration (or the servers the scenario gives) the rest; the wall-clock time
 divides the work by the GPUs and by the share of linear speed-up the interconnect keeps.
 
 The rules read the inputs of ``INPUTS`` (named as ``size_training``'s arguments) and one scalar per option;
@@ -18,8 +20,9 @@ branches.
 
 >>> rows = evaluate_cluster(rules(TrainingMethod.LORA, hours_given=False, servers_given=False), dict(
 ...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu_base=0.4, layers=80, experts=0, moe_a=0.1,
-...     moe_k=0.4, peak_tflops=989.5, gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8,
-...     target_days=14.0, activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9))
+...     moe_k=0.4, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.2, hidden_ref=8192, peak_tflops=989.5,
+...     gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25,
+...     lora_share=0.01, multi_gpu_scaling=0.9))
 >>> rows["tr_mfu"], rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
 (0.4, 2.0, 1.0, 245.6)
 """
@@ -49,13 +52,17 @@ INPUTS: dict[str, str] = {
     "target_days": "in_target_days", "servers": "in_train_servers",
     "peak_tflops": "{p}tr_tflops", "gpu_memory_gb": "{p}tr_mem", "gpus_per_server": "{p}tr_gps",
     "multi_gpu_scaling": "{p}tr_scaling", "mfu_base": "{p}tr_mfu_base", "layers": "in_layers",
-    "experts": "in_experts", "moe_a": "in_moe_mfu_a", "moe_k": "in_moe_mfu_k",
+    "experts": "in_experts", "moe_a": "in_moe_mfu_a", "moe_k": "in_moe_mfu_k", "hidden": "in_hidden",
+    "width_k": "in_tr_width_k", "hidden_ref": "in_tr_hidden_ref", "moe_lowp": "in_moe_mfu_lowp",
+    "moe_server": "in_moe_mfu_server",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``): parameters [-], tokens
 [-], epochs [-], MFU given [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak dense TFLOPS
 at the training precision [TFLOPS], GPU memory [GB], GPUs per server [-], the multi-GPU scaling efficiency of the
-interconnect [-], the catalog's MFU for the GPU generation and precision [-], layers and routed experts [-] and the
-mixture-of-experts factor's coefficient and exponent [-]."""
+interconnect [-], the catalog's MFU for the GPU generation and precision [-], layers and routed experts [-], the
+mixture-of-experts factor's coefficient and exponent [-], its factor at the training precision (1 in bf16) [-] and
+for a model whose training states fit one server [-], the hidden size [-], and the width factor's exponent [-] and
+reference hidden size [-]."""
 
 UNLISTED_INTERCONNECT_SCALING = 0.5
 """Multi-GPU scaling efficiency [-] of an interconnect the catalog's table (defaults.toml ``[scaling_efficiency]``)
@@ -76,7 +83,7 @@ def multi_gpu_scaling(interconnect: str, table: Mapping[str, float]) -> float:
 SCOPE_DERIVED = {
     "counts": "the 6·N·D model FLOPs of the training steps (N active parameters, D tokens × epochs) at the MFU, "
               "then the multi-GPU scaling loss of the cluster",
-    "excludes": "attention-score FLOPs beyond what the MFU anchor folds in (12·L·d·seq per token: about +8 % for "
+    "excludes": "attention-score FLOPs beyond what the fitted MFU folds in (12·L·d·seq per token: about +8 % for "
                 "Llama 3.1 405B at 8K context, which the MFU absorbs, +27 % for an 8B), restarts and failed runs, "
                 "checkpoint stalls, evaluation, ablations and hyper-parameter searches, long-context, annealing and "
                 "post-training stages, idle reserved capacity (docs/calibration_training.md)",
@@ -106,11 +113,18 @@ def memory(method: TrainingMethod) -> Expr:
 EXPERT_B = Rule("tr_expert_b", PARAMS / (In("layers") * MAX(1, In("experts"))) / PER_BILLION, "1e9",
                 "parameters of one expert [billions] ≈ total parameters / (layers × routed experts); a whole layer "
                 "when dense")
-MOE = Rule("tr_moe_factor", IF(In("experts") > 0, MIN(1, In("moe_a") * EXP(In("moe_k") * LN(Row("tr_expert_b")))), 1),
-           "-", "mixture-of-experts MFU factor = min(1, a × expert size [10⁹ parameters]^k); 1 when dense "
-           "(docs/calibration_training.md)")
-MFU_DERIVED = Rule("tr_mfu", In("mfu_base") * Row("tr_moe_factor"), "-",
-                   "MFU = catalog MFU of the GPU generation at the training precision × mixture-of-experts factor")
+WIDTH = Rule("tr_width", EXP(In("width_k") * LN(In("hidden") / In("hidden_ref"))), "-",
+             "width factor = (hidden size / reference hidden size)^k: narrow matrices fill the tensor cores less "
+             "(docs/calibration_training.md)")
+MOE = Rule("tr_moe_factor", IF(In("experts") > 0, MIN(1, In("moe_a") * EXP(In("moe_k") * LN(Row("tr_expert_b")))
+                                                   * In("moe_lowp") * IF(Row("tr_min_servers") <= 1,
+                                                                         In("moe_server"), 1)), 1),
+           "-", "mixture-of-experts MFU factor = min(1, a × expert size [10⁹ parameters]^k × precision factor (1 in "
+           "bf16: the token dispatch does not speed up with fp8/fp4) × one-server factor (when the training states fit "
+           "one server, the all-to-all stays on its NVLink)); 1 when dense (docs/calibration_training.md)")
+MFU_DERIVED = Rule("tr_mfu", In("mfu_base") * Row("tr_width") * Row("tr_moe_factor"), "-",
+                   "MFU = catalog MFU of the GPU generation at the training precision × width factor × "
+                   "mixture-of-experts factor")
 MFU_GIVEN = Rule("tr_mfu", In("mfu"), "-", "MFU, as the scenario gives it")
 
 FLOPS = Rule("tr_flops", TRAIN_FLOPS * ACTIVE * In("tokens") * In("epochs"), "FLOP",
@@ -142,10 +156,10 @@ BILLED = Rule("tr_billed_gpu_hours", Row("wall_hours") * Row("tr_gpus"), "GPU·h
 
 def mfu_rules(*, hours_given: bool, mfu_given: bool) -> tuple[Rule, ...]:
     """The MFU's rules: none when the GPU-hours are given, the scenario's MFU when it gives one, else expert size,
-    mixture-of-experts factor and MFU."""
+    width factor, mixture-of-experts factor and MFU."""
     if hours_given:
         return ()
-    return (MFU_GIVEN,) if mfu_given else (EXPERT_B, MOE, MFU_DERIVED)
+    return (MFU_GIVEN,) if mfu_given else (EXPERT_B, WIDTH, MOE, MFU_DERIVED)
 
 
 @cache
@@ -156,7 +170,7 @@ def rules(method: str, *, hours_given: bool, servers_given: bool, mfu_given: boo
     comparison node, so rules are told apart by identity)."""
     mem = Rule("tr_mem_b", memory(TrainingMethod(method)), "B",
                "memory to train = bytes of the method's states per parameter × (1 + activation share)")
-    return (FLOPS, *mfu_rules(hours_given=hours_given, mfu_given=mfu_given), mem, MIN_GPUS, MIN_SERVERS,
+    return (FLOPS, mem, MIN_GPUS, MIN_SERVERS, *mfu_rules(hours_given=hours_given, mfu_given=mfu_given),
             HOURS_GIVEN if hours_given else HOURS_DERIVED, WANTED_GIVEN if servers_given else WANTED_SIZED, SERVERS,
             GPUS, SCALING, WALL, BILLED)
 

@@ -159,3 +159,31 @@ def test_the_parser_takes_the_hardware_options():
     assert (a.gpu, a.gpu_count, a.tp, a.no_loo, a.output) == ("H100-SXM-80GB", 8, 8, True, None)
     with pytest.raises(SystemExit):
         parser.parse_args(["calibrate", "f.json", "--gpu-count", "eight"])
+
+
+def _fp4_file(tmp_path, gpu: str, name: str = "fp4") -> Path:
+    """plain.csv with run4 in NVFP4 on ``gpu`` (and the others as they are)."""
+    lines = (DATA / "plain.csv").read_text(encoding="utf-8").splitlines()
+    lines[4] = lines[4].replace("H200-SXM-141GB", gpu).replace(",fp8,", ",nvfp4,")
+    f = tmp_path / f"{name}.csv"
+    f.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return f
+
+
+def test_run_takes_fp4_rows_on_a_gpu_with_fp4(tmp_path, known_fit):
+    """An NVFP4 row on B200 is read as fp4 (weights and KV) and fitted with the rest."""
+    f = _fp4_file(tmp_path, "B200-SXM-180GB")
+    rows = benchmarks.read(f)
+    assert [(r.precision, r.kv_precision) for r in rows][-1] == ("fp4", "fp4")
+    assert calibrate_report.run(_args(f), lambda s: None) == 0
+    assert (tmp_path / "fp4.calibration.toml").exists()
+
+
+def test_run_refuses_fp4_on_a_gpu_without_fp4_naming_the_row_and_the_gpus_that_have_it(tmp_path, known_fit):
+    f = _fp4_file(tmp_path, "H100-SXM-80GB", "bad")
+    with pytest.raises(InputError) as e:
+        calibrate_report.run(_args(f), lambda s: None)
+    (p,) = e.value.problems
+    assert (p.key, p.line) == ("precision", 5) and "'run4'" in p.message and "H100-SXM-80GB" in p.message
+    assert "B200-SXM-180GB" in p.message
+    assert not (tmp_path / "bad.calibration.toml").exists()

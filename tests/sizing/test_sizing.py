@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tco.catalog.types import Gpu
 from tco.sizing import (
     dense_peak,
+    fp4_base,
     kv_bytes_per_token,
     peak_tflops,
     serving_precision_problem,
@@ -373,6 +374,17 @@ def test_training_mfu_base_is_precision_times_generation_by_hand():
     assert training_mfu_base(H100, "fp8", TABLE) == pytest.approx(0.401)
     assert training_mfu_base(B200, "fp8", TABLE) == pytest.approx(0.401 * 0.882)  # 0.3537
     assert training_mfu_base(B200, "fp4", TABLE) == pytest.approx(0.280 * 0.882)  # 0.2470
+
+
+def test_fp4_base_from_fp8_and_the_fp4_share_by_hand():
+    """Without an fp4 cell the fp4 base comes from fp8's: share 0.467 of the fp8 step at the FP4 rate (B200: 9,000 /
+    4,500 = 2× the FP8 peak): 0.405 / (0.467 + 2 × 0.533) = 0.405 / 1.533 = 0.264188, × Blackwell 0.949 = 0.250714."""
+    table = {"base": {"bf16": 0.412, "fp8": 0.405}, "generation": {"blackwell": 0.949}, "fp4_share": 0.467}
+    assert training_mfu_base(B200, "fp4", table) == pytest.approx(0.405 / 1.533 * 0.949, rel=1e-12)
+    assert training_mfu_base(B200, "fp4", table) == pytest.approx(0.250714, abs=1e-6)
+    assert fp4_base(0.405, 1.0, 9000, 4500) == 0.405  # all of the step at the FP4 rate: fp8's share of its own peak
+    assert fp4_base(0.405, 0.0, 9000, 4500) == pytest.approx(0.405 / 2)  # none: fp8's speed against a 2× peak
+    assert table["base"] == {"bf16": 0.412, "fp8": 0.405}  # the catalog's table is not written to
 
 
 def test_training_that_cannot_be_sized_names_what_would_cover_it():

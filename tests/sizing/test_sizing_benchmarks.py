@@ -158,6 +158,19 @@ def test_genai_perf_missing_throughput_is_named(tmp_path):
     assert p.key == "output token throughput (per sec)"
 
 
+@pytest.mark.parametrize("name", ["fp4", "NVFP4", "mxfp4"])
+def test_plain_fp4_names_read_as_fp4(tmp_path, name):
+    f = _write(tmp_path, "b.csv", HEAD + f",precision\nllama-3.1-70b,B200-SXM-180GB,4,1000,250,2050,{name}\n")
+    (r,) = benchmarks.read(f)
+    assert (r.precision, r.kv_precision) == ("fp4", "fp4")  # NVFP4 and MXFP4 both cost 0.5625 B per value
+    assert benchmarks.number_format("bfloat16") == "bf16" and benchmarks.number_format("int4") == "int4"
+
+
+def test_metadata_formats_take_fp4(tmp_path):
+    (r,) = benchmarks.read(DATA / "trtllm_bench_report.txt", META | {"precision": "NVFP4", "gpu": "B200-SXM-180GB"})
+    assert r.precision == "fp4"
+
+
 def test_trtllm_precision_and_report_tp(tmp_path):
     (r,) = benchmarks.read(DATA / "trtllm_bench_report.txt", META | {"precision": "FP8_E4M3", "tp": 2})
     assert r.precision == "fp8"

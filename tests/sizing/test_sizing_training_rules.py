@@ -21,8 +21,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
             activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
-            moe_a=2.345, moe_k=0.512)
-"""A dense 70B: the MoE factor is 1, so the derived MFU is ``mfu_base`` = 0.4 (``mfu`` = 0.3 is the given branch's)."""
+            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.2, hidden_ref=8192)
+"""A dense 70B at the reference width: the width and MoE factors are 1, so the derived MFU is ``mfu_base`` = 0.4
+(``mfu`` = 0.3 is the given branch's)."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
 
 
@@ -72,19 +73,56 @@ def test_moe_factor_falls_with_the_expert_size_by_hand():
     assert _rows(params=141e9, layers=56, experts=8)["tr_moe_factor"] == 1.0  # 2.345 × 0.315^0.512 = 1.30 → 1
 
 
+def test_width_factor_by_hand():
+    # Llama 3 8B, hidden 4096 against the reference 8192: (4096 / 8192)^0.2 = 0.5^0.2 = 0.870551
+    v = _rows(params=8.03e9, active_params=8.03e9, hidden=4096)
+    assert v["tr_width"] == pytest.approx(0.5 ** 0.2, rel=1e-12) and v["tr_width"] == pytest.approx(0.870551, abs=1e-6)
+    assert v["tr_mfu"] == pytest.approx(0.4 * 0.870551, rel=1e-6)
+    assert _rows(hidden=16384)["tr_width"] == pytest.approx(2 ** 0.2)  # 405B: 1.1487, wider GEMMs fill better
+    assert _rows()["tr_width"] == 1.0
+
+
+def test_moe_factor_of_the_shipped_coefficients_by_hand():
+    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.185, k 0.170, low precision 0.654, one
+    server 1.203). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.185 ×
+    0.0049642^0.170 = 1.185 × 0.40578 = 0.48085; × 0.654 (fp8: the dispatch does not speed up) = 0.31448; full training
+    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.203 = 0.37832. On 80 GB H100s
+    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31448."""
+    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.185, moe_k=0.170,
+               moe_lowp=0.654, moe_server=1.203)
+    b200 = _rows("full", gpu_memory_gb=180.0, **moe)
+    assert b200["tr_expert_b"] == pytest.approx(0.0049642, rel=1e-4)
+    assert 1.185 * 0.0049642 ** 0.170 == pytest.approx(0.48085, abs=1e-5)
+    assert b200["tr_min_servers"] == 1 and b200["tr_min_gpus"] == 4
+    assert b200["tr_moe_factor"] == pytest.approx(1.185 * (30.5e9 / (48 * 128) / 1e9) ** 0.170 * 0.654 * 1.203,
+                                                  rel=1e-12)
+    assert b200["tr_moe_factor"] == pytest.approx(0.37832, abs=1e-5)
+    h100 = _rows("full", gpu_memory_gb=80.0, **moe)
+    assert h100["tr_min_gpus"] == 9 and h100["tr_min_servers"] == 2
+    assert h100["tr_moe_factor"] == pytest.approx(0.31448, abs=1e-5)
+    # bf16 (low-precision factor 1) on the same two servers: 0.48085
+    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.48085,
+                                                                                                      abs=1e-5)
+    # MFU = base × width × MoE factor: (2048 / 8192)^0.2 = 0.25^0.2 = 0.75786
+    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.37832, rel=1e-4)
+
+
 def test_fp8_training_gpu_hours_by_hand():
-    """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B, 1e12 tokens, MFU = fp8 base 0.401 × Hopper 1.
-    FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.401 × 3600 = 2.8569e18 FLOP → 148,168 GPU·h.
-    The same run in BF16 (989.5 TFLOPS, MFU 0.385): 4.233e23 / (989.5e12 × 0.385 × 3600) = 308,648 GPU·h, 2.08× as
-    many, the ratio Megatron-Bridge measures between its FP8 tables and a BF16 model (docs/calibration_training.md)."""
-    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.401)
+    """An FP8 dense run on H100 against its own FP8 peak: Llama 3 70B (hidden 8192: width factor 1), 1e12 tokens, MFU
+    = fp8 base 0.411 × Hopper 1. FLOPs = 6 × 70.55e9 × 1e12 = 4.233e23; per GPU-hour 1,979e12 × 0.411 × 3600 =
+    2.92813e18 FLOP → 144,563 GPU·h. The same run in BF16 (989.5 TFLOPS, MFU 0.421): 4.233e23 / (989.5e12 × 0.421 ×
+    3600) = 282,259 GPU·h, 1.95× as many; Megatron-Bridge measures 1,664 tokens/s per GPU on 64 H100 in FP8, the
+    model 0.411 × 0.9 × 1,979e12 / (6 × 70.55e9) = 1,729 (docs/calibration_training.md)."""
+    fp8 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=1979.0, mfu_base=0.411)
     flops = 6 * 70.55e9 * 1e12
     assert fp8["tr_flops"] == pytest.approx(flops) and flops == pytest.approx(4.233e23)
-    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.401 * 3600), rel=1e-12)
-    assert fp8["gpu_hours"] == pytest.approx(148_168, rel=1e-4)
-    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.385)
-    assert bf16["gpu_hours"] == pytest.approx(308_648, rel=1e-4)
-    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.401 / (989.5 * 0.385), rel=1e-12)
+    assert fp8["tr_width"] == 1.0 and fp8["tr_moe_factor"] == 1.0
+    assert fp8["gpu_hours"] == pytest.approx(flops / (1979e12 * 0.411 * 3600), rel=1e-12)
+    assert fp8["gpu_hours"] == pytest.approx(144_563, rel=1e-5)
+    bf16 = _rows(params=70.55e9, active_params=70.55e9, tokens=1e12, peak_tflops=989.5, mfu_base=0.421)
+    assert bf16["gpu_hours"] == pytest.approx(282_259, rel=1e-5)
+    assert bf16["gpu_hours"] / fp8["gpu_hours"] == pytest.approx(1979 * 0.411 / (989.5 * 0.421), rel=1e-12)
+    assert 0.411 * 0.9 * 1979e12 / (6 * 70.55e9) == pytest.approx(1729.3, abs=0.1)
 
 
 def test_memory_full_is_16_bytes_per_param_plus_activations():
@@ -200,7 +238,9 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
 @pytest.mark.parametrize("method, hours_given, servers_given", BRANCHES)
 @pytest.mark.parametrize("case", [{}, {"tokens": 1e11, "target_days": 3.0}, {"gpus_per_server": 1, "servers": 3.0,
                                                                             "gpu_hours": 500.0},
-                                  {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256}])
+                                  {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256},
+                                  {"params": 30.5e9, "active_params": 3.3e9, "layers": 48, "experts": 128,
+                                   "hidden": 2048, "moe_lowp": 0.654, "moe_server": 1.203, "gpu_memory_gb": 180.0}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
@@ -264,3 +304,52 @@ def test_the_rule_builder_gives_the_same_objects_back():
     assert a is rules("lora", hours_given=False, servers_given=False)
     assert a is not rules("lora", hours_given=True, servers_given=False)
     assert compiled.program(a) is compiled.program(rules("lora", hours_given=False, servers_given=False))
+
+
+# ---------------------------------------------------------------------------------------------
+# properties
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=60, deadline=None)
+@given(servers=st.integers(1, 63), gps=st.sampled_from([1, 2, 4, 8]), hours=st.floats(1.0, 1e7),
+       scaling=st.floats(0.3, 1.0))
+def test_more_servers_never_bill_fewer_gpu_hours(servers, gps, hours, scaling):
+    """Billed GPU-hours = useful hours / scaling efficiency: one more server never lowers them (the work is the
+    same, the scaling loss only appears from the second GPU on)."""
+    def billed(n):
+        return _rows("full", hours_given=True, servers_given=True, gpu_hours=hours, servers=float(n),
+                     gpus_per_server=gps, multi_gpu_scaling=scaling, params=1e6, active_params=1e6)
+    a, b = billed(servers), billed(servers + 1)
+    assert b["tr_billed_gpu_hours"] >= a["tr_billed_gpu_hours"] * (1 - 1e-12)
+    assert a["tr_billed_gpu_hours"] >= hours * (1 - 1e-12)
+
+
+def test_the_shipped_mfu_stays_in_zero_one_for_every_catalog_model_gpu_and_precision():
+    """The derived MFU (catalog cell × width × MoE factor) of every model of models.csv on every GPU that trains at
+    each precision, for full training and LoRA, lies in (0, 1]."""
+    from tco.catalog import load_catalog
+    from tco.engine import defaults_for
+    from tco.sizing import dense_peak, training_mfu_base
+
+    cat = load_catalog()
+    table = defaults_for(cat)["training_mfu"]
+    checked = 0
+    for m in cat.models.values():
+        for g in cat.gpus.values():
+            for prec in ("bf16", "fp8", "fp4"):
+                if not dense_peak(g, prec) or g.generation not in table["generation"]:
+                    continue
+                for method in ("full", "lora"):
+                    v = _rows(method, params=m.params_b * 1e9, active_params=m.active_params_b * 1e9,
+                              layers=m.layers, experts=m.experts, hidden=m.hidden_size or m.kv_heads * m.head_dim,
+                              mfu_base=training_mfu_base(g, prec, table), moe_a=table["moe_a"],
+                              moe_k=table["moe_k"], moe_lowp=table["moe_lowp"] if prec != "bf16" else 1.0,
+                              moe_server=table["moe_server"], width_k=table["width_k"],
+                              hidden_ref=table["hidden_ref"], gpu_memory_gb=g.memory_gb)
+                    assert 0 < v["tr_mfu"] <= 1, (m.model, g.gpu, prec, method)
+                    checked += 1
+    assert checked > 100
