@@ -69,5 +69,5 @@ def test_calibrate_with_frameworks_writes_their_tables(tmp_path):
                  str(SHIPPED / "calibration_frameworks.csv"), "--no-loo", "-o", str(out), "--report", str(report)]) == 0
     data = tomllib.loads(out.read_text())
     assert set(data["framework"]) == {"vllm", "sglang"} and "vllm" in data["fit"]["frameworks"]
-    assert data["framework"]["vllm"]["versions"] == "vllm-0.6"
+    assert data["framework"]["vllm"]["versions"] == "vllm-0.6,vllm-0.8"
     assert "### vllm" in report.read_text() and "### sglang" in report.read_text()
