@@ -16,10 +16,10 @@ from tco.errors import InputError, Problem
 FRAMEWORK_FREE = ("bandwidth_share", "sequence_overhead_seconds", "layer_overhead_seconds")
 """What a framework's fit moves: the share of the memory bandwidth its attention and GEMM kernels reach in decode and
 its costs per sequence and per layer (scheduling, sampling, small kernels, the CPU work between steps). The FLOPS
-share stays the main fit's: the shipped vLLM/SGLang rows are short-prompt decode runs that do not identify it (freed,
-it went to its bound of 1.0, which made vLLM 44 % *faster* than TensorRT-LLM on the compute-bound seed; with it held
-the leave-one-out median is 16 % for vLLM and 20 % for SGLang instead of 6 % and 10 %: the issue's 12 % needs more
-rows, not a share nobody measures)."""
+share stays the main fit's: on the first twelve rows (short-prompt ShareGPT decode) it went to its bound of 1.0 when
+freed, which made vLLM 44 % *faster* than TensorRT-LLM on the compute-bound seed; on the 22 rows of 2026-12-02 (with
+fixed-length prompts up to 10,000 tokens) freeing it raises the leave-one-out median (vLLM 11.9 → 12.6 %, SGLang
+15.8 → 20.5 %) and puts vLLM's at 0.58, above TensorRT-LLM's 0.525 (docs/calibration.md, Frameworks)."""
 MIN_FRAMEWORK_ROWS = 6
 """Fewest fitted rows of a framework for its own calibration: its three free parameters need more rows than unknowns for
 leave-one-out to mean anything; a framework with fewer is listed as not fitted and a scenario naming it stops with

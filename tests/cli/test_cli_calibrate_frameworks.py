@@ -18,7 +18,8 @@ HEADER = ("id,model,gpu,gpu_count,tp,precision,input_tokens,output_tokens,concur
 def test_the_shipped_calibration_has_a_fit_per_framework_within_the_target():
     """calibration_default.toml is written by `tco calibrate … --frameworks calibration_frameworks.csv`: vLLM and
     SGLang each have their own bandwidth share and overheads, fitted on at least MIN_FRAMEWORK_ROWS rows; leave-one-out
-    median within 25 % (the issue's 12 % is not met with six rows each: docs/calibration.md)."""
+    median within 25 % (9 and 13 rows: 11.9 % and 15.8 % on the
+    35-row main fit, 12.1 % and 15.9 % on the 33-row one; SGLang misses the issue's 12 %, docs/calibration.md)."""
     data = tomllib.loads((SHIPPED / "calibration_default.toml").read_text())
     assert set(data["fit"]["frameworks"].split(",")) == {"trtllm", "vllm", "sglang"}
     for fw in ("vllm", "sglang"):
@@ -27,6 +28,32 @@ def test_the_shipped_calibration_has_a_fit_per_framework_within_the_target():
         assert t["median_abs_error_leave_one_out"] <= 0.25
     # vLLM 0.6 reaches less of the memory bandwidth than the TensorRT-LLM fit (the outside check's +36–75 % on vLLM)
     assert data["framework"]["vllm"]["bandwidth_share"] < data["bandwidth_share"]
+
+
+def test_no_shipped_framework_is_faster_than_the_tensorrt_llm_fit(tmp_path):
+    """The framework tables keep TensorRT-LLM's FLOPS share and fit a lower bandwidth share: on compute-bound,
+    memory-bound and latency-bound cases (70B FP8 on one H200 at 2,000/400 tokens and 256 requests; 8B FP8 on one H100
+    at 4,000/200 and 128; 70B TP8 on H100 at one request; 70B TP2 on H200 at 2,048/128 and 64) vLLM and SGLang
+    predict at most the main fit's tokens/s (freeing the FLOPS share once made vLLM 44 % faster on the seed)."""
+    from tco.sizing import benchmarks
+    from tco.sizing.calibrate import PARAMS, predict
+
+    cat = load_catalog(None)
+    data = tomllib.loads((SHIPPED / "calibration_default.toml").read_text())
+    main = from_dict(data, "default")
+    f = tmp_path / "cases.csv"
+    f.write_text("id,model,gpu,gpu_count,tp,precision,input_tokens,output_tokens,concurrency,output_tokens_per_second\n"
+                 "C1,llama-3.1-70b,H200-SXM-141GB,1,1,fp8,2000,400,256,1000\n"
+                 "C2,llama-3.1-8b,H100-SXM-80GB,1,1,fp8,4000,200,128,1000\n"
+                 "C3,llama-3.1-70b,H100-SXM-80GB,8,8,fp8,1000,1000,1,1000\n"
+                 "C4,llama-3.1-70b,H200-SXM-141GB,8,2,fp8,2048,128,64,1000\n")
+    rows = benchmarks.read(str(f), {})
+    for fw in ("vllm", "sglang"):
+        own = {k: v for k, v in data["framework"][fw].items() if k in PARAMS}
+        eff = from_dict({k: getattr(main, k) for k in PARAMS} | own, fw)
+        assert "flops_share" not in own
+        for r in rows:
+            assert predict(r, cat, eff)["tps"] <= predict(r, cat, main)["tps"], (fw, r.id)
 
 
 def test_a_framework_with_too_few_rows_is_not_fitted(tmp_path):
@@ -69,5 +96,5 @@ def test_calibrate_with_frameworks_writes_their_tables(tmp_path):
                  str(SHIPPED / "calibration_frameworks.csv"), "--no-loo", "-o", str(out), "--report", str(report)]) == 0
     data = tomllib.loads(out.read_text())
     assert set(data["framework"]) == {"vllm", "sglang"} and "vllm" in data["fit"]["frameworks"]
-    assert data["framework"]["vllm"]["versions"] == "vllm-0.6"
+    assert data["framework"]["vllm"]["versions"] == "vllm-0.6,vllm-0.8"
     assert "### vllm" in report.read_text() and "### sglang" in report.read_text()
