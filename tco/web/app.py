@@ -164,7 +164,8 @@ def create_app(desk: Desk):
         return HTMLResponse(env.get_template(name).render(**ctx), status_code=status, headers=_headers())
 
     async def form_of(request: Request):
-        if int(request.headers.get("content-length") or 0) > MAX_BODY_BYTES:
+        length = request.headers.get("content-length") or "0"
+        if not length.isdigit() or int(length) > MAX_BODY_BYTES:  # BodyLimit caps a body without one
             return None
         return await request.form(max_files=1, max_fields=2000, max_part_size=MAX_BODY_BYTES)
 
@@ -275,7 +276,7 @@ def create_app(desk: Desk):
               Route("/proposals/{pid:int}", proposal),
               Route("/proposals/{pid:int}/status", status, methods=["POST"]), Route("/static/{name}", static)]
     return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(desk.hosts)),
-                                                Middleware(SameOrigin)])
+                                                Middleware(SameOrigin), Middleware(BodyLimit)])
 
 
 def _t(lang: str):
@@ -313,6 +314,46 @@ def _save(desk: Desk, text: str, stem: str) -> int:
     return store.save(desk.data, text, number=str(F.get(data, "proposal.number") or ""),
                       client=str(F.get(data, "scenario.client") or ""), name=str(F.get(data, "scenario.name") or ""),
                       stem=stem)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """Refuse (413) a request whose body grows past MAX_BODY_BYTES as it is read, whatever its Content-Length says:
+    a chunked body has none, and the form parser would spool an upload of any size to disk first."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        seen, started = 0, False
+
+        async def capped():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > MAX_BODY_BYTES:
+                    raise _TooLarge
+            return message
+
+        async def watched(message):
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, capped, watched)
+        except _TooLarge:
+            if not started:
+                from starlette.responses import PlainTextResponse
+
+                await PlainTextResponse("request too large", status_code=413)(scope, receive, send)
 
 
 class SameOrigin:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 STATUSES = ("draft", "sent", "signed")
 FILE = "proposals.sqlite"
+MAX_ID = 2**63 - 1
+"""The largest row id SQLite stores; a larger number from the URL is no proposal (not an OverflowError)."""
 
 _SCHEMA = """
 create table if not exists proposals (
@@ -61,7 +63,7 @@ def listed(folder: Path) -> list[dict]:
 
 def get(folder: Path, pid: int) -> dict | None:
     """One saved proposal with its scenario text, or None."""
-    if not (folder / FILE).is_file():
+    if not (folder / FILE).is_file() or not 0 < pid <= MAX_ID:
         return None
     with contextlib_closing(_connect(folder)) as con:
         row = con.execute("select * from proposals where id = ?", (pid,)).fetchone()
@@ -72,6 +74,8 @@ def set_status(folder: Path, pid: int, status: str) -> bool:
     """Mark a proposal draft, sent or signed; False for an unknown id. ValueError for another status."""
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}; choose from {', '.join(STATUSES)}")
+    if not 0 < pid <= MAX_ID:
+        return False
     with contextlib_closing(_connect(folder)) as con, con:
         return con.execute("update proposals set status = ? where id = ?", (status, pid)).rowcount == 1
 
