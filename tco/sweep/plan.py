@@ -5,6 +5,7 @@ key): an axis naming a key the schema does not have, a value the schema refuses,
 
 from __future__ import annotations
 
+import math
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,7 +104,9 @@ def _value_problems(work_cases: list[tuple], axes: list[Axis], base: Base, file:
     for i, axis in enumerate(axes):
         column = sorted({c[i] for c in work_cases}, key=repr)
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in column)
-        tried = [min(column), max(column)] if numeric and column else column[:100]
+        finite = [v for v in column if math.isfinite(v)] if numeric else column
+        odd = [v for v in column if v not in finite][:1]  # an inf or nan draw (min and max skip a nan)
+        tried = odd + ([min(finite), max(finite)] if numeric and finite else column[:100])
         for v in dict.fromkeys(tried):
             try:
                 Scenario.model_validate(set_in(base.data, base.parts[i], v))
