@@ -41,9 +41,11 @@ def load(path: Path) -> dict:
 
     if not path.is_file():
         return {}
-    text = path.read_text(encoding="utf-8-sig")
     try:
+        text = path.read_text(encoding="utf-8-sig")
         data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise InputError([Problem(str(path), "", "the config file is not UTF-8 text; save it as UTF-8")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError([Problem(str(path), "", f"TOML syntax error: {exc}")]) from None
     from tco.report.i18n import LOCALES
