@@ -1,0 +1,372 @@
+"""Regression tests for the red team of 2026-12-02 on the surfaces added since the 2026-12 review
+(docs/robustness-2026-12b.md): owned servers, [proposal] contract/constraints/brand, sweep, diff, render, the
+config file and the sales desk.
+
+Each test is named after the finding it pins (B = brand, W = web desk, S = sweep, D = diff/render, C = config,
+K = constraints) and fails on the code the red team attacked (main at a9f0ce7). They call the library (api.load,
+the modules' own functions) or ``tco.cli.main`` in-process; none starts a process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tco import api
+from tco.cli import main
+from tco.errors import InputError
+
+from test_robustness import ROOT, SMALL, SMALL_TEXT, write  # the 2026-11 file's helpers
+
+THEME = (ROOT / "tco" / "templates" / "theme.toml").read_text(encoding="utf-8")
+
+
+def _problems(exc: pytest.ExceptionInfo) -> list[str]:
+    return [str(p) for p in exc.value.problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# B1: a brand theme.toml of the wrong shape is a located input problem, not an AttributeError or TypeError
+
+
+def _branded(tmp_path: Path, theme: str) -> Path:
+    (tmp_path / "brand").mkdir()
+    (tmp_path / "brand" / "theme.toml").write_text(theme, encoding="utf-8")
+    return write(tmp_path, SMALL_TEXT + '\n[proposal]\ndate = "2027-02-01"\nbrand = "brand"\n')
+
+
+@pytest.mark.parametrize("theme, key, says", [
+    ('provider = "x"\n', "[theme]", "[provider] must be a table, got 'x'"),          # AttributeError in load_theme
+    ('colors = "x"\n[provider]\nname = "A"\n', "[theme]", "[colors] must be a table"),  # AttributeError
+    ('contact = [1, 2]\n[provider]\nname = "A"\n', "[theme]", "[contact] must be a table"),  # crashed the PDF
+    ('[provider]\nname = 5\n', "[theme]", "provider.name = '5' must be text, in quotes"),  # TypeError in the PDF
+    ('[provider]\nname = "A"\nexample = "yes"\n', "[theme]", "provider.example = 'yes' must be true or false"),
+    ('[provider]\nname = "A"\n[contact]\nemail = { a = 1 }\n', "[theme]", "contact.email"),
+])
+def test_b1_a_brand_theme_of_the_wrong_shape_is_located(tmp_path, theme, key, says):
+    from tco.report import brand
+
+    path = _branded(tmp_path, theme)
+    inp = api.load(path)
+    found = [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)]
+    assert len(found) == 1 and found[0].startswith(str(tmp_path / "brand" / "theme.toml")), found
+    assert key in found[0] and says in found[0], found
+
+
+def test_b1_the_package_theme_and_a_copy_of_it_still_load(tmp_path):
+    from tco.report import brand
+
+    assert brand.load_theme()["provider"]["example"] is True
+    inp = api.load(_branded(tmp_path, THEME))
+    (tmp_path / "brand" / "logo.svg").write_bytes((ROOT / "tco" / "templates" / "logo.svg").read_bytes())
+    assert brand.problems(inp.scenario, inp.path, inp.key_lines) == []
+
+
+# ---------------------------------------------------------------------------------------------
+# W1–W3: the sales desk
+
+
+def test_w1_the_desk_refuses_a_scenario_naming_a_brand_folder(tmp_path):
+    """`[proposal] brand` is a path on the server: an uploaded scenario could read any folder's theme.toml and
+    logo into the PDF ("../../x", "/srv/other-seller"); the desk reads no file a scenario names."""
+    from tco.web import jobs
+
+    text = SMALL_TEXT + '\n[proposal]\nbrand = "/etc"\n'
+    got = jobs.check(text, "x")
+    assert [p["key"] for p in got["problems"]] == ["proposal.brand"]
+    assert "reads no other file named in a scenario" in got["problems"][0]["message"]
+
+
+@pytest.fixture()
+def desk_client(tmp_path):
+    from starlette.testclient import TestClient
+
+    from tco.web import app as webapp
+    from tco.web import store
+
+    store.save(tmp_path / "data", "x", number="1", client="c", name="n", stem="s")
+    desk = webapp.Desk({}, tmp_path / "data", None, ("testserver",))
+    with TestClient(webapp.create_app(desk), raise_server_exceptions=False) as c:
+        yield c
+
+
+SAME = {"Origin": "http://testserver"}
+
+
+def test_w2_a_chunked_body_past_the_cap_is_refused_as_it_arrives():
+    """Without a Content-Length (a chunked body) the size check was skipped: the form parser spooled an upload of
+    any size to disk (50 MB in the attack) before the handler saw it was too large. BodyLimit counts the body as
+    the app reads it and answers 413 once it passes the cap, reading no further."""
+    import asyncio
+
+    from tco.web.app import MAX_BODY_BYTES, BodyLimit
+
+    chunk, offered, read, sent = 1 << 20, 50, [], []
+
+    async def receive():
+        read.append(1)
+        return {"type": "http.request", "body": b"#" * chunk, "more_body": len(read) < offered}
+
+    async def send(message):
+        sent.append(message)
+
+    async def app(scope, receive, send):  # reads the whole body, as the form parser does
+        while (await receive()).get("more_body"):
+            pass
+        raise AssertionError("the app read past the cap")
+
+    asyncio.run(BodyLimit(app)({"type": "http", "method": "POST", "headers": []}, receive, send))
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 413
+    assert len(read) == MAX_BODY_BYTES // chunk + 1  # 2 of the 50 chunks offered
+
+
+@pytest.mark.parametrize("length", ["abc", "-1", "1e3"])
+def test_w2_a_content_length_that_is_not_a_number_is_refused(desk_client, length):
+    r = desk_client.post("/recalc", content=b"base=x", headers={**SAME, "Content-Length": length,
+                                                                 "Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413  # was 500 (int('abc')) or the form read for -1
+
+
+def test_w3_a_proposal_id_past_sqlites_range_is_no_proposal(desk_client):
+    huge = "99999999999999999999999"
+    assert desk_client.get(f"/proposals/{huge}").status_code == 404  # was 500: OverflowError in sqlite3
+    r = desk_client.post(f"/proposals/{huge}/status", data={"status": "sent"}, headers=SAME)
+    assert r.status_code == 400
+
+
+# ---------------------------------------------------------------------------------------------
+# S1–S5: sweep
+
+
+def _sweep(tmp_path: Path, body: str) -> Path:
+    p = tmp_path / "sw.toml"
+    p.write_text(f'[sweep]\nbase = "{SMALL.as_posix()}"\n' + body, encoding="utf-8")
+    return p
+
+
+@pytest.mark.parametrize("rng", [
+    "{ start = 1.0, stop = 1e12, step = 1.0 }",          # listed 1e12 values before counting: MemoryError
+    "{ start = -1e308, stop = 1e308, step = 1e-300 }",   # (stop - start) / step = inf: OverflowError
+    "{ start = -1e308, stop = 1e308, step = 1e308 }",    # stop - start overflows: OverflowError
+])
+def test_s1_s2_a_range_is_counted_before_it_is_listed(tmp_path, rng):
+    from tco.sweep import spec
+
+    with pytest.raises(InputError) as exc:
+        spec.load(_sweep(tmp_path, f'[[axes]]\nkey = "fx.usdbrl"\nrange = {rng}\n'))
+    (p,) = _problems(exc)
+    assert ":5: [axes[0].range]" in p and "makes more than 100,000 values" in p
+
+
+def test_s1_a_range_at_the_limit_still_loads(tmp_path):
+    from tco.sweep import cases, spec
+
+    sweep, _, _ = spec.load(_sweep(tmp_path, '[[axes]]\nkey = "fx.usdbrl"\nrange = { start = 0, stop = 99998, step = 1 }\n'))
+    assert cases.count(sweep) == 99_999
+
+
+@pytest.mark.parametrize("dist", ['{ kind = "uniform", low = -1e308, high = 1e308 }',
+                                  '{ kind = "normal", mean = 0, sd = 1e308 }'])
+def test_s3_an_integer_axis_drawing_infinity_is_located(tmp_path, dist):
+    """int(round(inf)) raised OverflowError while the cases were listed."""
+    from tco.sweep import plan
+
+    with pytest.raises(InputError) as exc:
+        plan.prepare(_sweep(tmp_path, f'[[axes]]\nkey = "scenario.horizon_months"\ndistribution = {dist}\n'))
+    (p,) = _problems(exc)
+    assert "[axes[0].distribution] scenario.horizon_months = " in p and "inf" in p
+
+
+def test_s3_a_nan_draw_is_tried_not_skipped_by_min_and_max(tmp_path):
+    """A triangular axis whose span overflows draws nan; min() and max() skip it, so it reached the cases."""
+    from tco.sweep import plan
+
+    body = '[[axes]]\nkey = "fx.usdbrl"\ndistribution = { kind = "triangular", low = -1e308, mode = 1e308, high = 1e308 }\n'
+    with pytest.raises(InputError) as exc:
+        plan.prepare(_sweep(tmp_path, body + "samples = 5\n"))
+    assert "fx.usdbrl = nan" in _problems(exc)[0] or "fx.usdbrl = -inf" in _problems(exc)[0]
+
+
+def test_s4_the_sweep_csv_writes_formula_looking_text_as_text():
+    import pandas as pd
+
+    from tco.sweep.driver import csv_safe
+
+    df = pd.DataFrame({"case": [0, 1], "scenario.client": ['=HYPERLINK("http://x","y")', "@SUM(1)"],
+                       "options[+cmd|x].pricing": ["-1+2", "on_demand"], "tco_brl": [-5.0, 7.0]})
+    text = csv_safe(df).to_csv(index=False)
+    assert text.splitlines() == ["case,scenario.client,options[+cmd|x].pricing,tco_brl",
+                                 '0,"\'=HYPERLINK(""http://x"",""y"")",\'-1+2,-5.0', "1,'@SUM(1),on_demand,7.0"]
+
+
+@pytest.fixture(scope="module")
+def small_table():
+    """A real sweep table of two cases of the small scenario (its rows, columns, axes and cases)."""
+    from tco.sweep import plan
+    from tco.sweep.case import row_columns, run_case
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        work = plan.prepare(_sweep(Path(tmp), '[[axes]]\nkey = "fx.usdbrl"\nvalues = [5.0, 6.0]\n'))
+    rows = [r for i, values in enumerate(work.cases) for r in run_case(work.base, i, values)]
+    return work, rows, row_columns(work.base)
+
+
+def _mutated(small_table, fn):
+    import pandas as pd
+
+    work, rows, cols = small_table
+    df = fn(pd.DataFrame(rows, columns=cols))
+    return df, cols, work
+
+
+@pytest.mark.parametrize("name, fn, says", [
+    ("no case column", lambda d: d.drop(columns=["case"]), "its columns are not the ones this sweep writes"),
+    ("an extra column", lambda d: d.assign(evil="=1"), "its columns are not the ones this sweep writes"),
+    ("case 999", lambda d: d.assign(case=d["case"] + 999), "case numbers are not this sweep's"),  # "4 of 2 cases"
+    ("fractional cases", lambda d: d.assign(case=d["case"] + 0.5), "case numbers are not this sweep's"),
+    ("text cases", lambda d: d.assign(case=d["case"].astype(str) + "x"), "case numbers are not this sweep's"),
+    ("rows twice", lambda d: __import__("pandas").concat([d, d]), "appears twice"),  # TypeError in the map
+    ("other axis values", lambda d: d.assign(**{"fx.usdbrl": 9.0}), "'fx.usdbrl' values are not"),
+    ("text amounts", lambda d: d.assign(tco_brl="abc"), "'tco_brl' holds text"),  # ValueError in the map
+])
+def test_s5_a_tampered_resume_table_is_refused(small_table, tmp_path, name, fn, says):
+    from tco.sweep import table
+
+    work, rows, cols = small_table
+    df, cols, work = _mutated(small_table, fn)
+    p = tmp_path / "t.parquet"
+    table.write_parquet(df, p, work.sha256, len(work.cases))  # the hash copied with the file, as a tamperer would
+    with pytest.raises(InputError) as exc:
+        table.read_done(p, work.sha256, len(work.cases), cols, work.base.columns, work.cases)
+    assert says in _problems(exc)[0], name
+
+
+def test_s5_an_untouched_or_partial_table_resumes(small_table, tmp_path):
+    import pandas as pd
+
+    from tco.sweep import table
+
+    work, rows, cols = small_table
+    p = tmp_path / "t.parquet"
+    for keep in (rows, [r for r in rows if r["case"] == 1]):
+        table.write_parquet(table.frame(keep, cols), p, work.sha256, len(work.cases))
+        got = table.read_done(p, work.sha256, len(work.cases), cols, work.base.columns, work.cases)
+        assert len(got) == len(keep)
+    assert pd.DataFrame(rows)["option"].nunique() == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# D1: diff and render read a hostile or foreign JSON as bad input
+
+
+GOOD = {"tool": {"name": "tco", "version": "0.1.0"}, "scenario": {"name": "s"}, "assumptions": {},
+        "ranking": ["A"], "cheapest": "A",
+        "options": [{"name": "A", "tco_brl": {"deterministic": 1.0, "p5": None}, "npv_brl": {"deterministic": 1.0},
+                     "lines_brl": {"compute": 1.0}, "inference_offer": {"offer": "x"}}]}
+
+
+def _doc(**change) -> dict:
+    doc = json.loads(json.dumps(GOOD))
+    for path, value in change.items():
+        *head, last = path.split("__")
+        obj = doc
+        for k in head:
+            obj = obj[int(k)] if isinstance(obj, list) else obj[k]
+        if value is KeyError:
+            del obj[last]
+        else:
+            obj[last] = value
+    return doc
+
+
+@pytest.mark.parametrize("doc, key", [
+    (_doc(tool="x"), "tool"),                                       # AttributeError in diff
+    (_doc(scenario="x"), "scenario"),                               # AttributeError in render and diff
+    (_doc(assumptions=[]), "assumptions"),
+    (_doc(ranking=[[1]]), "ranking"),                               # TypeError: unhashable
+    (_doc(cheapest=[1]), "cheapest"),
+    (_doc(options=[1, "a"]), "options[0]"),                         # TypeError / AttributeError
+    (_doc(options__0__name=KeyError), "options[0]"),                # KeyError: 'name'
+    (_doc(options__0__name=[1]), "options[0]"),
+    (_doc(options__0__tco_brl=KeyError), "options[0].tco_brl"),      # KeyError: 'tco_brl'
+    (_doc(options__0__tco_brl={"deterministic": "abc"}), "options[0].tco_brl"),  # ValueError in the format
+    (_doc(options__0__npv_brl=None), "options[0].npv_brl"),
+    (_doc(options__0__lines_brl={"x": "y"}), "options[0].lines_brl"),  # TypeError in the subtraction
+    (_doc(options__0__inference_offer=[1]), "options[0].inference_offer"),
+])
+def test_d1_a_result_of_the_wrong_shape_is_located(tmp_path, capsys, doc, key):
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(doc), encoding="utf-8")
+    assert main(["render", str(p)]) == 2
+    assert main(["diff", str(p), str(p)]) == 2
+    err = capsys.readouterr().err
+    assert f"r.json: [{key}] not a JSON result of tco run" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize("raw, says", [
+    ('{"tool": {}, "options": [], "x": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),  # RecursionError
+    (json.dumps(GOOD).replace("\"deterministic\": 1.0", "\"deterministic\": NaN", 1), "NaN is not a number tco writes"),
+    (json.dumps(GOOD).replace("\"deterministic\": 1.0", "\"deterministic\": Infinity", 1), "Infinity is not a number tco writes"),
+])
+def test_d1_a_deep_or_non_finite_json_is_refused(tmp_path, capsys, raw, says):
+    p = tmp_path / "r.json"
+    p.write_text(raw, encoding="utf-8")
+    assert main(["render", str(p)]) == 2
+    assert says in capsys.readouterr().err
+
+
+def test_d1_a_sound_result_still_renders_and_diffs(tmp_path, capsys):
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(GOOD), encoding="utf-8")
+    assert main(["render", str(p), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["options"][0]["tco_brl"] == 1.0
+    assert main(["diff", str(p), str(p), "--format", "json"]) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# C1: a config file that is not UTF-8
+
+
+def test_c1_a_config_file_that_is_not_utf8_is_bad_input(tmp_path, monkeypatch, capsys):
+    cfg = tmp_path / "config.toml"
+    cfg.write_bytes(b'locale = "\xff"\n')
+    monkeypatch.setenv("TCO_CONFIG", str(cfg))
+    assert main(["validate", str(SMALL)]) == 2  # was a UnicodeDecodeError traceback, exit 1
+    assert f"{cfg}: the config file is not UTF-8 text" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# K1: [proposal.constraints] providers must be the catalog's
+
+
+def test_k1_a_misspelt_provider_is_located_not_silently_left_out(tmp_path):
+    """providers = ["aws", "gpc"] validated, ran and recommended an AWS option: every GCP option was left out of the
+    ranking by a typo the seller never saw."""
+    text = SMALL_TEXT + '\n[proposal]\ndate = "2027-02-01"\n\n[proposal.constraints]\nproviders = ["aws", "gpc", "AWS"]\n'
+    path = write(tmp_path, text)
+    with pytest.raises(InputError) as exc:
+        api.check(path)
+    line = text.splitlines().index('providers = ["aws", "gpc", "AWS"]') + 1
+    assert _problems(exc) == [
+        f"{path}:{line}: [proposal.constraints.providers[1]] unknown provider 'gpc'; did you mean 'gcp' or 'gcore'?",
+        f"{path}:{line}: [proposal.constraints.providers[2]] unknown provider 'AWS'; valid names include 'aws'"]
+
+
+def test_k1_the_plan_search_checks_them_too(tmp_path):
+    from tco import plan
+
+    text = SMALL_TEXT + '\n[proposal.constraints]\nproviders = ["gpc"]\n'
+    inp = api.load(write(tmp_path, text))
+    problems = plan.check(inp.scenario, inp.catalog, inp.path, inp.key_lines)
+    assert [p.key for p in problems] == ["proposal.constraints.providers[0]"]
+
+
+def test_k1_the_seed_constraints_still_pass():
+    inp = api.load(ROOT / "scenarios" / "seed_70b_h200.toml")
+    from tco.resolve import provider_problems
+
+    assert inp.scenario.proposal.constraints.data_in_brazil == "both"
+    assert provider_problems(inp.scenario, inp.catalog, inp.path, lambda *k: None) == []
