@@ -370,3 +370,20 @@ def test_k1_the_seed_constraints_still_pass():
 
     assert inp.scenario.proposal.constraints.data_in_brazil == "both"
     assert provider_problems(inp.scenario, inp.catalog, inp.path, lambda *k: None) == []
+
+
+def test_d2_the_markdown_diff_writes_names_as_text_not_html():
+    """`diff --format markdown` is pasted into pull requests and wikis: an option named with markup came out as
+    raw HTML (an <img onerror> where the Markdown renderer allows HTML), and a backtick closed the code span."""
+    from tco.diff import render
+
+    name = '<img src=x onerror=alert(1)> & `x`'
+    d = {"a": "a`b.json", "b": "b.json", "inputs": [{"key": f"options[{name}].pricing", "a": "<b>", "b": None,
+                                                      "unit": ""}],
+         "options": [{"name": name, "tco_a": 1.0, "tco_b": 2.0, "delta": 1.0, "delta_share": 1.0, "rank_a": 1,
+                      "rank_b": 1, "lines": []}],
+         "ranking": {"a": [name], "b": [name], "changed": False}, "cheapest": {"a": name, "b": name, "changed": False}}
+    md = render.markdown(d)
+    assert "<" not in md and ">" not in md.replace("→", "")
+    assert "| &lt;img src=x onerror=alert(1)&gt; &amp; 'x' |" in md
+    assert "`a'b.json`" in md

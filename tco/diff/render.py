@@ -44,9 +44,11 @@ def headline(d: dict) -> list[str]:
 
 
 def markdown(d: dict) -> str:
-    """The diff as Markdown (a pipe in a name is escaped, so it never breaks a table)."""
+    """The diff as Markdown (a pipe in a name is escaped, so it never breaks a table; <, > and & are written as
+    entities, so a name never becomes HTML where the Markdown is rendered; a backtick never closes a code span)."""
     def cell(x) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+        text = str(x).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
     out = [f"## tco diff: `{cell(d['a'])}` → `{cell(d['b'])}`", ""]
     out += [f"- {cell(s)}" for s in headline(d)]
