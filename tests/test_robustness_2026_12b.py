@@ -387,3 +387,15 @@ def test_d2_the_markdown_diff_writes_names_as_text_not_html():
     assert "<" not in md and ">" not in md.replace("→", "")
     assert "| &lt;img src=x onerror=alert(1)&gt; &amp; 'x' |" in md
     assert "`a'b.json`" in md
+
+
+# ---------------------------------------------------------------------------------------------
+# O1: `run -o -` with other formats
+
+
+def test_o1_run_to_stdout_refuses_formats_it_cannot_print(capsys):
+    """`run -o - --formats xlsx` printed the JSON, exit 0, and wrote no workbook: the format asked for was dropped
+    in silence."""
+    assert main(["run", str(SMALL), "-o", "-", "--formats", "xlsx,pdf", "--quiet"]) == 2
+    got = capsys.readouterr()
+    assert got.out == "" and "-o - prints the JSON only; --formats xlsx,pdf needs an output folder" in got.err

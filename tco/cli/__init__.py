@@ -156,6 +156,10 @@ def cmd_run(args) -> int:
     from tco.output import check_output_dir
 
     if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
+        asked = [f for f in args.formats if f != "json"]
+        if asked and args.formats != ["json", "csv", "xlsx", "pdf"]:  # --formats given, not only json
+            _err(f"error: -o - prints the JSON only; --formats {','.join(asked)} needs an output folder (-o DIR)")
+            return 2
         return _run_to_stdout(args)
     for problem in (check_output_dir(args.output), stem_problem(args.scenario)):
         if problem:
