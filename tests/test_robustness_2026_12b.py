@@ -399,3 +399,19 @@ def test_o1_run_to_stdout_refuses_formats_it_cannot_print(capsys):
     assert main(["run", str(SMALL), "-o", "-", "--formats", "xlsx,pdf", "--quiet"]) == 2
     got = capsys.readouterr()
     assert got.out == "" and "-o - prints the JSON only; --formats xlsx,pdf needs an output folder" in got.err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("address", ["tls://127.0.0.1:1", "ucx://127.0.0.1:1"])
+def test_s6_a_scheduler_address_of_another_protocol_is_bad_input(tmp_path, address):
+    """tls:// without certificates raised TypeError in dask's connector (a traceback, exit 1), as did ucx:// without
+    UCX; a subprocess, because the half-made Client's finaliser waits 20 s at the interpreter's exit."""
+    import subprocess
+    import sys
+
+    sw = _sweep(tmp_path, '[[axes]]\nkey = "fx.usdbrl"\nvalues = [5.0]\n')
+    r = subprocess.run([sys.executable, "-m", "tco", "sweep", str(sw), "-o", str(tmp_path / "out"), "--scheduler",
+                        address], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert f"--scheduler: {address}: no Dask scheduler answered" in r.stderr
+    assert not (tmp_path / "out").exists()
