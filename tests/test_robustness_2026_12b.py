@@ -18,7 +18,7 @@ from tco import api
 from tco.cli import main
 from tco.errors import InputError
 
-from test_robustness import ROOT, SMALL, SMALL_TEXT, write  # the 2026-11 file's helpers
+from test_robustness import ROOT, SMALL, SMALL_TEXT, sub, write  # the 2026-11 file's helpers
 
 THEME = (ROOT / "tco" / "templates" / "theme.toml").read_text(encoding="utf-8")
 
@@ -415,3 +415,33 @@ def test_s6_a_scheduler_address_of_another_protocol_is_bad_input(tmp_path, addre
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert f"--scheduler: {address}: no Dask scheduler answered" in r.stderr
     assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# P1: [options.owned] loan terms under payment = "cash"
+
+
+OWNED = (ROOT / "scenarios" / "owned_70b_h200.toml").read_text(encoding="utf-8")
+
+
+def test_p1_loan_terms_with_a_cash_payment_are_located(tmp_path):
+    """payment = "cash" with financing_months and grace_months validated and costed a cash purchase: the terms the
+    seller typed for a loan were dropped in silence."""
+    from tco.resolve import resolve
+
+    text = sub(OWNED, 'payment = "cash"\ncross_connects = 2', 'payment = "cash"\nfinancing_months = 36\ngrace_months = 6')
+    inp = api.load(write(tmp_path, text))
+    with pytest.raises(InputError) as exc:
+        resolve(inp.scenario, inp.catalog, inp.path, inp.key_lines)
+    line = text.splitlines().index("financing_months = 36") + 1
+    assert _problems(exc) == [f"{inp.path}:{line}: [options[1].owned.financing_months] financing_months, grace_months "
+                              "are terms of a loan, but payment = 'cash': name a financing line (payment = "
+                              "'bndes_finame', 'bank_capex') or remove them"]
+
+
+def test_p1_the_owned_example_still_resolves():
+    from tco.resolve import resolve
+
+    inp = api.load(ROOT / "scenarios" / "owned_70b_h200.toml")
+    _, opts = resolve(inp.scenario, inp.catalog, inp.path, inp.key_lines)
+    assert sum(o.owned is not None for o in opts) == 2
