@@ -445,3 +445,24 @@ def test_p1_the_owned_example_still_resolves():
     inp = api.load(ROOT / "scenarios" / "owned_70b_h200.toml")
     _, opts = resolve(inp.scenario, inp.catalog, inp.path, inp.key_lines)
     assert sum(o.owned is not None for o in opts) == 2
+
+
+# ---------------------------------------------------------------------------------------------
+# M1: a mixture-of-experts row routing more experts than it has
+
+
+MODELS_HEAD = ("model,family,params_b,active_params_b,layers,hidden_size,attention_heads,kv_heads,head_dim,experts,"
+               "experts_per_token,attention_head_dim,max_context_tokens,source,as_of\n")
+
+
+@pytest.mark.parametrize("experts, per_token", [("8", "16"), ("8", "0"), ("8", ""), ("", "2")])
+def test_m1_a_moe_row_routing_outside_its_experts_is_located(tmp_path, experts, per_token):
+    """experts_per_token = 16 of 8 experts (or a router with no experts) loaded and was sized."""
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "models.csv").write_text(
+        MODELS_HEAD + f"x-moe,x,8,2,32,4096,32,8,128,{experts},{per_token},,32768,src,2026-01-01\n", encoding="utf-8")
+    text = sub(sub(SMALL_TEXT, "[scenario]\n", '[scenario]\ncatalog_dir = "cat"\n'), 'id = "llama-3.1-8b"', 'id = "x-moe"')
+    with pytest.raises(InputError) as exc:
+        api.load(write(tmp_path, text))
+    (p,) = _problems(exc)
+    assert p.startswith(f"{tmp_path / 'cat' / 'models.csv'}:2: [experts_per_token] a mixture of experts routes"), p
