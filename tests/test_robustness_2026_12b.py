@@ -466,3 +466,29 @@ def test_m1_a_moe_row_routing_outside_its_experts_is_located(tmp_path, experts, 
         api.load(write(tmp_path, text))
     (p,) = _problems(exc)
     assert p.startswith(f"{tmp_path / 'cat' / 'models.csv'}:2: [experts_per_token] a mixture of experts routes"), p
+
+
+# ---------------------------------------------------------------------------------------------
+# K2: SLA credit tiers that contradict each other
+
+
+CREDITS = '\n[proposal]\ndate = "2027-02-01"\n' + "".join(
+    f"\n[[proposal.contract.sla_credits]]\nbelow_share = {b}\ncredit_share = {c}\n" for b, c in (("{b1}", "{c1}"),
+                                                                                                ("{b2}", "{c2}")))
+
+
+@pytest.mark.parametrize("b1, c1, b2, c2, ok", [
+    (0.999, 0.10, 0.99, 0.25, True),    # the seed's tiers
+    (0.99, 0.25, 0.999, 0.10, True),    # the same, written in the other order
+    (0.99, 0.10, 0.99, 0.50, False),    # the same availability with two credits: which applies?
+    (0.999, 0.25, 0.99, 0.10, False),   # a worse month credited less than a better one
+])
+def test_k2_sla_credit_tiers_must_be_distinct_and_grow_as_availability_drops(tmp_path, b1, c1, b2, c2, ok):
+    text = SMALL_TEXT + CREDITS.format(b1=b1, c1=c1, b2=b2, c2=c2)
+    if ok:
+        assert len(api.load(write(tmp_path, text)).scenario.proposal.contract.sla_credits) == 2
+        return
+    with pytest.raises(InputError) as exc:
+        api.load(write(tmp_path, text))
+    (p,) = _problems(exc)
+    assert "[proposal.contract] sla_credits: below " in p and "each tier needs its own below_share" in p
