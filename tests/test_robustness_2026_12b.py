@@ -492,3 +492,20 @@ def test_k2_sla_credit_tiers_must_be_distinct_and_grow_as_availability_drops(tmp
         api.load(write(tmp_path, text))
     (p,) = _problems(exc)
     assert "[proposal.contract] sla_credits: below " in p and "each tier needs its own below_share" in p
+
+
+# ---------------------------------------------------------------------------------------------
+# V1: `validate --json` on a bad scenario
+
+
+def test_v1_validate_json_prints_the_problems_on_stdout(tmp_path, capsys):
+    """`validate --json` ("print the outcome ... as JSON") printed nothing on stdout for a bad scenario: a tool that
+    parses stdout failed on an empty string instead of reading the problems."""
+    path = write(tmp_path, sub(SMALL_TEXT, "horizon_months = 24", "horizon_months = 0"))
+    assert main(["validate", str(path), "--json"]) == 2
+    got = capsys.readouterr()
+    doc = json.loads(got.out)
+    line = SMALL_TEXT.splitlines().index("horizon_months = 24") + 1
+    assert doc["ok"] is False and doc["file"] == str(path)
+    assert [(p["key"], p["line"], p["file"]) for p in doc["problems"]] == [("scenario.horizon_months", line, str(path))]
+    assert "scenario.horizon_months" in got.err  # the terminal message as before

@@ -337,6 +337,12 @@ def main(argv: list[str] | None = None) -> int:
                 "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan,
                 "serve": cmd_serve}[args.command](args)
     except InputError as exc:
+        if args.command == "validate" and getattr(args, "json", False):  # a tool reads the outcome on stdout
+            import json
+
+            print(json.dumps({"file": args.scenario, "ok": False, "problems": [
+                {"file": p.file, "line": p.line, "key": p.key, "message": p.message} for p in exc.problems]},
+                ensure_ascii=False))
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")
         for p in exc.problems:
