@@ -509,3 +509,19 @@ def test_v1_validate_json_prints_the_problems_on_stdout(tmp_path, capsys):
     assert doc["ok"] is False and doc["file"] == str(path)
     assert [(p["key"], p["line"], p["file"]) for p in doc["problems"]] == [("scenario.horizon_months", line, str(path))]
     assert "scenario.horizon_months" in got.err  # the terminal message as before
+
+
+# ---------------------------------------------------------------------------------------------
+# L1: two options with the same label
+
+
+def test_l1_two_options_with_labels_alike_are_located(tmp_path):
+    """The proposal shows an option's label in place of its name: two options labelled alike (names unique)
+    validated and read as one option twice in the client's comparison table."""
+    text = sub(SMALL_TEXT, 'label = "AWS São Paulo g6, reservado 1 ano"', 'label = "aws são paulo G6  sob demanda"')
+    with pytest.raises(InputError) as exc:
+        api.load(write(tmp_path, text))
+    line = text.splitlines().index('label = "aws são paulo G6  sob demanda"') + 1
+    assert _problems(exc) == [f"{tmp_path / 's.toml'}:{line}: [options[2].label] option labels must be unique: "
+                              "'aws são paulo G6  sob demanda' reads as the label of options[1] ('AWS São Paulo g6 "
+                              "sob demanda'), and the proposal shows labels"]
