@@ -525,3 +525,16 @@ def test_l1_two_options_with_labels_alike_are_located(tmp_path):
     assert _problems(exc) == [f"{tmp_path / 's.toml'}:{line}: [options[2].label] option labels must be unique: "
                               "'aws são paulo G6  sob demanda' reads as the label of options[1] ('AWS São Paulo g6 "
                               "sob demanda'), and the proposal shows labels"]
+
+
+def test_s7_no_max_cases_lets_a_sweep_list_a_billion_cases(tmp_path):
+    """`--max-cases 1000000000` on a 1000 × 1000 × 1000 grid listed the cases until a MemoryError traceback (3 GB
+    in 15 s under a memory limit; the machine's swap without one)."""
+    from tco.sweep import plan
+
+    axes = "".join(f'[[axes]]\nkey = "{k}"\nrange = {{ start = 1, stop = 1000, step = 1 }}\n'
+                   for k in ("fx.usdbrl", "inference.storage_gb", "inference.egress_kb_per_request"))
+    with pytest.raises(InputError) as exc:
+        plan.prepare(_sweep(tmp_path, axes), max_cases=1_000_000_000)
+    (p,) = _problems(exc)
+    assert "the sweep makes 1,000,000,000 cases, more than 1,000,000; check the ranges and samples, or split it" in p

@@ -18,6 +18,9 @@ from tco.sweep.spec import Axis, SweepFile
 
 MAX_CASES = 20_000
 """Cases a sweep may make without ``--max-cases`` (a typo in a range's step should not start a day of work)."""
+MAX_CASES_EVER = 1_000_000
+"""Cases no --max-cases can exceed: the cases are listed, and the table built, in memory (a billion-case grid ran
+out of memory listing them)."""
 FIXED_KEYS = {("scenario", "catalog_dir"): "the catalog is loaded once for the whole sweep",
               ("scenario", "name"): "a case is named by its number", }
 """Keys an axis may not vary, and why."""
@@ -150,10 +153,13 @@ def prepare(path: str | Path, max_cases: int = MAX_CASES) -> Work:
         point.append(value if isinstance(value, (int, float, str, bool)) else None)
         integer[axis.column] = isinstance(value, int) and not isinstance(value, bool)
     n = cases.count(sweep)
+    max_cases = min(max_cases, MAX_CASES_EVER)
     if n > max_cases:
         key = "sweep.samples" if sweep.sweep.design == "lhs" else "axes"
-        problems.append(Problem(file, key, f"the sweep makes {n:,} cases, more than {max_cases:,}; check the "
-                                f"ranges and samples, or allow them with --max-cases {n}",
+        allow = (f"or allow them with --max-cases {n}" if n <= MAX_CASES_EVER else f"or split it: {MAX_CASES_EVER:,} "
+                 "is the most one sweep runs (its cases and table are held in memory)")
+        problems.append(Problem(file, key, f"the sweep makes {n:,} cases, more than {max_cases:,}; "
+                                f"check the ranges and samples, {allow}",
                                 lines.get(("sweep", "samples")) or lines.get(("axes",))))
     if problems:
         raise InputError(problems)
