@@ -101,7 +101,8 @@ def test_w2_a_chunked_body_past_the_cap_is_refused_as_it_arrives():
     the app reads it and answers 413 once it passes the cap, reading no further."""
     import asyncio
 
-    from tco.web.app import MAX_BODY_BYTES, BodyLimit
+    from tco.web.app import MAX_BODY_BYTES
+    from tco.web.guards import BodyLimit
 
     chunk, offered, read, sent = 1 << 20, 50, [], []
 
@@ -117,7 +118,7 @@ def test_w2_a_chunked_body_past_the_cap_is_refused_as_it_arrives():
             pass
         raise AssertionError("the app read past the cap")
 
-    asyncio.run(BodyLimit(app)({"type": "http", "method": "POST", "headers": []}, receive, send))
+    asyncio.run(BodyLimit(app, MAX_BODY_BYTES)({"type": "http", "method": "POST", "headers": []}, receive, send))
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 413
     assert len(read) == MAX_BODY_BYTES // chunk + 1  # 2 of the 50 chunks offered
 
@@ -538,3 +539,18 @@ def test_s7_no_max_cases_lets_a_sweep_list_a_billion_cases(tmp_path):
         plan.prepare(_sweep(tmp_path, axes), max_cases=1_000_000_000)
     (p,) = _problems(exc)
     assert "the sweep makes 1,000,000,000 cases, more than 1,000,000; check the ranges and samples, or split it" in p
+
+
+def test_w4_the_desk_on_ipv6_loopback_answers_and_still_refuses_other_hosts():
+    """`tco serve --host ::1`: every request was 400, Starlette's TrustedHostMiddleware reading '[::1]:8000' as
+    '['."""
+    from starlette.testclient import TestClient
+
+    from tco.web import app as webapp
+    from tco.web.serve import hosts_for
+
+    desk = webapp.Desk({}, None, None, hosts_for("::1", 8000))
+    with TestClient(webapp.create_app(desk), base_url="http://[::1]:8000") as c:
+        assert c.get("/static/desk.css").status_code == 200
+        assert c.get("/static/desk.css", headers={"Host": "evil.example:8000"}).status_code == 400
+        assert c.get("/static/desk.css", headers={"Host": "[::2]:8000"}).status_code == 400

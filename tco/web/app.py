@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tco.web import fields as F
-from tco.web import jobs
+from tco.web import guards, jobs
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_BODY_BYTES = 1_100_000
@@ -153,7 +153,6 @@ def create_app(desk: Desk):
     """The Starlette application of `desk`."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
@@ -275,8 +274,8 @@ def create_app(desk: Desk):
               Route("/download", download, methods=["POST"]), Route("/proposals", proposals),
               Route("/proposals/{pid:int}", proposal),
               Route("/proposals/{pid:int}/status", status, methods=["POST"]), Route("/static/{name}", static)]
-    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(desk.hosts)),
-                                                Middleware(SameOrigin), Middleware(BodyLimit)])
+    return Starlette(routes=routes, middleware=[Middleware(guards.HostCheck, hosts=desk.hosts),
+                                                Middleware(SameOrigin), Middleware(guards.BodyLimit, limit=MAX_BODY_BYTES)])
 
 
 def _t(lang: str):
@@ -314,46 +313,6 @@ def _save(desk: Desk, text: str, stem: str) -> int:
     return store.save(desk.data, text, number=str(F.get(data, "proposal.number") or ""),
                       client=str(F.get(data, "scenario.client") or ""), name=str(F.get(data, "scenario.name") or ""),
                       stem=stem)
-
-
-class _TooLarge(Exception):
-    pass
-
-
-class BodyLimit:
-    """Refuse (413) a request whose body grows past MAX_BODY_BYTES as it is read, whatever its Content-Length says:
-    a chunked body has none, and the form parser would spool an upload of any size to disk first."""
-
-    def __init__(self, app):
-        self.app = app
-
-    async def __call__(self, scope, receive, send):
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        seen, started = 0, False
-
-        async def capped():
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > MAX_BODY_BYTES:
-                    raise _TooLarge
-            return message
-
-        async def watched(message):
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, capped, watched)
-        except _TooLarge:
-            if not started:
-                from starlette.responses import PlainTextResponse
-
-                await PlainTextResponse("request too large", status_code=413)(scope, receive, send)
 
 
 class SameOrigin:
