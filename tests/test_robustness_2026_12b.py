@@ -554,3 +554,28 @@ def test_w4_the_desk_on_ipv6_loopback_answers_and_still_refuses_other_hosts():
         assert c.get("/static/desk.css").status_code == 200
         assert c.get("/static/desk.css", headers={"Host": "evil.example:8000"}).status_code == 400
         assert c.get("/static/desk.css", headers={"Host": "[::2]:8000"}).status_code == 400
+
+
+# ---------------------------------------------------------------------------------------------
+# F1: a benchmark row's framework
+
+
+BENCH_HEAD = ("id,model,gpu,gpu_count,tp,nodes,precision,kv_precision,input_tokens,output_tokens,concurrency,"
+              "max_batch,output_tokens_per_second,itl_ms,ttft_ms,exclude,source,framework\n")
+
+
+def test_f1_a_benchmark_framework_outside_the_known_ones_is_located(tmp_path, capsys):
+    """A row's framework went into the calibration's [fit] frameworks as written, joined by commas: "trtllm,vllm" on
+    TensorRT-LLM runs made the file cover vllm, so `[inference] framework = "vllm"` ran on a calibration of
+    another framework; "vlm" covered nothing and the scenario's error came later, far from the typo."""
+    rows = ['A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,"trtllm,vllm"',
+            "B,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,2048,128,,2048,3556.73,,,,src,VLM",
+            "C,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,27000,,,,src, TRTLLM "]
+    csv_path = tmp_path / "bench.csv"
+    csv_path.write_text(BENCH_HEAD + "\n".join(rows) + "\n", encoding="utf-8")
+    out = tmp_path / "cal.toml"
+    assert main(["calibrate", str(csv_path), "-o", str(out), "--no-loo"]) == 2
+    err = capsys.readouterr().err
+    assert f"{csv_path}:2: [framework] 'trtllm,vllm': use one of trtllm, vllm, sglang (or leave it empty)" in err
+    assert f"{csv_path}:3: [framework] 'vlm'" in err and ":4:" not in err  # ' TRTLLM ' is trtllm
+    assert not out.exists()
