@@ -579,3 +579,45 @@ def test_f1_a_benchmark_framework_outside_the_known_ones_is_located(tmp_path, ca
     assert f"{csv_path}:2: [framework] 'trtllm,vllm': use one of trtllm, vllm, sglang (or leave it empty)" in err
     assert f"{csv_path}:3: [framework] 'vlm'" in err and ":4:" not in err  # ' TRTLLM ' is trtllm
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# W5: a desk job that overruns or whose worker died
+
+
+def _desk(pool):
+    from starlette.testclient import TestClient
+
+    from tco.web import app as webapp
+
+    desk = webapp.Desk({"small": SMALL}, None, pool, ("testserver",))
+    return TestClient(webapp.create_app(desk), raise_server_exceptions=False)
+
+
+def test_w5_a_job_past_its_time_is_said_on_the_page(monkeypatch):
+    """A job past JOB_SECONDS ("longest a job may take before the page says so") was a 500 Internal Server Error
+    with asyncio's TimeoutError traceback in the server's terminal."""
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tco.web import jobs
+
+    monkeypatch.setattr(jobs, "JOB_SECONDS", 0.05)
+    monkeypatch.setattr(jobs, "check", lambda *a: time.sleep(0.5) or {"answer": None})
+    with ThreadPoolExecutor(1) as pool, _desk(pool) as c:
+        r = c.get("/?example=small")
+    assert r.status_code == 422 and "internal error: the job took longer than 0.05 s" in r.text
+
+
+def test_w5_a_broken_worker_pool_is_said_on_the_page():
+    """A worker killed (out of memory) breaks the process pool: every job then raised BrokenProcessPool, a 500."""
+    from concurrent.futures import Executor
+    from concurrent.futures.process import BrokenProcessPool
+
+    class Broken(Executor):
+        def submit(self, fn, /, *args, **kwargs):
+            raise BrokenProcessPool("A child process terminated abruptly")
+
+    with _desk(Broken()) as c:
+        r = c.get("/?example=small")
+    assert r.status_code == 422 and "internal error: A child process terminated abruptly" in r.text

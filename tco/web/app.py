@@ -145,8 +145,17 @@ def scenario_text(base: str, form) -> str:
 
 
 async def _in_worker(desk: Desk, fn, *args):
+    """`fn(*args)` in a worker; a job past JOB_SECONDS, or a worker that died (out of memory), is a problem the page
+    shows ({"problems": […]}), never a 500."""
+    from concurrent.futures import BrokenExecutor
+
     loop = asyncio.get_running_loop()
-    return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
+    try:
+        return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
+    except (TimeoutError, asyncio.TimeoutError):
+        return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {jobs.JOB_SECONDS:g} s"))]}
+    except BrokenExecutor as exc:
+        return {"problems": [jobs._internal(exc)]}
 
 
 def create_app(desk: Desk):
