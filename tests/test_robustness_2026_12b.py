@@ -621,3 +621,24 @@ def test_w5_a_broken_worker_pool_is_said_on_the_page():
     with _desk(Broken()) as c:
         r = c.get("/?example=small")
     assert r.status_code == 422 and "internal error: A child process terminated abruptly" in r.text
+
+
+# ---------------------------------------------------------------------------------------------
+# N1: thousands of options
+
+
+def test_n1_a_scenario_compares_at_most_max_options(tmp_path):
+    """3,000 options (a 414 kB file, within the 1 MB limit) validated in 14 s, and `run` ran 235 s to 2.5 GB
+    before it was stopped, dropping options past 255 from the workbook's chart (XlsxWriter's warning); on the
+    desk a download of such an upload held a worker for longer than JOB_SECONDS."""
+    from tco.scenario import MAX_OPTIONS
+
+    head = SMALL_TEXT[:SMALL_TEXT.index("[[options]]")]
+    one = ('[[options]]\nname = "o{i}"\ntraining_offer = "aws/sa-east-1/g6.12xlarge"\n'
+           'inference_offer = "aws/sa-east-1/g6.xlarge"\npricing = "on_demand"\n')
+    text = head + "".join(one.format(i=i) for i in range(MAX_OPTIONS + 1))
+    with pytest.raises(InputError) as exc:
+        api.load(write(tmp_path, text))
+    (p,) = _problems(exc)
+    assert f"[options] List should have at most {MAX_OPTIONS} items after validation, not {MAX_OPTIONS + 1}" in p
+    assert MAX_OPTIONS == 100
