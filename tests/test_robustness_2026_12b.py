@@ -623,6 +623,29 @@ def test_w5_a_broken_worker_pool_is_said_on_the_page():
     assert r.status_code == 422 and "internal error: A child process terminated abruptly" in r.text
 
 
+def test_w5_the_desk_renews_a_broken_pool(monkeypatch):
+    """Once broken, a process pool refuses every job: the desk answered nothing until it was restarted."""
+    from concurrent.futures import Executor, ThreadPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    from starlette.testclient import TestClient
+
+    from tco.web import app as webapp
+    from tco.web import jobs
+
+    class Broken(Executor):
+        def submit(self, fn, /, *args, **kwargs):
+            raise BrokenProcessPool("A child process terminated abruptly")
+
+    monkeypatch.setattr(jobs, "check", lambda *a: {"problems": [jobs._internal(RuntimeError("ran"))]})
+    fresh = ThreadPoolExecutor(1)
+    desk = webapp.Desk({"small": SMALL}, None, Broken(), ("testserver",), renew=lambda: fresh)
+    with fresh, TestClient(webapp.create_app(desk), raise_server_exceptions=False) as c:
+        assert "terminated abruptly" in c.get("/?example=small").text
+        assert desk.pool is fresh
+        assert "internal error: ran" in c.get("/?example=small").text  # the next job ran on the new pool
+
+
 # ---------------------------------------------------------------------------------------------
 # N1: thousands of options
 

@@ -18,6 +18,7 @@ import functools
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path
 
 from tco.web import fields as F
@@ -44,6 +45,8 @@ class Desk:
     pool: object
     hosts: tuple[str, ...]
     runs: OrderedDict = field(default_factory=OrderedDict)
+    renew: Callable[[], object] | None = None
+    """Makes a new pool of workers when one died (out of memory) and broke the pool; None: the pool is kept."""
 
 
 def examples_in(folder: Path | None) -> dict[str, Path]:
@@ -154,7 +157,9 @@ async def _in_worker(desk: Desk, fn, *args):
         return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
     except (TimeoutError, asyncio.TimeoutError):
         return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {jobs.JOB_SECONDS:g} s"))]}
-    except BrokenExecutor as exc:
+    except BrokenExecutor as exc:  # the next job gets a new pool (this one refuses every job from now on)
+        if desk.renew is not None:
+            desk.pool = desk.renew()
         return {"problems": [jobs._internal(exc)]}
 
 

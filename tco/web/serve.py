@@ -45,7 +45,8 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
     from tco.web.app import Desk, create_app, examples_in
 
     pool = jobs.pool(args.workers)
-    desk = Desk(examples_in(scenarios), Path(args.data) if args.data else None, pool, hosts_for(args.host, args.port))
+    desk = Desk(examples_in(scenarios), Path(args.data) if args.data else None, pool, hosts_for(args.host, args.port),
+                renew=lambda: jobs.pool(args.workers))
     shown = f"[{args.host}]" if ":" in args.host else args.host
     out(f"tco sales desk: http://{shown}:{args.port}/  ({len(desk.examples)} examples"
         f"{', proposals saved in ' + str(desk.data) if desk.data else ''}; Ctrl-C stops it)")
@@ -53,5 +54,5 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
         uvicorn.run(create_app(desk), host=args.host, port=args.port, log_level="warning", timeout_keep_alive=5,
                     limit_concurrency=64)
     finally:
-        pool.shutdown(cancel_futures=True)
+        desk.pool.shutdown(cancel_futures=True)  # type: ignore[attr-defined]  # the pool renewed last, if one was
     return 0
