@@ -665,3 +665,16 @@ def test_n1_a_scenario_compares_at_most_max_options(tmp_path):
     (p,) = _problems(exc)
     assert f"[options] List should have at most {MAX_OPTIONS} items after validation, not {MAX_OPTIONS + 1}" in p
     assert MAX_OPTIONS == 100
+
+
+def test_x3_render_says_when_the_result_is_of_another_version(tmp_path, capsys):
+    from tco import __version__
+
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(_doc(tool={"name": "tco", "version": "0.0.1"})), encoding="utf-8")
+    assert main(["render", str(p), "--json"]) == 0
+    got = capsys.readouterr()
+    assert f"note: {p} was written by tco 0.0.1, this is tco {__version__}" in got.err
+    assert json.loads(got.out)["options"][0]["name"] == "A"
+    p.write_text(json.dumps(_doc(tool={"name": "tco", "version": __version__})), encoding="utf-8")
+    assert main(["render", str(p), "--json"]) == 0 and capsys.readouterr().err == ""
