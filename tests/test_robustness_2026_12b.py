@@ -678,3 +678,18 @@ def test_x3_render_says_when_the_result_is_of_another_version(tmp_path, capsys):
     assert json.loads(got.out)["options"][0]["name"] == "A"
     p.write_text(json.dumps(_doc(tool={"name": "tco", "version": __version__})), encoding="utf-8")
     assert main(["render", str(p), "--json"]) == 0 and capsys.readouterr().err == ""
+
+
+def test_x4_a_brand_without_contact_shows_no_empty_contact_line(tmp_path):
+    """A seller's theme.toml with an empty [contact] printed "Contato:" followed by nothing on the cover."""
+    from tco.report import brand
+    from tco.report.i18n import t
+    from tco.report.proposal import TEMPLATES, context, render_html
+
+    res = api.check(SMALL)
+    label = t("cover_contact", "pt-BR")
+    theme = brand.load_theme(TEMPLATES / "theme.toml")
+    assert f"{label}:" in render_html(context(res, [], theme))
+    theme["contact"] = {}
+    html = render_html(context(res, [], theme))
+    assert f"{label}:" not in html and 'class="contact"' not in html
