@@ -693,3 +693,15 @@ def test_x4_a_brand_without_contact_shows_no_empty_contact_line(tmp_path):
     theme["contact"] = {}
     html = render_html(context(res, [], theme))
     assert f"{label}:" not in html and 'class="contact"' not in html
+
+
+def test_x1_a_config_file_named_by_tco_config_must_exist(tmp_path, monkeypatch, capsys):
+    """TCO_CONFIG naming a missing file (a typo) fell back to the defaults in silence."""
+    import os
+
+    missing = tmp_path / "tco-confg.toml"
+    monkeypatch.setenv("TCO_CONFIG", str(missing))
+    assert main(["validate", str(SMALL), "--quiet"]) == 2
+    assert f"{missing}: [TCO_CONFIG] the config file TCO_CONFIG names is not a file" in capsys.readouterr().err
+    monkeypatch.setenv("TCO_CONFIG", os.devnull)  # the way to say: no config file
+    assert main(["validate", str(SMALL), "--quiet"]) == 0
