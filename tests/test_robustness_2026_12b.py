@@ -705,3 +705,19 @@ def test_x1_a_config_file_named_by_tco_config_must_exist(tmp_path, monkeypatch, 
     assert f"{missing}: [TCO_CONFIG] the config file TCO_CONFIG names is not a file" in capsys.readouterr().err
     monkeypatch.setenv("TCO_CONFIG", os.devnull)  # the way to say: no config file
     assert main(["validate", str(SMALL), "--quiet"]) == 0
+
+
+def test_x2_a_purchase_paid_all_down_needs_no_balloon(tmp_path):
+    """down_payment_share = 1 borrows nothing, yet a 60-month line past the 36-month horizon asked for balloon."""
+    from tco.resolve import resolve
+
+    text = sub(OWNED, 'payment = "bndes_finame"\ndown_payment_share = 0.2\nballoon = true',
+               'payment = "bndes_finame"\ndown_payment_share = 1.0')
+    inp = api.load(write(tmp_path, text))
+    _, opts = resolve(inp.scenario, inp.catalog, inp.path, inp.key_lines)
+    own = [o.owned for o in opts if o.owned is not None and o.owned.payment == "bndes_finame"]
+    assert len(own) == 1 and own[0].inputs["o.own_cash"] == 1.0
+    text = sub(text, "down_payment_share = 1.0", "down_payment_share = 0.99")  # a little borrowed: the balloon again
+    with pytest.raises(InputError) as exc:
+        resolve(*(lambda i: (i.scenario, i.catalog, i.path, i.key_lines))(api.load(write(tmp_path, text))))
+    assert "set balloon = true" in _problems(exc)[0]

@@ -156,7 +156,7 @@ def _payment(s, w, figs: dict[str, Figure], inputs: dict[str, float], src: dict[
         bad("grace_months", f"a grace of {grace} months leaves no instalment in a {term}-month loan: make it shorter "
                             "than financing_months")
     horizon = s.scenario.horizon_months
-    if term > horizon and not w.balloon:
+    if term > horizon and not w.balloon and w.down_payment_share < 1.0:  # all paid down: nothing is borrowed
         where = "financing_months" if w.financing_months is not None else "payment"
         bad(where, f"the loan runs {term} months, longer than the horizon ({horizon} months): set balloon = true to "
                    "pay the balance off in the last month, or a shorter financing_months")
