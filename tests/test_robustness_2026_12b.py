@@ -721,3 +721,34 @@ def test_x2_a_purchase_paid_all_down_needs_no_balloon(tmp_path):
     with pytest.raises(InputError) as exc:
         resolve(*(lambda i: (i.scenario, i.catalog, i.path, i.key_lines))(api.load(write(tmp_path, text))))
     assert "set balloon = true" in _problems(exc)[0]
+
+
+@pytest.mark.slow
+def test_r1_long_cover_facts_stay_clear_of_the_contact_line(tmp_path):
+    """Cover facts within their limits (a 150-character client, a client contact, a long proposal number) ran from
+    170 mm down into the contact line: "Preparado por" printed over it. They now end above it (anchored at the
+    bottom, growing upwards into the space under the title)."""
+    import re
+    import shutil
+    import subprocess
+
+    if shutil.which("pdftotext") is None:
+        pytest.skip("pdftotext (poppler-utils) not installed")
+    from tco.report.proposal import render
+
+    long = ("Indústria Exemplo de Componentes Eletrônicos e Sistemas Embarcados Sociedade Anônima — Unidade de "
+            "Pesquisa Aplicada, Engenharia de Produto e Inovação Aberta do Vale do Paraíba")
+    text = sub(SMALL_TEXT, 'client = "Indústria Exemplo Ltda."', f'client = "{long}"')
+    text += ('\n[proposal]\ndate = "2027-02-01"\nnumber = "NE-2027-0001"\nclient_cnpj = "11.222.333/0001-81"\n'
+             f'client_contact = {{ name = "Maria da Silva Albuquerque de Souza", role = "Diretora da '
+             f'{long}", email = "maria.albuquerque@industria-exemplo.com.br", '
+             'phone = "+55 11 99999-0000" }\n')
+    pdf = tmp_path / "p.pdf"
+    pdf.write_bytes(render(api.run(write(tmp_path, text), paths=50, analysis=False)))
+    html = subprocess.run(["pdftotext", "-f", "1", "-l", "1", "-bbox", str(pdf), "-"], check=True, capture_output=True,
+                          text=True).stdout
+    words = [(w, float(y0), float(y1)) for y0, y1, w in
+             re.findall(r'yMin="([\d.]+)" xMax="[\d.]+" yMax="([\d.]+)">([^<]*)</word>', html)]
+    contact = next(y0 for w, y0, _ in words if w.startswith("Contato"))
+    above = [(w, y1) for w, y0, y1 in words if y0 < contact - 1]
+    assert above and all(y1 <= contact for _, y1 in above), [(w, y1) for w, y1 in above if y1 > contact]
