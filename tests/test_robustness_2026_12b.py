@@ -752,3 +752,18 @@ def test_r1_long_cover_facts_stay_clear_of_the_contact_line(tmp_path):
     contact = next(y0 for w, y0, _ in words if w.startswith("Contato"))
     above = [(w, y1) for w, y0, y1 in words if y0 < contact - 1]
     assert above and all(y1 <= contact for _, y1 in above), [(w, y1) for w, y1 in above if y1 > contact]
+
+
+def test_s8_resumed_cases_that_ran_are_not_counted_failed(small_table, tmp_path):
+    """A resumed table with one failed case read its other cases' missing `error` as NaN (truthy): `--resume` then
+    counted every case failed ("4 of 4 cases (4 failed)", exit 1, `failed: 4` in --json) where 2 had."""
+    from tco.sweep import table
+
+    work, rows, cols = small_table
+    failed = [{c: {"case": 0, "fx.usdbrl": 5.0, "error": "[x] refused"}.get(c) for c in cols}]
+    mixed = failed + [r for r in rows if r["case"] == 1]
+    p = tmp_path / "t.parquet"
+    table.write_parquet(table.frame(mixed, cols), p, work.sha256, len(work.cases))
+    got = table.read_done(p, work.sha256, len(work.cases), cols, work.base.columns, work.cases)
+    assert len({int(r["case"]) for r in got if r.get("error")}) == 1  # the driver's count of failed cases
+    assert [r["error"] for r in got if r["case"] == 1] == [None] * 4 and got[0]["error"] == "[x] refused"

@@ -90,7 +90,8 @@ def read_done(path: Path, sha256: str, total: int, columns: list[str] | None = N
     if why:
         raise InputError([Problem(str(path), "", f"cannot resume: {why}; remove the table or write to another "
                                   "folder with -o")])
-    return df.to_dict("records")
+    return df.astype(object).where(df.notna(), None).to_dict("records")  # a missing cell None, as run_case writes it
+    # (not NaN: a NaN `error` is truthy, and every resumed case of a table with one failure counted as failed)
 
 
 def publish_files(out_dir: Path, render: Callable[[Path], list[str]]) -> list[Path]:
