@@ -767,3 +767,31 @@ def test_s8_resumed_cases_that_ran_are_not_counted_failed(small_table, tmp_path)
     got = table.read_done(p, work.sha256, len(work.cases), cols, work.base.columns, work.cases)
     assert len({int(r["case"]) for r in got if r.get("error")}) == 1  # the driver's count of failed cases
     assert [r["error"] for r in got if r["case"] == 1] == [None] * 4 and got[0]["error"] == "[x] refused"
+
+
+def test_d3_terminal_escapes_and_rich_markup_from_a_json_never_reach_the_terminal(tmp_path, capsys):
+    """An option named with ESC ] 8 (a terminal hyperlink) or BEL went to the terminal as it was (render, diff, the
+    Markdown); a cost line named "[link=http://evil]x[/link]" was read as Rich markup in the diff table."""
+    from tco.diff import render
+
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(_doc(options__0__name="\x1b]8;;http://evil\x1b\\click\x1b]8;;\x1b\\\x07")), encoding="utf-8")
+    assert main(["render", str(p)]) == 2
+    assert "[options[0].name] not a JSON result of tco run: it holds a control character" in capsys.readouterr().err
+    q = tmp_path / "q.json"
+    q.write_text(json.dumps(_doc(scenario={"name": "s", "x": ["ok\tok\n", {"k\x1b": 1}]})), encoding="utf-8")
+    assert main(["render", str(q)]) == 2
+    assert "q.json: [scenario.x[1].k\\x1b] not a JSON result" in capsys.readouterr().err  # the key shown escaped
+    d = {"a": "a", "b": "b", "inputs": [], "ranking": {"a": [], "b": [], "changed": False},
+         "cheapest": {"a": None, "b": None, "changed": False},
+         "options": [{"name": "A", "tco_a": 1.0, "tco_b": 2.0, "delta": 1.0, "delta_share": 1.0, "rank_a": 1,
+                      "rank_b": 1, "lines": [{"line": "[link=http://evil]x[/link] <b>", "a": 0.0, "b": 1.0,
+                                              "delta": 1.0}]}]}
+    from rich.console import Console
+
+    console = Console(record=True, width=200, force_terminal=True)
+    for t in render.tables(d, 200):
+        console.print(t)
+    shown = console.export_text(styles=True)
+    assert "\x1b]8" not in shown and "│ [link=http://evil]x[/link] <b> │" in shown  # the text, not a hyperlink
+    assert "| [link=http://evil]x[/link] &lt;b&gt; |" in render.markdown(d)

@@ -85,12 +85,32 @@ def _number(v) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
+def _control_text(doc) -> tuple[str, str] | None:
+    """(key, what) for the first text in `doc` (a value or a key) holding a control character other than tab and
+    newline, which tco never writes (the scenario schema refuses them), else None."""
+    from tco.scenario.types import _CONTROL_TEXT
+
+    stack: list[tuple[str, object]] = [("", doc)]
+    while stack:
+        where, v = stack.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            at = f"{where}[{k}]" if isinstance(k, int) else f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and _CONTROL_TEXT.search(k) or isinstance(x, str) and _CONTROL_TEXT.search(x):
+                return at, "it holds a control character (tco writes none)"
+            stack.append((at, x))
+    return None
+
+
 def shape_problem(doc: dict) -> tuple[str, str] | None:
     """(key, what is wrong) when `doc` has not the shape of a result of ``tco run`` where diff and render read it
     (tables that are tables, names that are text, amounts that are numbers), else None."""
     for key in ("tool", "scenario", "assumptions"):
         if not isinstance(doc.get(key, {}), dict):
             return key, "not an object"
+    bad = _control_text(doc)
+    if bad is not None:  # shown on a terminal or in Markdown: an ESC or BEL would be sent as it is
+        return bad
     if not isinstance(doc.get("ranking", []), list) or not all(isinstance(n, str) for n in doc.get("ranking", [])):
         return "ranking", "not a list of option names"
     if not isinstance(doc.get("cheapest"), (str, type(None))):
