@@ -795,3 +795,19 @@ def test_d3_terminal_escapes_and_rich_markup_from_a_json_never_reach_the_termina
     shown = console.export_text(styles=True)
     assert "\x1b]8" not in shown and "│ [link=http://evil]x[/link] <b> │" in shown  # the text, not a hyperlink
     assert "| [link=http://evil]x[/link] &lt;b&gt; |" in render.markdown(d)
+
+
+def test_e1_a_closed_pipe_is_not_bad_input(tmp_path, capsys, monkeypatch):
+    """`tco render r.json --json | head -c 100` printed "error: : Broken pipe" and exited 2 (bad input) when head had
+    read enough; now nothing is said and the exit is 141 (128 + SIGPIPE), as a program the signal stops."""
+    from tco.cli import compare
+
+    p = tmp_path / "r.json"
+    p.write_text(json.dumps(GOOD), encoding="utf-8")
+
+    def closed(*a, **k):
+        raise BrokenPipeError(32, "Broken pipe")
+
+    monkeypatch.setattr(compare, "summary", closed)
+    assert main(["render", str(p), "--json"]) == 141
+    assert capsys.readouterr().err == ""

@@ -348,6 +348,10 @@ def main(argv: list[str] | None = None) -> int:
         for p in exc.problems:
             _err(f"  {p}")
         return 2
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not bad input, nothing to say
+        with contextlib.suppress(OSError, ValueError):  # stdout to /dev/null: Python's flush at exit would fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a program killed by the signal
     except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
         from tco.files import MACHINE_ERRNOS
 
