@@ -811,3 +811,28 @@ def test_e1_a_closed_pipe_is_not_bad_input(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(compare, "summary", closed)
     assert main(["render", str(p), "--json"]) == 141
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("make", ["file", "junk-db"])
+def test_w6_serve_refuses_a_data_folder_it_cannot_keep_proposals_in(tmp_path, capsys, monkeypatch, make):
+    """`serve --data` naming a file, or a folder whose proposals.sqlite is not a database, started: every download
+    then failed after generating the files, and /proposals was a 500 (FileExistsError, sqlite3.DatabaseError)."""
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("served"))
+    data = tmp_path / "data"
+    if make == "file":
+        data.write_text("x", encoding="utf-8")
+    else:
+        data.mkdir()
+        (data / "proposals.sqlite").write_text("not a database at all, just text" * 4, encoding="utf-8")
+    assert main(["serve", "--data", str(data)]) == 2
+    err = capsys.readouterr().err
+    assert f"error: --data {data}: cannot keep the proposals there (" in err
+    assert ("File exists" if make == "file" else "file is not a database") in err
+
+
+def test_w6_a_new_data_folder_is_fine(tmp_path):
+    from tco.web import store
+
+    assert store.unusable(tmp_path / "new") is None and (tmp_path / "new" / "proposals.sqlite").is_file()

@@ -36,6 +36,13 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
     if args.scenarios and not Path(args.scenarios).is_dir():
         err(f"error: --scenarios {args.scenarios}: folder not found")
         return 2
+    if args.data:  # a file, a folder it cannot write, or a proposals.sqlite that is not one: said now, not as 500s
+        from tco.web import store
+
+        problem = store.unusable(Path(args.data))
+        if problem:
+            err(f"error: --data {args.data}: {problem}")
+            return 2
     if args.host not in LOCAL_HOSTS:
         err(f"warning: serving on {args.host}: anyone who can reach this address can use the desk (it has no login); "
             "the default, 127.0.0.1, keeps it on this computer")

@@ -39,6 +39,19 @@ def _connect(folder: Path) -> sqlite3.Connection:
     return con
 
 
+def unusable(folder: Path) -> str | None:
+    """Why `folder` cannot keep the proposals (not a folder, not writable, a proposals.sqlite that is not the desk's
+    database), or None."""
+    try:
+        with contextlib_closing(_connect(folder)) as con:
+            con.execute("select count(*) from proposals").fetchone()
+            con.execute("begin immediate")  # takes the write lock: a read-only file or folder fails here
+            con.rollback()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot keep the proposals there ({exc})"
+    return None
+
+
 def save(folder: Path, text: str, *, number: str, client: str, name: str, stem: str,
          now: _dt.datetime | None = None) -> int:
     """Keep a generated proposal (or find it again: the same text is one row); returns its id."""
