@@ -47,6 +47,14 @@ def load_models(paths, problems):
             attn = r.num(line, row, "attention_head_dim", False, lo=0, hi=1e5)
             mtp = r.num(line, row, "mtp_modules", False, lo=0, hi=16, integer=True)
             hidden, experts, per_token, heads = (int(x or 0) for x in extra)
+            if any(x is None and (row.get(k) or "").strip() for x, k in zip(extra, ("hidden_size", "experts",
+                                                                                  "experts_per_token"))):
+                continue  # a value given but refused: its problem is recorded
+            if experts and not 1 <= per_token <= experts or per_token and not experts:
+                r.problems.append(Problem(str(p), "experts_per_token", f"a mixture of experts routes each token to "
+                                          f"1 to `experts` experts; got experts = {experts}, experts_per_token = "
+                                          f"{per_token} (both empty or 0 for a dense model)", line))
+                continue
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"], hidden, experts, per_token, heads,

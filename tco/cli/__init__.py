@@ -156,6 +156,10 @@ def cmd_run(args) -> int:
     from tco.output import check_output_dir
 
     if args.output == "-":  # `-o -`: the JSON on standard output, no folder named '-'
+        asked = [f for f in args.formats if f != "json"]
+        if asked and args.formats != ["json", "csv", "xlsx", "pdf"]:  # --formats given, not only json
+            _err(f"error: -o - prints the JSON only; --formats {','.join(asked)} needs an output folder (-o DIR)")
+            return 2
         return _run_to_stdout(args)
     for problem in (check_output_dir(args.output), stem_problem(args.scenario)):
         if problem:
@@ -333,11 +337,21 @@ def main(argv: list[str] | None = None) -> int:
                 "sensitivity": cmd_sensitivity, "calibrate": _calibrate, "plan": cmd_plan,
                 "serve": cmd_serve}[args.command](args)
     except InputError as exc:
+        if args.command == "validate" and getattr(args, "json", False):  # a tool reads the outcome on stdout
+            import json
+
+            print(json.dumps({"file": args.scenario, "ok": False, "problems": [
+                {"file": p.file, "line": p.line, "key": p.key, "message": p.message} for p in exc.problems]},
+                ensure_ascii=False))
         n = len(exc.problems)
         _err(f"error: {n} problem{'s' if n != 1 else ''} in the input:")
         for p in exc.problems:
             _err(f"  {p}")
         return 2
+    except BrokenPipeError:  # the reader of stdout went away (`| head`): not bad input, nothing to say
+        with contextlib.suppress(OSError, ValueError):  # stdout to /dev/null: Python's flush at exit would fail again
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141  # 128 + SIGPIPE, as a program killed by the signal
     except OSError as exc:  # an output folder that cannot be written, a starter path in a missing folder, …
         from tco.files import MACHINE_ERRNOS
 

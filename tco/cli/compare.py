@@ -81,7 +81,15 @@ def render_command(args) -> int:
 
         print(printable(f"error: {args.result}: render reads a JSON result of `tco run` (RESULT.json)"), file=sys.stderr)
         return 2
-    s = summary(load_side(args.result).doc)
+    doc = load_side(args.result).doc
+    from tco import __version__
+
+    if str(doc.get("tool", {}).get("version")) != __version__:  # diff refuses two versions; render shows, and says
+        from tco.errors import printable
+
+        print(printable(f"note: {args.result} was written by tco {doc.get('tool', {}).get('version')}, this is tco "
+                        f"{__version__}: a key it names differently is shown as missing"), file=sys.stderr)
+    s = summary(doc)
     if args.quiet:
         return 0
     if args.json:

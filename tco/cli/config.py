@@ -1,7 +1,8 @@
 """The user's config file: defaults for the CLI that a flag always overrides.
 
-Where it is (``TCO_CONFIG`` names another file): ``$XDG_CONFIG_HOME/tco/config.toml`` (``~/.config/tco/``) on
-Linux, ``~/Library/Application Support/tco/config.toml`` on macOS, ``%APPDATA%\\tco\\config.toml`` on Windows.
+Where it is (``TCO_CONFIG`` names another file, which must exist; ``TCO_CONFIG=/dev/null``: none):
+``$XDG_CONFIG_HOME/tco/config.toml`` (``~/.config/tco/``) on Linux, ``~/Library/Application Support/tco/config.toml``
+on macOS, ``%APPDATA%\\tco\\config.toml`` on Windows.
 
 ```toml
 locale = "en"         # the language and number format of the terminal, workbook and proposal (run, validate, plan)
@@ -41,9 +42,11 @@ def load(path: Path) -> dict:
 
     if not path.is_file():
         return {}
-    text = path.read_text(encoding="utf-8-sig")
     try:
+        text = path.read_text(encoding="utf-8-sig")
         data = tomllib.loads(text)
+    except UnicodeDecodeError:
+        raise InputError([Problem(str(path), "", "the config file is not UTF-8 text; save it as UTF-8")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError([Problem(str(path), "", f"TOML syntax error: {exc}")]) from None
     from tco.report.i18n import LOCALES
@@ -69,7 +72,13 @@ def _given(argv: list[str], *flags: str) -> bool:
 
 def apply(args, argv: list[str]) -> None:
     """Fill the arguments the command line left out from the config file (a flag given always wins)."""
-    settings = load(config_path())
+    path = config_path()
+    if os.environ.get("TCO_CONFIG") and not path.is_file() and path != Path(os.devnull):  # named on purpose (a typo
+        # must not fall back to the defaults in silence); TCO_CONFIG=/dev/null: no config file
+        from tco.errors import InputError, Problem
+
+        raise InputError([Problem(str(path), "TCO_CONFIG", "the config file TCO_CONFIG names is not a file")])
+    settings = load(path)
     if not settings:
         return
     if "locale" in settings and getattr(args, "locale", "absent") is None:

@@ -65,7 +65,6 @@ def command(args) -> int:
 
     from tco.output import check_output_dir
     from tco.sweep import driver, plan, runner
-    from tco.sweep.table import read_done
 
     missing = [m for m in ("distributed", "pyarrow", "tomli_w") if importlib.util.find_spec(m) is None]
     if missing:
@@ -79,7 +78,7 @@ def command(args) -> int:
     out = Path(args.output)
     kept = 0
     if args.resume:  # a table of another sweep is refused before a cluster starts
-        kept = len({r["case"] for r in read_done(driver.table_path(work, out), work.sha256, len(work.cases)) or []})
+        kept = len({r["case"] for r in driver.resumed(work, out) or []})
     client, cluster = runner.connect(args.scheduler, args.workers)
     bar = None if args.quiet or args.json or not sys.stderr.isatty() else _bar(len(work.cases), kept)
     t0, ran, last = time.perf_counter(), [0], [0.0]

@@ -55,11 +55,16 @@ def load_side(path: str) -> Side:
         from tco.scenario import read_limited
 
         try:
-            doc = json.loads(read_limited(p, MAX_RESULT_BYTES, "result file"))
+            doc = json.loads(read_limited(p, MAX_RESULT_BYTES, "result file"), parse_constant=_no_constant)
+        except RecursionError:
+            raise InputError([Problem(path, "", "not a JSON result of tco run: nested too deeply")]) from None
         except ValueError as exc:
             raise InputError([Problem(path, "", f"not a JSON result of tco run: {exc}")]) from None
         if not isinstance(doc, dict) or not isinstance(doc.get("options"), list) or "tool" not in doc:
             raise InputError([Problem(path, "", "not a JSON result of tco run (no tool and options keys)")])
+        bad = shape_problem(doc)
+        if bad is not None:
+            raise InputError([Problem(path, bad[0], f"not a JSON result of tco run: {bad[1]}")])
         return Side(path, "result", doc, None)
     from tco import api
     from tco.report.json_out import build
@@ -70,6 +75,61 @@ def load_side(path: str) -> Side:
     res = api.run(inputs, analysis=False, plans=False)
     raw = loads(read_limited(p, 1_000_000, "scenario file").decode("utf-8-sig"), path)
     return Side(path, "scenario", build(res, inputs.sha256, path), raw)
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a number tco writes")
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _control_text(doc) -> tuple[str, str] | None:
+    """(key, what) for the first text in `doc` (a value or a key) holding a control character other than tab and
+    newline, which tco never writes (the scenario schema refuses them), else None."""
+    from tco.scenario.types import _CONTROL_TEXT
+
+    stack: list[tuple[str, object]] = [("", doc)]
+    while stack:
+        where, v = stack.pop()
+        items = v.items() if isinstance(v, dict) else enumerate(v) if isinstance(v, list) else ()
+        for k, x in items:
+            at = f"{where}[{k}]" if isinstance(k, int) else f"{where}.{k}" if where else str(k)
+            if isinstance(k, str) and _CONTROL_TEXT.search(k) or isinstance(x, str) and _CONTROL_TEXT.search(x):
+                return at, "it holds a control character (tco writes none)"
+            stack.append((at, x))
+    return None
+
+
+def shape_problem(doc: dict) -> tuple[str, str] | None:
+    """(key, what is wrong) when `doc` has not the shape of a result of ``tco run`` where diff and render read it
+    (tables that are tables, names that are text, amounts that are numbers), else None."""
+    for key in ("tool", "scenario", "assumptions"):
+        if not isinstance(doc.get(key, {}), dict):
+            return key, "not an object"
+    bad = _control_text(doc)
+    if bad is not None:  # shown on a terminal or in Markdown: an ESC or BEL would be sent as it is
+        return bad
+    if not isinstance(doc.get("ranking", []), list) or not all(isinstance(n, str) for n in doc.get("ranking", [])):
+        return "ranking", "not a list of option names"
+    if not isinstance(doc.get("cheapest"), (str, type(None))):
+        return "cheapest", "not an option name"
+    for i, o in enumerate(doc["options"]):
+        if not isinstance(o, dict) or not isinstance(o.get("name"), str):
+            return f"options[{i}]", "not an object with a name"
+        for k in ("tco_brl", "npv_brl"):
+            v = o.get(k)
+            if not isinstance(v, dict) or not _number(v.get("deterministic")) or not all(
+                    _number(v[q]) for q in ("p5", "p95") if v.get(q) is not None):
+                return f"options[{i}].{k}", "not an object of amounts"
+        lines = o.get("lines_brl", {})
+        if not isinstance(lines, dict) or not all(_number(x) for x in lines.values()):
+            return f"options[{i}].lines_brl", "not an object of amounts"
+        for role in ("inference_offer", "training_offer"):
+            if not isinstance(o.get(role) or {}, dict):
+                return f"options[{i}].{role}", "not an object"
+    return None
 
 
 def flatten(data, prefix: str = "") -> dict[str, object]:

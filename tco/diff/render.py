@@ -44,9 +44,11 @@ def headline(d: dict) -> list[str]:
 
 
 def markdown(d: dict) -> str:
-    """The diff as Markdown (a pipe in a name is escaped, so it never breaks a table)."""
+    """The diff as Markdown (a pipe in a name is escaped, so it never breaks a table; <, > and & are written as
+    entities, so a name never becomes HTML where the Markdown is rendered; a backtick never closes a code span)."""
     def cell(x) -> str:
-        return str(x).replace("|", "\\|").replace("\n", " ")
+        text = str(x).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+        return text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
     out = [f"## tco diff: `{cell(d['a'])}` → `{cell(d['b'])}`", ""]
     out += [f"- {cell(s)}" for s in headline(d)]
@@ -61,7 +63,7 @@ def markdown(d: dict) -> str:
     lines = [(o["name"], ln) for o in d["options"] for ln in o["lines"]]
     if lines:
         out += ["", "### Cost lines that moved (BRL)", "", "| option | line | A | B | B − A |", "|---|---|---:|---:|---:|"]
-        out += [f"| {cell(n)} | {ln['line']} | {_money(ln['a'])} | {_money(ln['b'])} | {_signed(ln['delta'])} |"
+        out += [f"| {cell(n)} | {cell(ln['line'])} | {_money(ln['a'])} | {_money(ln['b'])} | {_signed(ln['delta'])} |"
                 for n, ln in lines]
     return "\n".join(out) + "\n"
 
@@ -102,6 +104,6 @@ def tables(d: dict, width: int) -> list:
         for c in ("A", "B", "B − A"):
             t.add_column(c, justify="right", no_wrap=True)
         for name, ln in moved:
-            t.add_row(Text(name), ln["line"], _money(ln["a"]), _money(ln["b"]), _signed(ln["delta"]))
+            t.add_row(Text(name), Text(ln["line"]), _money(ln["a"]), _money(ln["b"]), _signed(ln["delta"]))
         out.append(t)
     return out

@@ -102,6 +102,7 @@ def theme(scenario, scenario_path: str | Path | None, templates: Path) -> tuple[
 def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
     """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
     theme = tomllib.loads(path.read_text(encoding="utf-8"))
+    _check_shape(theme, path)
     colors = theme.setdefault("colors", {})
     for key, value in list(colors.items()):
         bad = [v for v in (value if isinstance(value, list) else [value]) if not _HEX.match(str(v))]
@@ -115,6 +116,21 @@ def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
         provider.setdefault(key, "")
     theme.setdefault("contact", {})
     return theme
+
+
+def _check_shape(theme: dict, path: Path) -> None:
+    """ValueError naming the key when a section is not a table or a provider/contact value is not text (`example`
+    a true/false): the proposal joins and shows them as text."""
+    for section in ("provider", "contact", "colors"):
+        value = theme.get(section, {})
+        if not isinstance(value, dict):
+            raise ValueError(f"{path}: [{section}] must be a table, got {str(value)[:60]!r}")
+    for section in ("provider", "contact"):
+        for key, value in theme.get(section, {}).items():
+            ok = isinstance(value, bool) if key == "example" else isinstance(value, str)
+            if not ok:
+                raise ValueError(f"{path}: {section}.{key} = {str(value)[:60]!r} must be "
+                                 + ("true or false" if key == "example" else "text, in quotes"))
 
 
 def is_example(th: dict) -> bool:

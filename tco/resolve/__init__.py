@@ -112,6 +112,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     else:
         problems += context_problems(s, model, file, line)
     problems += focus_problems(s.fx, file, line)
+    problems += provider_problems(s, cat, file, line)
     out: list[ResolvedOption] = []
     for i, o in enumerate(s.options):
         serve, train = _fleets_of(s, o, i, cat, problems, file, lines)
@@ -123,6 +124,15 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
     if problems or model is None:
         raise InputError(problems)
     return model, out
+
+
+def provider_problems(s: Scenario, cat: Catalog, file: str, line) -> list[Problem]:
+    """[proposal.constraints] providers must be the catalog's provider ids: a misspelt one would silently leave
+    every option of the provider meant out of the ranking."""
+    c = s.proposal.constraints if s.proposal is not None else None
+    return [Problem(file, f"proposal.constraints.providers[{i}]", f"unknown provider {p!r}; "
+                    f"{closest(p, list(cat.providers))}", line("proposal", "constraints", "providers"))
+            for i, p in enumerate(c.providers if c is not None else ()) if p not in cat.providers]
 
 
 def context_problems(s: Scenario, model, file: str, line) -> list[Problem]:

@@ -124,9 +124,17 @@ def resolve_owned(s, o, i: int, serve, problems: list[Problem], file: str, line)
     return OwnedTerms(inputs, src, "BRL" if w.price_brl is not None else "USD", w.payment, w.landed_case)
 
 
+LOAN_KEYS = ("down_payment_share", "financing_rate", "financing_months", "grace_months", "balloon")
+"""The [options.owned] keys of a financed purchase (an error with payment = 'cash')."""
+
+
 def _payment(s, w, figs: dict[str, Figure], inputs: dict[str, float], src: dict[str, str], bad) -> None:
     """Cash, or a financing line with the scenario's overrides; a term past the horizon needs a balloon."""
     if w.payment == "cash":
+        loan = [k for k in LOAN_KEYS if k in w.model_fields_set]
+        if loan:  # set for a loan that cash does not take: the numbers would silently be the cash purchase's
+            bad(loan[0], f"{', '.join(loan)} {'is' if len(loan) == 1 else 'are'} terms of a loan, but payment = "
+                         "'cash': name a financing line (payment = 'bndes_finame', 'bank_capex') or remove them")
         inputs |= {"o.own_cash": 1.0, "o.own_rate": 0.0, "o.own_term": 1.0, "o.own_grace": 0.0}
         src |= {"own_cash": "payment = 'cash'", "own_rate": "cash", "own_term": "cash", "own_grace": "cash"}
         return
@@ -148,7 +156,7 @@ def _payment(s, w, figs: dict[str, Figure], inputs: dict[str, float], src: dict[
         bad("grace_months", f"a grace of {grace} months leaves no instalment in a {term}-month loan: make it shorter "
                             "than financing_months")
     horizon = s.scenario.horizon_months
-    if term > horizon and not w.balloon:
+    if term > horizon and not w.balloon and w.down_payment_share < 1.0:  # all paid down: nothing is borrowed
         where = "financing_months" if w.financing_months is not None else "payment"
         bad(where, f"the loan runs {term} months, longer than the horizon ({horizon} months): set balloon = true to "
                    "pay the balance off in the last month, or a shorter financing_months")

@@ -28,6 +28,7 @@ from tco.scenario.types import (  # noqa: F401 (the limits and types are public 
     MAX_BRL_PER_MONTH,
     MAX_GPU_HOURS,
     MAX_NAME_CHARS,
+    MAX_OPTIONS,
     MAX_PATH_CHARS,
     MAX_PLAN_CANDIDATES,
     MAX_REQUESTS_PER_USER_PER_DAY,
@@ -76,7 +77,7 @@ class Scenario(Frozen):
     training: Training
     inference: Inference
     fx: FX
-    options: list[Option] = Field(min_length=1)
+    options: list[Option] = Field(min_length=1, max_length=MAX_OPTIONS)
     plan: Plan | None = None
     """Plan search (`python -m tco plan`, and the `plans` key of `run`); absent = the defaults."""
     proposal: Proposal | None = None

@@ -235,4 +235,14 @@ def duplicate_names(data: dict, file: str, line_of: dict) -> list[Problem]:
                                line_for(("options", i, "name"), line_of)))
         elif key:
             seen[key] = i
+    labels: dict[str, int] = {}  # the proposal shows a label instead of the name: two alike would read as one
+    for i, o in enumerate(opts):
+        label = o.get("label") if isinstance(o, dict) else None
+        if not isinstance(label, str) or not name_key(label):
+            continue
+        j = labels.setdefault(name_key(label), i)
+        if j != i:
+            out.append(Problem(file, f"options[{i}].label", f"option labels must be unique: {label!r} reads as the "
+                               f"label of options[{j}] ({opts[j]['label']!r}), and the proposal shows labels",
+                               line_for(("options", i, "label"), line_of)))
     return out

@@ -183,6 +183,12 @@ class Contract(Frozen):
         if self.early_exit == "not_allowed" and self.early_exit_penalty_share is not None:
             raise ValueError("early_exit_penalty_share is set but early_exit = 'not_allowed': set early_exit = "
                              "'with_penalty' or remove the penalty")
+        tiers = sorted(self.sla_credits, key=lambda c: -c.below_share)
+        for hi, lo in zip(tiers, tiers[1:]):
+            if hi.below_share == lo.below_share or lo.credit_share < hi.credit_share:
+                raise ValueError(f"sla_credits: below {lo.below_share:g} the credit is {lo.credit_share:g}, but below "
+                                 f"{hi.below_share:g} it is {hi.credit_share:g}; each tier needs its own below_share "
+                                 "and a lower availability at least the credit of a higher one")
         return self
 
 

@@ -66,6 +66,10 @@ MAX_BRL_PER_MONTH = 1e8
 """Per server-month."""
 START_YEARS = (1990, 2200)
 """First and last year a timeline may start in."""
+MAX_OPTIONS = 100
+"""Options one scenario may compare: each gets a calculation sheet in the workbook and a series in its charts (Excel
+draws at most 255), and a comparison a reader can follow; 3,000 options (a 414 kB file) ran for minutes and lost
+options from the chart."""
 MAX_SERVERS = 100_000
 """Servers or instances of one fleet (a training cluster, a committed baseline): far more than any one buyer rents."""
 MAX_PLAN_CANDIDATES = 100_000_000

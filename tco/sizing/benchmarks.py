@@ -17,6 +17,9 @@ from pathlib import Path
 from tco.sizing.calibrate import BenchRow
 from tco.errors import InputError, Problem
 
+FRAMEWORKS = ("trtllm", "vllm", "sglang")
+"""The serving frameworks a benchmark row may name (the `[inference] framework` values other than 'generic')."""
+
 PLAIN_REQUIRED = ("model", "gpu", "gpu_count", "input_tokens", "output_tokens", "output_tokens_per_second")
 META_KEYS = ("model", "gpu", "gpu_count", "tp", "precision")
 
@@ -182,6 +185,10 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     if prec not in ("bf16", "fp8", "fp4"):
         problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4 "
                                 "(also for nvfp4 and mxfp4)", line))
+    fw = (r.get("framework") or "").strip().lower()
+    if fw and fw not in FRAMEWORKS:  # "vllm,sglang" would list both in [fit] frameworks: a calibration they never ran
+        problems.append(Problem(str(p), "framework", f"{_show(fw)}: use one of {', '.join(FRAMEWORKS)} (or leave "
+                                "it empty)", line))
     for k in ("id", "model", "gpu", "source"):
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from tco.domain import LINES
 
-PATH_KEYS = (("scenario", "catalog_dir"), ("fx", "history_csv"), ("inference", "calibration"))
+PATH_KEYS = (("scenario", "catalog_dir"), ("fx", "history_csv"), ("inference", "calibration"), ("proposal", "brand"))
 """Keys naming a file relative to the scenario file (made absolute in the base, as ``tco.scenario.load`` reads them)."""
 
 

@@ -45,7 +45,8 @@ def inverse(d: Distribution, u: np.ndarray) -> np.ndarray:
         a, c, b = d.low, d.mode, d.high
         assert a is not None and b is not None and c is not None
         left = u < (c - a) / (b - a)
-        return np.where(left, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
+        with np.errstate(over="ignore", invalid="ignore"):  # a span past the float range: ±inf, refused per axis
+            return np.where(left, a + np.sqrt(u * (b - a) * (c - a)), b - np.sqrt((1 - u) * (b - a) * (b - c)))
     assert d.mean is not None and d.sd is not None
     nd = NormalDist(d.mean, d.sd)
     return np.array([nd.inv_cdf(float(x)) for x in u])
@@ -58,8 +59,8 @@ def stratified(n: int, rng: np.random.Generator) -> np.ndarray:
 
 def _shaped(values, integer: bool) -> list:
     """Python values (never numpy scalars, which TOML and pydantic treat differently); rounded for an integer key."""
-    if integer:
-        return [int(round(float(v))) for v in values]
+    if integer:  # a draw that overflowed (±inf) stays a float: the axis check reports it, never int() (OverflowError)
+        return [int(round(float(v))) if math.isfinite(float(v)) else float(v) for v in values]
     return [v if isinstance(v, (str, bool)) else float(v) if isinstance(v, (float, np.floating)) else v
             for v in values]
 

@@ -48,6 +48,21 @@ def map_words(work: Work, cases: int, x: str, y: str) -> dict[str, str]:
     return words
 
 
+def csv_safe(df):
+    """The table for the CSV: every text cell and column name that a spreadsheet would read as a formula (a leading
+    =, +, -, @) written as text (the run's ledger CSV rule, ``tco.report.ledger_csv.text_cell``)."""
+    import pandas as pd
+
+    from tco.report.ledger_csv import text_cell
+
+    out = df.copy()
+    for c in out.columns:
+        if not pd.api.types.is_numeric_dtype(out[c]):  # object or pandas' str dtype
+            out[c] = out[c].map(lambda v: text_cell(v) if isinstance(v, str) else v)
+    out.columns = [text_cell(c) for c in out.columns]
+    return out
+
+
 def write_outputs(work: Work, out_dir: Path, rows: list[dict], csv: bool) -> list[Path]:
     """The table (Parquet, CSV on request), the decision map (SVG) and its workbook, all or none."""
     from tco.sweep import decision_map, map_sheet
@@ -63,7 +78,7 @@ def write_outputs(work: Work, out_dir: Path, rows: list[dict], csv: bool) -> lis
         write_parquet(df, tmp / names[0], work.sha256, len(work.cases))
         if csv:
             names.append(f"{stem}.csv")
-            df.to_csv(tmp / names[-1], index=False)
+            csv_safe(df).to_csv(tmp / names[-1], index=False)
         if axes is not None and len(df):
             x, y = axes
             point = dict(zip(work.base.columns, work.base_point))
@@ -77,16 +92,22 @@ def write_outputs(work: Work, out_dir: Path, rows: list[dict], csv: bool) -> lis
     return publish_files(out_dir, render)
 
 
+def resumed(work: Work, out_dir: Path) -> list[dict] | None:
+    """The rows of this sweep's table in `out_dir` (None if none), checked row by row (``table.tampered``)."""
+    from tco.sweep.table import read_done
+
+    return read_done(table_path(work, out_dir), work.sha256, len(work.cases), row_columns(work.base),
+                     work.base.columns, work.cases)
+
+
 def run(work: Work, out_dir: str | Path, *, client=None, resume: bool = False, csv: bool = False,
         progress: Callable[[int], None] | None = None) -> Outcome:
     """Run the sweep's cases not yet in the table (all of them unless `resume`) and write its files.
     `progress(n)` is called with the number of cases each finished batch held. An interrupt (Ctrl-C) stops the
     cases and keeps what finished: the outcome says ``interrupted`` and the files hold the finished cases."""
     from tco.sweep.runner import execute
-    from tco.sweep.table import read_done
-
     out = Path(out_dir)
-    rows: list[dict] = (read_done(table_path(work, out), work.sha256, len(work.cases)) or []) if resume else []
+    rows: list[dict] = (resumed(work, out) or []) if resume else []
     have = {int(r["case"]) for r in rows}
     outcome = Outcome(len(work.cases), resumed=len(have))
     todo = [i for i in range(len(work.cases)) if i not in have]

@@ -5,6 +5,7 @@ key): an axis naming a key the schema does not have, a value the schema refuses,
 
 from __future__ import annotations
 
+import math
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +18,9 @@ from tco.sweep.spec import Axis, SweepFile
 
 MAX_CASES = 20_000
 """Cases a sweep may make without ``--max-cases`` (a typo in a range's step should not start a day of work)."""
+MAX_CASES_EVER = 1_000_000
+"""Cases no --max-cases can exceed: the cases are listed, and the table built, in memory (a billion-case grid ran
+out of memory listing them)."""
 FIXED_KEYS = {("scenario", "catalog_dir"): "the catalog is loaded once for the whole sweep",
               ("scenario", "name"): "a case is named by its number", }
 """Keys an axis may not vary, and why."""
@@ -103,7 +107,9 @@ def _value_problems(work_cases: list[tuple], axes: list[Axis], base: Base, file:
     for i, axis in enumerate(axes):
         column = sorted({c[i] for c in work_cases}, key=repr)
         numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in column)
-        tried = [min(column), max(column)] if numeric and column else column[:100]
+        finite = [v for v in column if math.isfinite(v)] if numeric else column
+        odd = [v for v in column if v not in finite][:1]  # an inf or nan draw (min and max skip a nan)
+        tried = odd + ([min(finite), max(finite)] if numeric and finite else column[:100])
         for v in dict.fromkeys(tried):
             try:
                 Scenario.model_validate(set_in(base.data, base.parts[i], v))
@@ -147,10 +153,13 @@ def prepare(path: str | Path, max_cases: int = MAX_CASES) -> Work:
         point.append(value if isinstance(value, (int, float, str, bool)) else None)
         integer[axis.column] = isinstance(value, int) and not isinstance(value, bool)
     n = cases.count(sweep)
+    max_cases = min(max_cases, MAX_CASES_EVER)
     if n > max_cases:
         key = "sweep.samples" if sweep.sweep.design == "lhs" else "axes"
-        problems.append(Problem(file, key, f"the sweep makes {n:,} cases, more than {max_cases:,}; check the "
-                                f"ranges and samples, or allow them with --max-cases {n}",
+        allow = (f"or allow them with --max-cases {n}" if n <= MAX_CASES_EVER else f"or split it: {MAX_CASES_EVER:,} "
+                 "is the most one sweep runs (its cases and table are held in memory)")
+        problems.append(Problem(file, key, f"the sweep makes {n:,} cases, more than {max_cases:,}; "
+                                f"check the ranges and samples, {allow}",
                                 lines.get(("sweep", "samples")) or lines.get(("axes",))))
     if problems:
         raise InputError(problems)

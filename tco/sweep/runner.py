@@ -49,7 +49,7 @@ def connect(scheduler: str | None, workers: int | None):
     if scheduler:
         try:
             return Client(scheduler, timeout=f"{CONNECT_SECONDS}s", set_as_default=False), None
-        except (OSError, TimeoutError, ValueError) as exc:
+        except Exception as exc:  # noqa: BLE001  (tls:// without certificates raises TypeError, ucx:// without UCX …)
             raise InputError([Problem("--scheduler", "", f"{scheduler}: no Dask scheduler answered within "
                                       f"{CONNECT_SECONDS} s ({type(exc).__name__}: {exc})")]) from None
     cluster = LocalCluster(n_workers=workers or default_workers(), threads_per_worker=1, processes=True,

@@ -43,6 +43,8 @@ from tco.errors import InputError, Problem
 KEEP = ("tco", "npv", "lines", "fleet", "breakevens")
 """What a sweep may keep per case and option (the leader and the rank always)."""
 MAX_SWEEP_BYTES = 200_000
+MAX_RANGE_VALUES = 100_000
+"""The most values a range may make (as many as a `values` list may hold)."""
 
 
 class _Strict(BaseModel):
@@ -60,6 +62,10 @@ class Range(_Strict):
     def _not_empty(self):
         if self.stop < self.start:
             raise ValueError(f"empty range: stop {self.stop:g} is below start {self.start:g}")
+        steps = (self.stop - self.start) / self.step  # inf when the span overflows a float
+        if not steps < MAX_RANGE_VALUES:  # counted here, before a value is listed (a typo in the step)
+            raise ValueError(f"the range from {self.start:g} to {self.stop:g} by {self.step:g} makes more than "
+                             f"{MAX_RANGE_VALUES:,} values; check its step")
         return self
 
 
@@ -97,7 +103,7 @@ class Axis(_Strict):
     key: str = Field(min_length=1, max_length=200)
     """A scenario key by its dotted path (``fx.usdbrl``), or an option's key when `option` names the option."""
     option: str | None = Field(default=None, min_length=1, max_length=200)
-    values: list[float | int | str | bool] | None = Field(default=None, min_length=1, max_length=100_000)
+    values: list[float | int | str | bool] | None = Field(default=None, min_length=1, max_length=MAX_RANGE_VALUES)
     range: Range | None = None
     distribution: Distribution | None = None
     samples: int | None = Field(default=None, ge=1, le=100_000)

@@ -38,9 +38,37 @@ def write_parquet(df, path: Path, sha256: str, total: int) -> None:
     pq.write_table(table.replace_schema_metadata(meta), path)
 
 
-def read_done(path: Path, sha256: str, total: int) -> list[dict] | None:
+TEXT_COLUMNS = frozenset({"option", "kind", "feasible", "leader", "fleet", "inference_offer", "training_offer",
+                          "breakeven_versus", "users_challenger", "error"})
+"""The table's columns that hold text or true/false (the axes' too); every other one holds numbers."""
+
+
+def tampered(df, columns: list[str], axes: tuple[str, ...], cases: list[tuple]) -> str | None:
+    """Why the table `df` cannot be this sweep's (its columns, case numbers, axis values or number columns are
+    not what the sweep writes), or None. The hash in the metadata is copied with the file: this reads the rows."""
+    import pandas as pd
+
+    if list(df.columns) != list(columns):
+        return "its columns are not the ones this sweep writes"
+    case = df["case"]
+    if len(df) and (not pd.api.types.is_integer_dtype(case) or not case.between(0, len(cases) - 1).all()):
+        return f"its case numbers are not this sweep's (whole numbers from 0 to {len(cases) - 1:,})"
+    if df.duplicated(["case", "option"]).any():
+        return "a case's option appears twice"
+    for c in columns:
+        if c not in TEXT_COLUMNS and c not in axes and not (pd.api.types.is_numeric_dtype(df[c]) or df[c].isna().all()):
+            return f"its column {c!r} holds text where the sweep writes numbers"
+    for i, a in enumerate(axes):
+        if list(df[a]) != [cases[k][i] for k in case]:
+            return f"its {a!r} values are not the ones of this sweep's cases"
+    return None
+
+
+def read_done(path: Path, sha256: str, total: int, columns: list[str] | None = None, axes: tuple[str, ...] = (),
+              cases: list[tuple] | None = None) -> list[dict] | None:
     """The rows of an earlier run of this sweep at `path` (None if there is no table). Raises InputError for a
-    table of another sweep (a changed sweep file makes other cases: resuming would mix them)."""
+    table of another sweep (a changed sweep file makes other cases: resuming would mix them), and, given the
+    sweep's `columns`, axis columns and `cases`, for a table whose rows are not this sweep's (``tampered``)."""
     import json
 
     import pyarrow.parquet as pq
@@ -57,7 +85,13 @@ def read_done(path: Path, sha256: str, total: int) -> list[dict] | None:
     if meta.get("sweep_sha256") != sha256 or meta.get("cases") != total:
         raise InputError([Problem(str(path), "", "cannot resume: this table was written by a different sweep file "
                                   "(its cases would not match); remove it or write to another folder with -o")])
-    return table.to_pandas().to_dict("records")
+    df = table.to_pandas()
+    why = tampered(df, columns, axes, cases) if columns is not None and cases is not None else None
+    if why:
+        raise InputError([Problem(str(path), "", f"cannot resume: {why}; remove the table or write to another "
+                                  "folder with -o")])
+    return df.astype(object).where(df.notna(), None).to_dict("records")  # a missing cell None, as run_case writes it
+    # (not NaN: a NaN `error` is truthy, and every resumed case of a table with one failure counted as failed)
 
 
 def publish_files(out_dir: Path, render: Callable[[Path], list[str]]) -> list[Path]:

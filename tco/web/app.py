@@ -18,10 +18,11 @@ import functools
 import hashlib
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import Callable
 from pathlib import Path
 
 from tco.web import fields as F
-from tco.web import jobs
+from tco.web import guards, jobs
 
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 MAX_BODY_BYTES = 1_100_000
@@ -44,6 +45,8 @@ class Desk:
     pool: object
     hosts: tuple[str, ...]
     runs: OrderedDict = field(default_factory=OrderedDict)
+    renew: Callable[[], object] | None = None
+    """Makes a new pool of workers when one died (out of memory) and broke the pool; None: the pool is kept."""
 
 
 def examples_in(folder: Path | None) -> dict[str, Path]:
@@ -145,15 +148,25 @@ def scenario_text(base: str, form) -> str:
 
 
 async def _in_worker(desk: Desk, fn, *args):
+    """`fn(*args)` in a worker; a job past JOB_SECONDS, or a worker that died (out of memory), is a problem the page
+    shows ({"problems": […]}), never a 500."""
+    from concurrent.futures import BrokenExecutor
+
     loop = asyncio.get_running_loop()
-    return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
+    try:
+        return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
+    except (TimeoutError, asyncio.TimeoutError):
+        return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {jobs.JOB_SECONDS:g} s"))]}
+    except BrokenExecutor as exc:  # the next job gets a new pool (this one refuses every job from now on)
+        if desk.renew is not None:
+            desk.pool = desk.renew()
+        return {"problems": [jobs._internal(exc)]}
 
 
 def create_app(desk: Desk):
     """The Starlette application of `desk`."""
     from starlette.applications import Starlette
     from starlette.middleware import Middleware
-    from starlette.middleware.trustedhost import TrustedHostMiddleware
     from starlette.requests import Request
     from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
     from starlette.routing import Route
@@ -164,7 +177,8 @@ def create_app(desk: Desk):
         return HTMLResponse(env.get_template(name).render(**ctx), status_code=status, headers=_headers())
 
     async def form_of(request: Request):
-        if int(request.headers.get("content-length") or 0) > MAX_BODY_BYTES:
+        length = request.headers.get("content-length") or "0"
+        if not length.isdigit() or int(length) > MAX_BODY_BYTES:  # BodyLimit caps a body without one
             return None
         return await request.form(max_files=1, max_fields=2000, max_part_size=MAX_BODY_BYTES)
 
@@ -274,8 +288,8 @@ def create_app(desk: Desk):
               Route("/download", download, methods=["POST"]), Route("/proposals", proposals),
               Route("/proposals/{pid:int}", proposal),
               Route("/proposals/{pid:int}/status", status, methods=["POST"]), Route("/static/{name}", static)]
-    return Starlette(routes=routes, middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=list(desk.hosts)),
-                                                Middleware(SameOrigin)])
+    return Starlette(routes=routes, middleware=[Middleware(guards.HostCheck, hosts=desk.hosts),
+                                                Middleware(SameOrigin), Middleware(guards.BodyLimit, limit=MAX_BODY_BYTES)])
 
 
 def _t(lang: str):

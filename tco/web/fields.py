@@ -97,7 +97,7 @@ USERS_KEYS = {"linear": ("end_users",), "logistic": ("ceiling_users", "steepness
               "compound": ("monthly_growth_rate", "max_users")}
 """The keys of each growth model the form writes, beside `model` and `start_users`."""
 
-PATH_KEYS = (("scenario", "catalog_dir"), ("fx", "history_csv"), ("inference", "calibration"))
+PATH_KEYS = (("scenario", "catalog_dir"), ("fx", "history_csv"), ("inference", "calibration"), ("proposal", "brand"))
 """Keys whose value is a path to another file: the desk reads none of them (an engineer runs those with `tco run`)."""
 
 _INT = re.compile(r"^[+-]?\d+$")

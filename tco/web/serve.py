@@ -36,6 +36,13 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
     if args.scenarios and not Path(args.scenarios).is_dir():
         err(f"error: --scenarios {args.scenarios}: folder not found")
         return 2
+    if args.data:  # a file, a folder it cannot write, or a proposals.sqlite that is not one: said now, not as 500s
+        from tco.web import store
+
+        problem = store.unusable(Path(args.data))
+        if problem:
+            err(f"error: --data {args.data}: {problem}")
+            return 2
     if args.host not in LOCAL_HOSTS:
         err(f"warning: serving on {args.host}: anyone who can reach this address can use the desk (it has no login); "
             "the default, 127.0.0.1, keeps it on this computer")
@@ -45,7 +52,8 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
     from tco.web.app import Desk, create_app, examples_in
 
     pool = jobs.pool(args.workers)
-    desk = Desk(examples_in(scenarios), Path(args.data) if args.data else None, pool, hosts_for(args.host, args.port))
+    desk = Desk(examples_in(scenarios), Path(args.data) if args.data else None, pool, hosts_for(args.host, args.port),
+                renew=lambda: jobs.pool(args.workers))
     shown = f"[{args.host}]" if ":" in args.host else args.host
     out(f"tco sales desk: http://{shown}:{args.port}/  ({len(desk.examples)} examples"
         f"{', proposals saved in ' + str(desk.data) if desk.data else ''}; Ctrl-C stops it)")
@@ -53,5 +61,5 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
         uvicorn.run(create_app(desk), host=args.host, port=args.port, log_level="warning", timeout_keep_alive=5,
                     limit_concurrency=64)
     finally:
-        pool.shutdown(cancel_futures=True)
+        desk.pool.shutdown(cancel_futures=True)  # type: ignore[attr-defined]  # the pool renewed last, if one was
     return 0

@@ -14,6 +14,8 @@ from pathlib import Path
 
 STATUSES = ("draft", "sent", "signed")
 FILE = "proposals.sqlite"
+MAX_ID = 2**63 - 1
+"""The largest row id SQLite stores; a larger number from the URL is no proposal (not an OverflowError)."""
 
 _SCHEMA = """
 create table if not exists proposals (
@@ -35,6 +37,19 @@ def _connect(folder: Path) -> sqlite3.Connection:
     con.row_factory = sqlite3.Row
     con.execute(_SCHEMA)
     return con
+
+
+def unusable(folder: Path) -> str | None:
+    """Why `folder` cannot keep the proposals (not a folder, not writable, a proposals.sqlite that is not the desk's
+    database), or None."""
+    try:
+        with contextlib_closing(_connect(folder)) as con:
+            con.execute("select count(*) from proposals").fetchone()
+            con.execute("begin immediate")  # takes the write lock: a read-only file or folder fails here
+            con.rollback()
+    except (OSError, sqlite3.Error) as exc:
+        return f"cannot keep the proposals there ({exc})"
+    return None
 
 
 def save(folder: Path, text: str, *, number: str, client: str, name: str, stem: str,
@@ -61,7 +76,7 @@ def listed(folder: Path) -> list[dict]:
 
 def get(folder: Path, pid: int) -> dict | None:
     """One saved proposal with its scenario text, or None."""
-    if not (folder / FILE).is_file():
+    if not (folder / FILE).is_file() or not 0 < pid <= MAX_ID:
         return None
     with contextlib_closing(_connect(folder)) as con:
         row = con.execute("select * from proposals where id = ?", (pid,)).fetchone()
@@ -72,6 +87,8 @@ def set_status(folder: Path, pid: int, status: str) -> bool:
     """Mark a proposal draft, sent or signed; False for an unknown id. ValueError for another status."""
     if status not in STATUSES:
         raise ValueError(f"unknown status {status!r}; choose from {', '.join(STATUSES)}")
+    if not 0 < pid <= MAX_ID:
+        return False
     with contextlib_closing(_connect(folder)) as con, con:
         return con.execute("update proposals set status = ? where id = ?", (status, pid)).rowcount == 1
 
