@@ -96,7 +96,17 @@ def _families() -> list[tuple[str, str, list]]:
          fleet),
         ("Costs: taxes, tax by tax and month by month, as the examples' options build them", "tco/costs/tax_rules.py",
          taxes),
+        ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
+         _totals_rules()),
     ]
+
+
+def _totals_rules() -> list:
+    """The totals rules: a line in BRL from USD and from BRL, then the rules every option has."""
+    from tco.costs import totals_rules as tr
+
+    brl = [(f"b_<line> ({c})", tr.brl_rule("setup", c)) for c in ("USD", "BRL")]
+    return brl + [(r.key, r) for r in (tr.TOTAL, tr.CUM, tr.DISC, tr.TCO, tr.NPV, tr.UPLIFT)]
 
 
 def _cost_rules() -> tuple[list, list]:
