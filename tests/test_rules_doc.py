@@ -98,7 +98,18 @@ def _families() -> list[tuple[str, str, list]]:
          taxes),
         ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
          _totals_rules()),
+        ("Unit costs: per user-month, per GPU-hour, per million tokens", "tco/costs/unit_rules.py", _unit_rules()),
     ]
+
+
+def _unit_rules() -> list:
+    """The unit-cost rules, with the GPU-hours of separate training and serving fleets and of one fleet."""
+    from tco.costs import unit_rules as ur
+
+    hours = [(f"gpu_hours ({'separate fleets' if len(k) > 1 else 'one fleet'})", ur.gpu_hours_rule(k))
+             for k in (("tr_hours", "inf_hours"), ("server_hours",))]
+    rules = ur.rules(("server_hours",))
+    return [(r.key, r) for r in rules[:2]] + hours + [(r.key, r) for r in rules[3:]]
 
 
 def _totals_rules() -> list:

@@ -4,8 +4,9 @@ Blocks, one under the other (rows found by key in each Calc sheet's row map, ``b
 cash out by contract year and by calendar year (every option), each option's lines by year, the
 committed amounts (payments inside a minimum term or commitment), unit costs (R$ per active user per
 month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``workbook_breakeven``).
-Every formula caches the number the engine's arrays give for the same arithmetic (``yearly``,
-``per_unit`` … in ``workbook_years``), so a viewer that does not recalculate shows the truth.
+Every formula caches the number the engine's arrays give for the same arithmetic (``yearly`` … in
+``workbook_years``; the unit costs are the rules of ``tco.costs.unit_rules``, written and evaluated), so a viewer
+that does not recalculate shows the truth.
 
 Cash flows are at month end (docs/design.md, Conventions), so the cost booked in a month is the cash paid in it.
 """
@@ -14,11 +15,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tco.costs import LINES
+from tco.costs import LINES, unit_rules
 from tco.domain import Role
+from tco.expr import XlContext
 from tco.report.workbook.book import Book, abs_cell, col, num, row_range
-from tco.report.workbook.years import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
-                                      hour_keys, per_unit, yearly)
+from tco.report.workbook.years import calendar_years, commitments, committed_amount, contract_years, yearly
 
 KBRL = '#,##0,;-#,##0,;"–"'
 """R$ thousands without decimals (the unit, "R$ mil", is written beside the table)."""
@@ -232,12 +233,13 @@ def _start(res, role: str) -> int:
 
 
 def _unit_costs(s: _Sheet, r: int) -> int:
-    """TCO per active user per month, per GPU-hour paid and per million tokens."""
+    """TCO per active user per month, per GPU-hour paid and per million tokens: the rules of
+    ``tco.costs.unit_rules``, each cell caching the value they give (column B links the option's TCO)."""
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_unit_costs"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("fin_unit_note"), book.fmt("small"))
     ws.write_string(r + 2, 0, t("fin_million"))
-    ws.write_number(r + 2, 1, 1e6, book.fmt("calc_int"))  # a unit, named, never a literal inside a formula
+    ws.write_number(r + 2, 1, unit_rules.MILLION, book.fmt("calc_int"))  # a unit, named, never a literal in a formula
     book.name("fin_million", abs_cell(s.name, r + 2, 1))
     r += 4
     heads = (t("col_option"), t("col_tco") + " (" + t("fin_kbrl") + ")", t("fin_user_months"), t("fin_per_user_month"),
@@ -245,25 +247,32 @@ def _unit_costs(s: _Sheet, r: int) -> int:
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    users, tokens = s.timeline("users"), s.timeline("tokens")
-    u_total = float(np.sum(s.res.users))
-    tok_total = float(np.sum(s.res.tokens))
     first = r
     for i, o in enumerate(s.res.options, start=1):
-        rr = r + 1
-        tco = o.tco.deterministic
         ws.write_string(r, 0, o.name)  # scenario text
-        ws.write_formula(r, 1, f"=out_o{i}_tco", book.fmt("fin_kbrl"), num(tco))
-        ws.write_formula(r, 2, f"=SUM({users})", book.fmt("fin_num"), u_total)
-        ws.write_formula(r, 3, f"=IF(C{rr}>0,B{rr}/C{rr},0)", book.fmt("fin_brl"), per_unit(tco, u_total))
-        gh = "+".join(f"SUM({s.calc(i, k)})*in_o{i}_{'tr' if k == 'tr_hours' else 'inf'}_gps" for k in hour_keys(o))
-        gpu_h = gpu_hours(o)
-        ws.write_formula(r, 4, "=" + gh, book.fmt("fin_num"), gpu_h)
-        ws.write_formula(r, 5, f"=IF(E{rr}>0,B{rr}/E{rr},0)", book.fmt("fin_brl"), per_unit(tco, gpu_h))
-        ws.write_formula(r, 6, f"=SUM({tokens})/fin_million", book.fmt("fin_num"), tok_total / 1e6)
-        ws.write_formula(r, 7, f"=IF(G{rr}>0,B{rr}/G{rr},0)", book.fmt("fin_brl"), per_unit(tco, tok_total, 1e6))
+        ws.write_formula(r, 1, f"=out_o{i}_tco", book.fmt("fin_kbrl"), num(o.tco.deterministic))  # a link
+        values = unit_rules.unit_costs(o, s.res.users, s.res.tokens)
+        ctx = _unit_context(s, i, r + 1)
+        for c, x in enumerate(unit_rules.rules(unit_rules.hour_keys(o.costs.rows)), start=2):
+            ws.write_formula(r, c, x.formula(ctx), book.fmt(UNIT_FORMATS[x.key]), num(values[x.key]))
         r += 1
     book.outputs["fin_units"] = (s.name, first)
     for c, name in ((3, "fin_per_user"), (5, "fin_per_gpu_h"), (7, "fin_per_mtok")):
         book.name(name, f"{abs_cell(s.name, first, c)}:{abs_cell(s.name, r - 1, c).split('!')[1]}")
     return r
+
+
+UNIT_FORMATS = {"user_months": "fin_num", "per_user": "fin_brl", "gpu_hours": "fin_num", "per_gpu_hour": "fin_brl",
+                "mtokens": "fin_num", "per_mtok": "fin_brl"}
+"""Unit-cost rule → the format of its column (columns C … H in the rules' order)."""
+
+
+def _unit_context(s: _Sheet, i: int, row: int) -> XlContext:
+    """Where option i's unit-cost rules read: the timeline's and its calc sheet's rows, its TCO in column B, each
+    quantity in the column before its ratio, its GPUs per server and ``fin_million`` by name."""
+    cells = {"c.tco": f"B{row}", "c.user_months": f"C{row}", "c.gpu_hours": f"E{row}", "c.mtokens": f"G{row}",
+             "million": "fin_million", "o.inf_gps": f"in_o{i}_inf_gps", "o.tr_gps": f"in_o{i}_tr_gps"}
+
+    def row_range(key: str) -> str:
+        return s.timeline(key) if key in ("users", "tokens") else s.calc(i, key)
+    return XlContext(col="", prev=None, row_of=lambda key: 0, name_of=cells.__getitem__, row_range=row_range)

@@ -1,6 +1,7 @@
-"""The arithmetic of the Finance sheet on the engine's arrays: contract and calendar years, sums by year, unit
-costs, GPU-hours, the commitments of an option and the amounts inside them (the cached values of the sheet's
-formulas; tests/test_workbook_finance.py works cases by hand against these)."""
+"""The arithmetic of the Finance sheet on the engine's arrays: contract and calendar years, sums by year, the
+commitments of an option and the amounts inside them (the cached values of the sheet's formulas;
+tests/test_workbook_finance.py works cases by hand against these). Unit costs and GPU-hours are rules
+(``tco.costs.unit_rules``)."""
 
 from __future__ import annotations
 
@@ -28,26 +29,6 @@ def yearly(amounts, months: list[str]) -> tuple[list[float], list[float]]:
     by_contract = [float(a[12 * y:12 * (y + 1)].sum()) for y in range(contract_years(len(a)))]
     years = np.array([int(m[:4]) for m in months])
     return by_contract, [float(a[years == y].sum()) for y in calendar_years(months)]
-
-
-def per_unit(total: float, quantity: float, scale: float = 1.0) -> float:
-    """total ÷ (quantity / scale), 0 when there is no quantity (R$ per user-month, per GPU-hour, per 1e6 tokens)."""
-    return total / (quantity / scale) if quantity > 0 else 0.0
-
-
-def gpu_hours(o) -> float:
-    """GPU-hours paid over the horizon: each fleet's server-hours × its GPUs per server."""
-    rows, r = o.costs.rows, o.resolved
-    keys = hour_keys(o)
-    return float(sum(np.sum(rows[k]) * (r.training.gpus_per_server if k == "tr_hours" else r.inference.gpus_per_server)
-                     for k in keys))
-
-
-def hour_keys(o) -> list[str]:
-    """Rows of server-hours paid: training and serving fleets apart, else one fleet (server_hours)."""
-    rows = o.costs.rows
-    keys = [k for k in ("tr_hours", "inf_hours") if k in rows]
-    return keys or ["server_hours"]
 
 
 def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, Any, list[str], int, int]]:

@@ -22,8 +22,8 @@ from tco.analysis import scaled_fx, scaled_prices
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
 from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
-from tco.report.workbook.finance import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
-                                        per_unit, yearly)
+from tco.costs import unit_rules
+from tco.report.workbook.finance import calendar_years, commitments, committed_amount, contract_years, yearly
 from tco.report.workbook.print import header_text
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -70,19 +70,14 @@ def test_yearly_sums_by_contract_and_calendar_year():
     assert contract_years(14) == 2 and contract_years(36) == 3 and contract_years(37) == 4
 
 
-def test_unit_costs_divide_by_what_was_used():
-    assert per_unit(1200.0, 10 + 20 + 30) == 1200.0 / 60  # R$ 20 per user-month
-    assert per_unit(5_000_000.0, 2_500_000_000, 1e6) == 5_000_000.0 / 2_500  # R$ 2,000 per million tokens
-    assert per_unit(100.0, 0.0) == 0.0
-
-
 def test_gpu_hours_of_one_eight_gpu_server_all_horizon(seed):
     _, res, _ = seed
     o = next(o for o in res.options if o.name == "Dedicado BR — 8x H200")  # one shared 8-GPU server, 2027-2029
     days = 365 + 366 + 365  # 2028 is a leap year
-    assert gpu_hours(o) == pytest.approx(days * 24 * 8)
+    u = unit_rules.unit_costs(o, res.users, res.tokens)
+    assert u["gpu_hours"] == pytest.approx(days * 24 * 8)
     tco = o.tco.deterministic
-    assert per_unit(tco, gpu_hours(o)) == pytest.approx(tco / (1096 * 24 * 8))
+    assert u["per_gpu_hour"] == pytest.approx(tco / (1096 * 24 * 8))
 
 
 def test_committed_amounts_of_the_seed_by_hand(seed):

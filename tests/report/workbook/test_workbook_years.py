@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.report.workbook.years import (calendar_years, committed_amount, commitments, contract_years, gpu_hours,
-                                       hour_keys, per_unit, yearly)
+from tco.costs import unit_rules
+from tco.report.workbook.years import calendar_years, committed_amount, commitments, contract_years, yearly
 
 
 def _o(res, start):
@@ -68,11 +68,11 @@ def test_a_cloud_commitment_carries_its_taxes(seed_results):
 
 def test_gpu_hours_of_separate_fleets(seed_results):
     o = _o(seed_results, "Dedicado BR — 8x H200 (frotas separadas)")
-    assert hour_keys(o) == ["tr_hours", "inf_hours"]
+    assert unit_rules.hour_keys(o.costs.rows) == ("tr_hours", "inf_hours")
     rows = o.costs.rows
     expected = float(np.sum(rows["tr_hours"])) * 8 + float(np.sum(rows["inf_hours"])) * 1  # 8× HGX, then 1× NVL
-    assert gpu_hours(o) == pytest.approx(expected)
-    assert hour_keys(_o(seed_results, "Dedicado BR — 8x H200")) == ["server_hours"]
+    assert unit_rules.unit_costs(o, seed_results.users, seed_results.tokens)["gpu_hours"] == expected
+    assert unit_rules.hour_keys(_o(seed_results, "Dedicado BR — 8x H200").costs.rows) == ("server_hours",)
 
 
 @settings(max_examples=100, deadline=None)
@@ -86,8 +86,3 @@ def test_years_cover_the_horizon(h, first, year):
     by_contract, by_calendar = yearly(ones, months)
     assert sum(by_contract) == sum(by_calendar) == h
     assert all(x == 12 for x in by_contract[:-1]) and 1 <= by_contract[-1] <= 12
-
-
-def test_per_unit_scales():
-    assert per_unit(3_000.0, 2_000_000.0, 1e6) == 3_000.0 / 2.0  # R$ per million tokens
-    assert per_unit(1.0, -5.0) == 0.0
