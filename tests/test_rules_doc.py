@@ -99,7 +99,17 @@ def _families() -> list[tuple[str, str, list]]:
         ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
          _totals_rules()),
         ("Unit costs: per user-month, per GPU-hour, per million tokens", "tco/costs/unit_rules.py", _unit_rules()),
+        ("Finance: sums by year, committed amounts", "tco/costs/finance_rules.py", _finance_rules()),
     ]
+
+
+def _finance_rules() -> list:
+    """The sums by year, and the committed amount of a cloud serving line that bears the taxes on it."""
+    from tco.costs import finance_rules as fr
+
+    committed = fr.committed_rule(("inference_compute",), ("inference_compute", "egress"))
+    return [(r.key, r) for r in (fr.BY_CONTRACT_YEAR, fr.BY_CALENDAR_YEAR, fr.OVER_HORIZON)] + [
+        ("committed (a taxed line)", committed), ("share_of_tco", fr.SHARE_OF_TCO)]
 
 
 def _unit_rules() -> list:

@@ -17,6 +17,12 @@ def _roundup(x: np.ndarray | float, digits: float = 0.0) -> np.ndarray | float:
     return np.sign(x) * np.ceil(np.abs(x) * f) / f
 
 
+def _year(serial):
+    """Excel YEAR of a date serial (days since 1899-12-30): the calendar year of its day."""
+    days = np.floor(np.asarray(serial, dtype=float)).astype("timedelta64[D]")
+    return ((np.datetime64("1899-12-30") + days).astype("datetime64[Y]").astype(int) + 1970).astype(float)
+
+
 def _if(cond, a, b):
     return np.where(np.asarray(cond) != 0, a, b)
 
@@ -35,6 +41,7 @@ FUNCS: dict[str, Callable[..., object]] = {
     # guarding IF never looks) is clipped instead of raising
     "CHOOSE": lambda i, *a: np.choose(np.clip(np.asarray(i, dtype=int), 1, len(a)) - 1, np.broadcast_arrays(*a)),
     "SUM": lambda *a: _reduce(np.add, a),
+    "YEAR": _year,
 }
 """Each Excel function the rules use, with its numpy meaning: the one place the two are paired."""
 
@@ -93,6 +100,11 @@ def AND(*a: object) -> Expr:  # noqa: N802
 
 def SUM(*a: object) -> Expr:  # noqa: N802
     return Fn("SUM", tuple(wrap(x) for x in a))
+
+
+def YEAR(serial: object) -> Expr:  # noqa: N802
+    """The calendar year of a date serial, as Excel's YEAR."""
+    return Fn("YEAR", (wrap(serial),))
 
 
 def CHOOSE(index: object, *a: object) -> Expr:  # noqa: N802

@@ -126,6 +126,32 @@ class SumProduct(Expr):
         return f"SUMPRODUCT({ctx.row_range(self.a)},{ctx.row_range(self.b)})"
 
 
+@dataclass(frozen=True, eq=False)
+class SumWhere(Expr):
+    """Σ of the month expression ``x`` over the months where ``where`` holds (a scalar; (…, 1) under leading axes).
+    Workbook: ``SUMPRODUCT((where)*(x))`` with each row as its whole-row range (an array formula); numpy: the
+    months selected, then summed (as ``x[mask].sum()``)."""
+
+    x: Expr
+    where: Expr
+
+    def np(self, env: Env) -> float | np.ndarray:
+        return sum_where(along_months(self.x.np(env), env.horizon), along_months(self.where.np(env), env.horizon))
+
+    def xl(self, ctx: XlContext) -> str:
+        arrays = RangeContext(ctx.col, ctx.prev, ctx.row_of, ctx.name_of, ctx.first, ctx.row_range)
+        return f"SUMPRODUCT(({self.where.xl(arrays)})*({self.x.xl(arrays)}))"
+
+
+@dataclass(frozen=True, eq=False)
+class RangeContext(XlContext):
+    """A context in which a row is its whole-row range (``SumWhere``'s array expressions)."""
+
+    def cell(self, key: str, col: str | None = None) -> str:
+        assert self.row_range is not None and col is None, "an array expression reads whole rows, same month only"
+        return self.row_range(key)
+
+
 # ---------------------------------------------------------------------------------------------
 # the numpy meaning of the nodes above, along the month axis (the tree walk and the compiled form both call these)
 
@@ -162,3 +188,12 @@ def sum_product(a: np.ndarray, b: np.ndarray) -> float | np.ndarray:
         return float(x @ y)
     x, y = np.broadcast_arrays(x, y)
     return np.einsum("...t,...t->...", x, y)[..., None]
+
+
+def sum_where(x: np.ndarray, where: np.ndarray) -> float | np.ndarray:
+    """``SumWhere``: the months of `x` where `where` is not 0, summed (each case's, (…, 1), under leading axes)."""
+    if x.ndim <= 1 and where.ndim <= 1:
+        return float(x[where != 0].sum())
+    x, where = np.broadcast_arrays(x, where)
+    flat = [float(a[w != 0].sum()) for a, w in zip(x.reshape(-1, x.shape[-1]), where.reshape(-1, x.shape[-1]))]
+    return np.asarray(flat).reshape(x.shape[:-1] + (1,))

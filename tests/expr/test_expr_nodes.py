@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from tco.expr import In, Row, Rule, XlContext, evaluate
 from tco.expr import Scalar
-from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet, RunningSum, SumProduct, Total
+from tco.expr import YEAR
+from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet, RunningSum, SumProduct, SumWhere, Total
 
 CTX = XlContext(col="G", prev="F", row_of={"job": 12, "lvl": 13, "x": 8, "t": 3}.__getitem__,
                 name_of=lambda n: f"in_{n}", first="$D", row_range=lambda k: f"$E${k}:$P${k}")
@@ -106,3 +107,15 @@ def test_total_and_sum_product_with_cases():
                    rows={"a": a, "one": np.ones(3)})
     np.testing.assert_array_equal(out["s"][:, 0], [6.0, 60.0])
     np.testing.assert_array_equal(out["p"][:, 0], [6.0, 60.0])
+
+
+def test_sum_where_and_year_by_hand():
+    # serials 46722, 46753, 46784 = 2027-12-01, 2028-01-01, 2028-02-01; the months of 2028: 2 + 3 = 5
+    rows = {"x": np.array([1.0, 2.0, 3.0]), "date": np.array([46722.0, 46753.0, 46784.0])}
+    node = SumWhere(Row("x"), YEAR(Row("date")).eq(In("cal")))
+    out = evaluate([Scalar("s", node, "", "")], {"cal": 2028.0}, 3, rows=rows)
+    assert out["s"][0] == 5.0
+    assert node.xl(CTX) == "SUMPRODUCT((YEAR($E$date:$P$date)=in_cal)*($E$x:$P$x))"
+    # two cases on a leading axis: the years 2027 and 2028 → 1 and 5
+    both = evaluate([Scalar("s", node, "", "")], {"cal": np.array([[2027.0], [2028.0]])}, 3, rows=rows)
+    np.testing.assert_array_equal(both["s"][:, 0], [1.0, 5.0])

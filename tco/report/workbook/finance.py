@@ -4,22 +4,23 @@ Blocks, one under the other (rows found by key in each Calc sheet's row map, ``b
 cash out by contract year and by calendar year (every option), each option's lines by year, the
 committed amounts (payments inside a minimum term or commitment), unit costs (R$ per active user per
 month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``workbook_breakeven``).
-Every formula caches the number the engine's arrays give for the same arithmetic (``yearly`` … in
-``workbook_years``; the unit costs are the rules of ``tco.costs.unit_rules``, written and evaluated), so a viewer
-that does not recalculate shows the truth.
+The yearly sums and commitments are the rules of ``tco.costs.finance_rules``, the unit costs those of
+``tco.costs.unit_rules``: each cell writes a rule and caches the value the same rule gives on the engine's arrays,
+so a viewer that does not recalculate shows the truth.
 
 Cash flows are at month end (docs/design.md, Conventions), so the cost booked in a month is the cash paid in it.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
 
-from tco.costs import LINES, unit_rules
+
+from tco.costs import LINES, finance_rules, unit_rules
 from tco.domain import Role
 from tco.expr import XlContext
 from tco.report.workbook.book import Book, abs_cell, col, num, row_range
-from tco.report.workbook.years import calendar_years, commitments, committed_amount, contract_years, yearly
+from tco.report.workbook.years import calendar_years, commitments, contract_years
 
 KBRL = '#,##0,;-#,##0,;"–"'
 """R$ thousands without decimals (the unit, "R$ mil", is written beside the table)."""
@@ -100,17 +101,24 @@ def _year_heads(s: _Sheet, r: int, c0: int) -> tuple[int, int]:
 
 
 def _year_cells(s: _Sheet, r: int, c0: int, hr: int, ny: int, nc: int, row: str, values, fmt: str = "fin_kbrl") -> None:
-    """One row of yearly sums of the monthly range `row`: contract years, calendar years, then the total."""
+    """One row of yearly sums of the monthly range `row`: contract years, calendar years, then the total (the rules
+    of ``tco.costs.finance_rules``, each cell caching the value they give on `values`)."""
     ws, book = s.ws, s.book
-    by_c, by_cal = yearly(values, s.res.months)
-    yr, dt = s.timeline("year"), s.timeline("date")
-    for y in range(ny):
-        ws.write_formula(r, c0 + y, f"=SUMIF({yr},{col(c0 + y)}${hr + 1}-1,{row})", book.fmt(fmt), num(by_c[y]))
-    c1 = c0 + ny
-    for j in range(nc):
-        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt),
-                         num(by_cal[j]))
-    ws.write_formula(r, c1 + nc, f"=SUM({row})", book.fmt(fmt), num(float(np.sum(values))))
+    by_c, by_cal, whole = finance_rules.yearly(values, s.res.months)
+    heads = {"y": [f"{col(c0 + y)}${hr + 1}" for y in range(ny)],
+             "cal": [f"{col(c0 + ny + j)}${hr + 1}" for j in range(nc)]}
+    cells = [(c0 + y, finance_rules.BY_CONTRACT_YEAR, "y", y, by_c[y]) for y in range(ny)]
+    cells += [(c0 + ny + j, finance_rules.BY_CALENDAR_YEAR, "cal", j, by_cal[j]) for j in range(nc)]
+    cells += [(c0 + ny + nc, finance_rules.OVER_HORIZON, "", 0, whole)]
+    ranges = {"x": row, "year": s.timeline("year"), "date": s.timeline("date")}
+    for c, rule, head, j, value in cells:
+        names = {head: heads[head][j]} if head else {}
+        ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__, row_range=ranges.__getitem__)
+        ws.write_formula(r, c, rule.formula(ctx), book.fmt(fmt), num(value))
+
+
+def _no_cell(key: str) -> int:
+    raise AssertionError(f"a Finance rule reads whole rows, not the cell of {key!r}")
 
 
 def _heads(s: _Sheet, r: int, first: str, ny: int, nc: int) -> None:
@@ -180,8 +188,6 @@ def term_formula(book: Book, i: int, role: str, fleet) -> str | None:
 def _committed(s: _Sheet, r: int) -> int:
     """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
     minimum term or commitment, from its first month."""
-    from tco.report.workbook.tco_parts import taxed_part_formula
-
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_committed"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("fin_committed_note"), book.fmt("small"))
@@ -191,7 +197,6 @@ def _committed(s: _Sheet, r: int) -> int:
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    tt = s.timeline("t")
     any_row = False
     for i, o in enumerate(s.res.options, start=1):
         for role, fleet, lines, term, start in commitments(o, _start(s.res, Role.TRAINING),
@@ -206,13 +211,12 @@ def _committed(s: _Sheet, r: int) -> int:
             else:  # a formula of the term inputs: an edited term moves the committed amount and stays in step
                 ws.write_formula(r, 3, live, book.fmt("fin_num"), term)
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
-            part = taxed_part_formula(book, i, o, lines)
-            v = committed_amount(o, lines, start, term)
-            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})",
-                             book.fmt("fin_kbrl"),
-                             num(v))
-            ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
-                             num(v / o.tco.deterministic) if o.tco.deterministic > 0 else 0.0)
+            v, share = finance_rules.committed(o, lines, start, term)
+            ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=_committed_names(i, r + 1).__getitem__,
+                            row_range=functools.partial(_option_range, s, i))
+            rule = finance_rules.committed_rule(tuple(lines), finance_rules.taxed_lines(o.costs.currency))
+            ws.write_formula(r, 5, rule.formula(ctx), book.fmt("fin_kbrl"), num(v))
+            ws.write_formula(r, 6, finance_rules.SHARE_OF_TCO.formula(ctx), book.fmt("fin_pct"), num(share))
             r += 1
             any_row = True
     if not any_row:
@@ -220,6 +224,17 @@ def _committed(s: _Sheet, r: int) -> int:
         r += 1
     ws.write_string(r, 0, t("fin_term_source"), book.fmt("small"))
     return r + 1
+
+
+def _option_range(s: _Sheet, i: int, key: str) -> str:
+    """Row `key` of option i's calc sheet (the Timeline's for the month ``t``)."""
+    return s.timeline(key) if key == "t" else s.calc(i, key)
+
+
+def _committed_names(i: int, row: int) -> dict[str, str]:
+    """Where a commitment row's rules read their inputs: its first month (column E), term (D), amount (F) and the
+    option's TCO."""
+    return {"start": f"E{row}", "term": f"D{row}", "c.committed": f"F{row}", "c.tco": f"out_o{i}_tco"}
 
 
 START_NAMES: dict[str, str] = {Role.TRAINING: "in_train_start", Role.INFERENCE: "in_inf_start"}
@@ -275,4 +290,4 @@ def _unit_context(s: _Sheet, i: int, row: int) -> XlContext:
 
     def row_range(key: str) -> str:
         return s.timeline(key) if key in ("users", "tokens") else s.calc(i, key)
-    return XlContext(col="", prev=None, row_of=lambda key: 0, name_of=cells.__getitem__, row_range=row_range)
+    return XlContext(col="", prev=None, row_of=_no_cell, name_of=cells.__getitem__, row_range=row_range)

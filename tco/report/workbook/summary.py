@@ -10,10 +10,10 @@ the ranked TCOs, the cumulative cost chart, the scenario's notes and the engine'
 from __future__ import annotations
 
 from tco import __version__
-from tco.costs import unit_rules
+from tco.costs import finance_rules, unit_rules
 from tco.report.workbook.book import Book, num, qs
 from tco.report.workbook.breakeven import breakevens
-from tco.report.workbook.finance import calendar_years, yearly
+from tco.report.workbook.finance import calendar_years
 from tco.report.workbook.outputs import cumulative_chart, infeasible_text, ranked_ok, ranks_among, unranked_word
 
 
@@ -178,7 +178,7 @@ def _cash_out_kpis(book: Book, res, o) -> list[tuple]:
     t, n = book.t, len(res.options)
     fin = qs(book.sheets["finance"])
     first_fin, _, ny, nc = book.outputs["fin_years"]
-    by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
+    by_c, by_cal, _ = finance_rules.yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
     years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
     out = []
     for j, (label, v) in enumerate(zip(years, by_c + by_cal)):

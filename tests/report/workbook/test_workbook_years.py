@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tco.costs import unit_rules
-from tco.report.workbook.years import calendar_years, committed_amount, commitments, contract_years, yearly
+from tco.costs.finance_rules import committed, yearly
+from tco.report.workbook.years import calendar_years, commitments, contract_years
 
 
 def _o(res, start):
@@ -50,10 +51,10 @@ def test_the_amount_inside_a_commitment(seed_results):
     # all-BRL on lucro real: the taxes line is zero, so the taxed part is the line itself
     assert float(o.costs.lines["taxes"].sum()) == pytest.approx(0.0, abs=1e-6)
     line = o.lines_brl["training_compute"]
-    assert committed_amount(o, ["training_compute"], 1, 12) == pytest.approx(float(line[0:12].sum()))
-    assert committed_amount(o, ["training_compute"], 3, 2) == pytest.approx(float(line[2] + line[3]))
+    assert committed(o, ["training_compute"], 1, 12)[0] == pytest.approx(float(line[0:12].sum()))
+    assert committed(o, ["training_compute"], 3, 2)[0] == pytest.approx(float(line[2] + line[3]))
     # a term past the horizon takes the months there are
-    assert committed_amount(o, ["training_compute"], 30, 12) == pytest.approx(float(line[29:].sum()))
+    assert committed(o, ["training_compute"], 30, 12)[0] == pytest.approx(float(line[29:].sum()))
 
 
 def test_a_cloud_commitment_carries_its_taxes(seed_results):
@@ -62,7 +63,7 @@ def test_a_cloud_commitment_carries_its_taxes(seed_results):
     taxed = [k for k in c.lines if k != "taxes" and c.currency[k] == "USD" and np.any(c.lines[k] != 0)]
     ratio = c.lines["taxes"] / sum(c.lines[k] for k in taxed)  # taxes per unit of taxed amount, month by month
     expected = float((o.lines_brl["inference_compute"] * (1 + ratio))[1:37].sum())
-    assert committed_amount(o, ["inference_compute"], 2, 36) == pytest.approx(expected, rel=1e-9)
+    assert committed(o, ["inference_compute"], 2, 36)[0] == pytest.approx(expected, rel=1e-9)
     assert expected > float(o.lines_brl["inference_compute"].sum())
 
 
@@ -83,6 +84,6 @@ def test_years_cover_the_horizon(h, first, year):
     cal = calendar_years(months)
     assert cal == list(range(year, int(months[-1][:4]) + 1))
     ones = [1.0] * h
-    by_contract, by_calendar = yearly(ones, months)
+    by_contract, by_calendar, _ = yearly(ones, months)
     assert sum(by_contract) == sum(by_calendar) == h
     assert all(x == 12 for x in by_contract[:-1]) and 1 <= by_contract[-1] <= 12

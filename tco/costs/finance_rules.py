@@ -1,0 +1,105 @@
+"""The Finance sheet's figures, declared once: a monthly amount summed by contract year, by calendar year and over the
+horizon; the part of an option's cost a set of lines makes, with the taxes they bear; and what a commitment binds
+(that part over its term) with its share of the TCO. ``yearly`` and ``committed`` evaluate them for the engine's
+numbers; the workbook's Finance sheet writes the same rules as its cells' formulas (``tco.report.workbook.finance``),
+each caching the value evaluated here.
+
+Rows: ``x`` the amount summed, ``year`` the contract year index ⌊(t − 1)/12⌋ and ``date`` the first day of the month
+(a date serial) of the timeline, the option's lines ``l_<line>`` and their BRL ``b_<line>``
+(``tco.costs.totals_rules``). Inputs: ``y`` the contract year (1 …), ``cal`` the calendar year, ``start`` and
+``term`` a commitment's first month and length, ``c.tco`` the option's TCO, ``c.committed`` the committed amount.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Any, Sequence
+
+import numpy as np
+
+from tco.domain import LINES, CostLine
+from tco.expr import IF, YEAR, Const, Expr, In, Month, Row, Scalar, SumWhere, Total, evaluate
+
+BY_CONTRACT_YEAR = Scalar("by_contract_year", SumWhere(Row("x"), Row("year").eq(In("y") - 1)), "BRL",
+                          "Σ of x over contract year y (months 12(y − 1) + 1 … 12y)")
+BY_CALENDAR_YEAR = Scalar("by_calendar_year", SumWhere(Row("x"), YEAR(Row("date")).eq(In("cal"))), "BRL",
+                          "Σ of x over the months dated in calendar year cal")
+OVER_HORIZON = Scalar("over_horizon", Total("x"), "BRL", "Σ_t x_t over the horizon")
+SHARE_OF_TCO = Scalar("share_of_tco", IF(In("c.tco") > 0, In("c.committed") / In("c.tco"), 0), "",
+                      "share of the TCO = committed ÷ TCO (0 when the TCO is not positive)")
+
+
+def _added(xs: Sequence[Expr]) -> Expr:
+    out = xs[0]
+    for x in xs[1:]:
+        out = out + x
+    return out
+
+
+def taxed_lines(currency: dict[str, str]) -> tuple[str, ...]:
+    """Lines in the taxed amount: every line in the taxes line's currency (``tco.costs.option_taxes``)."""
+    return tuple(k for k in LINES if k != CostLine.TAXES and currency[k] == currency[CostLine.TAXES])
+
+
+def part(lines: Sequence[str], taxed: Sequence[str]) -> Expr:
+    """The monthly BRL of `lines` with the taxes they bear: the taxed ones × (1 + taxes ÷ taxed amount) (the ratio
+    read as 0 in a month with nothing taxed), the others as they are (0 without lines)."""
+    inside = [Row("b_" + k) for k in lines if k in taxed]
+    outside = [Row("b_" + k) for k in lines if k not in taxed]
+    parts = []
+    if inside:
+        base = _added([Row("l_" + k) for k in taxed])
+        parts.append(_added(inside) * (1 + Row("l_taxes") / (base + base.eq(0))))
+    if outside:
+        parts.append(_added(outside))
+    return _added(parts) if parts else Const(0.0)
+
+
+@functools.lru_cache(maxsize=64)
+def committed_rule(lines: tuple[str, ...], taxed: tuple[str, ...]) -> Scalar:
+    """What a commitment on `lines` binds: their part (``part``) over months start … start + term − 1."""
+    window = (Month() >= In("start")) * (Month() < In("start") + In("term"))
+    return Scalar("committed", SumWhere(part(lines, taxed), window), "BRL",
+                  "committed = Σ over months start … start + term − 1 of the lines' BRL, the taxed ones × (1 + taxes "
+                  "÷ taxed amount)")
+
+
+def option_rows(o: Any) -> dict[str, np.ndarray]:
+    """An option's lines and their BRL rows (``o.lines_brl``, the rows ``b_<line>`` of ``tco.costs.totals_rules``), as
+    ``part`` reads them."""
+    return {"l_" + k: o.costs.lines[k] for k in LINES} | {"b_" + k: o.lines_brl[k] for k in LINES}
+
+
+def calendar_rows(months: Sequence[str]) -> dict[str, np.ndarray]:
+    """The rows ``year`` (the timeline's rule ``tco.timeline.YEAR``) and ``date`` (the first day of each month
+    'YYYY-MM' as a date serial, the workbook's Timeline ``date`` row) of the months."""
+    from tco import timeline
+    from tco.costs.tax_rules import month_serial
+
+    h = len(months)
+    return {"year": evaluate((timeline.YEAR,), {}, h)["year"], "date": np.array([month_serial(m) for m in months])}
+
+
+def calendar_years(months: Sequence[str]) -> list[int]:
+    """The calendar years the months ('2027-01' …) fall in, in order."""
+    return sorted({int(m[:4]) for m in months})
+
+
+def yearly(x: Any, months: Sequence[str]) -> tuple[list[float], list[float], float]:
+    """(by contract year 1 … ⌈H/12⌉, by calendar year, over the horizon) sums of the month row `x` [BRL]."""
+    rows = calendar_rows(months) | {"x": np.asarray(x, dtype=float)}
+
+    def one(rule: Scalar, **inputs: float) -> float:
+        return float(evaluate((rule,), inputs, len(months), rows=rows)[rule.key][0])
+
+    years = -(-len(months) // 12)
+    return ([one(BY_CONTRACT_YEAR, y=float(y)) for y in range(1, years + 1)],
+            [one(BY_CALENDAR_YEAR, cal=float(c)) for c in calendar_years(months)], one(OVER_HORIZON))
+
+
+def committed(o: Any, lines: Sequence[str], start: int, term: int) -> tuple[float, float]:
+    """(committed amount, its share of the TCO) of `lines` with their taxes over months start … start + term − 1."""
+    rules = (committed_rule(tuple(lines), taxed_lines(o.costs.currency)), SHARE_OF_TCO)
+    out = evaluate(rules, {"start": float(start), "term": float(term), "c.tco": o.tco.deterministic},
+                   len(o.total_brl), rows=option_rows(o))
+    return float(out["committed"][0]), float(out["share_of_tco"][0])

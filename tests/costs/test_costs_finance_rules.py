@@ -1,0 +1,65 @@
+"""tco.costs.finance_rules: sums by contract and calendar year, the part of the cost some lines make with their taxes,
+the committed amount and its share of the TCO, each worked by hand, and the formulas they render."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from tco.costs import finance_rules as fr
+from tco.domain import LINES
+from tco.expr import XlContext
+
+
+def test_yearly_by_hand():
+    # 14 months from November 2027: contract year 1 = months 1-12 (1 + … + 12 = 78), year 2 = 13 + 14 = 27;
+    # calendar 2027 = Nov, Dec (1 + 2 = 3), 2028 = Jan-Dec (3 + … + 14 = 102); over the horizon 105
+    months = [f"{2027 + (10 + m) // 12}-{(10 + m) % 12 + 1:02d}" for m in range(14)]
+    by_contract, by_calendar, whole = fr.yearly([float(m + 1) for m in range(14)], months)
+    assert (by_contract, by_calendar, whole) == ([78.0, 27.0], [3.0, 102.0], 105.0)
+
+
+def test_contract_year_sums_are_the_slices_to_the_bit():
+    rng = np.random.default_rng(5)
+    x = rng.uniform(0, 1e6, 36)
+    months = [f"{2027 + m // 12}-{m % 12 + 1:02d}" for m in range(36)]
+    by_contract, by_calendar, whole = fr.yearly(x, months)
+    assert by_contract == [float(x[12 * y:12 * (y + 1)].sum()) for y in range(3)] == by_calendar
+    assert whole == float(x.sum())
+
+
+def _option(lines: dict, brl: dict, currency: dict, tco: float):
+    full = {k: np.asarray(lines.get(k, [0.0] * 3), dtype=float) for k in LINES}
+    return SimpleNamespace(costs=SimpleNamespace(lines=full, currency=currency), tco=SimpleNamespace(deterministic=tco),
+                           lines_brl={k: np.asarray(brl.get(k, [0.0] * 3), dtype=float) for k in LINES},
+                           total_brl=np.zeros(3))
+
+
+def test_committed_with_its_taxes_by_hand():
+    # a USD inference line of 100, 100, 200 (BRL 500, 500, 1000 at 5 BRL/USD); taxes 10, 10, 0 USD on a taxed amount
+    # of inference + egress = 100 + 0, 100 + 0, 200 + 0 → ratio 0.1, 0.1, 0; a commitment of 2 months from month 2:
+    # 500 × 1.1 + 1000 × 1 = 1550; the TCO 3100 → share 0.5
+    cur = {k: "USD" if k in ("inference_compute", "egress", "taxes") else "BRL" for k in LINES}
+    o = _option({"inference_compute": [100, 100, 200], "taxes": [10, 10, 0]},
+                {"inference_compute": [500, 500, 1000]}, cur, 3100.0)
+    assert fr.taxed_lines(cur) == ("inference_compute", "egress")
+    amount, share = fr.committed(o, ["inference_compute"], 2, 2)
+    assert amount == pytest.approx(550.0 + 1000.0, rel=1e-15) and share == pytest.approx(0.5, rel=1e-15)
+    # a month with nothing taxed reads the ratio as 0 (no division by zero); a line outside the taxed amount as it is
+    o0 = _option({}, {"setup": [7, 0, 0]}, cur, 0.0)
+    assert fr.committed(o0, ["setup"], 1, 3) == (7.0, 0.0)  # TCO 0: share 0
+
+
+def test_formulas():
+    ranges = {"x": "X", "year": "Y", "date": "D", "t": "T", "b_inference_compute": "B", "l_inference_compute": "L",
+              "l_egress": "E", "l_taxes": "TX", "b_setup": "S"}
+    names = {"y": "F$5", "cal": "J$5", "start": "E9", "term": "D9", "c.tco": "out_o1_tco", "c.committed": "F9"}
+    ctx = XlContext("", None, lambda k: 0, names.__getitem__, row_range=ranges.__getitem__)
+    assert fr.BY_CONTRACT_YEAR.formula(ctx) == "=SUMPRODUCT((Y=F$5-1)*(X))"
+    assert fr.BY_CALENDAR_YEAR.formula(ctx) == "=SUMPRODUCT((YEAR(D)=J$5)*(X))"
+    assert fr.OVER_HORIZON.formula(ctx) == "=SUM(X)"
+    rule = fr.committed_rule(("inference_compute", "setup"), ("inference_compute", "egress"))
+    assert rule.formula(ctx) == "=SUMPRODUCT(((T>=E9)*(T<E9+D9))*(B*(1+TX/(L+E+(L+E=0)))+S))"
+    assert fr.SHARE_OF_TCO.formula(ctx) == "=IF(out_o1_tco>0,F9/out_o1_tco,0)"
