@@ -99,7 +99,8 @@ def _families() -> list[tuple[str, str, list]]:
         ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
          _totals_rules()),
         ("Unit costs: per user-month, per GPU-hour, per million tokens", "tco/costs/unit_rules.py", _unit_rules()),
-        ("Finance: sums by year, committed amounts", "tco/costs/finance_rules.py", _finance_rules()),
+        ("Finance: sums by year, committed amounts, the parts the break-evens move", "tco/costs/finance_rules.py",
+         _finance_rules()),
     ]
 
 
@@ -108,8 +109,11 @@ def _finance_rules() -> list:
     from tco.costs import finance_rules as fr
 
     committed = fr.committed_rule(("inference_compute",), ("inference_compute", "egress"))
+    usd = fr.usd_part_rule(("inference_compute", "egress"))
+    price = fr.price_part_rule("cloud_part", ("inference_compute",), ("inference_compute", "egress"))
     return [(r.key, r) for r in (fr.BY_CONTRACT_YEAR, fr.BY_CALENDAR_YEAR, fr.OVER_HORIZON)] + [
-        ("committed (a taxed line)", committed), ("share_of_tco", fr.SHARE_OF_TCO)]
+        ("committed (a taxed line)", committed), ("share_of_tco", fr.SHARE_OF_TCO),
+        ("usd_part (two USD lines)", usd), ("brl_part", fr.BRL_PART), ("cloud_part (a taxed line)", price)]
 
 
 def _unit_rules() -> list:

@@ -1,6 +1,7 @@
 """The Finance sheet's figures, declared once: a monthly amount summed by contract year, by calendar year and over the
-horizon; the part of an option's cost a set of lines makes, with the taxes they bear; and what a commitment binds
-(that part over its term) with its share of the TCO. ``yearly`` and ``committed`` evaluate them for the engine's
+horizon; the part of an option's cost a set of lines makes, with the taxes they bear; what a commitment binds
+(that part over its term) with its share of the TCO; and the parts of the TCO the break-evens move (USD, BRL, the
+cloud and the dedicated prices'). ``yearly`` and ``committed`` evaluate them for the engine's
 numbers; the workbook's Finance sheet writes the same rules as its cells' formulas (``tco.report.workbook.finance``),
 each caching the value evaluated here.
 
@@ -25,6 +26,8 @@ BY_CONTRACT_YEAR = Scalar("by_contract_year", SumWhere(Row("x"), Row("year").eq(
 BY_CALENDAR_YEAR = Scalar("by_calendar_year", SumWhere(Row("x"), YEAR(Row("date")).eq(In("cal"))), "BRL",
                           "Σ of x over the months dated in calendar year cal")
 OVER_HORIZON = Scalar("over_horizon", Total("x"), "BRL", "Σ_t x_t over the horizon")
+BRL_PART = Scalar("brl_part", In("c.tco") - In("c.usd_part"), "BRL",
+                  "BRL part = TCO − USD part: what a move of the whole USD/BRL path leaves unchanged")
 SHARE_OF_TCO = Scalar("share_of_tco", IF(In("c.tco") > 0, In("c.committed") / In("c.tco"), 0), "",
                       "share of the TCO = committed ÷ TCO (0 when the TCO is not positive)")
 
@@ -62,6 +65,32 @@ def committed_rule(lines: tuple[str, ...], taxed: tuple[str, ...]) -> Scalar:
     return Scalar("committed", SumWhere(part(lines, taxed), window), "BRL",
                   "committed = Σ over months start … start + term − 1 of the lines' BRL, the taxed ones × (1 + taxes "
                   "÷ taxed amount)")
+
+
+@functools.lru_cache(maxsize=64)
+def usd_part_rule(usd_lines: tuple[str, ...]) -> Scalar:
+    """The USD part of the TCO: the lines billed in USD, in BRL, over the horizon (0 without any)."""
+    parts = [Total("b_" + k) for k in usd_lines]
+    return Scalar("usd_part", _added(parts) if parts else Const(0.0), "BRL",
+                  "USD part = Σ over the USD lines of Σ_t line in BRL: what scales with the whole USD/BRL path")
+
+
+@functools.lru_cache(maxsize=64)
+def price_part_rule(key: str, lines: tuple[str, ...], taxed: tuple[str, ...]) -> Scalar:
+    """The part of the TCO that the prices driving `lines` make, with the taxes they bear, over the horizon."""
+    return Scalar(key, SumWhere(part(lines, taxed)), "BRL",
+                  "price part = Σ_t of the lines a price drives in BRL, the taxed ones × (1 + taxes ÷ taxed amount)")
+
+
+def parts(o: Any, usd_lines: Sequence[str], cloud_lines: Sequence[str], dedicated_lines: Sequence[str]
+          ) -> dict[str, float]:
+    """An option's USD and BRL parts and the parts its cloud and dedicated prices drive (``usd_part``, ``brl_part``,
+    ``cloud_part``, ``dedicated_part``) [BRL]."""
+    taxed = taxed_lines(o.costs.currency)
+    rules = (usd_part_rule(tuple(usd_lines)), BRL_PART, price_part_rule("cloud_part", tuple(cloud_lines), taxed),
+             price_part_rule("dedicated_part", tuple(dedicated_lines), taxed))
+    out = evaluate(rules, {"c.tco": o.tco.deterministic}, len(o.total_brl), rows=option_rows(o))
+    return {x.key: float(out[x.key][0]) for x in rules}
 
 
 def option_rows(o: Any) -> dict[str, np.ndarray]:

@@ -18,7 +18,8 @@ def _roundup(x: np.ndarray | float, digits: float = 0.0) -> np.ndarray | float:
 
 
 def _year(serial):
-    """Excel YEAR of a date serial (days since 1899-12-30): the calendar year of its day."""
+    """Excel YEAR of a date serial (days since 1899-12-30): the calendar year of its day (as Excel from serial 61,
+    1900-03-01, on: before it Excel counts a fictitious 1900-02-29)."""
     days = np.floor(np.asarray(serial, dtype=float)).astype("timedelta64[D]")
     return ((np.datetime64("1899-12-30") + days).astype("datetime64[Y]").astype(int) + 1970).astype(float)
 

@@ -133,13 +133,17 @@ class SumWhere(Expr):
     months selected, then summed (as ``x[mask].sum()``)."""
 
     x: Expr
-    where: Expr
+    where: Expr | None = None
+    """None: every month (``SUMPRODUCT(x)``; numpy: ``x.sum()``)."""
 
     def np(self, env: Env) -> float | np.ndarray:
-        return sum_where(along_months(self.x.np(env), env.horizon), along_months(self.where.np(env), env.horizon))
+        x = along_months(self.x.np(env), env.horizon)
+        return total(x) if self.where is None else sum_where(x, along_months(self.where.np(env), env.horizon))
 
     def xl(self, ctx: XlContext) -> str:
         arrays = RangeContext(ctx.col, ctx.prev, ctx.row_of, ctx.name_of, ctx.first, ctx.row_range)
+        if self.where is None:
+            return f"SUMPRODUCT({self.x.xl(arrays)})"
         return f"SUMPRODUCT(({self.where.xl(arrays)})*({self.x.xl(arrays)}))"
 
 

@@ -63,3 +63,16 @@ def test_formulas():
     rule = fr.committed_rule(("inference_compute", "setup"), ("inference_compute", "egress"))
     assert rule.formula(ctx) == "=SUMPRODUCT(((T>=E9)*(T<E9+D9))*(B*(1+TX/(L+E+(L+E=0)))+S))"
     assert fr.SHARE_OF_TCO.formula(ctx) == "=IF(out_o1_tco>0,F9/out_o1_tco,0)"
+
+
+def test_break_even_part_formulas():
+    ranges = {"b_inference_compute": "BI", "b_egress": "BE", "l_training_compute": "LT", "l_taxes": "TX",
+              "b_training_compute": "BT"}
+    ctx = XlContext("", None, lambda k: 0, {"c.tco": "out_o2_tco", "c.usd_part": "E7"}.__getitem__,
+                    row_range=ranges.__getitem__)
+    assert fr.usd_part_rule(("inference_compute", "egress")).formula(ctx) == "=SUM(BI)+SUM(BE)"
+    assert fr.usd_part_rule(()).formula(ctx) == "=0"
+    assert fr.BRL_PART.formula(ctx) == "=out_o2_tco-E7"
+    taxed = fr.price_part_rule("dedicated_part", ("training_compute",), ("training_compute",))
+    assert taxed.formula(ctx) == "=SUMPRODUCT(BT*(1+TX/(LT+(LT=0))))"
+    assert fr.price_part_rule("cloud_part", (), ()).formula(ctx) == "=SUMPRODUCT(0)"

@@ -15,7 +15,7 @@ from tco import timeline
 from tco.constants import ALL as NAMED
 from tco.expr import (
     AND, CHOOSE, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
-    Row, Rule, XlContext, evaluate,
+    YEAR, Row, Rule, XlContext, evaluate,
 )
 
 formulas = pytest.importorskip("formulas")
@@ -77,9 +77,17 @@ def test_ln(x):
 
 
 def test_every_function_has_a_pair_test():
-    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM", "CHOOSE"}
+    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM", "CHOOSE", "YEAR"}
     assert set(FUNCS) <= tested
     assert both(Fn("ABS", (In("a"),)), a=-2.5) == (2.5, 2.5)
+
+
+@pytest.mark.parametrize("serial", [61.0, 366.0, 367.0, 46387.0, 46752.0, 46753.0, 46753.75, 47118.0])
+def test_year_of_a_date_serial(serial):
+    # 46752 = 2027-12-31, 46753 = 2028-01-01 (a day's fraction keeps its day), 47118 = 2028-12-31, 61 = 1900-03-01
+    # (from there on Excel counts from 1899-12-30; before it, its fictitious 1900-02-29 shifts serials by a day)
+    assert both(YEAR(In("d")), d=serial) == (excel(f"=YEAR({serial})"),) * 2
+    assert both(YEAR(In("d")), d=46753.75)[0] == 2028.0 and both(YEAR(In("d")), d=46752.0)[0] == 2027.0
 
 
 @pytest.mark.parametrize("i", [1.0, 2.0, 3.0, 2.9])

@@ -21,9 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
+from tco.costs import finance_rules
 from tco.domain import FleetKind
+from tco.expr import XlContext
 from tco.report.workbook.book import Book, abs_cell, num, qs, row_range
-from tco.report.workbook.tco_parts import price_lines, taxed_part, taxed_part_formula, usd_lines
+from tco.report.workbook.tco_parts import price_lines, usd_lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,13 +99,26 @@ def _part_cells(book: Book, ws, g: _Grid, j: int, o) -> None:
     ws.write_string(rr, 2, book.term("kind", o.kind))
     ws.write_formula(rr, 3, f"={qs(book.sheets['comparison'])}N{book.rows['cmp_first'] + 1 + j}", book.fmt("fin_kbrl"),
                      num(v["tco"][j]) if v["feas"][j] else book.t("infeasible" if not o.feasible else "wb_breaks"))
-    rows = book.outputs[(i, "rows")]
-    u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
-    ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
-    ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
-    for c, kind in ((6, FleetKind.CLOUD), (7, FleetKind.DEDICATED)):
-        ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
-                         book.fmt("fin_kbrl"), num(v[kind][j]))
+    names = {"c.tco": f"out_o{i}_tco", "c.usd_part": f"E{x}"}
+    sheet, rows = book.sheets[f"calc{i}"], book.outputs[(i, "rows")]
+    ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__,
+                    row_range=lambda key: row_range(sheet, rows[key], book.horizon))
+    for c, (x_rule, key) in enumerate(zip(_part_rules(o), ("usd", "brl", FleetKind.CLOUD, FleetKind.DEDICATED)),
+                                      start=4):
+        ws.write_formula(rr, c, x_rule.formula(ctx), book.fmt("fin_kbrl"), num(v[key][j]))
+
+
+def _part_rules(o) -> tuple:
+    """Option o's rules of columns E–H (``tco.costs.finance_rules``): USD part, BRL part, cloud and dedicated price
+    parts."""
+    taxed = finance_rules.taxed_lines(o.costs.currency)
+    return (finance_rules.usd_part_rule(tuple(usd_lines(o))), finance_rules.BRL_PART,
+            finance_rules.price_part_rule("cloud_part", tuple(price_lines(o, FleetKind.CLOUD)), taxed),
+            finance_rules.price_part_rule("dedicated_part", tuple(price_lines(o, FleetKind.DEDICATED)), taxed))
+
+
+def _no_cell(key: str) -> int:
+    raise AssertionError(f"a break-even part reads whole rows, not the cell of {key!r}")
 
 
 def _multiple_cells(book: Book, res, ws, g: _Grid, j: int) -> None:
@@ -152,10 +167,10 @@ def _values(res) -> dict:
     n = len(opts)
     feas = [o.feasible and not o.resolved.breaches for o in opts]  # ranked as the engine ranks (results.rankable)
     tco = [o.tco.deterministic for o in opts]
-    usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
-    brl = [a - b for a, b in zip(tco, usd)]
-    cloud = [float(taxed_part(o, price_lines(o, FleetKind.CLOUD)).sum()) for o in opts]
-    ded = [float(taxed_part(o, price_lines(o, FleetKind.DEDICATED)).sum()) for o in opts]
+    p = [finance_rules.parts(o, usd_lines(o), price_lines(o, FleetKind.CLOUD), price_lines(o, FleetKind.DEDICATED))
+         for o in opts]
+    usd, brl = [x["usd_part"] for x in p], [x["brl_part"] for x in p]
+    cloud, ded = [x["cloud_part"] for x in p], [x["dedicated_part"] for x in p]
     lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
     ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
           for j in range(n)]
