@@ -29,11 +29,27 @@ per distinct expression); rows numbered by hour (`_0` … `_23`) and by tax peri
 TAIL = """
 ## What is still written twice
 
-Formulas the workbook writes as text by hand (string literals and f-strings beginning with `=` in
-`tco/report/workbook/`) rather than rendering a rule: links between sheets, checks, and the layer above the cost lines
-(BRL conversion and totals, NPV, break-evens, yearly sums, unit costs, tornado rows). Each such cell caches a value
-Python computed, so what it states is stated twice, once per idiom. The list is a scan of the source, redone with
-this page; the rules above are each declared once.
+Formulas the workbook still writes as text by hand (string literals and f-strings beginning with `=` in
+`tco/report/workbook/`) rather than rendering a rule. The layer above the cost lines is rules now (the last four
+families above: each line in BRL, total, cumulative, discounted, TCO, NPV, the tax uplift, unit costs, GPU-hours, sums
+by year, committed amounts, the parts the break-evens move), written by the Calc and Finance sheets and evaluated for
+the engine's numbers. What is left, and why it stays hand-written:
+
+- links between sheets and to inputs (`=out_o1_tco`, `=in_inf_start`, `=INDEX(fin_per_mtok,1)`, a calc sheet's
+  sizing links, the year heads, a commitment's term input): they compute nothing, they say where a number lives;
+- checks (`checks.py`, `input_checks.py`, `print.py`'s stale banners): each restates a rule in another form on
+  purpose, so that the workbook tests itself; a check rendered from the rule it checks would check nothing;
+- presentation sums (the column-C total `book.write_row` writes beside a row, an n/a row's), the Timeline's
+  calendar rows (`model.py`: t, date, days, hours, an hour's share of the day) and the Sizing sheet's pick of a
+  layout and its bound's label (`model.py`, `replica.py`): the review's next step (workbook layout by keys, the
+  calendar rows as rules), not the layer above the cost lines;
+- what compares the options with one another: ranks, the leader found by INDEX/MATCH, the break-even multiples and
+  their blanks for goal seek (`breakeven.py`, `outputs.py`, `summary.py`, `plans.py`), the levers (`levers.py`) and
+  the tornado's live rows (`sensitivity.py`). `tco.expr` evaluates a leading axis of cases but has no option axis
+  in the workbook's sense (a column of options read by RANK, MATCH, MIN), so these cells still cache the value the
+  ranking or `tco.analysis.figures` gave (k* and m* there are declared once, `fx_multiple` and `tie_multiple`).
+
+The list is a scan of the source, redone with this page.
 """
 
 
