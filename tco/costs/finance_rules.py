@@ -101,12 +101,20 @@ def option_rows(o: Any) -> dict[str, np.ndarray]:
 
 def calendar_rows(months: Sequence[str]) -> dict[str, np.ndarray]:
     """The rows ``year`` (the timeline's rule ``tco.timeline.YEAR``) and ``date`` (the first day of each month
-    'YYYY-MM' as a date serial, the workbook's Timeline ``date`` row) of the months."""
+    'YYYY-MM' as a date serial, the workbook's Timeline ``date`` row) of the months (read-only, kept per months)."""
+    return _calendar_rows(tuple(months))
+
+
+@functools.lru_cache(maxsize=8)
+def _calendar_rows(months: tuple[str, ...]) -> dict[str, np.ndarray]:
     from tco import timeline
     from tco.costs.tax_rules import month_serial
 
-    h = len(months)
-    return {"year": evaluate((timeline.YEAR,), {}, h)["year"], "date": np.array([month_serial(m) for m in months])}
+    out = {"year": evaluate((timeline.YEAR,), {}, len(months))["year"],
+           "date": np.array([month_serial(m) for m in months])}
+    for a in out.values():
+        a.flags.writeable = False
+    return out
 
 
 def calendar_years(months: Sequence[str]) -> list[int]:
