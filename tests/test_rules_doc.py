@@ -115,7 +115,8 @@ def _families() -> list[tuple[str, str, list]]:
         ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
          _totals_rules()),
         ("Unit costs: per user-month, per GPU-hour, per million tokens", "tco/costs/unit_rules.py", _unit_rules()),
-        ("Finance: sums by year, committed amounts, the parts the break-evens move", "tco/costs/finance_rules.py",
+        ("Finance: sums by year, committed amounts, the break-evens and the parts they move",
+         "tco/costs/finance_rules.py",
          _finance_rules()),
     ]
 
@@ -129,7 +130,8 @@ def _finance_rules() -> list:
     price = fr.price_part_rule("cloud_part", ("inference_compute",), ("inference_compute", "egress"))
     return [(r.key, r) for r in (fr.BY_CONTRACT_YEAR, fr.BY_CALENDAR_YEAR, fr.OVER_HORIZON)] + [
         ("committed (a taxed line)", committed), ("share_of_tco", fr.SHARE_OF_TCO),
-        ("usd_part (two USD lines)", usd), ("brl_part", fr.BRL_PART), ("cloud_part (a taxed line)", price)]
+        ("usd_part (two USD lines)", usd), ("brl_part", fr.BRL_PART), ("cloud_part (a taxed line)", price)] + [
+        (r.key, r) for r in fr.MULTIPLES]
 
 
 def _unit_rules() -> list:

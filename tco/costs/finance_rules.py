@@ -19,7 +19,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from tco.domain import LINES, CostLine
-from tco.expr import IF, YEAR, Const, Expr, In, Month, Row, Scalar, SumWhere, Total, evaluate
+from tco.expr import IF, ISNUMBER, NOT, OR, YEAR, Blank, Const, Expr, In, Month, Row, Scalar, SumWhere, Total, evaluate
 
 BY_CONTRACT_YEAR = Scalar("by_contract_year", SumWhere(Row("x"), Row("year").eq(In("y") - 1)), "BRL",
                           "Σ of x over contract year y (months 12(y − 1) + 1 … 12y)")
@@ -140,3 +140,64 @@ def committed(o: Any, lines: Sequence[str], start: int, term: int) -> tuple[floa
     out = evaluate(rules, {"start": float(start), "term": float(term), "c.tco": o.tco.deterministic},
                    len(o.total_brl), rows=option_rows(o))
     return float(out["committed"][0]), float(out["share_of_tco"][0])
+
+
+# ---------------------------------------------------------------------------------------------
+# the break-evens: where option j ties the leader (inputs: its ranked TCO ``tco``, blank when it is not ranked, its
+# number ``i``, the leader's ``lead_pos``, its parts ``usd``, ``brl``, ``cloud`` and the leader's ``*_lead``)
+
+SKIP = OR(NOT(ISNUMBER(In("tco"))), In("i").eq(In("lead_pos")))
+"""Option j is not compared: not ranked (its TCO blank), or the leader itself."""
+K = (In("brl_lead") - In("brl")) / (In("usd") - In("usd_lead"))
+M = 1 + (In("tco_lead") - In("tco")) / (In("cloud") - In("cloud_lead"))
+FX_MULTIPLE = Scalar("fx_k", IF(SKIP, Blank(), IF(In("usd").eq(In("usd_lead")), Blank(),
+                                                 IF(K > In("min_multiple"), K, Blank()))), "×",
+                     "FX multiple k* = (BRL_lead − BRL_j) ÷ (USD_j − USD_lead): the whole USD/BRL path × k* makes BRL + "
+                     "k·USD equal on both sides (blank when the USD parts are equal or k* ≤ the smallest multiple)")
+FX_RATE = Scalar("fx_rate", IF(ISNUMBER(In("c.fx_k")), In("c.fx_k") * In("spot"), Blank()), "BRL/USD",
+                 "break-even spot = k* × spot")
+CLOUD_MULTIPLE = Scalar("cloud_m", IF(SKIP, Blank(), IF(In("cloud").eq(In("cloud_lead")), Blank(),
+                                                        IF(M > In("min_multiple"), M, Blank()))), "×",
+                        "cloud price multiple m* = 1 + (TCO_lead − TCO_j) ÷ (P_j − P_lead), P the part the cloud prices "
+                        "drive (blank when the parts are equal or m* ≤ the smallest multiple)")
+TRIAL_CLOUD = Scalar("trial_cloud_tco", IF(SKIP, Blank(), In("tco") + (In("trial_cloud") - 1) * In("cloud")), "BRL",
+                     "TCO at a trial cloud price multiple m = TCO + (m − 1)·P")
+TRIAL_FX = Scalar("trial_fx_tco", IF(SKIP, Blank(), In("brl") + In("trial_fx") * In("usd")), "BRL",
+                  "TCO at a trial multiple k of the USD/BRL path = BRL part + k·USD part")
+
+
+def side(key: str, below: bool) -> Scalar:
+    """Multiple `key` (``fx_k`` or ``cloud_m``) when it is below 1 (``below``) or above it, else blank."""
+    x = In("c." + key)
+    return Scalar(f"{key}_{'below' if below else 'above'}", IF(ISNUMBER(x), IF(x < 1 if below else x > 1, x, Blank()),
+                                                               Blank()), "×",
+                  f"the multiple when it is {'below' if below else 'above'} 1 (where the leader changes: the nearest)")
+
+
+MULTIPLES = (FX_MULTIPLE, FX_RATE, CLOUD_MULTIPLE, TRIAL_CLOUD, TRIAL_FX, side("fx_k", True), side("fx_k", False),
+             side("cloud_m", True), side("cloud_m", False))
+"""The break-even table's columns I … Q, in order."""
+
+
+def multiples(**inputs: float) -> dict[str, float | None]:
+    """The break-even rules of one option against the leader (``MULTIPLES``' keys → value, None where blank)."""
+    out = evaluate(MULTIPLES, inputs, 1)
+    return {x.key: (None if np.isnan(v := float(out[x.key][0])) else v) for x in MULTIPLES}
+
+
+def _pair(min_multiple: float, **parts: float) -> dict[str, float | None]:
+    """The multiples of a compared option (ranked, not the leader), from the parts given (the others 0)."""
+    given = {"tco": 0.0, "i": 0.0, "lead_pos": 1.0, "usd": 0.0, "brl": 0.0, "cloud": 0.0, "tco_lead": 0.0,
+             "usd_lead": 0.0, "brl_lead": 0.0, "cloud_lead": 0.0, "min_multiple": min_multiple, "trial_cloud": 1.0,
+             "trial_fx": 1.0, "spot": 1.0}
+    return multiples(**(given | parts))
+
+
+def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float, min_multiple: float) -> float | None:
+    """``FX_MULTIPLE`` of option j against the leader (None where blank)."""
+    return _pair(min_multiple, brl_lead=brl_lead, usd_lead=usd_lead, brl=brl_j, usd=usd_j)["fx_k"]
+
+
+def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float, min_multiple: float) -> float | None:
+    """``CLOUD_MULTIPLE`` of option j against the leader, the parts those a price drives (None where blank)."""
+    return _pair(min_multiple, tco_lead=tco_lead, cloud_lead=part_lead, tco=tco_j, cloud=part_j)["cloud_m"]

@@ -76,3 +76,42 @@ def test_break_even_part_formulas():
     taxed = fr.price_part_rule("dedicated_part", ("training_compute",), ("training_compute",))
     assert taxed.formula(ctx) == "=SUMPRODUCT(BT*(1+TX/(LT+(LT=0))))"
     assert fr.price_part_rule("cloud_part", (), ()).formula(ctx) == "=SUMPRODUCT(0)"
+
+
+def _against_leader(**given: float) -> dict:
+    base = {"tco": 130.0, "i": 2.0, "lead_pos": 1.0, "usd": 100.0, "brl": 30.0, "cloud": 80.0, "tco_lead": 100.0,
+            "usd_lead": 10.0, "brl_lead": 90.0, "cloud_lead": 20.0, "min_multiple": 0.001, "trial_cloud": 1.0,
+            "trial_fx": 1.0, "spot": 5.0}
+    return fr.multiples(**(base | given))
+
+
+def test_multiples_by_hand():
+    # FX: 90 + 10k = 30 + 100k → k* = 60/90 = 0.667, at a spot of 5: 3.33 BRL/USD; cloud prices: 100 + 20(m − 1) =
+    # 130 + 80(m − 1) → m* = 1 − 30/60 = 0.5; at the trial multiples 1: TCO 130 + 0·80 = 130, 30 + 1·100 = 130;
+    # both multiples below 1, none above
+    v = _against_leader()
+    assert v["fx_k"] == (90.0 - 30.0) / (100.0 - 10.0) and v["fx_rate"] == v["fx_k"] * 5.0
+    assert v["cloud_m"] == 0.5 and v["trial_cloud_tco"] == 130.0 and v["trial_fx_tco"] == 130.0
+    assert (v["fx_k_below"], v["fx_k_above"], v["cloud_m_below"], v["cloud_m_above"]) == (v["fx_k"], None, 0.5, None)
+
+
+def test_multiples_blank_for_the_leader_an_unranked_option_and_no_crossing():
+    assert set(_against_leader(i=1.0).values()) == {None}  # the leader itself
+    assert set(_against_leader(tco=float("nan")).values()) == {None}  # not ranked: its TCO is blank
+    v = _against_leader(usd=10.0, cloud=20.0)  # the same USD and cloud parts: the lines never cross
+    assert v["fx_k"] is None and v["cloud_m"] is None and v["fx_rate"] is None
+    assert _against_leader(brl=90.0 + 1e-7)["fx_k"] is None  # k* ≈ −1e-9: below the smallest multiple
+
+
+def test_multiple_formulas():
+    names = {"tco": "D7", "i": "B7", "lead_pos": "$B$20", "usd": "E7", "brl": "F7", "cloud": "G7", "tco_lead": "DL",
+             "usd_lead": "EL", "brl_lead": "FL", "cloud_lead": "GL", "min_multiple": "be_min_multiple",
+             "spot": "in_usdbrl", "c.fx_k": "I7", "trial_cloud": "$B$29", "trial_fx": "$B$31"}
+    ctx = XlContext("", None, lambda k: 0, names.__getitem__)
+    skip = "OR(NOT(ISNUMBER(D7)),B7=$B$20)"
+    assert fr.FX_MULTIPLE.formula(ctx) == (f'=IF({skip},"",IF(E7=EL,"",IF((FL-F7)/(E7-EL)>be_min_multiple,'
+                                           '(FL-F7)/(E7-EL),"")))')
+    assert fr.FX_RATE.formula(ctx) == '=IF(ISNUMBER(I7),I7*in_usdbrl,"")'
+    assert fr.TRIAL_CLOUD.formula(ctx) == f'=IF({skip},"",D7+($B$29-1)*G7)'
+    assert fr.TRIAL_FX.formula(ctx) == f'=IF({skip},"",F7+$B$31*E7)'
+    assert fr.side("fx_k", True).formula(ctx) == '=IF(ISNUMBER(I7),IF(I7<1,I7,""),"")'

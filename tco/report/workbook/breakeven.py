@@ -11,8 +11,9 @@ included). Two options tie where these lines cross:
 
     m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
 
-(valid when above MIN_MULTIPLE). The multiples are declared once, in ``tco.analysis.figures``: the JSON's and the
-proposal's FX break-evens (``fx_breakevens``) are this table's k* against the same leader, times the spot.
+(valid when above MIN_MULTIPLE). The multiples are rules, declared once in ``tco.costs.finance_rules`` (with the
+parts they read): this table writes them and caches what they give; the JSON's and the proposal's FX break-evens
+(``tco.analysis.figures.fx_breakevens``) evaluate the same rule against the same leader, times the spot.
 The leader changes at the crossing nearest to 1 on each side.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
+from tco.analysis.figures import MIN_MULTIPLE, nearest
 from tco.costs import finance_rules
 from tco.domain import FleetKind
 from tco.expr import XlContext
@@ -123,27 +124,23 @@ def _no_cell(key: str) -> int:
 
 def _multiple_cells(book: Book, res, ws, g: _Grid, j: int) -> None:
     """Columns I–Q of option j: the FX multiple k* (and its rate) and the cloud price multiple m* at which it ties
-    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest)."""
-    rr, x, v, at, cell = g.first + j, g.first + j + 1, g.v, g.at, g.cell
-    other = v["feas"][j] and v["lead"] is not None and j != v["lead"]
-    skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={cell['be_leader_pos']})"
-    k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
-    ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
-                     book.fmt("fin_mult"), _blank(v["k"][j]))
-    ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
-                     _blank(v["k"][j], res.scenario.fx.usdbrl))
-    m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
-    ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
-                     book.fmt("fin_mult"), _blank(v["m"][j]))
-    ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
-                     num(v["tco"][j]) if other else "")
-    ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
-                     num(v["tco"][j]) if other else "")
-    for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
-        val = v["k" if src == "I" else "m"][j]
-        ok = val is not None and (val < 1 if below else val > 1)
-        ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
-                         book.fmt("fin_mult"), val if ok else "")
+    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest): the rules
+    ``tco.costs.finance_rules.MULTIPLES``, each caching the value they give on the engine's parts."""
+    rr, x, cell = g.first + j, g.first + j + 1, g.cell
+    names = {"tco": f"D{x}", "i": f"B{x}", "lead_pos": cell["be_leader_pos"], "usd": f"E{x}", "brl": f"F{x}",
+             "cloud": f"G{x}", "tco_lead": g.at("D"), "usd_lead": g.at("E"), "brl_lead": g.at("F"),
+             "cloud_lead": g.at("G"), "min_multiple": "be_min_multiple", "trial_cloud": cell["be_trial_cloud"],
+             "trial_fx": cell["be_trial_fx"], "spot": spot(book), "c.fx_k": f"I{x}", "c.cloud_m": f"K{x}"}
+    ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__)
+    values = g.v["multiples"][j]
+    for c, rule in enumerate(finance_rules.MULTIPLES, start=8):
+        value = values[rule.key]
+        ws.write_formula(rr, c, rule.formula(ctx), book.fmt(MULTIPLE_FORMATS.get(rule.key, "fin_mult")),
+                         "" if value is None else value)
+
+
+MULTIPLE_FORMATS = {"fx_rate": "fin_rate", "trial_cloud_tco": "fin_kbrl", "trial_fx_tco": "fin_kbrl"}
+"""Formats of the columns I–Q that are not a multiple."""
 
 
 def defined(book: Book, name: str) -> bool:
@@ -172,12 +169,13 @@ def _values(res) -> dict:
     usd, brl = [x["usd_part"] for x in p], [x["brl_part"] for x in p]
     cloud, ded = [x["cloud_part"] for x in p], [x["dedicated_part"] for x in p]
     lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
-    ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
-          for j in range(n)]
-    ms = [None if (not feas[j] or lead is None or j == lead) else tie_multiple(tco[lead], cloud[lead], tco[j], cloud[j])
-          for j in range(n)]
+    at = 0 if lead is None else lead
+    mult = [finance_rules.multiples(tco=tco[j] if feas[j] else float("nan"), i=float(j + 1), lead_pos=float(at + 1),
+                                    usd=usd[j], brl=brl[j], cloud=cloud[j], tco_lead=tco[at], usd_lead=usd[at],
+                                    brl_lead=brl[at], cloud_lead=cloud[at], min_multiple=MIN_MULTIPLE, trial_cloud=1.0,
+                                    trial_fx=1.0, spot=res.scenario.fx.usdbrl) for j in range(n)]
     return {"feas": feas, "tco": tco, "usd": usd, "brl": brl, "cloud": cloud, "dedicated": ded, "lead": lead,
-            "k": ks, "m": ms}
+            "k": [x["fx_k"] for x in mult], "m": [x["cloud_m"] for x in mult], "multiples": mult}
 
 
 def breakevens(res) -> dict:
@@ -221,8 +219,9 @@ def _summary_formulas(book: Book, res, rng: dict, cell: dict) -> dict[str, tuple
     s = res.scenario.fx.usdbrl
     pos = cell["be_leader_pos"]
 
-    def rate(mult):
-        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
+    def rate(mult):  # the rule of column J on a summary multiple
+        names = {"c.fx_k": cell[mult], "spot": spot(book)}
+        return finance_rules.FX_RATE.formula(XlContext("", None, _no_cell, names.__getitem__))
 
     return {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),

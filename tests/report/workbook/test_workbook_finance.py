@@ -21,7 +21,8 @@ from tco import api
 from tco.analysis import scaled_fx, scaled_prices
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
-from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
+from tco.analysis.figures import fx_multiple, tie_multiple
+from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, nearest
 from tco.costs import unit_rules
 from tco.costs.finance_rules import committed, yearly
 from tco.report.workbook.finance import calendar_years, commitments, contract_years
