@@ -43,11 +43,12 @@ the engine's numbers. What is left, and why it stays hand-written:
   calendar rows (`model.py`: t, date, days, hours, an hour's share of the day) and the Sizing sheet's pick of a
   layout and its bound's label (`model.py`, `replica.py`): the review's next step (workbook layout by keys, the
   calendar rows as rules), not the layer above the cost lines;
-- what compares the options with one another: ranks, the leader found by INDEX/MATCH, the break-even multiples and
-  their blanks for goal seek (`breakeven.py`, `outputs.py`, `summary.py`, `plans.py`), the levers (`levers.py`) and
-  the tornado's live rows (`sensitivity.py`). `tco.expr` evaluates a leading axis of cases but has no option axis
-  in the workbook's sense (a column of options read by RANK, MATCH, MIN), so these cells still cache the value the
-  ranking or `tco.analysis.figures` gave (k* and m* there are declared once, `fx_multiple` and `tie_multiple`).
+- what reads a column of options as a whole: ranks, the leader found by INDEX/MATCH, the nearest break-even
+  multiple each side of 1 (MAX/MIN over a column) and the goal-seek gaps (`breakeven.py`'s summary, `outputs.py`,
+  `summary.py`, `plans.py`), the levers (`levers.py`) and the tornado's live rows (`sensitivity.py`). A rule of
+  `tco.expr` reads one option's inputs (the break-even rules read the leader's as inputs, which the workbook
+  finds by INDEX); there is no option axis whose RANK, MATCH, MIN and MAX run over all the options yet, so these
+  cells cache the value the ranking or `tco.analysis.figures.nearest` gave.
 
 The list is a scan of the source, redone with this page.
 """
