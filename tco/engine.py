@@ -12,7 +12,7 @@ from tco import ledger as ledger_mod, sizing, timeline
 from tco.timeline import calendar as demand
 from tco.fx import history as fxmod
 from tco.catalog import Catalog, ModelArch
-from tco.costs import OptionCosts, option_costs
+from tco.costs import OptionCosts, option_costs, totals_rules
 from tco.costs.single import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
 from tco.errors import InputError, Problem
@@ -215,8 +215,9 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
         return over
     notices += [Notice(n.code, opt.name, n.params) for n in oc.notices]
     notices += owned_notices(opt, oc.rows) if opt.owned is not None else price_notices(opt, ctx.last_month)
-    series = ledger_mod.option_series(opt, oc, ctx.rows["fx"], oc.storage_gb)
-    return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows), series, tsize, notices)
+    totals = totals_rules.totals(oc.lines, oc.currency, ctx.rows["fx"], ctx.rows["df"])
+    series = ledger_mod.option_series(opt, oc, totals, oc.storage_gb)
+    return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows, totals), series, tsize, notices)
 
 
 def _precision_problem(ctx: _Run, opt: ResolvedOption) -> Problem | None:

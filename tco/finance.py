@@ -46,11 +46,17 @@ def crossover_month(inference: np.ndarray, training_total: float) -> int | None:
 
 
 def cost_per_million_tokens(total_brl: float, tokens: float) -> float | None:
-    """Cost per million tokens served [BRL / 1e6 tokens] = total / (tokens / 1e6); None when no tokens are
-    served, or so few (a fraction of a user) that the ratio is not a finite number."""
+    """Cost per million tokens served [BRL / 1e6 tokens]: the rule ``tco.costs.unit_rules.PER_MTOK`` (total ÷
+    (tokens / 10⁶), the workbook's Finance formula); None when no tokens are served, or so few (a fraction of a
+    user) that the ratio is not a finite number."""
+    from tco.costs import unit_rules
+    from tco.expr import evaluate
+
     if not tokens > 0:
         return None
-    v = total_brl / (tokens / 1e6)
+    out = evaluate((unit_rules.MTOKENS, unit_rules.PER_MTOK), {"c.tco": total_brl, "million": unit_rules.MILLION}, 1,
+                   rows={"tokens": np.array([tokens])})
+    v = float(out["per_mtok"][0])
     return v if np.isfinite(v) else None
 
 

@@ -13,7 +13,7 @@ order, the order the engine always used, so every total is bit-for-bit the engin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable, Iterator
+from typing import TYPE_CHECKING, Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -98,14 +98,15 @@ def month_total(amounts_brl: Iterable[np.ndarray], months: int) -> np.ndarray:
     return sum(amounts_brl, np.zeros(months))
 
 
-def option_series(opt: ResolvedOption, oc: OptionCosts, fx_path: np.ndarray,
+def option_series(opt: ResolvedOption, oc: OptionCosts, totals: Mapping[str, np.ndarray],
                   storage_gb_months: np.ndarray | None = None) -> tuple[Series, ...]:
-    """The ledger rows of one option: one ``Series`` per cost line, in ``LINES`` order."""
+    """The ledger rows of one option: one ``Series`` per cost line, in ``LINES`` order; its BRL amounts are the rows
+    ``b_<line>`` of the option's totals rules (``tco.costs.totals_rules.totals``)."""
     out = []
     for line in LINES:
         cur = Currency(oc.currency[line])
         amount = oc.lines[line]
-        brl = in_brl(amount, cur, fx_path)
+        brl = totals["b_" + line]
         comp = oc.tax_components if line == CostLine.TAXES else None
         if opt.owned is not None and line in (CostLine.SETUP, CostLine.INFERENCE_COMPUTE):  # owning, part by part
             from tco.costs.owned_rules import ledger_parts

@@ -77,13 +77,14 @@ def _gpu_hour_prices(opt: ResolvedOption, oc: OptionCosts, usdbrl: float) -> dic
 
 
 def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize, cands: list[dict],
-                  series: tuple[ledger_mod.Series, ...], usdbrl: float, rows: dict[str, np.ndarray]) -> OptionResult:
-    """One option's totals from its ledger series: TCO and NPV (deterministic until the FX risk fills
-    the percentiles), crossover month, cost per million tokens, GPU-hour prices."""
+                  series: tuple[ledger_mod.Series, ...], usdbrl: float, rows: dict[str, np.ndarray],
+                  totals: dict[str, np.ndarray]) -> OptionResult:
+    """One option's result from its ledger series and the rows of its totals rules (``tco.costs.totals_rules``):
+    total, TCO and NPV (deterministic until the FX risk fills the percentiles), crossover month, cost per million
+    tokens, GPU-hour prices."""
     lines_brl = {x.line: x.amount_brl for x in series}
-    total = ledger_mod.month_total(lines_brl.values(), len(rows["t"]))
-    tco_det = float(total.sum())
-    npv_det = float(total @ rows["df"])
+    total = totals["total"]
+    tco_det, npv_det = float(totals["tco"][0]), float(totals["npv"][0])
     inf_spend = lines_brl["inference_compute"] + lines_brl["egress"] + lines_brl["storage"]
     train_total = float(lines_brl["training_compute"].sum())
     kind = FleetKind.OWNED if opt.owned is not None else option_kind(opt.kind, opt.training.kind if opt.training else None)

@@ -29,11 +29,28 @@ per distinct expression); rows numbered by hour (`_0` … `_23`) and by tax peri
 TAIL = """
 ## What is still written twice
 
-Formulas the workbook writes as text by hand (string literals and f-strings beginning with `=` in
-`tco/report/workbook/`) rather than rendering a rule: links between sheets, checks, and the layer above the cost lines
-(BRL conversion and totals, NPV, break-evens, yearly sums, unit costs, tornado rows). Each such cell caches a value
-Python computed, so what it states is stated twice, once per idiom. The list is a scan of the source, redone with
-this page; the rules above are each declared once.
+Formulas the workbook still writes as text by hand (string literals and f-strings beginning with `=` in
+`tco/report/workbook/`) rather than rendering a rule. The layer above the cost lines is rules now (the last four
+families above: each line in BRL, total, cumulative, discounted, TCO, NPV, the tax uplift, unit costs, GPU-hours, sums
+by year, committed amounts, the parts the break-evens move), written by the Calc and Finance sheets and evaluated for
+the engine's numbers. What is left, and why it stays hand-written:
+
+- links between sheets and to inputs (`=out_o1_tco`, `=in_inf_start`, `=INDEX(fin_per_mtok,1)`, a calc sheet's
+  sizing links, the year heads, a commitment's term input): they compute nothing, they say where a number lives;
+- checks (`checks.py`, `input_checks.py`, `print.py`'s stale banners): each restates a rule in another form on
+  purpose, so that the workbook tests itself; a check rendered from the rule it checks would check nothing;
+- presentation sums (the column-C total `book.write_row` writes beside a row, an n/a row's), the Timeline's
+  calendar rows (`model.py`: t, date, days, hours, an hour's share of the day) and the Sizing sheet's pick of a
+  layout and its bound's label (`model.py`, `replica.py`): the review's next step (workbook layout by keys, the
+  calendar rows as rules), not the layer above the cost lines;
+- what reads a column of options as a whole: ranks, the leader found by INDEX/MATCH, the nearest break-even
+  multiple each side of 1 (MAX/MIN over a column) and the goal-seek gaps (`breakeven.py`'s summary, `outputs.py`,
+  `summary.py`, `plans.py`), the levers (`levers.py`) and the tornado's live rows (`sensitivity.py`). A rule of
+  `tco.expr` reads one option's inputs (the break-even rules read the leader's as inputs, which the workbook
+  finds by INDEX); there is no option axis whose RANK, MATCH, MIN and MAX run over all the options yet, so these
+  cells cache the value the ranking or `tco.analysis.figures.nearest` gave.
+
+The list is a scan of the source, redone with this page.
 """
 
 
@@ -96,7 +113,44 @@ def _families() -> list[tuple[str, str, list]]:
          fleet),
         ("Costs: taxes, tax by tax and month by month, as the examples' options build them", "tco/costs/tax_rules.py",
          taxes),
+        ("Totals: each line in BRL, total, cumulative, discounted, TCO, NPV, tax uplift", "tco/costs/totals_rules.py",
+         _totals_rules()),
+        ("Unit costs: per user-month, per GPU-hour, per million tokens", "tco/costs/unit_rules.py", _unit_rules()),
+        ("Finance: sums by year, committed amounts, the break-evens and the parts they move",
+         "tco/costs/finance_rules.py",
+         _finance_rules()),
     ]
+
+
+def _finance_rules() -> list:
+    """The sums by year, and the committed amount of a cloud serving line that bears the taxes on it."""
+    from tco.costs import finance_rules as fr
+
+    committed = fr.committed_rule(("inference_compute",), ("inference_compute", "egress"))
+    usd = fr.usd_part_rule(("inference_compute", "egress"))
+    price = fr.price_part_rule("cloud_part", ("inference_compute",), ("inference_compute", "egress"))
+    return [(r.key, r) for r in (fr.BY_CONTRACT_YEAR, fr.BY_CALENDAR_YEAR, fr.OVER_HORIZON)] + [
+        ("committed (a taxed line)", committed), ("share_of_tco", fr.SHARE_OF_TCO),
+        ("usd_part (two USD lines)", usd), ("brl_part", fr.BRL_PART), ("cloud_part (a taxed line)", price)] + [
+        (r.key, r) for r in fr.MULTIPLES]
+
+
+def _unit_rules() -> list:
+    """The unit-cost rules, with the GPU-hours of separate training and serving fleets and of one fleet."""
+    from tco.costs import unit_rules as ur
+
+    hours = [(f"gpu_hours ({'separate fleets' if len(k) > 1 else 'one fleet'})", ur.gpu_hours_rule(k))
+             for k in (("tr_hours", "inf_hours"), ("server_hours",))]
+    rules = ur.rules(("server_hours",))
+    return [(r.key, r) for r in rules[:2]] + hours + [(r.key, r) for r in rules[3:]]
+
+
+def _totals_rules() -> list:
+    """The totals rules: a line in BRL from USD and from BRL, then the rules every option has."""
+    from tco.costs import totals_rules as tr
+
+    brl = [(f"b_<line> ({c})", tr.brl_rule("setup", c)) for c in ("USD", "BRL")]
+    return brl + [(r.key, r) for r in (tr.TOTAL, tr.CUM, tr.DISC, tr.TCO, tr.NPV, tr.UPLIFT)]
 
 
 def _cost_rules() -> tuple[list, list]:

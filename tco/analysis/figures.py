@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from tco import finance
+from tco.costs import finance_rules
 from tco.domain import FleetKind
 from tco.engine import Results, rankable
 
@@ -27,27 +28,23 @@ leave (two offers with the same non-price costs "tie" at a price of zero), which
 
 
 def tie_multiple(tco_lead: float, part_lead: float, tco_j: float, part_j: float) -> float | None:
-    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part.
+    """Multiple m at which option j ties the leader when the parts move with m: TCO + (m − 1)·part (the rule
+    ``tco.costs.finance_rules.CLOUD_MULTIPLE``, which the workbook's Finance sheet writes).
 
     >>> tie_multiple(100.0, 20.0, 130.0, 80.0)   # 100 + 20(m − 1) = 130 + 80(m − 1) → m = 1 − 30/60
     0.5
     """
-    if part_j == part_lead:
-        return None
-    m = 1.0 + (tco_lead - tco_j) / (part_j - part_lead)
-    return m if m > MIN_MULTIPLE else None
+    return finance_rules.tie_multiple(tco_lead, part_lead, tco_j, part_j, MIN_MULTIPLE)
 
 
 def fx_multiple(brl_lead: float, usd_lead: float, brl_j: float, usd_j: float) -> float | None:
-    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides.
+    """Multiple k of the USD/BRL path at which option j ties the leader: BRL + k·USD on both sides (the rule
+    ``tco.costs.finance_rules.FX_MULTIPLE``, which the workbook's Finance sheet writes).
 
     >>> fx_multiple(90.0, 10.0, 20.0, 100.0)     # 90 + 10k = 20 + 100k → k = 70/90
     0.7777777777777778
     """
-    if usd_j == usd_lead:
-        return None
-    k = (brl_lead - brl_j) / (usd_j - usd_lead)
-    return k if k > MIN_MULTIPLE else None
+    return finance_rules.fx_multiple(brl_lead, usd_lead, brl_j, usd_j, MIN_MULTIPLE)
 
 
 def nearest(values: list[float | None]) -> tuple[float | None, float | None]:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tco.costs import tax_rules
+from tco.costs import tax_rules, totals_rules
 from tco.costs import taxes as taxmod
 from tco.domain import LINES, CostLine, Currency, TaxMethod, record
 from tco.expr import evaluate
@@ -40,8 +40,7 @@ def option_taxes(opt: ResolvedOption, lines: dict[str, np.ndarray], currency: di
     net_lines(plan_, rows, lines)
     comp = {k: rows["tx_" + k] for k in taxmod.TAXES} | {"credits": rows["tx_credits"]}
     line = rows["l_taxes"]
-    taxed = float(np.sum(rows["tax_base"]))
-    share = float(line.sum()) / taxed if taxed > 0 else 0.0
+    share = totals_rules.uplift(rows["tax_base"], line)
     shown = {k: v for k, v in rows.items() if k in {r.key for r in plan_.rules}}
     return line, comp, plan_.currency, share, brl_credits, plan_.rules, shown
 

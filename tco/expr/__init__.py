@@ -21,6 +21,10 @@ from __future__ import annotations
 from tco.expr.base import (  # noqa: F401  (the public names of tco.expr)
     BinOp, Const, Env, Expr, In, Month, Neg, Prev, Row, XlContext, wrap,
 )
-from tco.expr.funcs import AND, CHOOSE, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Fn  # noqa: F401
-from tco.expr.nodes import CountPositive, Fill, Pick, Ratchet  # noqa: F401
+from tco.expr.funcs import (  # noqa: F401
+    AND, CHOOSE, EXP, FUNCS, IF, INT, ISNUMBER, LN, MAX, MIN, NOT, OR, ROUNDUP, SUM, YEAR, Blank, Fn,
+)
+from tco.expr.nodes import (  # noqa: F401
+    CountPositive, Fill, Pick, Ratchet, RunningSum, SumProduct, SumWhere, Total,
+)
 from tco.expr.rules import Rule, Scalar, evaluate, evaluate_tree  # noqa: F401

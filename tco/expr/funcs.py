@@ -17,6 +17,13 @@ def _roundup(x: np.ndarray | float, digits: float = 0.0) -> np.ndarray | float:
     return np.sign(x) * np.ceil(np.abs(x) * f) / f
 
 
+def _year(serial):
+    """Excel YEAR of a date serial (days since 1899-12-30): the calendar year of its day (as Excel from serial 61,
+    1900-03-01, on: before it Excel counts a fictitious 1900-02-29)."""
+    days = np.floor(np.asarray(serial, dtype=float)).astype("timedelta64[D]")
+    return ((np.datetime64("1899-12-30") + days).astype("datetime64[Y]").astype(int) + 1970).astype(float)
+
+
 def _if(cond, a, b):
     return np.where(np.asarray(cond) != 0, a, b)
 
@@ -35,6 +42,11 @@ FUNCS: dict[str, Callable[..., object]] = {
     # guarding IF never looks) is clipped instead of raising
     "CHOOSE": lambda i, *a: np.choose(np.clip(np.asarray(i, dtype=int), 1, len(a)) - 1, np.broadcast_arrays(*a)),
     "SUM": lambda *a: _reduce(np.add, a),
+    "YEAR": _year,
+    # a blank ("") is NaN on the numpy side (``Blank``): ISNUMBER tells it from a number, as Excel tells text
+    "ISNUMBER": lambda a: np.isfinite(np.asarray(a, dtype=float)).astype(float),
+    "OR": lambda *a: _reduce(np.logical_or, [np.asarray(x) != 0 for x in a]).astype(float),
+    "NOT": lambda a: (np.asarray(a) == 0).astype(float),
 }
 """Each Excel function the rules use, with its numpy meaning: the one place the two are paired."""
 
@@ -93,6 +105,35 @@ def AND(*a: object) -> Expr:  # noqa: N802
 
 def SUM(*a: object) -> Expr:  # noqa: N802
     return Fn("SUM", tuple(wrap(x) for x in a))
+
+
+def YEAR(serial: object) -> Expr:  # noqa: N802
+    """The calendar year of a date serial, as Excel's YEAR."""
+    return Fn("YEAR", (wrap(serial),))
+
+
+def ISNUMBER(a: object) -> Expr:  # noqa: N802
+    """1 where `a` is a number, 0 where it is blank (numpy: NaN)."""
+    return Fn("ISNUMBER", (wrap(a),))
+
+
+def OR(*a: object) -> Expr:  # noqa: N802
+    return Fn("OR", tuple(wrap(x) for x in a))
+
+
+def NOT(a: object) -> Expr:  # noqa: N802
+    return Fn("NOT", (wrap(a),))
+
+
+@dataclass(frozen=True, eq=False)
+class Blank(Expr):
+    """An empty result: Excel's ``""`` (a cell that shows nothing, which COUNT, MIN and MAX skip), NaN in numpy."""
+
+    def np(self, env: Env) -> float:
+        return float("nan")
+
+    def xl(self, ctx: XlContext) -> str:
+        return '""'
 
 
 def CHOOSE(index: object, *a: object) -> Expr:  # noqa: N802

@@ -15,7 +15,7 @@ from tco import timeline
 from tco.constants import ALL as NAMED
 from tco.expr import (
     AND, CHOOSE, EXP, FUNCS, IF, INT, LN, MAX, MIN, ROUNDUP, SUM, Const, Env, Fill, Fn, In, Month, Pick, Prev, Ratchet,
-    Row, Rule, XlContext, evaluate,
+    ISNUMBER, NOT, OR, YEAR, Blank, Row, Rule, XlContext, evaluate,
 )
 
 formulas = pytest.importorskip("formulas")
@@ -77,9 +77,33 @@ def test_ln(x):
 
 
 def test_every_function_has_a_pair_test():
-    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM", "CHOOSE"}
+    tested = {"ROUNDUP", "INT", "MAX", "MIN", "IF", "EXP", "LN", "ABS", "AND", "SUM", "CHOOSE", "YEAR", "ISNUMBER", "OR",
+              "NOT"}
     assert set(FUNCS) <= tested
     assert both(Fn("ABS", (In("a"),)), a=-2.5) == (2.5, 2.5)
+
+
+@pytest.mark.parametrize("serial", [61.0, 366.0, 367.0, 46387.0, 46752.0, 46753.0, 46753.75, 47118.0])
+def test_year_of_a_date_serial(serial):
+    # 46752 = 2027-12-31, 46753 = 2028-01-01 (a day's fraction keeps its day), 47118 = 2028-12-31, 61 = 1900-03-01
+    # (from there on Excel counts from 1899-12-30; before it, its fictitious 1900-02-29 shifts serials by a day)
+    assert both(YEAR(In("d")), d=serial) == (excel(f"=YEAR({serial})"),) * 2
+    assert both(YEAR(In("d")), d=46753.75)[0] == 2028.0 and both(YEAR(In("d")), d=46752.0)[0] == 2027.0
+
+
+@pytest.mark.parametrize("a,b", [(1.0, 1.0), (1.0, 0.0), (0.0, 0.0), (-1.0, 0.0)])
+def test_or_not_isnumber(a, b):
+    assert both(OR(In("a"), In("b")), a=a, b=b) == (float(a != 0 or b != 0),) * 2
+    assert both(NOT(In("a")), a=a) == (float(a == 0),) * 2
+    assert both(ISNUMBER(In("a")), a=a) == (1.0, 1.0)
+
+
+def test_a_blank_is_nan_and_not_a_number():
+    # Excel: IF(a>0,"",a) is text where a > 0, and ISNUMBER of it 0; numpy: NaN, and ISNUMBER 0
+    x = IF(In("a") > 0, Blank(), In("a"))
+    assert x.xl(CTX) == 'IF(A1>0,"",A1)'
+    assert np.isnan(x.np(Env({"a": 2.0}, 1))) and ISNUMBER(x).np(Env({"a": 2.0}, 1)) == 0.0
+    assert excel("=ISNUMBER(IF(A1>0,\"\",A1))", A1=2.0) == 0.0 and excel("=ISNUMBER(IF(A1>0,\"\",A1))", A1=-2.0) == 1.0
 
 
 @pytest.mark.parametrize("i", [1.0, 2.0, 3.0, 2.9])

@@ -11,8 +11,9 @@ included). Two options tie where these lines cross:
 
     m* = 1 + (TCO_L − TCO_j) / (P_j − P_L)        k* = (BRL_L − BRL_j) / (USD_j − USD_L)
 
-(valid when above MIN_MULTIPLE). The multiples are declared once, in ``tco.analysis.figures``: the JSON's and the
-proposal's FX break-evens (``fx_breakevens``) are this table's k* against the same leader, times the spot.
+(valid when above MIN_MULTIPLE). The multiples are rules, declared once in ``tco.costs.finance_rules`` (with the
+parts they read): this table writes them and caches what they give; the JSON's and the proposal's FX break-evens
+(``tco.analysis.figures.fx_breakevens``) evaluate the same rule against the same leader, times the spot.
 The leader changes at the crossing nearest to 1 on each side.
 """
 
@@ -20,10 +21,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
+from tco.analysis.figures import MIN_MULTIPLE, nearest
+from tco.costs import finance_rules
 from tco.domain import FleetKind
+from tco.expr import XlContext
 from tco.report.workbook.book import Book, abs_cell, num, qs, row_range
-from tco.report.workbook.tco_parts import price_lines, taxed_part, taxed_part_formula, usd_lines
+from tco.report.workbook.tco_parts import price_lines, usd_lines
 
 
 # ---------------------------------------------------------------------------------------------
@@ -97,38 +100,47 @@ def _part_cells(book: Book, ws, g: _Grid, j: int, o) -> None:
     ws.write_string(rr, 2, book.term("kind", o.kind))
     ws.write_formula(rr, 3, f"={qs(book.sheets['comparison'])}N{book.rows['cmp_first'] + 1 + j}", book.fmt("fin_kbrl"),
                      num(v["tco"][j]) if v["feas"][j] else book.t("infeasible" if not o.feasible else "wb_breaks"))
-    rows = book.outputs[(i, "rows")]
-    u = ",".join(row_range(book.sheets[f"calc{i}"], rows["b_" + k], book.horizon) for k in usd_lines(o)) or "0"
-    ws.write_formula(rr, 4, f"=SUM({u})", book.fmt("fin_kbrl"), num(v["usd"][j]))
-    ws.write_formula(rr, 5, f"=out_o{i}_tco-E{x}", book.fmt("fin_kbrl"), num(v["brl"][j]))
-    for c, kind in ((6, FleetKind.CLOUD), (7, FleetKind.DEDICATED)):
-        ws.write_formula(rr, c, f"=SUMPRODUCT({taxed_part_formula(book, i, o, price_lines(o, kind))})",
-                         book.fmt("fin_kbrl"), num(v[kind][j]))
+    names = {"c.tco": f"out_o{i}_tco", "c.usd_part": f"E{x}"}
+    sheet, rows = book.sheets[f"calc{i}"], book.outputs[(i, "rows")]
+    ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__,
+                    row_range=lambda key: row_range(sheet, rows[key], book.horizon))
+    for c, (x_rule, key) in enumerate(zip(_part_rules(o), ("usd", "brl", FleetKind.CLOUD, FleetKind.DEDICATED)),
+                                      start=4):
+        ws.write_formula(rr, c, x_rule.formula(ctx), book.fmt("fin_kbrl"), num(v[key][j]))
+
+
+def _part_rules(o) -> tuple:
+    """Option o's rules of columns E–H (``tco.costs.finance_rules``): USD part, BRL part, cloud and dedicated price
+    parts."""
+    taxed = finance_rules.taxed_lines(o.costs.currency)
+    return (finance_rules.usd_part_rule(tuple(usd_lines(o))), finance_rules.BRL_PART,
+            finance_rules.price_part_rule("cloud_part", tuple(price_lines(o, FleetKind.CLOUD)), taxed),
+            finance_rules.price_part_rule("dedicated_part", tuple(price_lines(o, FleetKind.DEDICATED)), taxed))
+
+
+def _no_cell(key: str) -> int:
+    raise AssertionError(f"a break-even part reads whole rows, not the cell of {key!r}")
 
 
 def _multiple_cells(book: Book, res, ws, g: _Grid, j: int) -> None:
     """Columns I–Q of option j: the FX multiple k* (and its rate) and the cloud price multiple m* at which it ties
-    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest)."""
-    rr, x, v, at, cell = g.first + j, g.first + j + 1, g.v, g.at, g.cell
-    other = v["feas"][j] and v["lead"] is not None and j != v["lead"]
-    skip = f"OR(NOT(ISNUMBER(D{x})),B{x}={cell['be_leader_pos']})"
-    k = f"({at('F')}-F{x})/(E{x}-{at('E')})"
-    ws.write_formula(rr, 8, f'=IF({skip},"",IF(E{x}={at("E")},"",IF({k}>be_min_multiple,{k},"")))',
-                     book.fmt("fin_mult"), _blank(v["k"][j]))
-    ws.write_formula(rr, 9, f'=IF(ISNUMBER(I{x}),I{x}*{spot(book)},"")', book.fmt("fin_rate"),
-                     _blank(v["k"][j], res.scenario.fx.usdbrl))
-    m = f"1+({at('D')}-D{x})/(G{x}-{at('G')})"
-    ws.write_formula(rr, 10, f'=IF({skip},"",IF(G{x}={at("G")},"",IF({m}>be_min_multiple,{m},"")))',
-                     book.fmt("fin_mult"), _blank(v["m"][j]))
-    ws.write_formula(rr, 11, f'=IF({skip},"",D{x}+({cell["be_trial_cloud"]}-1)*G{x})', book.fmt("fin_kbrl"),
-                     num(v["tco"][j]) if other else "")
-    ws.write_formula(rr, 12, f'=IF({skip},"",F{x}+{cell["be_trial_fx"]}*E{x})', book.fmt("fin_kbrl"),
-                     num(v["tco"][j]) if other else "")
-    for c, src, below in ((13, "I", True), (14, "I", False), (15, "K", True), (16, "K", False)):
-        val = v["k" if src == "I" else "m"][j]
-        ok = val is not None and (val < 1 if below else val > 1)
-        ws.write_formula(rr, c, f'=IF(ISNUMBER({src}{x}),IF({src}{x}{"<" if below else ">"}1,{src}{x},""),"")',
-                         book.fmt("fin_mult"), val if ok else "")
+    the leader, its TCO at the trial multiples, and k*, m* sorted below or above 1 (the summary's nearest): the rules
+    ``tco.costs.finance_rules.MULTIPLES``, each caching the value they give on the engine's parts."""
+    rr, x, cell = g.first + j, g.first + j + 1, g.cell
+    names = {"tco": f"D{x}", "i": f"B{x}", "lead_pos": cell["be_leader_pos"], "usd": f"E{x}", "brl": f"F{x}",
+             "cloud": f"G{x}", "tco_lead": g.at("D"), "usd_lead": g.at("E"), "brl_lead": g.at("F"),
+             "cloud_lead": g.at("G"), "min_multiple": "be_min_multiple", "trial_cloud": cell["be_trial_cloud"],
+             "trial_fx": cell["be_trial_fx"], "spot": spot(book), "c.fx_k": f"I{x}", "c.cloud_m": f"K{x}"}
+    ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__)
+    values = g.v["multiples"][j]
+    for c, rule in enumerate(finance_rules.MULTIPLES, start=8):
+        value = values[rule.key]
+        ws.write_formula(rr, c, rule.formula(ctx), book.fmt(MULTIPLE_FORMATS.get(rule.key, "fin_mult")),
+                         "" if value is None else value)
+
+
+MULTIPLE_FORMATS = {"fx_rate": "fin_rate", "trial_cloud_tco": "fin_kbrl", "trial_fx_tco": "fin_kbrl"}
+"""Formats of the columns I–Q that are not a multiple."""
 
 
 def defined(book: Book, name: str) -> bool:
@@ -152,17 +164,18 @@ def _values(res) -> dict:
     n = len(opts)
     feas = [o.feasible and not o.resolved.breaches for o in opts]  # ranked as the engine ranks (results.rankable)
     tco = [o.tco.deterministic for o in opts]
-    usd = [float(sum(o.lines_brl[k].sum() for k in usd_lines(o))) for o in opts]
-    brl = [a - b for a, b in zip(tco, usd)]
-    cloud = [float(taxed_part(o, price_lines(o, FleetKind.CLOUD)).sum()) for o in opts]
-    ded = [float(taxed_part(o, price_lines(o, FleetKind.DEDICATED)).sum()) for o in opts]
+    p = [finance_rules.parts(o, usd_lines(o), price_lines(o, FleetKind.CLOUD), price_lines(o, FleetKind.DEDICATED))
+         for o in opts]
+    usd, brl = [x["usd_part"] for x in p], [x["brl_part"] for x in p]
+    cloud, ded = [x["cloud_part"] for x in p], [x["dedicated_part"] for x in p]
     lead = min((j for j in range(n) if feas[j]), key=lambda j: tco[j], default=None)
-    ks = [None if (not feas[j] or lead is None or j == lead) else fx_multiple(brl[lead], usd[lead], brl[j], usd[j])
-          for j in range(n)]
-    ms = [None if (not feas[j] or lead is None or j == lead) else tie_multiple(tco[lead], cloud[lead], tco[j], cloud[j])
-          for j in range(n)]
+    at = 0 if lead is None else lead
+    mult = [finance_rules.multiples(tco=tco[j] if feas[j] else float("nan"), i=float(j + 1), lead_pos=float(at + 1),
+                                    usd=usd[j], brl=brl[j], cloud=cloud[j], tco_lead=tco[at], usd_lead=usd[at],
+                                    brl_lead=brl[at], cloud_lead=cloud[at], min_multiple=MIN_MULTIPLE, trial_cloud=1.0,
+                                    trial_fx=1.0, spot=res.scenario.fx.usdbrl) for j in range(n)]
     return {"feas": feas, "tco": tco, "usd": usd, "brl": brl, "cloud": cloud, "dedicated": ded, "lead": lead,
-            "k": ks, "m": ms}
+            "k": [x["fx_k"] for x in mult], "m": [x["cloud_m"] for x in mult], "multiples": mult}
 
 
 def breakevens(res) -> dict:
@@ -206,8 +219,9 @@ def _summary_formulas(book: Book, res, rng: dict, cell: dict) -> dict[str, tuple
     s = res.scenario.fx.usdbrl
     pos = cell["be_leader_pos"]
 
-    def rate(mult):
-        return f'=IF(ISNUMBER({cell[mult]}),{cell[mult]}*{spot(book)},"")'
+    def rate(mult):  # the rule of column J on a summary multiple
+        names = {"c.fx_k": cell[mult], "spot": spot(book)}
+        return finance_rules.FX_RATE.formula(XlContext("", None, _no_cell, names.__getitem__))
 
     return {
         "be_leader": (f"=INDEX({rng['A']},{pos})", res.options[lead].name if lead is not None else "", "fin_text"),

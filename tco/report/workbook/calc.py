@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tco.domain import CostLine, Currency
-from tco.costs import LINES
+from tco.costs import LINES, totals_rules
 from tco.expr import Rule, Scalar, XlContext
 from tco.costs.fleet_rules import NOT_APPLICABLE
 from tco.costs.tax_rules import NOT_APPLICABLE as TAX_NA
@@ -39,6 +39,8 @@ class _Calc:
     lay: dict
     rows: dict[str, int] = field(default_factory=dict)
     const_row: dict[str, int] = field(default_factory=dict)
+    totals: dict[str, np.ndarray] = field(default_factory=dict)
+    """The rows of the option's totals rules, as the engine evaluates them (``tco.costs.totals_rules.totals``)."""
 
     def row_of(self, key: str):
         if key in self.rows:
@@ -74,7 +76,8 @@ class _Calc:
 def write_calc(book: Book, res, i: int, o) -> None:
     """Option `i`'s calculation sheet: the rules above, the tax block, the lines, their BRL sums, TCO and NPV."""
     sheet = book.sheets[f"calc{i}"]
-    s = _Calc(book, res, i, o, sheet, book.wb.get_worksheet_by_name(sheet), layout(book, res))
+    s = _Calc(book, res, i, o, sheet, book.wb.get_worksheet_by_name(sheet), layout(book, res),
+              totals=totals_rules.totals(o.costs.lines, o.costs.currency, res.timeline["fx"], res.timeline["df"]))
     _frame(s)
     _place_top(s)
     _body(s)
@@ -180,7 +183,8 @@ def _tax_block_and_lines(s: _Calc) -> None:
 
 
 def _brl_and_totals(s: _Calc) -> None:
-    """Each line in BRL, the monthly total, its running sum and its discounted value."""
+    """Each line in BRL, the monthly total, its running sum and its discounted value: the rules of
+    ``tco.costs.totals_rules``, caching the rows the engine got from them."""
     t, o, rows = s.book.t, s.o, s.rows
     r = rows["l_" + LINES[-1]] + 2
     for k in LINES:
@@ -190,31 +194,26 @@ def _brl_and_totals(s: _Calc) -> None:
         rows[k] = r
         r += 1
     s.ws.write_string(rows["b_" + LINES[0]] - 1, 0, t("sec_brl"), s.book.fmt("h2"))
+    vals = s.totals
     for k in LINES:
-        fx = "*" + ("{c}" + str(rows["fx"] + 1)) if o.costs.currency[k] == Currency.USD else ""
-        s.put("b_" + k, t("line_" + k) + " (R$)", "BRL",
-              lambda c, p, k=k, fx=fx: f"={c}{rows['l_' + k] + 1}" + fx.replace("{c}", c), o.lines_brl[k],
-              "calc_brl", "sum")
-    s.put("total", t("total_brl"), "BRL", lambda c, p: "=" + "+".join(f"{c}{rows['b_' + k] + 1}" for k in LINES),
-          o.total_brl, "bold_brl", "sum")
-    s.put("cum", t("cumulative"), "BRL", lambda c, p: f"={p}{rows['cum'] + 1}+{c}{rows['total'] + 1}",
-          np.cumsum(o.total_brl), "calc_brl")
-    s.put("disc", t("discounted"), "BRL", lambda c, p: f"={c}{rows['total'] + 1}*{c}{rows['df'] + 1}",
-          o.total_brl * s.res.timeline["df"], "calc_brl", "sum")
+        s.put_rule("b_" + k, totals_rules.brl_rule(k, str(o.costs.currency[k])), t("line_" + k) + " (R$)", "BRL",
+                   vals["b_" + k], "calc_brl", "sum")
+    s.put_rule("total", totals_rules.TOTAL, t("total_brl"), "BRL", vals["total"], "bold_brl", "sum")
+    s.put_rule("cum", totals_rules.CUM, t("cumulative"), "BRL", vals["cum"], "calc_brl", None)
+    s.put_rule("disc", totals_rules.DISC, t("discounted"), "BRL", vals["disc"], "calc_brl", "sum")
 
 
 def _results(s: _Calc) -> None:
-    """TCO and NPV under the rows, and where the other sheets find this option's results (``book.outputs``)."""
-    book, ws, t, o, i, sheet, rows, h = s.book, s.ws, s.book.t, s.o, s.i, s.sheet, s.rows, s.book.horizon
+    """TCO and NPV under the rows (the scalars ``TCO`` and ``NPV`` of ``tco.costs.totals_rules``), and where the other
+    sheets find this option's results (``book.outputs``)."""
+    book, ws, t, i, sheet, rows, h = s.book, s.ws, s.book.t, s.i, s.sheet, s.rows, s.book.horizon
     r = rows["disc"] + 2
     tot = row_range(sheet, rows["total"], h)
-    ws.write_string(r, 0, t("col_tco"), book.fmt("bold_gen"))
-    ws.write_formula(r, 2, f"=SUM({tot})", book.fmt("bold_brl"), num(o.tco.deterministic))
-    book.outputs[(i, "tco")] = abs_cell(sheet, r, 2)
-    ws.write_string(r + 1, 0, t("col_npv"), book.fmt("bold_gen"))
-    ws.write_formula(r + 1, 2, f"=SUMPRODUCT({tot},{row_range(book.sheets['timeline'], book.rows['df'], h)})",
-                     book.fmt("bold_brl"), num(o.npv.deterministic))
-    book.outputs[(i, "npv")] = abs_cell(sheet, r + 1, 2)
+    ctx = s.ctx(month_col(1), col(FIRST_COL - 1))
+    for j, (key, x) in enumerate((("tco", totals_rules.TCO), ("npv", totals_rules.NPV))):
+        ws.write_string(r + j, 0, t("col_" + key), book.fmt("bold_gen"))
+        ws.write_formula(r + j, 2, x.formula(ctx), book.fmt("bold_brl"), num(float(s.totals[key][0])))
+        book.outputs[(i, key)] = abs_cell(sheet, r + j, 2)
     for key in ("total", "cum"):
         book.outputs[(i, key)] = row_range(sheet, rows[key], h)
     book.outputs[(i, "lines_brl")] = (f"{qs(sheet)}${month_col(1)}${rows['b_' + LINES[0]] + 1}:"
@@ -230,7 +229,7 @@ def _results(s: _Calc) -> None:
 
 def _constants(s: _Calc) -> None:
     """Constants (column C): the sizing links, the option's scalars, the tax uplift."""
-    book, ws, t, oc, h = s.book, s.ws, s.book.t, s.o.costs, s.book.horizon
+    book, ws, t, oc = s.book, s.ws, s.book.t, s.o.costs
     scalars = [x for x in oc.rules if isinstance(x, Scalar)]
     own_consts = set(consts_of(s.o))
     for key in s.lay["consts"]:
@@ -244,9 +243,8 @@ def _constants(s: _Calc) -> None:
         scalar = next((x for x in scalars if x.key == key), None)
         if scalar is not None:
             text, value = scalar.formula(s.ctx(month_col(1), col(FIRST_COL - 1))), oc.rows[key][0]
-        elif key == "uplift":
-            base_sum, tax_sum = (row_range(s.sheet, s.rows[k], h) for k in ("tax_base", "l_taxes"))
-            text, value = f"=IF(SUM({base_sum})>0,SUM({tax_sum})/SUM({base_sum}),0)", oc.tax_uplift
+        elif key == "uplift":  # tco.costs.totals_rules.UPLIFT, as the engine evaluated it
+            text, value = totals_rules.UPLIFT.formula(s.ctx(month_col(1), col(FIRST_COL - 1))), oc.tax_uplift
         else:
             text, value = "=" + book.sizing[(s.i, key)], oc.inputs[f"c.{key}"]
         ws.write_formula(rr, 2, text, book.fmt(fmt), num(float(value)))

@@ -4,21 +4,23 @@ Blocks, one under the other (rows found by key in each Calc sheet's row map, ``b
 cash out by contract year and by calendar year (every option), each option's lines by year, the
 committed amounts (payments inside a minimum term or commitment), unit costs (R$ per active user per
 month, all-in R$ per GPU-hour, R$ per million tokens) and the break-evens (``workbook_breakeven``).
-Every formula caches the number the engine's arrays give for the same arithmetic (``yearly``,
-``per_unit`` … in ``workbook_years``), so a viewer that does not recalculate shows the truth.
+The yearly sums and commitments are the rules of ``tco.costs.finance_rules``, the unit costs those of
+``tco.costs.unit_rules``: each cell writes a rule and caches the value the same rule gives on the engine's arrays,
+so a viewer that does not recalculate shows the truth.
 
 Cash flows are at month end (docs/design.md, Conventions), so the cost booked in a month is the cash paid in it.
 """
 
 from __future__ import annotations
 
-import numpy as np
+import functools
 
-from tco.costs import LINES
+
+from tco.costs import LINES, finance_rules, unit_rules
 from tco.domain import Role
+from tco.expr import XlContext
 from tco.report.workbook.book import Book, abs_cell, col, num, row_range
-from tco.report.workbook.years import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
-                                      hour_keys, per_unit, yearly)
+from tco.report.workbook.years import calendar_years, commitments, contract_years
 
 KBRL = '#,##0,;-#,##0,;"–"'
 """R$ thousands without decimals (the unit, "R$ mil", is written beside the table)."""
@@ -99,17 +101,24 @@ def _year_heads(s: _Sheet, r: int, c0: int) -> tuple[int, int]:
 
 
 def _year_cells(s: _Sheet, r: int, c0: int, hr: int, ny: int, nc: int, row: str, values, fmt: str = "fin_kbrl") -> None:
-    """One row of yearly sums of the monthly range `row`: contract years, calendar years, then the total."""
+    """One row of yearly sums of the monthly range `row`: contract years, calendar years, then the total (the rules
+    of ``tco.costs.finance_rules``, each cell caching the value they give on `values`)."""
     ws, book = s.ws, s.book
-    by_c, by_cal = yearly(values, s.res.months)
-    yr, dt = s.timeline("year"), s.timeline("date")
-    for y in range(ny):
-        ws.write_formula(r, c0 + y, f"=SUMIF({yr},{col(c0 + y)}${hr + 1}-1,{row})", book.fmt(fmt), num(by_c[y]))
-    c1 = c0 + ny
-    for j in range(nc):
-        ws.write_formula(r, c1 + j, f"=SUMPRODUCT((YEAR({dt})={col(c1 + j)}${hr + 1})*{row})", book.fmt(fmt),
-                         num(by_cal[j]))
-    ws.write_formula(r, c1 + nc, f"=SUM({row})", book.fmt(fmt), num(float(np.sum(values))))
+    by_c, by_cal, whole = finance_rules.yearly(values, s.res.months)
+    heads = {"y": [f"{col(c0 + y)}${hr + 1}" for y in range(ny)],
+             "cal": [f"{col(c0 + ny + j)}${hr + 1}" for j in range(nc)]}
+    cells = [(c0 + y, finance_rules.BY_CONTRACT_YEAR, "y", y, by_c[y]) for y in range(ny)]
+    cells += [(c0 + ny + j, finance_rules.BY_CALENDAR_YEAR, "cal", j, by_cal[j]) for j in range(nc)]
+    cells += [(c0 + ny + nc, finance_rules.OVER_HORIZON, "", 0, whole)]
+    ranges = {"x": row, "year": s.timeline("year"), "date": s.timeline("date")}
+    for c, rule, head, j, value in cells:
+        names = {head: heads[head][j]} if head else {}
+        ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=names.__getitem__, row_range=ranges.__getitem__)
+        ws.write_formula(r, c, rule.formula(ctx), book.fmt(fmt), num(value))
+
+
+def _no_cell(key: str) -> int:
+    raise AssertionError(f"a Finance rule reads whole rows, not the cell of {key!r}")
 
 
 def _heads(s: _Sheet, r: int, first: str, ny: int, nc: int) -> None:
@@ -179,8 +188,6 @@ def term_formula(book: Book, i: int, role: str, fleet) -> str | None:
 def _committed(s: _Sheet, r: int) -> int:
     """Payments a buyer cannot walk away from once signed: each fleet's compute line (and the taxes on it) over its
     minimum term or commitment, from its first month."""
-    from tco.report.workbook.tco_parts import taxed_part_formula
-
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_committed"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("fin_committed_note"), book.fmt("small"))
@@ -190,7 +197,6 @@ def _committed(s: _Sheet, r: int) -> int:
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    tt = s.timeline("t")
     any_row = False
     for i, o in enumerate(s.res.options, start=1):
         for role, fleet, lines, term, start in commitments(o, _start(s.res, Role.TRAINING),
@@ -205,13 +211,12 @@ def _committed(s: _Sheet, r: int) -> int:
             else:  # a formula of the term inputs: an edited term moves the committed amount and stays in step
                 ws.write_formula(r, 3, live, book.fmt("fin_num"), term)
             ws.write_formula(r, 4, f"={start_name}", book.fmt("fin_num"), start)
-            part = taxed_part_formula(book, i, o, lines)
-            v = committed_amount(o, lines, start, term)
-            ws.write_formula(r, 5, f"=SUMPRODUCT(({tt}>=E{r + 1})*({tt}<E{r + 1}+D{r + 1})*{part})",
-                             book.fmt("fin_kbrl"),
-                             num(v))
-            ws.write_formula(r, 6, f"=IF(out_o{i}_tco>0,F{r + 1}/out_o{i}_tco,0)", book.fmt("fin_pct"),
-                             num(v / o.tco.deterministic) if o.tco.deterministic > 0 else 0.0)
+            v, share = finance_rules.committed(o, lines, start, term)
+            ctx = XlContext(col="", prev=None, row_of=_no_cell, name_of=_committed_names(i, r + 1).__getitem__,
+                            row_range=functools.partial(_option_range, s, i))
+            rule = finance_rules.committed_rule(tuple(lines), finance_rules.taxed_lines(o.costs.currency))
+            ws.write_formula(r, 5, rule.formula(ctx), book.fmt("fin_kbrl"), num(v))
+            ws.write_formula(r, 6, finance_rules.SHARE_OF_TCO.formula(ctx), book.fmt("fin_pct"), num(share))
             r += 1
             any_row = True
     if not any_row:
@@ -219,6 +224,17 @@ def _committed(s: _Sheet, r: int) -> int:
         r += 1
     ws.write_string(r, 0, t("fin_term_source"), book.fmt("small"))
     return r + 1
+
+
+def _option_range(s: _Sheet, i: int, key: str) -> str:
+    """Row `key` of option i's calc sheet (the Timeline's for the month ``t``)."""
+    return s.timeline(key) if key == "t" else s.calc(i, key)
+
+
+def _committed_names(i: int, row: int) -> dict[str, str]:
+    """Where a commitment row's rules read their inputs: its first month (column E), term (D), amount (F) and the
+    option's TCO."""
+    return {"start": f"E{row}", "term": f"D{row}", "c.committed": f"F{row}", "c.tco": f"out_o{i}_tco"}
 
 
 START_NAMES: dict[str, str] = {Role.TRAINING: "in_train_start", Role.INFERENCE: "in_inf_start"}
@@ -232,12 +248,13 @@ def _start(res, role: str) -> int:
 
 
 def _unit_costs(s: _Sheet, r: int) -> int:
-    """TCO per active user per month, per GPU-hour paid and per million tokens."""
+    """TCO per active user per month, per GPU-hour paid and per million tokens: the rules of
+    ``tco.costs.unit_rules``, each cell caching the value they give (column B links the option's TCO)."""
     ws, book, t = s.ws, s.book, s.book.t
     ws.write_string(r, 0, t("fin_unit_costs"), book.fmt("h2"))
     ws.write_string(r + 1, 0, t("fin_unit_note"), book.fmt("small"))
     ws.write_string(r + 2, 0, t("fin_million"))
-    ws.write_number(r + 2, 1, 1e6, book.fmt("calc_int"))  # a unit, named, never a literal inside a formula
+    ws.write_number(r + 2, 1, unit_rules.MILLION, book.fmt("calc_int"))  # a unit, named, never a literal in a formula
     book.name("fin_million", abs_cell(s.name, r + 2, 1))
     r += 4
     heads = (t("col_option"), t("col_tco") + " (" + t("fin_kbrl") + ")", t("fin_user_months"), t("fin_per_user_month"),
@@ -245,25 +262,32 @@ def _unit_costs(s: _Sheet, r: int) -> int:
     for c, hd in enumerate(heads):
         ws.write_string(r, c, hd, book.fmt("head"))
     r += 1
-    users, tokens = s.timeline("users"), s.timeline("tokens")
-    u_total = float(np.sum(s.res.users))
-    tok_total = float(np.sum(s.res.tokens))
     first = r
     for i, o in enumerate(s.res.options, start=1):
-        rr = r + 1
-        tco = o.tco.deterministic
         ws.write_string(r, 0, o.name)  # scenario text
-        ws.write_formula(r, 1, f"=out_o{i}_tco", book.fmt("fin_kbrl"), num(tco))
-        ws.write_formula(r, 2, f"=SUM({users})", book.fmt("fin_num"), u_total)
-        ws.write_formula(r, 3, f"=IF(C{rr}>0,B{rr}/C{rr},0)", book.fmt("fin_brl"), per_unit(tco, u_total))
-        gh = "+".join(f"SUM({s.calc(i, k)})*in_o{i}_{'tr' if k == 'tr_hours' else 'inf'}_gps" for k in hour_keys(o))
-        gpu_h = gpu_hours(o)
-        ws.write_formula(r, 4, "=" + gh, book.fmt("fin_num"), gpu_h)
-        ws.write_formula(r, 5, f"=IF(E{rr}>0,B{rr}/E{rr},0)", book.fmt("fin_brl"), per_unit(tco, gpu_h))
-        ws.write_formula(r, 6, f"=SUM({tokens})/fin_million", book.fmt("fin_num"), tok_total / 1e6)
-        ws.write_formula(r, 7, f"=IF(G{rr}>0,B{rr}/G{rr},0)", book.fmt("fin_brl"), per_unit(tco, tok_total, 1e6))
+        ws.write_formula(r, 1, f"=out_o{i}_tco", book.fmt("fin_kbrl"), num(o.tco.deterministic))  # a link
+        values = unit_rules.unit_costs(o, s.res.users, s.res.tokens)
+        ctx = _unit_context(s, i, r + 1)
+        for c, x in enumerate(unit_rules.rules(unit_rules.hour_keys(o.costs.rows)), start=2):
+            ws.write_formula(r, c, x.formula(ctx), book.fmt(UNIT_FORMATS[x.key]), num(values[x.key]))
         r += 1
     book.outputs["fin_units"] = (s.name, first)
     for c, name in ((3, "fin_per_user"), (5, "fin_per_gpu_h"), (7, "fin_per_mtok")):
         book.name(name, f"{abs_cell(s.name, first, c)}:{abs_cell(s.name, r - 1, c).split('!')[1]}")
     return r
+
+
+UNIT_FORMATS = {"user_months": "fin_num", "per_user": "fin_brl", "gpu_hours": "fin_num", "per_gpu_hour": "fin_brl",
+                "mtokens": "fin_num", "per_mtok": "fin_brl"}
+"""Unit-cost rule → the format of its column (columns C … H in the rules' order)."""
+
+
+def _unit_context(s: _Sheet, i: int, row: int) -> XlContext:
+    """Where option i's unit-cost rules read: the timeline's and its calc sheet's rows, its TCO in column B, each
+    quantity in the column before its ratio, its GPUs per server and ``fin_million`` by name."""
+    cells = {"c.tco": f"B{row}", "c.user_months": f"C{row}", "c.gpu_hours": f"E{row}", "c.mtokens": f"G{row}",
+             "million": "fin_million", "o.inf_gps": f"in_o{i}_inf_gps", "o.tr_gps": f"in_o{i}_tr_gps"}
+
+    def row_range(key: str) -> str:
+        return s.timeline(key) if key in ("users", "tokens") else s.calc(i, key)
+    return XlContext(col="", prev=None, row_of=_no_cell, name_of=cells.__getitem__, row_range=row_range)

@@ -7,7 +7,7 @@ import numpy as np
 
 from tco.costs import LINES
 from tco.domain import is_monte_carlo
-from tco.report.workbook.book import FIRST_COL, Book, month_col, num, qs, row_range
+from tco.report.workbook.book import FIRST_COL, Book, month_col, num, qs
 
 
 def ranks(values: list[float]) -> list[int]:
@@ -115,15 +115,14 @@ def _rank_cells(book: Book, ws, r: int, o, tco_rng: str, best: float, rank: int 
 
 def _option_cells(book: Book, ws, r: int, i: int, o) -> None:
     """Number, name, kind, the live TCO and NPV, the cost per million tokens and the Monte Carlo statistics."""
-    tok = row_range(book.sheets["timeline"], book.rows["tokens"], book.horizon)
     ws.write_number(r, 0, i, book.fmt("calc_int"))
     ws.write_string(r, 1, o.name)
     ws.write_string(r, 2, f"{book.term('kind', o.kind)} / {book.term('fleet', o.resolved.fleet)}")
     ws.write_formula(r, 3, "=" + book.outputs[(i, "tco")], book.fmt("calc_brl"), num(o.tco.deterministic))
     ws.write_formula(r, 4, "=" + book.outputs[(i, "npv")], book.fmt("calc_brl"), num(o.npv.deterministic))
     cpm = o.cost_per_million_tokens_brl
-    ws.write_formula(r, 7, f"=IF(SUM({tok})>0,D{r + 1}/(SUM({tok})/fin_million),0)", book.fmt("calc_brl"),
-                     num(cpm if cpm is not None else 0.0))
+    # the Finance sheet's cell of the rule tco.costs.unit_rules.PER_MTOK (the JSON's figure, 0 without tokens)
+    ws.write_formula(r, 7, f"=INDEX(fin_per_mtok,{i})", book.fmt("calc_brl"), num(cpm if cpm is not None else 0.0))
     for c, v in zip(range(8, 12), (o.tco.mean, o.tco.p5, o.tco.p50, o.tco.p95)):
         ws.write_number(r, c, num(v), book.fmt("eng_brl"))
     ws.write_number(r, 12, num(o.prob_cheapest or 0.0), book.fmt("eng_pct"))

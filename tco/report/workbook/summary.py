@@ -10,9 +10,10 @@ the ranked TCOs, the cumulative cost chart, the scenario's notes and the engine'
 from __future__ import annotations
 
 from tco import __version__
+from tco.costs import finance_rules, unit_rules
 from tco.report.workbook.book import Book, num, qs
 from tco.report.workbook.breakeven import breakevens
-from tco.report.workbook.finance import calendar_years, gpu_hours, per_unit, yearly
+from tco.report.workbook.finance import calendar_years
 from tco.report.workbook.outputs import cumulative_chart, infeasible_text, ranked_ok, ranks_among, unranked_word
 
 
@@ -153,6 +154,7 @@ def _leader_kpis(book: Book, res, doc: dict, b: dict, o) -> list[tuple]:
     cost per user-month, per GPU-hour and per million tokens."""
     t = book.t
     tco = o.tco.deterministic if o else 0.0
+    unit = unit_rules.unit_costs(o, res.users, res.tokens) if o else {}  # the Finance sheet's rules, for the leader
 
     def col(c: str) -> str:
         return _comparison_column(book, res, c)
@@ -165,12 +167,9 @@ def _leader_kpis(book: Book, res, doc: dict, b: dict, o) -> list[tuple]:
          t("fin_kbrl")),
         (t("sum_margin"), f'=IF(COUNT({col("N")})>1,SMALL({col("N")},2)-MIN({col("N")}),"")',
          "" if b["margin"] is None else num(b["margin"]), "kpi", t("fin_kbrl")),
-        (t("fin_per_user_month"), "=INDEX(fin_per_user,be_leader_pos)", per_unit(tco, float(sum(res.users))),
-         "kpi_brl", ""),
-        (t("fin_per_gpu_hour"), "=INDEX(fin_per_gpu_h,be_leader_pos)", per_unit(tco, gpu_hours(o)) if o else 0.0,
-         "kpi_brl", ""),
-        (t("per_mtok"), "=INDEX(fin_per_mtok,be_leader_pos)", per_unit(tco, float(sum(res.tokens)), 1e6), "kpi_brl",
-         ""),
+        (t("fin_per_user_month"), "=INDEX(fin_per_user,be_leader_pos)", unit.get("per_user", 0.0), "kpi_brl", ""),
+        (t("fin_per_gpu_hour"), "=INDEX(fin_per_gpu_h,be_leader_pos)", unit.get("per_gpu_hour", 0.0), "kpi_brl", ""),
+        (t("per_mtok"), "=INDEX(fin_per_mtok,be_leader_pos)", unit.get("per_mtok", 0.0), "kpi_brl", ""),
     ]
 
 
@@ -179,7 +178,7 @@ def _cash_out_kpis(book: Book, res, o) -> list[tuple]:
     t, n = book.t, len(res.options)
     fin = qs(book.sheets["finance"])
     first_fin, _, ny, nc = book.outputs["fin_years"]
-    by_c, by_cal = yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
+    by_c, by_cal, _ = finance_rules.yearly(o.total_brl if o else [0.0] * book.horizon, res.months)
     years = [t("fin_year") + f" {y + 1}" for y in range(ny)] + [str(y) for y in calendar_years(res.months)]
     out = []
     for j, (label, v) in enumerate(zip(years, by_c + by_cal)):

@@ -1,53 +1,18 @@
-"""The arithmetic of the Finance sheet on the engine's arrays: contract and calendar years, sums by year, unit
-costs, GPU-hours, the commitments of an option and the amounts inside them (the cached values of the sheet's
-formulas; tests/test_workbook_finance.py works cases by hand against these)."""
+"""The shape of the Finance sheet: its contract and calendar years and the commitments of an option (which lines,
+which term, from which month). The figures in it are rules: sums by year and committed amounts
+(``tco.costs.finance_rules``), unit costs and GPU-hours (``tco.costs.unit_rules``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
+from tco.costs.finance_rules import calendar_years  # noqa: F401  (re-exported: the Finance sheet's year heads)
 from tco.domain import CostLine, FleetMode, Role, commitment_term_months
 
 
 def contract_years(horizon: int) -> int:
     """Contract years of a horizon [months]: ⌈H / 12⌉."""
     return -(-horizon // 12)
-
-
-def calendar_years(months: list[str]) -> list[int]:
-    """The calendar years the months ('2027-01' …) fall in, in order."""
-    return sorted({int(m[:4]) for m in months})
-
-
-def yearly(amounts, months: list[str]) -> tuple[list[float], list[float]]:
-    """(by contract year, by calendar year) sums of a monthly series [BRL]: contract year y holds months
-    12(y − 1) + 1 … 12y; calendar year Y the months dated Y."""
-    a = np.asarray(amounts, dtype=float)
-    by_contract = [float(a[12 * y:12 * (y + 1)].sum()) for y in range(contract_years(len(a)))]
-    years = np.array([int(m[:4]) for m in months])
-    return by_contract, [float(a[years == y].sum()) for y in calendar_years(months)]
-
-
-def per_unit(total: float, quantity: float, scale: float = 1.0) -> float:
-    """total ÷ (quantity / scale), 0 when there is no quantity (R$ per user-month, per GPU-hour, per 1e6 tokens)."""
-    return total / (quantity / scale) if quantity > 0 else 0.0
-
-
-def gpu_hours(o) -> float:
-    """GPU-hours paid over the horizon: each fleet's server-hours × its GPUs per server."""
-    rows, r = o.costs.rows, o.resolved
-    keys = hour_keys(o)
-    return float(sum(np.sum(rows[k]) * (r.training.gpus_per_server if k == "tr_hours" else r.inference.gpus_per_server)
-                     for k in keys))
-
-
-def hour_keys(o) -> list[str]:
-    """Rows of server-hours paid: training and serving fleets apart, else one fleet (server_hours)."""
-    rows = o.costs.rows
-    keys = [k for k in ("tr_hours", "inf_hours") if k in rows]
-    return keys or ["server_hours"]
 
 
 def commitments(o, training_start: int, inference_start: int) -> list[tuple[str, Any, list[str], int, int]]:
@@ -73,12 +38,3 @@ def commitments(o, training_start: int, inference_start: int) -> list[tuple[str,
         if fleet is not None and term_of(fleet, role) > 0:
             out.append((role, fleet, [line], term_of(fleet, role), start))
     return out
-
-
-def committed_amount(o, lines: list[str], start: int, term: int) -> float:
-    """Payments of `lines` (with the taxes on them) in months start … start + term − 1 [BRL]."""
-    from tco.report.workbook.tco_parts import taxed_part
-
-    part = taxed_part(o, lines)
-    t = np.arange(1, len(part) + 1)
-    return float(part[(t >= start) & (t < start + term)].sum())

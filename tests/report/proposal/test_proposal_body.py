@@ -234,12 +234,13 @@ def test_the_fx_risk_of_an_offer_with_dollar_training_says_so(seed_results, seed
 # Review L8: the PDF's "per GPU-hour, taxes included" (the serving server's price, 15,300 / 730 = 20.96) sat beside
 # the workbook's "per GPU-hour, all in" (TCO ÷ GPU-hours paid, 20.51): the key figure is now the workbook's.
 def test_the_key_gpu_hour_figure_is_the_workbooks_all_in_figure(seed_results, seed_view):
-    from tco.report.workbook.years import gpu_hours
+    from tco.costs.unit_rules import unit_costs
 
     rec = seed_view.recommended
     result = next(o for o in seed_results.options if o.name == rec.name)
-    expected = rec.tco_brl / gpu_hours(result)  # the workbook's Summary "R$ per GPU-hour, all in"
-    assert gpu_hours(result) == pytest.approx(rec.inference_gpu_hours + rec.training_gpu_hours)
+    gpu_hours = unit_costs(result, seed_results.users, seed_results.tokens)["gpu_hours"]
+    expected = rec.tco_brl / gpu_hours  # the workbook's Summary "R$ per GPU-hour, all in"
+    assert gpu_hours == pytest.approx(rec.inference_gpu_hours + rec.training_gpu_hours)
     figures = dict(body.summary(seed_view, EN)["figures"])
     assert figures[t("pv_kf_gpu_hour", EN)] == unit_price(expected, EN)
     assert rec.inference.price / 730 != pytest.approx(expected)  # the serving price: another figure, in the bridge

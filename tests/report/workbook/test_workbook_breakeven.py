@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +18,8 @@ from workbook_eval import written
 from tco.report.i18n import t
 from tco.analysis.figures import MIN_MULTIPLE, fx_multiple, nearest, tie_multiple
 from tco.report.workbook.breakeven import breakevens
-from tco.report.workbook.tco_parts import taxed_lines, taxed_part
+from tco.costs import finance_rules
+from tco.costs.finance_rules import taxed_lines
 
 LOC = "pt-BR"
 
@@ -54,16 +54,17 @@ def test_at_the_fx_multiple_the_two_options_cost_the_same(brl, usd):
 
 
 def test_the_taxed_part_holds_the_taxes(small_run):
+    # the part of every taxed line, with the taxes they bear, is those lines plus the whole taxes line (in BRL)
     for o in small_run.options:
-        taxed = taxed_lines(o)
-        part = taxed_part(o, taxed)
-        taxes_brl = o.lines_brl["taxes"]
-        expected = sum((o.lines_brl[k] for k in taxed), np.zeros(len(part))) + taxes_brl
-        np.testing.assert_allclose(part, expected, rtol=1e-9, atol=1e-6)
+        taxed = taxed_lines(o.costs.currency)
+        whole = finance_rules.parts(o, [], [], taxed)["dedicated_part"]
+        expected = sum(float(o.lines_brl[k].sum()) for k in taxed) + float(o.lines_brl["taxes"].sum())
+        assert whole == pytest.approx(expected, rel=1e-9, abs=1e-6)
         # a line outside the taxed amount is taken as it is
         other = [k for k in o.lines_brl if k not in taxed and k != "taxes"]
         if other:
-            np.testing.assert_allclose(taxed_part(o, other[:1]), o.lines_brl[other[0]], rtol=1e-12)
+            alone = finance_rules.parts(o, [], other[:1], [])["cloud_part"]
+            assert alone == pytest.approx(float(o.lines_brl[other[0]].sum()), rel=1e-12)
 
 
 @pytest.fixture(scope="module")

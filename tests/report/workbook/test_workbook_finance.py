@@ -21,9 +21,11 @@ from tco import api
 from tco.analysis import scaled_fx, scaled_prices
 from tco.engine import run_scenario
 from tco.report import json_out, workbook
-from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, fx_multiple, nearest, tie_multiple
-from tco.report.workbook.finance import (calendar_years, commitments, committed_amount, contract_years, gpu_hours,
-                                        per_unit, yearly)
+from tco.analysis.figures import fx_multiple, tie_multiple
+from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, nearest
+from tco.costs import unit_rules
+from tco.costs.finance_rules import committed, yearly
+from tco.report.workbook.finance import calendar_years, commitments, contract_years
 from tco.report.workbook.print import header_text
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -63,26 +65,21 @@ def test_yearly_sums_by_contract_and_calendar_year():
     months = [f"{2027 + (10 + m) // 12}-{(10 + m) % 12 + 1:02d}" for m in range(14)]
     assert months[0] == "2027-11" and months[-1] == "2028-12"
     amounts = [float(m + 1) for m in range(14)]  # 1, 2, …, 14
-    by_contract, by_calendar = yearly(amounts, months)
+    by_contract, by_calendar, _ = yearly(amounts, months)
     assert by_contract == [sum(range(1, 13)), 13 + 14]  # 78, 27
     assert calendar_years(months) == [2027, 2028]
     assert by_calendar == [1 + 2, sum(range(3, 15))]  # 3, 102
     assert contract_years(14) == 2 and contract_years(36) == 3 and contract_years(37) == 4
 
 
-def test_unit_costs_divide_by_what_was_used():
-    assert per_unit(1200.0, 10 + 20 + 30) == 1200.0 / 60  # R$ 20 per user-month
-    assert per_unit(5_000_000.0, 2_500_000_000, 1e6) == 5_000_000.0 / 2_500  # R$ 2,000 per million tokens
-    assert per_unit(100.0, 0.0) == 0.0
-
-
 def test_gpu_hours_of_one_eight_gpu_server_all_horizon(seed):
     _, res, _ = seed
     o = next(o for o in res.options if o.name == "Dedicado BR — 8x H200")  # one shared 8-GPU server, 2027-2029
     days = 365 + 366 + 365  # 2028 is a leap year
-    assert gpu_hours(o) == pytest.approx(days * 24 * 8)
+    u = unit_rules.unit_costs(o, res.users, res.tokens)
+    assert u["gpu_hours"] == pytest.approx(days * 24 * 8)
     tco = o.tco.deterministic
-    assert per_unit(tco, gpu_hours(o)) == pytest.approx(tco / (1096 * 24 * 8))
+    assert u["per_gpu_hour"] == pytest.approx(tco / (1096 * 24 * 8))
 
 
 def test_committed_amounts_of_the_seed_by_hand(seed):
@@ -94,12 +91,12 @@ def test_committed_amounts_of_the_seed_by_hand(seed):
     monthly = float(shared.lines_brl["training_compute"][0])  # month 1: training on the one server
     assert float(shared.lines_brl["inference_compute"][1]) == pytest.approx(monthly)  # month 2 on: serving on it
     assert (role, lines, term, start) == ("shared", ["training_compute", "inference_compute"], 12, 1)
-    assert committed_amount(shared, lines, start, term) == pytest.approx(12 * monthly)
+    assert committed(shared, lines, start, term)[0] == pytest.approx(12 * monthly)
     separate = by_name["Dedicado BR — 8x H200 (frotas separadas)"]
     rows = commitments(separate, 1, 2)
     assert [(r[0], r[3], r[4]) for r in rows] == [("training", 12, 1), ("inference", 3, 2)]
     train = float(separate.lines_brl["training_compute"][0])
-    assert committed_amount(separate, ["training_compute"], 1, 12) == pytest.approx(12 * train)  # the idle cluster
+    assert committed(separate, ["training_compute"], 1, 12)[0] == pytest.approx(12 * train)  # the idle cluster
     on_demand = by_name["AWS us-east-1 — p5en (H200)"]
     assert commitments(on_demand, 1, 2) == []
     sp = by_name["AWS us-east-1 — p5en (H200), Savings Plan 3 anos"]
@@ -110,7 +107,7 @@ def test_committed_amounts_of_the_seed_by_hand(seed):
 @given(st.lists(st.floats(0, 1e6), min_size=1, max_size=40), st.integers(1, 12))
 def test_yearly_sums_keep_the_total(amounts, first_month):
     months = [f"{2027 + (first_month - 1 + m) // 12}-{(first_month - 1 + m) % 12 + 1:02d}" for m in range(len(amounts))]
-    by_contract, by_calendar = yearly(amounts, months)
+    by_contract, by_calendar, _ = yearly(amounts, months)
     assert sum(by_contract) == pytest.approx(sum(amounts)) and sum(by_calendar) == pytest.approx(sum(amounts))
     assert len(by_contract) == contract_years(len(amounts))
 

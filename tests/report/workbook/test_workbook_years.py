@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tco.report.workbook.years import (calendar_years, committed_amount, commitments, contract_years, gpu_hours,
-                                       hour_keys, per_unit, yearly)
+from tco.costs import unit_rules
+from tco.costs.finance_rules import committed, yearly
+from tco.report.workbook.years import calendar_years, commitments, contract_years
 
 
 def _o(res, start):
@@ -50,10 +51,10 @@ def test_the_amount_inside_a_commitment(seed_results):
     # all-BRL on lucro real: the taxes line is zero, so the taxed part is the line itself
     assert float(o.costs.lines["taxes"].sum()) == pytest.approx(0.0, abs=1e-6)
     line = o.lines_brl["training_compute"]
-    assert committed_amount(o, ["training_compute"], 1, 12) == pytest.approx(float(line[0:12].sum()))
-    assert committed_amount(o, ["training_compute"], 3, 2) == pytest.approx(float(line[2] + line[3]))
+    assert committed(o, ["training_compute"], 1, 12)[0] == pytest.approx(float(line[0:12].sum()))
+    assert committed(o, ["training_compute"], 3, 2)[0] == pytest.approx(float(line[2] + line[3]))
     # a term past the horizon takes the months there are
-    assert committed_amount(o, ["training_compute"], 30, 12) == pytest.approx(float(line[29:].sum()))
+    assert committed(o, ["training_compute"], 30, 12)[0] == pytest.approx(float(line[29:].sum()))
 
 
 def test_a_cloud_commitment_carries_its_taxes(seed_results):
@@ -62,17 +63,17 @@ def test_a_cloud_commitment_carries_its_taxes(seed_results):
     taxed = [k for k in c.lines if k != "taxes" and c.currency[k] == "USD" and np.any(c.lines[k] != 0)]
     ratio = c.lines["taxes"] / sum(c.lines[k] for k in taxed)  # taxes per unit of taxed amount, month by month
     expected = float((o.lines_brl["inference_compute"] * (1 + ratio))[1:37].sum())
-    assert committed_amount(o, ["inference_compute"], 2, 36) == pytest.approx(expected, rel=1e-9)
+    assert committed(o, ["inference_compute"], 2, 36)[0] == pytest.approx(expected, rel=1e-9)
     assert expected > float(o.lines_brl["inference_compute"].sum())
 
 
 def test_gpu_hours_of_separate_fleets(seed_results):
     o = _o(seed_results, "Dedicado BR — 8x H200 (frotas separadas)")
-    assert hour_keys(o) == ["tr_hours", "inf_hours"]
+    assert unit_rules.hour_keys(o.costs.rows) == ("tr_hours", "inf_hours")
     rows = o.costs.rows
     expected = float(np.sum(rows["tr_hours"])) * 8 + float(np.sum(rows["inf_hours"])) * 1  # 8× HGX, then 1× NVL
-    assert gpu_hours(o) == pytest.approx(expected)
-    assert hour_keys(_o(seed_results, "Dedicado BR — 8x H200")) == ["server_hours"]
+    assert unit_rules.unit_costs(o, seed_results.users, seed_results.tokens)["gpu_hours"] == expected
+    assert unit_rules.hour_keys(_o(seed_results, "Dedicado BR — 8x H200").costs.rows) == ("server_hours",)
 
 
 @settings(max_examples=100, deadline=None)
@@ -83,11 +84,6 @@ def test_years_cover_the_horizon(h, first, year):
     cal = calendar_years(months)
     assert cal == list(range(year, int(months[-1][:4]) + 1))
     ones = [1.0] * h
-    by_contract, by_calendar = yearly(ones, months)
+    by_contract, by_calendar, _ = yearly(ones, months)
     assert sum(by_contract) == sum(by_calendar) == h
     assert all(x == 12 for x in by_contract[:-1]) and 1 <= by_contract[-1] <= 12
-
-
-def test_per_unit_scales():
-    assert per_unit(3_000.0, 2_000_000.0, 1e6) == 3_000.0 / 2.0  # R$ per million tokens
-    assert per_unit(1.0, -5.0) == 0.0
