@@ -281,6 +281,12 @@ class Analysis:
         """The decision analysis ran (``tco.analysis.enrich``)."""
         return self.breakevens is not None
 
+    def __repr__(self) -> str:
+        """One line naming the parts computed (the generated repr printed the FX fan's arrays and every plan)."""
+        parts = [k for k in ("breakevens", "sensitivity", "decomposition", "hedging", "fx_fan", "plans")
+                 if getattr(self, k) is not None]
+        return f"Analysis({', '.join(parts) or 'empty'})"
+
     def as_dict(self) -> dict:
         """The JSON document's analysis keys (present only for the parts computed; the decomposition as null when
         the analysis ran without one)."""

@@ -85,3 +85,9 @@ def test_a_run_with_analysis_is_typed(small_run):
     assert a.ran and isinstance(a.breakevens, Breakevens) and isinstance(a.plans, PlanSearch)
     assert all(isinstance(r, FxBreakeven) for r in a.breakevens.usdbrl)
     assert isinstance(a.sensitivity, Sensitivity) and a.sensitivity.leaders.rows
+
+
+def test_the_repr_names_the_parts_computed(small_run):
+    assert repr(Analysis()) == "Analysis(empty)"
+    r = repr(small_run.analysis)
+    assert r.startswith("Analysis(breakevens, sensitivity") and r.endswith("plans)") and len(r) < 120

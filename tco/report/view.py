@@ -161,6 +161,10 @@ class View:
     def option(self, name: str) -> OptionView:
         return next(o for o in self.options if o.name == name)
 
+    def __repr__(self) -> str:
+        """One line (the generated repr printed every option, month and catalog row)."""
+        return f"View({self.name!r}, {len(self.options)} options, ranked {list(self.ranked)!r}, {self.analysis!r})"
+
     @property
     def recommended(self) -> OptionView:
         """The option the proposal recommends: the cheapest ranked one a provider can offer (an owned option, the

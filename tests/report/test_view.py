@@ -151,3 +151,9 @@ def test_no_plan_search_gives_no_plans(seed_view):
 def test_a_view_is_frozen(seed_view):
     with pytest.raises(dataclasses.FrozenInstanceError):
         seed_view.name = "x"  # type: ignore[misc]
+
+
+def test_the_repr_is_one_short_line(small_run, small_view):
+    r = repr(small_view)
+    assert "\n" not in r and len(r) < 600 and r.startswith(f"View({small_run.scenario.scenario.name!r}")
+    assert repr(list(small_view.ranked)) in r and "Analysis(" in r
