@@ -204,10 +204,11 @@ def _render(res, v, doc: dict, tmp: Path, stem: str, formats: list[str], scenari
             (tmp / "client").mkdir()
             xlsx = tmp / "client" / f"{stem}.xlsx"
             client.write(res, v, xlsx)
-        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []),
+                       v=v)
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
-        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
+        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res, v), encoding="utf-8")
 
 
 def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str, scenario_path: str) -> list[Path]:

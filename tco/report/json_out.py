@@ -166,7 +166,7 @@ def build(res: Results, sha256: str = "", file: str = "", v: View | None = None)
         "warnings": [notices.line(n, "en") for n in res.notices],
         "notices": [{"code": n.code, "option": n.option, "params": dict(n.params)} for n in res.notices],
     }
-    doc |= res.analysis.as_dict()  # the parts the analysis and the plan search computed (tco.findings)
+    doc |= v.analysis.as_dict()  # the parts the analysis and the plan search computed (tco.findings)
     return _clean(doc)
 
 

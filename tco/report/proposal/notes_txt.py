@@ -15,16 +15,17 @@ from tco.report.i18n import t
 from tco.report.plan_names import plan_label
 
 if TYPE_CHECKING:
+    from tco.report.view import View
     from tco.results import Results
 
 
-def render(res: Results) -> str:
-    """The notes as text (ends with a newline)."""
+def render(res: Results, v: View | None = None) -> str:
+    """The notes as text (ends with a newline); `v` is the view of `res` when the caller has built it."""
     from tco.report import view
     from tco.report.proposal.offer import offered
     from tco.report.words import document_date
 
-    v = view.build(res)
+    v = v if v is not None else view.build(res)
     loc = v.locale
     s = res.scenario
     p = s.proposal
