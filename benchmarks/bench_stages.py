@@ -50,8 +50,8 @@ def one_pass(tag):
     stage("json", lambda: (out / f"{tag}.json").write_text(json_out.dumps(doc), encoding="utf-8"))
     stage("csv", lambda: (out / f"{tag}.csv").write_text(ledger_csv.render(res), encoding="utf-8"))
     def xlsx():
-        from tco.report import workbook
-        workbook.write(res, doc, out / f"{tag}.xlsx")
+        from tco.report import view, workbook
+        workbook.write(res, view.build(res), out / f"{tag}.xlsx")
     stage("xlsx", xlsx)
     def pdf():
         from tco.report import proposal

@@ -23,7 +23,7 @@ from pathlib import Path
 from tco import analysis
 from tco.catalog import load_catalog
 from tco.engine import run_scenario
-from tco.report import json_out, workbook
+from tco.report import json_out, view, workbook
 from tco.scenario import load
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -67,7 +67,7 @@ def main() -> None:
             ab, _, res = timed(lambda res=res: analysis.enrich(res), args.repeat)
             jb, _, doc = timed(lambda res=res, sha=sha, path=path: json_out.build(res, sha, str(path)), args.repeat)
             out = tmp / f"{path.stem}.xlsx"
-            wb_best, _, _ = timed(lambda res=res, doc=doc, out=out: workbook.write(res, doc, out), args.repeat)
+            wb_best, _, _ = timed(lambda res=res, v=view.build(res), out=out: workbook.write(res, v, out), args.repeat)
             line = (f"{path.stem:<22} {len(s.options):>4} {s.scenario.horizon_months:>6} {s.fx.paths:>6} {eb:>9.3f} "
                     f"{ab:>8.3f} {jb:>7.3f} {wb_best:>7.3f} {count_formulas(out):>9,} {out.stat().st_size / 1024:>6.0f}")
             if args.recalc and soffice:

@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 sys.path.insert(0, "tests")
 from tco import api, engine, analysis
-from tco.report import json_out, workbook
+from tco.report import json_out, view, workbook
 from tco.scenario import load
 import test_workbook as tw
 out = Path(sys.argv[1])
@@ -35,12 +35,12 @@ for sc in sorted(Path("scenarios").glob("*.toml")):
     res = engine.run_scenario(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines, simulate=False)
     res = replace(api._plans(engine.apply_fx_risk(res), inp), source_path=inp.path, source_sha256=inp.sha256)
     res = analysis.enrich(res)
-    workbook.write(res, json_out.build(res, res.source_sha256, inp.path), out / f"{sc.stem}.xlsx")
+    workbook.write(res, view.build(res), out / f"{sc.stem}.xlsx")
     runs[sc.stem] = (load(sc)[0], sc)
 for key, (stem, change) in tw.VARIANTS.items():
     scenario, path = runs[stem]
     res, doc = tw.run_engine(tw.modified(scenario, change), path, enrich=True)
-    workbook.write(res, doc, out / f"variant_{key}.xlsx")
+    workbook.write(res, view.build(res), out / f"variant_{key}.xlsx")
 """
 
 

@@ -75,7 +75,9 @@ def _plans(res: Results, inp: Inputs) -> Results:
 
     found["vs_options"] = plan.versus(found, [(o.name, o.tco.deterministic) for o in rankable(res.options)
                                               or res.options])
-    return replace(res, meta={**res.meta, "plans": found})
+    from tco.findings import PlanSearch
+
+    return replace(res, analysis=replace(res.analysis, plans=PlanSearch.of(found)))
 
 
 def _require_feasible(res: Results, inp: Inputs) -> None:

@@ -269,7 +269,7 @@ def _results(ctx: _Run, months: list[str], done: list[_Costed], notices: tuple[N
     ledger = ledger_mod.Ledger(tuple(months), fx_path, tuple(x for c in done for x in c.series))
     return Results(ctx.s, months, ctx.days, fx_path, rows["users"], rows["requests"], rows["tokens"], rows["egress"],
                    rps.max(axis=1), rps, next(iter(train_by_opt.values()), None), train_by_opt,
-                   [c.result for c in done], ctx.model, efficiencies, ctx.cat, ledger, notices, timeline=rows, meta={})
+                   [c.result for c in done], ctx.model, efficiencies, ctx.cat, ledger, notices, timeline=rows)
 
 
 def _fits_nowhere(opt: ResolvedOption, s: Scenario, model, cat: Catalog, file: str, lines: dict | None) -> Problem:

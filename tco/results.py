@@ -12,6 +12,7 @@ from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
 from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind, record
 from tco.errors import Problem
+from tco.findings import Analysis
 from tco.resolve import ResolvedOption
 from tco.scenario import Scenario
 
@@ -174,7 +175,9 @@ class Results:
     notices: tuple[Notice, ...] = ()
     """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
     fx_info: dict = field(default_factory=dict)
-    meta: dict = field(default_factory=dict)
+    analysis: Analysis = field(default_factory=Analysis)
+    """The decision analysis (break-evens, sensitivity, decomposition, separation, hedging, the plan search), typed
+    (``tco.findings``); empty until ``tco.analysis.enrich`` and the plan search fill it."""
     timeline: dict[str, np.ndarray] = field(default_factory=dict)
     """Every row of ``tco.timeline`` (demand, FX base path, discount factors…) by rule key."""
     source_path: str = ""

@@ -31,7 +31,7 @@ def test_load_then_run_reuses_the_inputs():
     inputs = tco.load(SEED)
     res = tco.run(inputs, analysis=False)
     assert res.source_path == str(SEED) and res.source_sha256 == inputs.sha256
-    assert "breakevens" not in res.meta  # analysis=False skips the decision analysis
+    assert not res.analysis.ran and res.analysis.breakevens is None  # analysis=False skips the decision analysis
     assert [o.name for o in res.options] == [o.name for o in inputs.scenario.options]
 
 

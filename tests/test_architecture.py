@@ -221,3 +221,54 @@ def test_no_module_over_400_lines():
     long = {str(p.relative_to(PKG)): n for p in PKG.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 400 and p.name != "weasy_ffi.py"}
     assert long == {}
+
+
+# --- one input for every renderer (issue 22, item 3) ------------------------------------------------------------------
+
+RENDERERS = ("tco.report.workbook", "tco.report.proposal", "tco.report.terminal", "tco.web", "tco.report.view",
+             "tco.report.view_catalog", "tco.report.plan_table", "tco.report.offer_checks", "tco.report.owned")
+"""The modules that render a run (workbook, proposal, terminal, web desk) and the view they read."""
+
+JSON_ONLY_KEYS = frozenset({"catalog_rows", "ranking", "infeasible", "assumptions", "warnings", "demand"})
+"""Top-level keys of the JSON document that no typed value has: a renderer subscripting one reads the JSON dict."""
+
+
+def _renderer_modules() -> dict[str, Path]:
+    return {m: p for m, p in _modules().items() if any(m == r or m.startswith(r + ".") for r in RENDERERS)}
+
+
+def _reads_the_json_dict(path: Path, name: str) -> list[str]:
+    """What in module `name` reads the JSON document: an import of its builder (tco.report.json_out), a parameter
+    named ``doc`` (the document's name wherever it was passed), a subscript by a key only the document has."""
+    out = [f"{name} imports tco.report.json_out"] if "tco.report.json_out" in _graph()[name] else []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            args = node.args
+            out += [f"{name}:{node.lineno} takes `doc`" for a in args.posonlyargs + args.args + args.kwonlyargs
+                    if a.arg == "doc"]
+        elif (isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+              and node.slice.value in JSON_ONLY_KEYS):
+            out.append(f"{name}:{node.lineno} reads [{node.slice.value!r}]")
+    return out
+
+
+def test_no_renderer_reads_the_json_dict():
+    """The workbook, the proposal, the terminal and the web desk read the typed results and the view
+    (tco.report.view), never the JSON document: the JSON writer is one renderer among them."""
+    mods = _renderer_modules()
+    assert "tco.report.workbook.catalog" in mods and "tco.web.answer" in mods and "tco.report.terminal" in mods
+    assert [x for m, p in sorted(mods.items()) for x in _reads_the_json_dict(p, m)] == []
+
+
+def test_the_json_dict_scan_finds_a_reader(tmp_path):
+    """The scan itself: a parameter `doc`, a JSON-only key and an import of the builder are each found."""
+    f = tmp_path / "m.py"
+    f.write_text("def write(book, doc):\n    return doc['catalog_rows']\n", encoding="utf-8")
+    _graph()["tco.fake_renderer"] = {"tco.report.json_out"}
+    try:
+        found = _reads_the_json_dict(f, "tco.fake_renderer")
+    finally:
+        del _graph()["tco.fake_renderer"]
+    assert found == ["tco.fake_renderer imports tco.report.json_out", "tco.fake_renderer:1 takes `doc`",
+                     "tco.fake_renderer:2 reads ['catalog_rows']"]

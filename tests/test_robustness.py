@@ -657,7 +657,7 @@ def test_d7_workbook_checks_cache_their_real_result(tmp_path):
 
     from tco.catalog import load_catalog
     from tco.engine import run_scenario
-    from tco.report import json_out, workbook
+    from tco.report import view, workbook
     from tco.scenario import load
 
     s, sha, lines = load(SMALL)
@@ -667,13 +667,12 @@ def test_d7_workbook_checks_cache_their_real_result(tmp_path):
     setup[0] = -100.0  # a negative cost the engine must never produce: the check must say FALSE
     costs = replace(o.costs, lines={**o.costs.lines, "setup": setup})
     broken = replace(res, options=[replace(o, costs=costs)] + res.options[1:])
-    doc = json_out.build(res, sha, str(SMALL))
-    workbook.write(broken, doc, tmp_path / "w.xlsx")
+    workbook.write(broken, view.build(res), tmp_path / "w.xlsx")
     wb = openpyxl.load_workbook(tmp_path / "w.xlsx", data_only=True)
     cached = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if isinstance(c.value, bool)]
     assert False in cached  # the sign check and the master check are cached FALSE, not a hard-coded TRUE
     good = tmp_path / "g.xlsx"
-    workbook.write(res, doc, good)
+    workbook.write(res, view.build(res), good)
     wb = openpyxl.load_workbook(good, data_only=True)
     cached = [c.value for ws in wb.worksheets for row in ws.iter_rows() for c in row if isinstance(c.value, bool)]
     assert cached and all(cached)

@@ -206,11 +206,11 @@ _BOOKS: dict[int, tuple[object, Book]] = {}
 def written(res, scenario_file: str = "scenario.toml") -> Book:
     """The workbook of `res`, written once per session (keyed by the Results object, which is kept alive)."""
     if id(res) not in _BOOKS:
-        from tco.report import json_out, workbook
+        from tco.report import view, workbook
 
         folder = Path(tempfile.mkdtemp(prefix="tests-wb-"))
         atexit.register(shutil.rmtree, folder, True)
         path = folder / "book.xlsx"
-        workbook.write(res, json_out.build(res, "", scenario_file), path)
+        workbook.write(res, view.build(res), path)
         _BOOKS[id(res)] = (res, Book(path))
     return _BOOKS[id(res)][1]

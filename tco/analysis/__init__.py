@@ -29,12 +29,13 @@ from tco.analysis.sensitivity import (  # noqa: F401  (re-exported: the sensitiv
 )
 from tco.domain import FleetKind, FleetMode, FxModel, TrainingMethod
 from tco.engine import Results
+from tco.findings import Analysis, Breakevens, SeparationRow, Sensitivity, UsersBreakeven
 
 # ---------------------------------------------------------------------------------------------
 # break-evens
 
 
-def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | None:
+def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> UsersBreakeven | None:
     """Scale of the growth curve at which the two leading options swap places."""
     a, b = leaders(res)
     if b is None:
@@ -59,13 +60,13 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> dict | 
             if diff(f) > 0:
                 f_star = _flip_scale(diff, *sorted((prev, f)))
                 base_users = float(res.users.max())
-                return {"leader": a.name, "challenger": b.name, "users_scale": f_star,
-                        "peak_users": base_users * f_star, "base_peak_users": base_users,
-                        "direction": "more users" if f > 1 else "fewer users"}
+                return UsersBreakeven(leader=a.name, challenger=b.name, users_scale=f_star,
+                                      peak_users=base_users * f_star, base_peak_users=base_users,
+                                      direction="more users" if f > 1 else "fewer users")
             prev = f
-    return {"leader": a.name, "challenger": b.name, "users_scale": None, "peak_users": None,
-            "base_peak_users": float(res.users.max()),
-            "note": f"the ranking does not flip between {lo:g}× and {hi:g}× the users"}
+    return UsersBreakeven(leader=a.name, challenger=b.name, users_scale=None, peak_users=None,
+                          base_peak_users=float(res.users.max()),
+                          note=f"the ranking does not flip between {lo:g}× and {hi:g}× the users")
 
 
 def _flip_scale(diff, lo_f: float, hi_f: float) -> float:
@@ -86,24 +87,24 @@ def _flip_scale(diff, lo_f: float, hi_f: float) -> float:
 # decomposition and separation
 
 
-def separation(res: Results) -> list[dict]:
+def separation(res: Results) -> list[SeparationRow]:
     """Cost of the same workload on one shared fleet vs separate training and inference fleets."""
     s = res.scenario
     if s.training.method == TrainingMethod.NONE:
         return []
-    out: list[dict] = []
+    out: list[SeparationRow] = []
     for i, o in enumerate(s.options):
         if o.training_offer != o.inference_offer:
-            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
-                        "note": "training and inference use different offers: the fleets are separate by design"})
+            out.append(SeparationRow(option=o.name, shared_brl=None, separate_brl=None, saving_brl=None,
+                                     note="training and inference use different offers: the fleets are separate by design"))
             continue
         if o.owned is not None:  # bought servers train where they serve (tco.resolve.owned)
-            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
-                        "note": "an owned option trains on the servers it buys: one shared fleet by design"})
+            out.append(SeparationRow(option=o.name, shared_brl=None, separate_brl=None, saving_brl=None,
+                                     note="an owned option trains on the servers it buys: one shared fleet by design"))
             continue
         if o.committed_instances is not None:  # a committed baseline is a separate serving fleet by definition
-            out.append({"option": o.name, "shared_brl": None, "separate_brl": None, "saving_brl": None,
-                        "note": "a committed baseline (committed_instances) applies to a separate serving fleet"})
+            out.append(SeparationRow(option=o.name, shared_brl=None, separate_brl=None, saving_brl=None,
+                                     note="a committed baseline (committed_instances) applies to a separate serving fleet"))
             continue
         by_fleet = {}
         for fleet in (FleetMode.SHARED, FleetMode.SEPARATE):
@@ -111,37 +112,40 @@ def separation(res: Results) -> list[dict]:
             opts[i] = o.model_copy(update={"fleet": fleet})
             by_fleet[fleet] = totals(rerun(res, s.model_copy(update={"options": opts}), {o.name}))[o.name]
         shared, separate = by_fleet[FleetMode.SHARED], by_fleet[FleetMode.SEPARATE]
-        out.append({"option": o.name, "chosen": o.fleet, "shared_brl": shared,
-                    "separate_brl": separate, "saving_brl": shared - separate})
+        out.append(SeparationRow(option=o.name, chosen=o.fleet, shared_brl=shared, separate_brl=separate,
+                                 saving_brl=shared - separate))
     return out
 
 
 def enrich(res: Results, sensitivity: bool = True) -> Results:
-    """Results with break-evens, tornado, decomposition and separation in ``meta``."""
-    meta = dict(res.meta)
-    meta["breakevens"] = {"usdbrl": fx_breakevens(res), "users": users_breakeven(res), "payback": paybacks(res)}
+    """Results whose ``analysis`` holds the break-evens, tornado, decomposition, separation, probabilities of being
+    cheapest, hedging and (Monte Carlo models) the FX fan; the plan search already there is kept."""
+    breakevens = Breakevens(usdbrl=tuple(fx_breakevens(res)), users=users_breakeven(res), payback=tuple(paybacks(res)))
+    tornados = None
     if sensitivity:
         leader_names = {o.name for o in leaders(res) if o is not None}
         pair = kind_pair(res)
         pair_names = {pair[0].name, pair[1].name} if pair is not None else set()
         variants = Variants(res, leader_names | pair_names, 2000)
-        meta["sensitivity"] = {"leaders": tornado(res, variants=variants)}
-        if pair is not None and pair_names != leader_names:
-            meta["sensitivity"]["dedicated_vs_cloud"] = tornado(res, pair=pair, variants=variants)
-    meta["separation"] = separation(res)
-    meta["decomposition"] = decomposition(res)
-    if meta["decomposition"] is not None:  # what each side's fleet arrangement is worth, beside the line split
-        by = {r["option"]: r for r in meta["separation"]}
-        meta["decomposition"]["fleet_separation_brl"] = {
-            side: (by.get(meta["decomposition"][side]) or {}).get("saving_brl") for side in (FleetKind.DEDICATED, FleetKind.CLOUD)}
-        meta["decomposition"]["fleet_separation_note"] = (
-            "saving of a separate training fleet over one shared fleet (shared − separate) for each of the two "
-            "options; "
-            "None where the two fleets use different offers")
-    meta["probability_cheapest"] = {o.name: o.prob_cheapest for o in res.options}
-    meta["hedging"] = hedging(res)
+        tornados = Sensitivity(leaders=tornado(res, variants=variants),
+                               dedicated_vs_cloud=tornado(res, pair=pair, variants=variants)
+                               if pair is not None and pair_names != leader_names else None)
+    sep = tuple(separation(res))
+    dec = decomposition(res)
+    if dec is not None:  # what each side's fleet arrangement is worth, beside the line split
+        by = {r.option: r for r in sep}
+        dec = replace(dec, fleet_separation_brl={
+            side: r.saving_brl if (r := by.get(getattr(dec, side))) is not None else None
+            for side in (FleetKind.DEDICATED, FleetKind.CLOUD)},
+            fleet_separation_note="saving of a separate training fleet over one shared fleet (shared − separate) "
+                                  "for each of the two options; None where the two fleets use different offers")
+    hedge = hedging(res)
+    fan = None
     if res.scenario.fx.model in (FxModel.GBM, FxModel.BOOTSTRAP):
         from tco.fx import risk
 
-        meta["fx_fan"] = risk.fx_fan(res, res.fx_info["paths"], res.fx_info["seed"])
-    return replace(res, meta=meta)
+        fan = risk.fx_fan(res, res.fx_info["paths"], res.fx_info["seed"])
+    found = Analysis(breakevens=breakevens, sensitivity=tornados, separation=sep, decomposition=dec,
+                     probability_cheapest={o.name: o.prob_cheapest for o in res.options}, hedging=hedge, fx_fan=fan,
+                     plans=res.analysis.plans)
+    return replace(res, analysis=found)

@@ -11,6 +11,7 @@ from tco import finance
 from tco.costs import finance_rules
 from tco.domain import FleetKind
 from tco.engine import Results, rankable
+from tco.findings import Decomposition, EgressClaim, FxBreakeven, HedgeRow, Hedging, Payback
 
 EGRESS_CLAIM_RANGE = (0.20, 0.40)
 """The claim checked: having no egress fee cuts total cost by 20–40 %."""
@@ -54,7 +55,7 @@ def nearest(values: list[float | None]) -> tuple[float | None, float | None]:
     return (max(below) if below else None), (min(above) if above else None)
 
 
-def fx_breakevens(res: Results) -> list[dict]:
+def fx_breakevens(res: Results) -> list[FxBreakeven]:
     """USD/BRL spot at which each other feasible option costs the same as the leader (the feasible option of lowest
     TCO), the whole base path scaled with it (as a spot moves the spot and forward paths; the Focus or a listed path
     × the same factor): spot × k*, k* = ``fx_multiple`` of the two options' BRL and USD parts. The workbook's Finance
@@ -72,12 +73,12 @@ def fx_breakevens(res: Results) -> list[dict]:
             continue
         b, u = _split(res, o)
         k = fx_multiple(bl, ul, b, u)
-        out.append({"option": o.name, "versus": lead.name, "usdbrl": s0 * k if k is not None else None,
-                    "note": None if k is not None else "no positive exchange rate equalises the two"})
+        out.append(FxBreakeven(option=o.name, versus=lead.name, usdbrl=s0 * k if k is not None else None,
+                               note=None if k is not None else "no positive exchange rate equalises the two"))
     return out
 
 
-def paybacks(res: Results) -> list[dict]:
+def paybacks(res: Results) -> list[Payback]:
     """Month in which each option with upfront costs (setup fees, minimum terms) has paid for itself
     against the cheapest cloud option."""
     c = res.cheapest(FleetKind.CLOUD)
@@ -87,12 +88,11 @@ def paybacks(res: Results) -> list[dict]:
     for o in rankable(res.options):
         if o is c or not o.lines_brl["setup"].any() and o.kind == FleetKind.CLOUD:
             continue
-        out.append({"option": o.name, "versus": c.name,
-                    "payback_month": finance.payback_month(c.total_brl - o.total_brl)})
+        out.append(Payback(option=o.name, versus=c.name, payback_month=finance.payback_month(c.total_brl - o.total_brl)))
     return out
 
 
-def decomposition(res: Results) -> dict | None:
+def decomposition(res: Results) -> Decomposition | None:
     """Where the difference between the cheapest dedicated and the cheapest cloud option comes from."""
     d, c = res.cheapest(FleetKind.DEDICATED), res.cheapest(FleetKind.CLOUD)
     if d is None or c is None:
@@ -114,21 +114,21 @@ def decomposition(res: Results) -> dict | None:
     verdict = "inside" if lo <= share <= hi else "below" if share < lo else "above"
     premium_c = c.tco.p95 - c.tco.p50
     premium_d = d.tco.p95 - d.tco.p50
-    return {
-        "dedicated": d.name, "cloud": c.name, "difference_brl": total,
-        "parts_brl": parts, "parts_share_of_cloud_tco": {k: (v / tot_c if tot_c else None) for k, v in parts.items()},
-        "check_sum_brl": sum(parts.values()),
-        "fx_risk_premium_brl": premium_c - premium_d,
-        "fx_risk_premium_note": "P95 − P50 of the cloud TCO minus the same for the dedicated option; "
-                                "not part of the deterministic difference",
-        "egress_share_of_cloud_tco": share,
-        "egress_claim": {"range": list(EGRESS_CLAIM_RANGE), "verdict": verdict,
-                         "statement": f"Egress (with its taxes) is {share:.1%} of the cloud option's TCO: "
-                                      f"{verdict} the 20–40 % range claimed for having no egress fee."},
-    }
+    return Decomposition(
+        dedicated=d.name, cloud=c.name, difference_brl=total,
+        parts_brl=parts, parts_share_of_cloud_tco={k: (v / tot_c if tot_c else None) for k, v in parts.items()},
+        check_sum_brl=sum(parts.values()),
+        fx_risk_premium_brl=premium_c - premium_d,
+        fx_risk_premium_note="P95 − P50 of the cloud TCO minus the same for the dedicated option; "
+                             "not part of the deterministic difference",
+        egress_share_of_cloud_tco=share,
+        egress_claim=EgressClaim(range=EGRESS_CLAIM_RANGE, verdict=verdict,
+                                 statement=f"Egress (with its taxes) is {share:.1%} of the cloud option's TCO: "
+                                           f"{verdict} the 20–40 % range claimed for having no egress fee."),
+    )
 
 
-def hedging(res: Results) -> dict:
+def hedging(res: Results) -> Hedging:
     """What locking the USD costs at the interest-parity forward curve would cost, per option.
 
     F_m = S0·((1 + i_BRL)/(1 + i_USD))^(m/12) is the cost of hedging each month's USD payment
@@ -144,8 +144,8 @@ def hedging(res: Results) -> dict:
         _, usd = res.ledger.by_currency(o.name)
         brl_part, _ = _split(res, o)
         hedged = brl_part + float(np.asarray(usd) @ fwd)
-        rows.append({"option": o.name, "hedged_tco_brl": hedged, "unhedged_p95_brl": o.tco.p95,
-                     "hedge_cost_vs_deterministic_brl": hedged - o.tco.deterministic})
-    return {"forward_first": float(fwd[0]), "forward_last": float(fwd[-1]), "brl_rate": s.fx.brl_rate,
-            "usd_rate": s.fx.usd_rate, "options": rows,
-            "note": "USD costs locked at the interest-parity forward of each month (the cost of hedging)"}
+        rows.append(HedgeRow(option=o.name, hedged_tco_brl=hedged, unhedged_p95_brl=o.tco.p95,
+                             hedge_cost_vs_deterministic_brl=hedged - o.tco.deterministic))
+    return Hedging(forward_first=float(fwd[0]), forward_last=float(fwd[-1]), brl_rate=s.fx.brl_rate,
+                   usd_rate=s.fx.usd_rate, options=tuple(rows),
+                   note="USD costs locked at the interest-parity forward of each month (the cost of hedging)")

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from tco.domain import FleetKind, FxBasePath, FxModel, GrowthModel
 from tco.engine import Results, rankable, run_scenario
+from tco.findings import Tornado, TornadoRow
 
 
 def totals(res: Results) -> dict[str, float]:
@@ -162,14 +163,14 @@ class Variants:
         return self.memo[(key, v)]
 
 
-def tornado(res: Results, paths: int = 2000, pair=None, variants: Variants | None = None) -> dict:
+def tornado(res: Results, paths: int = 2000, pair=None, variants: Variants | None = None) -> Tornado:
     """TCO difference (challenger − leader) at each end of each input's range.
 
     `pair` = (leader, challenger); default the two leading options. `variants` shares the engine runs
     between calls (its options must include the pair's and its paths be `paths`)."""
     a, b = pair or leaders(res)
     if b is None:
-        return {"leader": a.name if a is not None else None, "challenger": None, "rows": []}
+        return Tornado(leader=a.name if a is not None else None, challenger=None)
     if variants is None:
         variants = Variants(res, {a.name, b.name}, paths)
     base = b.tco.deterministic - a.tco.deterministic
@@ -181,8 +182,7 @@ def tornado(res: Results, paths: int = 2000, pair=None, variants: Variants | Non
             ends.append(t[b.name] - t[a.name])
         metric = "npv" if key == "discount_rate" else "tco_p95" if key == "volatility" else "tco"
         base_m = {"npv": b.npv.deterministic - a.npv.deterministic, "tco_p95": b.tco.p95 - a.tco.p95}.get(metric, base)
-        rows.append({"input": key, "label": label, "low": lo, "high": hi, "unit": unit, "metric": metric,
-                     "base_diff_brl": base_m, "low_diff_brl": ends[0], "high_diff_brl": ends[1],
-                     "swing_brl": abs(ends[1] - ends[0])})
-    rows.sort(key=lambda r: -r["swing_brl"])
-    return {"leader": a.name, "challenger": b.name, "base_diff_brl": base, "rows": rows}
+        rows.append(TornadoRow(input=key, label=label, low=lo, high=hi, unit=unit, metric=metric, base_diff_brl=base_m,
+                               low_diff_brl=ends[0], high_diff_brl=ends[1], swing_brl=abs(ends[1] - ends[0])))
+    rows.sort(key=lambda r: -r.swing_brl)
+    return Tornado(leader=a.name, challenger=b.name, base_diff_brl=base, rows=tuple(rows))

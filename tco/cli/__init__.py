@@ -216,14 +216,15 @@ def _write(res, args, on_terminal: bool, loc: str) -> list:
 def _best_plan_line(res, scenario_path: str) -> None:
     """The closing line when the run searched plans: the best plan found (named in the run's locale) against
     the scenario's cheapest option."""
-    vs = res.meta.get("plans", {}).get("vs_options")
-    if not vs:
+    found = res.analysis.plans
+    vs = found.vs_options if found is not None else None
+    if not vs or found is None:
         return
     from tco.report import fmt, i18n
     from tco.report.plan_names import plan_label
 
     loc = res.scenario.scenario.locale
-    best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+    best = plan_label(found.overall["best"], loc)  # vs["best_plan"] in the run's locale
     _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                  cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 

@@ -175,8 +175,9 @@ def _as_costed(tmp: Path, scenario_path: str, sha: str) -> Path:
     return copy
 
 
-def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
-    """Each format into `tmp`; the PDF attaches the scenario file at `scenario_path` (the copy _as_costed made)."""
+def _render(res, v, doc: dict, tmp: Path, stem: str, formats: list[str], scenario_path: str) -> None:
+    """Each format into `tmp` (the JSON document `doc` as built, every other renderer from the results `res` and
+    their view `v`); the PDF attaches the scenario file at `scenario_path` (the copy _as_costed made)."""
     from tco.report import json_out, ledger_csv
 
     if "json" in formats:
@@ -189,7 +190,7 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
         from tco.report import workbook
 
         try:
-            workbook.write(res, doc, tmp / f"{stem}.xlsx")
+            workbook.write(res, v, tmp / f"{stem}.xlsx")
         except FileCreateError as exc:  # xlsxwriter wraps the OSError of a full disk (M8): hand on the OSError
             cause = exc.args[0] if exc.args and isinstance(exc.args[0], OSError) else OSError(str(exc))
             raise cause from None
@@ -202,11 +203,12 @@ def _render(res, doc, tmp: Path, stem: str, formats: list[str], scenario_path: s
 
             (tmp / "client").mkdir()
             xlsx = tmp / "client" / f"{stem}.xlsx"
-            client.write(res, doc, xlsx)
-        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []))
+            client.write(res, v, xlsx)
+        proposal.write(res, tmp / f"{stem}.pdf", attachments=[Path(scenario_path)] + ([xlsx] if xlsx.exists() else []),
+                       v=v)
         from tco.report.proposal import notes_txt  # the engine's notices, for the seller (not in the client's PDF)
 
-        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res), encoding="utf-8")
+        (tmp / f"{stem}.notes.txt").write_text(notes_txt.render(res, v), encoding="utf-8")
 
 
 def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str, scenario_path: str) -> list[Path]:
@@ -215,12 +217,13 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
     All files are rendered first into a private temporary folder inside `out_dir`, then renamed into
     place; on any failure (or SIGINT) nothing outside that folder is changed and a folder this call
     created is removed again if it is still empty."""
-    from tco.report import json_out
+    from tco.report import json_out, view
 
     out_dir = Path(out_dir)
     _check_request(formats, stem)
     with _long_lived_frozen():
-        doc = json_out.build(res, sha, scenario_path)  # refuses non-finite money before anything is created
+        v = view.build(res)  # what every renderer reads; the JSON document is one of them
+        doc = json_out.build(res, sha, scenario_path, v)  # refuses non-finite money before anything is created
     created = _make_dirs(out_dir)
     tmp = None
     try:
@@ -228,7 +231,7 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
         tmp = _private_temp(out_dir)
         with _long_lived_frozen():
             attach = _as_costed(tmp, scenario_path, sha) if "pdf" in formats else Path(scenario_path)
-            _render(res, doc, tmp, stem, formats, str(attach))
+            _render(res, v, doc, tmp, stem, formats, str(attach))
         if interrupted():
             raise KeyboardInterrupt
         names = [f"{stem}.{fmt}" for fmt in (*FORMATS, "notes.txt")  # the formats' order, then the seller's notes

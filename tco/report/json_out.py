@@ -18,31 +18,15 @@ from tco.constants import HOURS_PER_MONTH
 from tco.costs import LINES
 from tco.engine import Results
 from tco.errors import InternalError
-from tco.report import notices
+from tco.report import notices, view
+from tco.report.view import View
+from tco.report.view_catalog import fleet_row, plain, storage_row
 from tco.report.owned import owned_dict
 from tco.domain import Currency
 
 
-def _clean(x, path: str = ""):
-    """Plain JSON values. A non-finite number is refused (InternalError naming its key path): the
-    schema and the catalog admit only finite inputs, so NaN or infinity here is a bug, and a `null`
-    TCO must never reach automation with exit 0."""
-    if isinstance(x, dict):
-        return {str(k): _clean(v, f"{path}.{k}" if path else str(k)) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_clean(v, f"{path}[{i}]") for i, v in enumerate(x)]
-    if isinstance(x, np.ndarray):
-        return _clean(x.tolist(), path)
-    if isinstance(x, (np.floating, float)):
-        v = float(x)
-        if math.isnan(v) or math.isinf(v):
-            raise InternalError(f"the result {path} is {v} (not a finite number); nothing was written")
-        return v
-    if isinstance(x, (np.integer,)):
-        return int(x)
-    if isinstance(x, (np.bool_,)):
-        return bool(x)
-    return x
+_clean = plain
+"""Plain JSON values, a non-finite number refused (``tco.report.view_catalog.plain``)."""
 
 
 def check_money(res: Results) -> None:
@@ -57,26 +41,7 @@ def check_money(res: Results) -> None:
             raise InternalError(f"option {o.name!r}: a monthly total is not a finite amount; nothing was written")
 
 
-def _catalog_file(path: str, catalog_dir: str | None) -> str:
-    """Catalog file named without machine-specific folders: the shipped ones by package path, a
-    scenario's own by its catalog_dir (as written in the scenario)."""
-    from pathlib import Path
-
-    from tco.catalog import DATA_DIR
-
-    p = Path(path)
-    if p.parent.resolve() == DATA_DIR.resolve():
-        return f"tco/catalog/data/{p.name}"
-    return f"{catalog_dir}/{p.name}" if catalog_dir else p.name
-
-
-def _fleet_dict(f) -> dict | None:
-    if f is None:
-        return None
-    return {"offer": f.offer_id, "kind": f.kind, "gpu": f.gpu.gpu, "gpus_per_server": f.gpus_per_server,
-            "price": f.price, "price_unit": f.price_unit, "currency": f.currency, "pricing": f.pricing,
-            "setup_fee_brl": f.setup_fee_brl, "min_term_months": f.min_term_months, "status": f.price_status,
-            "source": f.price_source, "as_of": f.price_as_of}
+_fleet_dict = fleet_row
 
 
 def _components_brl(o, res: Results) -> dict:
@@ -115,7 +80,7 @@ def _option_dict(o, res: Results) -> dict:
         "tax_credits_in_brl_prices_brl": float(c.brl_price_credits.sum()) if c.brl_price_credits is not None
         else 0.0,
         "egress_table": r.egress.egress_id,
-        "storage": {"id": r.storage_id, "usd_per_gb_month": r.storage_usd_per_gb_month, "source": r.storage_source},
+        "storage": storage_row(o),
         "indexation_rate": r.indexation_rate,
         "price_trend_rate": r.price_trend_rate,
         "training_offer": _fleet_dict(r.training),
@@ -180,35 +145,15 @@ def _sizing_dict(o, res: Results) -> dict:
     }
 
 
-def _catalog_rows(res: Results, used_gpus: list[str]) -> dict:
-    """The catalog rows the run used (GPUs, model, offers, egress, taxes, reform periods, files)."""
-    s, cat = res.scenario, res.catalog
-    rows: dict[str, Any] = {
-        "gpus": [asdict(cat.gpus[g]) for g in used_gpus],
-        "model": {"source": res.model.source, "as_of": res.model.as_of},
-        "offers": sorted({json.dumps(_fleet_dict(f), sort_keys=True) for o in res.options
-                          for f in (o.resolved.inference, o.resolved.training) if f is not None}),
-        "egress": [asdict(t) for t in sorted({o.resolved.egress.egress_id: o.resolved.egress
-                                             for o in res.options}.values(), key=lambda t: t.egress_id)],
-        "taxes": [asdict(t) for t in sorted({t.profile_id: t for o in res.options
-                                            for t in (o.resolved.tax, o.resolved.brl_tax) if t is not None
-                                            }.values(), key=lambda t: t.profile_id)],
-        "tax_reform": [asdict(p) for p in sorted({p.period_id: p for o in res.options
-                                                 for p in o.resolved.tax_periods}.values(), key=lambda p: p.start)],
-        "files": [_catalog_file(f, s.scenario.catalog_dir) for f in cat.files],
-    }
-    rows["offers"] = [json.loads(x) for x in rows["offers"]]
-    return rows
-
-
-def build(res: Results, sha256: str = "", file: str = "") -> dict:
-    """The JSON document as a dict."""
+def build(res: Results, sha256: str = "", file: str = "", v: View | None = None) -> dict:
+    """The JSON document as a dict: one renderer of the results and their view (`v`, built here when not given:
+    the catalog rows)."""
     check_money(res)
+    if v is None:
+        v = view.build(res)
     s = res.scenario
     options = [_option_dict(o, res) for o in res.options]
-    ranked = [o.name for o in res.ranked()]
-    used_gpus = sorted({o.resolved.inference.gpu.gpu for o in res.options}
-                       | {o.resolved.training.gpu.gpu for o in res.options if o.resolved.training})
+    ranked = list(v.ranked)
     doc: dict[str, Any] = {
         "tool": {"name": "tco", "version": __version__},
         "scenario": _scenario_dict(s, sha256, file),
@@ -218,7 +163,7 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
         "infeasible": [o["name"] for o in options if not o["feasible"]],
         "options": options,
         "demand": _demand_dict(res),
-        "model": asdict(res.model) | {"precision": s.model.precision, "kv_precision": s.model.kv_precision},
+        "model": dict(v.catalog.model),
         "assumptions": {
             "defaults_used": res.defaults,
             "training": s.training.model_dump(),
@@ -227,14 +172,11 @@ def build(res: Results, sha256: str = "", file: str = "") -> dict:
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
                             "costs": "positive amounts", "hours_per_month_for_unit_prices": int(HOURS_PER_MONTH.value)},
         },
-        "catalog_rows": _catalog_rows(res, used_gpus),
+        "catalog_rows": v.catalog.as_dict(),
         "warnings": [notices.line(n, "en") for n in res.notices],
         "notices": [{"code": n.code, "option": n.option, "params": dict(n.params)} for n in res.notices],
     }
-    for extra in ("breakevens", "sensitivity", "decomposition", "separation", "probability_cheapest", "fx_fan",
-                  "hedging", "plans"):
-        if extra in res.meta:
-            doc[extra] = res.meta[extra]
+    doc |= v.analysis.as_dict()  # the parts the analysis and the plan search computed (tco.findings)
     return _clean(doc)
 
 

@@ -8,9 +8,13 @@ after the engine's, `notes_txt` lists them for the seller, and the PDF states th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tco.domain import BRAZIL_REGIONS, FleetKind, FleetMode, Notice, Role, Status
+
+if TYPE_CHECKING:
+    from tco.findings import PlanSearch
+    from tco.report.view import View
 
 CHECKED = (Status.LISTED, Status.SCENARIO_OVERRIDE, Status.QUOTE, Status.ESTIMATE, Status.ILLUSTRATIVE_ESTIMATE)
 """Statuses a recommendation may rest on without a further word (estimates have their own notice)."""
@@ -90,9 +94,9 @@ def recommended_notices(o) -> list[Notice]:
             for f in o.fleets() if f.status == Status.LISTED and _undated(f.as_of)]
 
 
-def plan_notices(meta) -> list[Notice]:
+def plan_notices(found: PlanSearch | None) -> list[Notice]:
     """The best plan's prices that are unverified or undated (the plan search's `overall.best`)."""
-    best = ((meta.get("plans") or {}).get("overall") or {}).get("best") or {}
+    best = (found.best if found is not None else None) or {}
     out = []
     for part in ("training", "serving"):
         x = best.get(part) or {}
@@ -102,7 +106,7 @@ def plan_notices(meta) -> list[Notice]:
     return out
 
 
-def offered(v):
+def offered(v: View):
     """The option the provider offers: the recommended one when it has a dedicated fleet, else the cheapest
     ranked option with one; None when no option has a dedicated fleet. An owned option (the client's own purchase of
     a dedicated offer's servers) is never the provider's offer."""
@@ -112,7 +116,7 @@ def offered(v):
     return None
 
 
-def notices(v, scenario) -> list[Notice]:
+def notices(v: View, scenario) -> list[Notice]:
     """Every proposal notice for the view `v` of a run of `scenario`."""
     from tco.report.words import document_date
 
@@ -138,4 +142,4 @@ def notices(v, scenario) -> list[Notice]:
 
     if example_brand(scenario):
         out.append(Notice("brand_example", "", {}))
-    return out + plan_notices(v.meta)
+    return out + plan_notices(v.analysis.plans)

@@ -5,6 +5,11 @@ the cash view beside the accounting view, month by month. Read from the rows the
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tco.report.view import View
+
 TOTALS = {"capex_brl": "own_capex_brl", "borrowed_brl": "own_borrow", "instalments_brl": "own_pay",
           "interest_brl": "own_interest", "payoff_brl": "own_payoff", "depreciation_brl": "own_dep",
           "depreciation_shield_brl": "own_shield", "resale_brl": "own_resale", "gain_tax_brl": "own_gain_tax",
@@ -29,7 +34,7 @@ def owned_dict(o, months: list[str]) -> dict | None:
     }
 
 
-def offerable(v):
+def offerable(v: View):
     """The option a provider's proposal offers when the scenario names none: the cheapest ranked option that is not
     the client's own purchase (an owned option is a competitor to beat, never the provider's offer); the cheapest
     option when every option is owned."""

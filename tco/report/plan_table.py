@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import Any, Mapping
 
 from tco.domain import FleetKind, FleetMode
 from tco.report.i18n import locale_of, t, term
@@ -154,7 +155,7 @@ def _closing(plans: dict, loc: str, show_skipped: bool = False) -> list[str]:
     return out
 
 
-def coverage_lines(srch: dict, loc: str) -> list[str]:
+def coverage_lines(srch: Mapping[str, Any], loc: str) -> list[str]:
     """Every catalog provider without a plan, with its reason; the stand-in prices under the plans shown."""
     by_why: dict[str, list[str]] = {}
     for c in srch.get("coverage", []):

@@ -8,10 +8,15 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from tco.domain import FleetKind
 from tco.errors import printable
 from tco.report.i18n import t, term
+
+if TYPE_CHECKING:  # annotations only: the CLI imports this module before any run
+    from tco.findings import Tornado
+    from tco.results import Results
 
 literal = printable
 """Text printed literally by ``print``: control characters (escape sequences) shown as \\xNN (tco.errors.printable)."""
@@ -36,7 +41,7 @@ def plain(text) -> str:
 
 
 
-def summary(res, written) -> None:
+def summary(res: Results, written) -> None:
     """The ranked table (infeasible options shown, never ranked), then the notices and the files written."""
     from rich.console import Console
 
@@ -53,7 +58,7 @@ def summary(res, written) -> None:
         console.print(plain(t("term_wrote", loc, path=p)))
 
 
-def _title(res, loc: str) -> str:
+def _title(res: Results, loc: str) -> str:
     """The table's title: the scenario, its horizon and start, the spot and the FX path and model."""
     from tco.report import fmt
 
@@ -87,7 +92,7 @@ def fitting(headers: dict[str, str], cells: list[list[str]], width: int) -> list
     return kept
 
 
-def _ranked_table(res, loc: str, width: int = 150):
+def _ranked_table(res: Results, loc: str, width: int = 150):
     """Options by TCO: rank, name, TCO, above the best, NPV, P5–P95, egress, cost per million tokens; then the
     infeasible ones, dimmed, with the speed they reach instead of a rank. Columns are left out (NARROW_DROPS) until
     the table fits `width`."""
@@ -105,7 +110,7 @@ def _ranked_table(res, loc: str, width: int = 150):
     return table
 
 
-def _ranked_rows(res, loc: str) -> tuple[list[list[str]], list[str | None]]:
+def _ranked_rows(res: Results, loc: str) -> tuple[list[list[str]], list[str | None]]:
     """The ranked table's cells (RANKED_COLUMNS order) and each row's style."""
     from tco.report import fmt
 
@@ -140,7 +145,7 @@ def _ranked_rows(res, loc: str) -> tuple[list[list[str]], list[str | None]]:
     return rows, styles
 
 
-def _proposal_notices(res) -> list:
+def _proposal_notices(res: Results) -> list:
     """The proposal's own checks (tco.report.offer_checks): items against the costed fleet, expired quotes,
     unverified prices under the recommendation or the best plan."""
     from tco.report import view
@@ -219,7 +224,7 @@ def offers_table(cat, gpu_filter: str | None, loc: str = "en") -> None:
     console.print(table)
 
 
-def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
+def tornado_table(tornado: Tornado, loc: str = "pt-BR") -> None:
     """The engine's tornado (tco.analysis.tornado) as a table in the scenario's locale."""
     from rich.console import Console
     from rich.table import Table
@@ -228,20 +233,20 @@ def tornado_table(tornado: dict, loc: str = "pt-BR") -> None:
 
     console = Console(file=sys.stdout, emoji=False)
     console.width = max(console.width, 130)
-    if not tornado.get("challenger"):
+    if not tornado.challenger:
         console.print(t("term_one_option", loc))
         return
     def brl(x: float) -> str:
         return fmt.money(x, loc, False)
 
-    tab = Table(title=t("term_tornado_title", loc, challenger=plain(tornado["challenger"]),
-                        leader=plain(tornado["leader"]), base=brl(tornado["base_diff_brl"])))
+    tab = Table(title=t("term_tornado_title", loc, challenger=plain(tornado.challenger),
+                        leader=plain(tornado.leader), base=brl(tornado.base_diff_brl or 0.0)))
     for key in ("col_input", "term_col_range", "col_metric", "col_diff_low", "col_diff_high", "sens_swing"):
         tab.add_column(t(key, loc), justify="left" if key in ("col_input", "term_col_range") else "right", no_wrap=True)
-    for r in tornado["rows"]:
-        unit = term("sens_unit", r["input"], loc, r["unit"])
-        tab.add_row(term("sens_in", r["input"], loc, r["label"]),
-                    f"{fmt.number_short(r['low'], loc, 4)} – {fmt.number_short(r['high'], loc, 4)} {unit}",
-                    term("metric", r["metric"], loc, r["metric"]), brl(r["low_diff_brl"]), brl(r["high_diff_brl"]),
-                    brl(r["swing_brl"]))
+    for r in tornado.rows:
+        unit = term("sens_unit", r.input, loc, r.unit)
+        tab.add_row(term("sens_in", r.input, loc, r.label),
+                    f"{fmt.number_short(r.low, loc, 4)} – {fmt.number_short(r.high, loc, 4)} {unit}",
+                    term("metric", r.metric, loc, r.metric), brl(r.low_diff_brl), brl(r.high_diff_brl),
+                    brl(r.swing_brl))
     console.print(tab)

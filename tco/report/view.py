@@ -12,12 +12,17 @@ those values (sums over months, a maximum over months, GPU-hours = server-hours 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 
 from tco import constants
 from tco.domain import Notice
+from tco.findings import Analysis, PlanSearch
+from tco.report.view_catalog import CatalogRows, catalog_rows
+
+if TYPE_CHECKING:
+    from tco.results import Results
 
 HOURS_PER_MONTH = constants.HOURS_PER_MONTH.value
 """Hours in the month the catalog's monthly prices stand for [h] (tco.constants.HOURS_PER_MONTH)."""
@@ -145,11 +150,20 @@ class View:
     redundancy: str
     target_tokens_per_second_per_user: float
     """The serving fleet's spare replicas ('none', 'n+1')."""
-    meta: Mapping[str, object]
-    """The analyses (breakevens, sensitivity, decomposition, hedging…) as the engine wrote them."""
+    catalog: CatalogRows
+    """Every catalog row the run used, with its source (the workbook's Catalog sheet, the JSON's catalog_rows)."""
+    source_path: str
+    """The scenario file the run read ('' when the scenario was not read from a file)."""
+    analysis: Analysis
+    """The decision analysis (break-evens, sensitivity, decomposition, hedging, the plan search) as the engine
+    computed it (``tco.findings``)."""
 
     def option(self, name: str) -> OptionView:
         return next(o for o in self.options if o.name == name)
+
+    def __repr__(self) -> str:
+        """One line (the generated repr printed every option, month and catalog row)."""
+        return f"View({self.name!r}, {len(self.options)} options, ranked {list(self.ranked)!r}, {self.analysis!r})"
 
     @property
     def recommended(self) -> OptionView:
@@ -158,6 +172,11 @@ class View:
         from tco.report.owned import offerable
 
         return offerable(self)
+
+    @property
+    def cheapest(self) -> str | None:
+        """The name of the cheapest ranked option (``Results.cheapest``), None when none can be ranked."""
+        return self.ranked[0] if self.ranked else None
 
     @property
     def ranked_options(self) -> tuple[OptionView, ...]:
@@ -218,9 +237,9 @@ def _serving_facts(rep, res=None, spec: Mapping | None = None) -> dict | None:
     return out
 
 
-def _plans(found: Mapping | None) -> tuple[PlanView, ...]:
+def _plans(found: PlanSearch | None) -> tuple[PlanView, ...]:
     out = []
-    for group, v in ((found or {}).get("by_provider") or {}).items():
+    for group, v in (found.by_provider if found is not None else {}).items():
         b = v["best"]
         sv, tr = b["serving"], b.get("training") or {}
         out.append(PlanView(group, float(b["tco_brl"]), float(b["npv_brl"]), sv["offer"], sv["kind"], sv["gpu"],
@@ -229,7 +248,7 @@ def _plans(found: Mapping | None) -> tuple[PlanView, ...]:
     return tuple(sorted(out, key=lambda p: p.tco_brl))
 
 
-def build(res) -> View:
+def build(res: Results) -> View:
     """The view of `res` (an ``engine.Results``)."""
     from tco.sizing import speculative_dict
 
@@ -246,8 +265,8 @@ def build(res) -> View:
         fx_base=str(res.fx_info.get("base_path") or "spot"),
         fx_paths=res.fx_info.get("paths"), fx_volatility=res.fx_info.get("volatility"),
         fx_path=tuple(float(x) for x in res.fx_path), options=tuple(_option(o, labels, res, spec) for o in res.options),
-        ranked=ranked, plans=_plans(res.meta.get("plans")), notices=tuple(res.notices),
+        ranked=ranked, plans=_plans(res.analysis.plans), notices=tuple(res.notices),
         total_tokens=float(np.sum(res.tokens)), peak_rps=float(np.max(res.peak_rps)) if len(res.peak_rps) else 0.0,
         users_first=float(users[start]) if len(users) else 0.0, users_last=float(users[-1]) if len(users) else 0.0,
         redundancy=s.inference.redundancy, target_tokens_per_second_per_user=s.inference.tokens_per_second_per_user,
-        meta=dict(res.meta))
+        catalog=catalog_rows(res), source_path=res.source_path, analysis=res.analysis)

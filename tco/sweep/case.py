@@ -118,11 +118,12 @@ def _breakevens(res) -> tuple[dict, dict]:
 
     per: dict = {}
     for b in fx_breakevens(res):
-        per.setdefault(b["option"], {}).update(breakeven_usdbrl=b["usdbrl"], breakeven_versus=b["versus"])
+        per.setdefault(b.option, {}).update(breakeven_usdbrl=b.usdbrl, breakeven_versus=b.versus)
     for p in paybacks(res):
-        per.setdefault(p["option"], {}).update(payback_month=p["payback_month"])
-    users = users_breakeven(res) or {}
-    return per, {"users_scale": users.get("users_scale"), "users_challenger": users.get("challenger")}
+        per.setdefault(p.option, {}).update(payback_month=p.payback_month)
+    users = users_breakeven(res)
+    return per, {"users_scale": users.users_scale if users else None,
+                 "users_challenger": users.challenger if users else None}
 
 
 def rows_of(res, base: Base) -> list[dict]:

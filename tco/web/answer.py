@@ -9,11 +9,17 @@ worker process builds it and the page only lays it out.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tco.domain import is_monte_carlo
 from tco.report.i18n import t
 
+if TYPE_CHECKING:
+    from tco.report.view import View
+    from tco.results import Results
 
-def build(res, paths: int, full_paths: int) -> dict:
+
+def build(res: Results, paths: int, full_paths: int) -> dict:
     """The page's answer for `res` (``engine.Results``), run with `paths` Monte Carlo paths of the scenario's
     `full_paths` (the downloads use the full number)."""
     from tco.report import view
@@ -65,7 +71,7 @@ def build(res, paths: int, full_paths: int) -> dict:
     }
 
 
-def _outside(v, res, loc: str) -> list[str]:
+def _outside(v: View, res: Results, loc: str) -> list[str]:
     """The feasible options left out of the ranking by the client's constraints, each with what it breaks (costed,
     shown, never ranked: the terminal's and the PDF's rule)."""
     from tco.report.words import breach_text

@@ -23,13 +23,13 @@ def seed(seed_2000_paths):
 def test_fx_breakeven_rates_plug_back_to_equal_costs(seed):
     s, cat, res = seed
     rows = analysis.fx_breakevens(res)
-    assert rows and all(r["usdbrl"] for r in rows)
+    assert rows and all(r.usdbrl for r in rows)
     for r in rows:  # the whole base path scaled (the seed's Focus path as a list × the factor)
-        k = r["usdbrl"] / s.fx.usdbrl
-        s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": r["usdbrl"], "base_path": "list",
+        k = r.usdbrl / s.fx.usdbrl
+        s2 = s.model_copy(update={"fx": s.fx.model_copy(update={"usdbrl": r.usdbrl, "base_path": "list",
                                                                  "path": [float(x) * k for x in res.fx_path]})})
         t = {o.name: o.tco.deterministic for o in run_scenario(s2, cat, simulate=False).options}
-        assert abs(t[r["option"]] - t[r["versus"]]) < 1.0  # within R$ 1
+        assert abs(t[r.option] - t[r.versus]) < 1.0  # within R$ 1
 
 
 @pytest.fixture(scope="module")
@@ -57,22 +57,22 @@ def seed_flip(seed):
 def test_users_breakeven_flips_the_ranking(seed_flip):
     s, cat, res = seed_flip
     b = analysis.users_breakeven(res)
-    assert b["users_scale"] is not None
-    f = b["users_scale"]
+    assert b.users_scale is not None
+    f = b.users_scale
     after = {o.name: o.tco.deterministic for o in run_scenario(analysis.scale_users(s, f), cat, simulate=False).options}
     before = {o.name: o.tco.deterministic
               for o in run_scenario(analysis.scale_users(s, f / 1.002), cat, simulate=False).options}
-    assert after[b["leader"]] > after[b["challenger"]]
-    assert before[b["leader"]] <= before[b["challenger"]]
+    assert after[b.leader] > after[b.challenger]
+    assert before[b.leader] <= before[b.challenger]
 
 
 def test_decomposition_adds_up_exactly(seed):
     _, _, res = seed
     d = analysis.decomposition(res)
-    assert d["check_sum_brl"] == pytest.approx(d["difference_brl"], abs=1e-6)
-    assert sum(d["parts_brl"].values()) == pytest.approx(d["difference_brl"], abs=1e-6)
-    assert d["egress_claim"]["verdict"] in ("below", "inside", "above")
-    assert d["fx_risk_premium_brl"] > 0  # the cloud option carries FX risk, the dedicated one none
+    assert d.check_sum_brl == pytest.approx(d.difference_brl, abs=1e-6)
+    assert sum(d.parts_brl.values()) == pytest.approx(d.difference_brl, abs=1e-6)
+    assert d.egress_claim.verdict in ("below", "inside", "above")
+    assert d.fx_risk_premium_brl > 0  # the cloud option carries FX risk, the dedicated one none
 
 
 def test_egress_heavy_workload_moves_the_verdict(seed):
@@ -80,27 +80,27 @@ def test_egress_heavy_workload_moves_the_verdict(seed):
     inf = s.inference.model_copy(update={"egress_kb_per_request": 20_000.0})  # 20 MB per response (media)
     r = run_scenario(s.model_copy(update={"inference": inf}), cat, simulate=False)
     d = analysis.decomposition(r)
-    assert d["egress_share_of_cloud_tco"] > 0.05
-    assert d["parts_brl"]["egress"] > 0
+    assert d.egress_share_of_cloud_tco > 0.05
+    assert d.parts_brl["egress"] > 0
 
 
 def test_separation_saving_is_shared_minus_separate(seed):
     s, cat, res = seed
     rows = analysis.separation(res)
     for r in rows:
-        if r["saving_brl"] is not None:
-            assert r["saving_brl"] == pytest.approx(r["shared_brl"] - r["separate_brl"])
+        if r.saving_brl is not None:
+            assert r.saving_brl == pytest.approx(r.shared_brl - r.separate_brl)
     chosen = {o.name: o.tco.deterministic for o in res.options}
     for r in rows:
-        if r.get("chosen"):
-            assert r[f"{r['chosen']}_brl"] == pytest.approx(chosen[r["option"]])
+        if r.chosen:
+            assert getattr(r, f"{r.chosen}_brl") == pytest.approx(chosen[r.option])
 
 
 def test_pretrain_burst_separation_matters():
     s, _, _ = load(ROOT / "scenarios" / "pretrain_burst.toml")
     res = run_scenario(s, load_catalog(), simulate=False)
-    rows = {r["option"]: r for r in analysis.separation(res)}
-    assert rows["Dedicated BR — shared 8x H200 fleet"]["saving_brl"] > 1e6
+    rows = {r.option: r for r in analysis.separation(res)}
+    assert rows["Dedicated BR — shared 8x H200 fleet"].saving_brl > 1e6
 
 
 def test_warnings_name_estimates_and_estimated_tax_rates(seed):
@@ -122,11 +122,11 @@ def test_hedged_tco_by_hand(seed):
     s, _, res = seed
     hd = analysis.hedging(res)
     o = next(x for x in res.options if x.kind == "cloud")
-    row = next(r for r in hd["options"] if r["option"] == o.name)
+    row = next(r for r in hd.options if r.option == o.name)
     usd = sum(o.costs.lines[k] for k in ("training_compute", "inference_compute", "storage", "egress", "taxes"))
     m = np.arange(1, len(res.months) + 1)
     fwd = 5.40 * (1.1375 / 1.0363) ** (m / 12)
     expected = float(usd @ fwd)  # a cloud option has no BRL part
-    assert row["hedged_tco_brl"] == pytest.approx(expected, rel=1e-12)
-    ded = next(r for r in hd["options"] if r["option"].startswith("Dedicado"))
-    assert ded["hedge_cost_vs_deterministic_brl"] == pytest.approx(0.0, abs=1e-6)  # nothing in USD to hedge
+    assert row.hedged_tco_brl == pytest.approx(expected, rel=1e-12)
+    ded = next(r for r in hd.options if r.option.startswith("Dedicado"))
+    assert ded.hedge_cost_vs_deterministic_brl == pytest.approx(0.0, abs=1e-6)  # nothing in USD to hedge

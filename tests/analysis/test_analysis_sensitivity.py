@@ -28,14 +28,14 @@ def test_tornado_rows_cover_the_inputs_and_move_the_difference(seed):
     _, _, res = seed
     pair = sensitivity.kind_pair(res)
     t = sensitivity.tornado(res, paths=500, pair=pair)
-    keys = {r["input"] for r in t["rows"]}
+    keys = {r.input for r in t.rows}
     assert keys == {k for k, *_ in sensitivity.SENSITIVITY}
-    fx = next(r for r in t["rows"] if r["input"] == "usdbrl")
+    fx = next(r for r in t.rows if r.input == "usdbrl")
     # a dearer dollar widens the gap when dedicated leads, narrows it when a cloud option leads (the seed on the
     # Focus path: the 3-year Savings Plan)
     sign = 1.0 if pair[0].kind == "dedicated" else -1.0
-    assert sign * fx["low_diff_brl"] < sign * t["base_diff_brl"] < sign * fx["high_diff_brl"]
-    swings = [r["swing_brl"] for r in t["rows"]]
+    assert sign * fx.low_diff_brl < sign * t.base_diff_brl < sign * fx.high_diff_brl
+    swings = [r.swing_brl for r in t.rows]
     assert swings == sorted(swings, reverse=True)
 
 @pytest.mark.parametrize("key,v", [("cloud_price", 1.2), ("users", 0.5), ("tax", 0.8), ("discount_rate", 0.18)])

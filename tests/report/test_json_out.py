@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from tco import __version__
 from tco.domain import LINES, is_monte_carlo
 from tco.errors import InternalError
+from tco.findings import Analysis, Breakevens, Hedging, Sensitivity, Tornado, TornadoRow
 from tco.report import json_out
 
 
@@ -144,11 +145,16 @@ def test_same_results_give_byte_identical_text(seed_results):
     assert keys == sorted(keys)
 
 
-def test_meta_extras_are_copied_when_present(seed_results):
-    res = dataclasses.replace(seed_results, meta={"hedging": {"cost_brl": np.float64(12.5)}, "other": 1})
+def test_analysis_parts_are_written_when_computed(seed_results):
+    """A part of the analysis is a key of the JSON only when computed; its numbers are plain floats."""
+    hedge = Hedging(forward_first=np.float64(5.5), forward_last=6.0, brl_rate=0.1, usd_rate=0.04, options=(), note="n")
+    res = dataclasses.replace(seed_results, analysis=Analysis(hedging=hedge))
     doc = json_out.build(res)
-    assert doc["hedging"] == {"cost_brl": 12.5} and type(doc["hedging"]["cost_brl"]) is float
-    assert "other" not in doc
+    assert "hedging" not in doc and "breakevens" not in doc  # the analysis did not run (no break-evens)
+    ran = Analysis(breakevens=Breakevens(usdbrl=(), users=None, payback=()), hedging=hedge)
+    doc = json_out.build(dataclasses.replace(seed_results, analysis=ran))
+    assert doc["hedging"]["forward_first"] == 5.5 and type(doc["hedging"]["forward_first"]) is float
+    assert doc["decomposition"] is None and doc["separation"] == [] and "sensitivity" not in doc
 
 
 def test_small_run_has_percentiles_in_order(small_run):
@@ -229,8 +235,11 @@ def test_a_non_finite_total_is_refused_naming_the_statistic(seed_results, field)
 
 
 def test_a_non_finite_number_anywhere_is_refused_naming_its_path(seed_results):
-    res = dataclasses.replace(seed_results, meta={"sensitivity": {"rows": [1.0, np.float64("nan")]}})
-    with pytest.raises(InternalError, match=r"sensitivity\.rows\[1\] is nan"):
+    row = TornadoRow(input="x", label="x", low=0.5, high=1.5, unit="", metric="tco", base_diff_brl=1.0,
+                     low_diff_brl=np.float64("nan"), high_diff_brl=1.0, swing_brl=1.0)
+    sens = Sensitivity(leaders=Tornado(leader="a", challenger="b", base_diff_brl=1.0, rows=(row, row)))
+    res = dataclasses.replace(seed_results, analysis=Analysis(sensitivity=sens))
+    with pytest.raises(InternalError, match=r"sensitivity\.leaders\.rows\[0\]\.low_diff_brl is nan"):
         json_out.build(res)
 
 

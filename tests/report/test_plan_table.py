@@ -40,7 +40,7 @@ def _rows(out: str) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def plans(small_run):
-    return small_run.meta["plans"]
+    return small_run.analysis.plans.as_dict()
 
 
 # --- the [[options]] snippet ---------------------------------------------------------------------------------------

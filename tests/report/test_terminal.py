@@ -7,6 +7,7 @@ literally (no markup, no escape sequences). Also the tornado and catalog-offer t
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 import io
 import re
 import unicodedata
@@ -16,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from rich.console import Console
 
+from tco.findings import Tornado, TornadoRow
 from tco.report import fmt, terminal
 from tco.report.i18n import t
 
@@ -87,7 +89,7 @@ def test_plain_escapes_markup():
 def test_option_names_print_literally_emoji_codes_and_markup_too(capsys):
     # Was: an option named 'Plano :fire:' printed as 'Plano 🔥' (rich replaces emoji codes unless the Console is made
     # with emoji=False), and the tornado's title took the names without escaping their markup.
-    terminal.tornado_table(dict(TORNADO, challenger="Plano :fire:", leader="[bold]Lider[/bold] :x:"), "en")
+    terminal.tornado_table(replace(TORNADO, challenger="Plano :fire:", leader="[bold]Lider[/bold] :x:"), "en")
     out = capsys.readouterr().out
     assert "Plano :fire:" in out and "[bold]Lider[/bold] :x:" in out and "\U0001f525" not in out
 
@@ -178,9 +180,9 @@ def test_a_name_with_markup_and_escapes_prints_literally(small_run, capsys):
 
 # --- tornado and offers -------------------------------------------------------------------------------------------
 
-TORNADO = {"challenger": "A", "leader": "B", "base_diff_brl": 1000.0,
-           "rows": [{"input": "usdbrl", "unit": "× spot", "label": "USD/BRL", "metric": "tco", "low": 4.5, "high": 6.5,
-                     "low_diff_brl": -500.0, "high_diff_brl": 2500.0, "swing_brl": 3000.0}]}
+TORNADO = Tornado(challenger="A", leader="B", base_diff_brl=1000.0,
+                  rows=(TornadoRow(input="usdbrl", unit="× spot", label="USD/BRL", metric="tco", low=4.5, high=6.5,
+                                   base_diff_brl=1000.0, low_diff_brl=-500.0, high_diff_brl=2500.0, swing_brl=3000.0),))
 
 
 def test_tornado_table_in_english(capsys):
@@ -194,15 +196,15 @@ def test_tornado_table_in_english(capsys):
 
 
 def test_tornado_table_in_portuguese_formats_the_numbers_as_pt_br(capsys):
-    rows = [dict(TORNADO["rows"][0], low=4.25, high=6.75, swing_brl=1234567.0)]
-    terminal.tornado_table(dict(TORNADO, rows=rows), "pt-BR")
+    rows = (replace(TORNADO.rows[0], low=4.25, high=6.75, swing_brl=1234567.0),)
+    terminal.tornado_table(replace(TORNADO, rows=rows), "pt-BR")
     (row,) = _table_rows(_norm(capsys.readouterr().out))
     assert row[1].startswith("4,25 – 6,75 ")
     assert row[5] == "R$ 1.234.567"
 
 
 def test_tornado_with_one_option_says_there_is_nothing_to_compare(capsys):
-    terminal.tornado_table({"challenger": None}, "en")
+    terminal.tornado_table(Tornado(leader="A", challenger=None), "en")
     assert capsys.readouterr().out.strip() == t("term_one_option", "en")
 
 

@@ -135,7 +135,7 @@ def test_fx_of_a_full_run(small_run, small_view):
 
 
 def test_plans_are_each_group_best_cheapest_first(small_run, small_view):
-    groups = small_run.meta["plans"]["by_provider"]
+    groups = small_run.analysis.plans.by_provider
     assert [p.provider for p in small_view.plans] == sorted(groups, key=lambda g: groups[g]["best"]["tco_brl"])
     for p in small_view.plans:
         best = groups[p.provider]["best"]
@@ -151,3 +151,9 @@ def test_no_plan_search_gives_no_plans(seed_view):
 def test_a_view_is_frozen(seed_view):
     with pytest.raises(dataclasses.FrozenInstanceError):
         seed_view.name = "x"  # type: ignore[misc]
+
+
+def test_the_repr_is_one_short_line(small_run, small_view):
+    r = repr(small_view)
+    assert "\n" not in r and len(r) < 600 and r.startswith(f"View({small_run.scenario.scenario.name!r}")
+    assert repr(list(small_view.ranked)) in r and "Analysis(" in r

@@ -257,7 +257,7 @@ def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given,
 def test_workbook_training_cells_are_the_rules_with_the_engines_values(tmp_path, given):
     from tco.catalog import load_catalog
     from tco.engine import run_scenario
-    from tco.report import i18n, json_out, workbook
+    from tco.report import i18n, view, workbook
     from tco.scenario import Scenario, load
 
     path = ROOT / "scenarios" / "seed_70b_h200.toml"
@@ -268,7 +268,7 @@ def test_workbook_training_cells_are_the_rules_with_the_engines_values(tmp_path,
         s = Scenario.model_validate(data)
     res = run_scenario(s, load_catalog(), file=str(path), paths=200)
     f = tmp_path / "book.xlsx"
-    workbook.write(res, json_out.build(res, "", str(path)), f)
+    workbook.write(res, view.build(res), f)
     ws = openpyxl.load_workbook(f).worksheets[4]
     cached = openpyxl.load_workbook(f, data_only=True).worksheets[4]
     sheet = training_rules.sheet_rules(s.training.method, hours_given=given, servers_given=given)

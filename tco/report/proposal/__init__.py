@@ -16,6 +16,8 @@ SVG shapes whose labels `chart_svg` escapes, and `TemplatesOnlyFetcher` serves f
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import contextlib
 import datetime as _dt
 import functools
@@ -31,6 +33,10 @@ from tco.report.i18n import labels, language, locale_of, t
 from tco.report.proposal.attach import attachment_bytes, scenario_bytes, workbook_bytes  # noqa: F401  (public)
 from tco.report.brand import DEFAULT_COLORS, TEMPLATES, load_theme  # noqa: F401  (public here too)
 from tco.report.words import document_date
+
+if TYPE_CHECKING:
+    from tco.report.view import View
+    from tco.results import Results
 
 LOG = logging.getLogger(__name__)
 
@@ -92,13 +98,14 @@ def _localised(theme: dict, loc: str) -> dict:
     return out
 
 
-def context(res, attachments: list[Path], theme: dict) -> dict:
-    """Everything the template shows, as formatted strings, tables and SVG charts (read from the typed view)."""
+def context(res: Results, attachments: list[Path], theme: dict, v: View | None = None) -> dict:
+    """Everything the template shows, as formatted strings, tables and SVG charts (read from the typed view `v`,
+    built here when not given)."""
     from tco.report.proposal import body
     from tco.report.proposal import offer
     from tco.report import view as view_mod
 
-    v = view_mod.build(res)
+    v = v if v is not None else view_mod.build(res)
     loc = v.locale or "pt-BR"
     sc = res.scenario
     palette = theme["colors"]["palette"]
@@ -125,7 +132,7 @@ def context(res, attachments: list[Path], theme: dict) -> dict:
     return out
 
 
-def _annex(v, res, palette, loc: str) -> dict:
+def _annex(v: View, res: Results, palette, loc: str) -> dict:
     """The technical annex: sizing, FX and sensitivity (with their charts), sources and glossary."""
     from markupsafe import Markup
 
@@ -141,7 +148,7 @@ def _annex(v, res, palette, loc: str) -> dict:
     return out
 
 
-def _cover(v, sc, doc_date, theme: dict, loc: str) -> dict:
+def _cover(v: View, sc, doc_date, theme: dict, loc: str) -> dict:
     """The cover page's lines: title, client, date, proposal number, authors, horizon, contact."""
     p = sc.proposal
     contact = theme.get("contact", {})
@@ -192,10 +199,11 @@ def render_html(ctx: dict, templates: Path = TEMPLATES) -> str:
     return _environment(str(Path(templates).resolve())).get_template("proposal.html.j2").render(**ctx)
 
 
-def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES) -> bytes:
+def render(res: Results, attachments: list[Path] | tuple = (), *, fetcher=None, templates: Path = TEMPLATES,
+           v: View | None = None) -> bytes:
     """The PDF as bytes, the same bytes on every run: every date in it (cover, metadata, attachments) is the
     document date (`[proposal].date`, else the scenario's start month). `fetcher` defaults to a fresh
-    templates-only fetcher (pass one to inspect it)."""
+    templates-only fetcher (pass one to inspect it); `v` is the view of `res` when the caller has built it."""
     from tco.report.proposal.weasy import weasyprint
 
     wp = weasyprint()
@@ -204,7 +212,7 @@ def render(res, attachments: list[Path] | tuple = (), *, fetcher=None, templates
 
     theme, brand_dir = brand.theme(res.scenario, getattr(res, "source_path", ""), templates)
     attachments = [Path(p) for p in attachments if p and Path(p).is_file()]
-    html = render_html(context(res, attachments, theme), templates)
+    html = render_html(context(res, attachments, theme, v), templates)
     fetcher = fetcher or templates_only_fetcher(templates, brand_dir)
     sc = res.scenario
     loc = sc.scenario.locale or "pt-BR"
@@ -238,6 +246,7 @@ def source_date(stamp: _dt.datetime):
             os.environ.pop(key, None)
 
 
-def write(res, path: Path, attachments: list[Path] | tuple = ()) -> None:
-    """Write the proposal PDF to `path`, with the scenario file and workbook (when present) attached."""
-    Path(path).write_bytes(render(res, attachments))
+def write(res: Results, path: Path, attachments: list[Path] | tuple = (), v: View | None = None) -> None:
+    """Write the proposal PDF to `path`, with the scenario file and workbook (when present) attached; `v` is the
+    view of `res` when the caller has built it (``tco.report.view.build``)."""
+    Path(path).write_bytes(render(res, attachments, v=v))

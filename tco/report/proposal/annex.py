@@ -15,7 +15,8 @@ from tco.report.i18n import t
 from tco.report.proposal.body import counterpart
 from tco.report.proposal.sources import _as_of, _short_source
 from tco.report.words import _label_or, day, fleet_name, money, pricing_name, table, unit_price, usd
-from tco.report.view import FleetView
+from tco.findings import Tornado
+from tco.report.view import FleetView, View
 
 GLOSSARY = ("tco", "pv", "gpu_hour", "fleet", "p5", "forward", "breakeven", "taxes", "adjust", "tokens", "sizing")
 
@@ -24,7 +25,7 @@ def _unit(loc: str):
     return lambda key: t("chart_money_axis", loc, unit=t(key, loc)).strip()
 
 
-def sizing(v, loc: str) -> dict:
+def sizing(v: View, loc: str) -> dict:
     rows = []
     for o in v.ranked_options:
         rows.append([o.label, fleet_name(o.inference, loc), fmt.number(o.peak_servers, loc),
@@ -56,7 +57,7 @@ def sizing(v, loc: str) -> dict:
     return {"intro": intro, "table": table(head, rows, num=(2, 3, 5), name=0), "infeasible": note}
 
 
-def fx(v, palette, loc: str) -> dict:
+def fx(v: View, palette, loc: str) -> dict:
     from tco.report.proposal import charts
 
     rec = v.recommended
@@ -74,58 +75,62 @@ def fx(v, palette, loc: str) -> dict:
     if len(v.fx_path) > 1 and abs(v.fx_path[-1] - v.fx_path[0]) > 0.005:
         out["paragraphs"].append(t("pv_a_fx_path", loc, first=unit_price(v.fx_path[0], loc),
                                    last=unit_price(v.fx_path[-1], loc), path=t(f"fxb_{v.fx_base}", loc)))
-    for row in (v.meta.get("breakevens") or {}).get("usdbrl") or []:
-        if other is not None and {row.get("option"), row.get("versus")} == {rec.name, other.name} and row.get("usdbrl"):
+    for row in v.analysis.breakevens.usdbrl if v.analysis.breakevens is not None else ():
+        if other is not None and {row.option, row.versus} == {rec.name, other.name} and row.usdbrl:
             out["paragraphs"].append(t("pv_a_breakeven", loc, other=other.label, rec=rec.label,
-                                       rate=unit_price(row["usdbrl"], loc)))
+                                       rate=unit_price(row.usdbrl, loc)))
     if other is not None and other.fan_brl is not None:
         chart = charts.fan_chart(list(v.months), {k: np.asarray(x) for k, x in other.fan_brl.items()},
                                  t("fan_band", loc), t("fan_median", loc), loc, _unit(loc),
                                  (rec.label, np.asarray(rec.monthly_brl)), palette,
                                  clip_label=lambda x: t("clipped", loc, value=fmt.money_compact(x, loc)))
         out["chart"] = {"title": t("pv_a_fan_title", loc, option=other.label), "html": chart}
-    hedge = v.meta.get("hedging") or {}
+    hedge = v.analysis.hedging
     labels = {o.name: o.label for o in v.options}
-    rows = [[labels.get(h["option"], h["option"]), money(v.option(h["option"]).tco_brl, loc),
-             money(h.get("hedged_tco_brl"), loc), money(h.get("unhedged_p95_brl"), loc)]
-            for h in hedge.get("options") or [] if h["option"] in v.ranked]
-    if rows:
-        out["hedge"] = {"intro": t("pv_a_hedge_intro", loc, first=unit_price(hedge.get("forward_first"), loc),
-                                   last=unit_price(hedge.get("forward_last"), loc)),
+    rows = [[labels.get(h.option, h.option), money(v.option(h.option).tco_brl, loc),
+             money(h.hedged_tco_brl, loc), money(h.unhedged_p95_brl, loc)]
+            for h in (hedge.options if hedge is not None else ()) if h.option in v.ranked]
+    if rows and hedge is not None:
+        out["hedge"] = {"intro": t("pv_a_hedge_intro", loc, first=unit_price(hedge.forward_first, loc),
+                                   last=unit_price(hedge.forward_last, loc)),
                         "table": table([t("pv_a_option", loc), t("pv_a_base", loc), t("pv_a_hedged", loc),
                                         t("pv_a_p95", loc)], rows, num=(1, 2, 3), name=0)}
     return out
 
 
-def _tornado(v) -> tuple[dict | None, dict | None]:
+def _tornado(v: View) -> tuple[Tornado | None, Tornado | None]:
     """(the tornado the PDF shows, the leaders' when that is another pair): the dedicated-vs-cloud pair when the
     engine made one (its two leaders are of one kind), else the leaders' tornado the terminal and workbook show."""
-    sens = v.meta.get("sensitivity") or {}
-    pair, leaders = sens.get("dedicated_vs_cloud"), sens.get("leaders")
-    if pair and pair.get("rows"):
-        return pair, leaders if leaders and leaders.get("rows") else None
-    return (leaders if leaders and leaders.get("rows") else None), None
+    sens = v.analysis.sensitivity
+    if sens is None:
+        return None, None
+    pair, leaders = sens.dedicated_vs_cloud, sens.leaders
+    if pair is not None and pair.rows:
+        return pair, leaders if leaders.rows else None
+    return (leaders if leaders.rows else None), None
 
 
-def sensitivity(v, palette, loc: str) -> dict | None:
+def sensitivity(v: View, palette, loc: str) -> dict | None:
     from tco.report.proposal import charts
 
     sens, other = _tornado(v)
     if sens is None:
         return None
-    rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"),
-                  key=lambda r: -abs(r.get("swing_brl") or 0))
-    label = lambda r: _label_or(f"sens_in_{r['input']}", loc, r.get("label") or r["input"])  # noqa: E731
+    rows = sorted((r for r in sens.rows if r.metric == "tco"), key=lambda r: -abs(r.swing_brl or 0))
+    label = lambda r: _label_or(f"sens_in_{r.input}", loc, r.label or r.input)  # noqa: E731
     labels = {o.name: o.label for o in v.options}
-    chart = charts.tornado([label(r) for r in rows], [r["low_diff_brl"] for r in rows],
-                           [r["high_diff_brl"] for r in rows], sens["base_diff_brl"], t("sens_low", loc),
+    chart = charts.tornado([label(r) for r in rows], [r.low_diff_brl for r in rows],
+                           [r.high_diff_brl for r in rows], sens.base_diff_brl or 0.0, t("sens_low", loc),
                            t("sens_high", loc), loc, _unit(loc), palette)
-    intro = t("pv_a_sens_intro", loc, leader=labels.get(sens["leader"], sens["leader"]),
-              challenger=labels.get(sens["challenger"], sens["challenger"]), base=money(sens["base_diff_brl"], loc))
+
+    def name(n: str | None) -> str:  # a tornado with rows names both options
+        return labels.get(n or "", n or "")
+
+    intro = t("pv_a_sens_intro", loc, leader=name(sens.leader), challenger=name(sens.challenger),
+              base=money(sens.base_diff_brl, loc))
     if other is not None:
-        intro += " " + t("pv_a_sens_why_pair", loc, leader=labels.get(other["leader"], other["leader"]),
-                         challenger=labels.get(other["challenger"], other["challenger"]),
-                         base=money(other["base_diff_brl"], loc))
+        intro += " " + t("pv_a_sens_why_pair", loc, leader=name(other.leader), challenger=name(other.challenger),
+                         base=money(other.base_diff_brl, loc))
     return {"intro": intro, "chart": {"title": t("chart_sens_title", loc), "html": chart}}
 
 
@@ -137,7 +142,7 @@ def _status(f, doc_date, loc: str) -> str:
     return _label_or(f"status_{f.status}", loc, f.status or "—")
 
 
-def caveats(v, loc: str) -> list[str]:
+def caveats(v: View, loc: str) -> list[str]:
     """The recommended option's prices that are unverified (the engine's `price_status`) or undated."""
     from tco.report.offer_checks import recommended_notices
 
@@ -151,7 +156,7 @@ def caveats(v, loc: str) -> list[str]:
               as_of=_as_of(f.as_of, loc)) for f in rec.fleets() if f.offer in flagged]
 
 
-def sources(v, res, loc: str) -> dict:
+def sources(v: View, res, loc: str) -> dict:
     from tco.report.words import document_date
 
     doc_date = document_date(res.scenario)
@@ -180,7 +185,7 @@ def sources(v, res, loc: str) -> dict:
     return {"table": table(head, rows, num=(2,), name=0), "caveats": caveats(v, loc)}
 
 
-def _firm_quote(v, scenario) -> set[str]:
+def _firm_quote(v: View, scenario) -> set[str]:
     """The offered option's dedicated offers when every [proposal] item is a firm quote (the proposal quotes the
     offer's own servers), else nothing."""
     from tco.report.offer_checks import offered

@@ -5,18 +5,23 @@ with each competitor's best plan, the risks and the case beyond cost. Everything
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tco.domain import BRAZIL_REGIONS, CostLine, Currency, FleetKind, FleetMode, Role, is_committed, is_monte_carlo
 from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.offer_checks import in_brazil
 from tco.report.words import (fleet_name, gpu_name, money, multiple, plan_name, pricing_name, provider_name,
-                                       table, unit_price, usd)
+                               table, unit_price, usd)
+
+if TYPE_CHECKING:
+    from tco.report.view import View
 
 COMPUTE = (CostLine.TRAINING_COMPUTE, CostLine.INFERENCE_COMPUTE)
 """The compute lines of the bridge; the other lines are summed as the rest."""
 
 
-def counterpart(v, ours):
+def counterpart(v: View, ours):
     """The option the bridge sets against `ours`: the cheapest ranked option of another kind (a hybrid or
     dedicated recommendation meets the cheapest cloud or owned option, a cloud one the cheapest with a dedicated or
     owned fleet)."""
@@ -51,7 +56,7 @@ def all_in_gpu_hour(o) -> float | None:
     return o.tco_brl / hours if hours > 0 else None
 
 
-def summary(v, loc: str) -> dict:
+def summary(v: View, loc: str) -> dict:
     rec = v.recommended
     other = counterpart(v, rec)
     months = v.horizon_months
@@ -89,7 +94,7 @@ def _price_cells(o, v, loc: str) -> tuple[str, str, str]:
     return brl, brl, unit_price(o.gpu_hour_brl[Role.INFERENCE], loc)
 
 
-def bridge(v, ours, other, loc: str) -> dict:
+def bridge(v: View, ours, other, loc: str) -> dict:
     """From the price per GPU-hour to the TCO, for `ours` and `other`, step by step."""
     cols = [ours, other]
     prices = [_price_cells(o, v, loc) for o in cols]
@@ -115,12 +120,12 @@ def bridge(v, ours, other, loc: str) -> dict:
             "table": table([t("pv_b_step", loc), ours.label, other.label], rows, num=(1, 2), highlight=(7,), name=0)}
 
 
-def competitors(v, ours) -> list:
+def competitors(v: View, ours) -> list:
     """Each competitor's best plan (plan search): the cloud providers' groups, cheapest first."""
     return [p for p in v.plans if p.provider != FleetKind.HYBRID and p.serving_kind == FleetKind.CLOUD]
 
 
-def comparison(v, ours, loc: str) -> dict:
+def comparison(v: View, ours, loc: str) -> dict:
     plans = competitors(v, ours)
     rows = [[t("pv_our_offer", loc), ours.label, money(ours.tco_brl, loc), "—"]]
     rows += [[provider_name(p.provider, loc), plan_name(p, loc), money(p.tco_brl, loc),
@@ -139,10 +144,10 @@ def comparison(v, ours, loc: str) -> dict:
             "cash": _yearly(v, ours, loc)}
 
 
-def _coverage(v, loc: str) -> list[str]:
+def _coverage(v: View, loc: str) -> list[str]:
     """Why providers the catalog lists have no row (the client's constraints, no offer that serves), and which rows
     rest on a stand-in egress or storage price: every provider in the fight, or a stated reason."""
-    found = (v.meta.get("plans") or {}).get("search") or {}
+    found = v.analysis.plans.search if v.analysis.plans is not None else {}
     out = []
     left = [c for c in found.get("coverage", []) if c.get("tco_brl") is None]
     by_reason: dict[str, list[str]] = {}
@@ -157,7 +162,7 @@ def _coverage(v, loc: str) -> list[str]:
     return out
 
 
-def _yearly(v, ours, loc: str) -> dict:
+def _yearly(v: View, ours, loc: str) -> dict:
     """Cash out per contract year: the offer and the cheapest cloud option of the scenario."""
     cloud = next((o for o in v.ranked_options if o.kind == FleetKind.CLOUD and o.name != ours.name), None)
     cols = [ours] + ([cloud] if cloud is not None else [])
@@ -173,7 +178,7 @@ def _yearly(v, ours, loc: str) -> dict:
             if cloud is not None and v.fx_path else None}
 
 
-def risks(v, ours, scenario, loc: str) -> dict:
+def risks(v: View, ours, scenario, loc: str) -> dict:
     """Risk, impact, mitigation: each row from a fact of the results or the proposal's terms."""
     p = scenario.proposal
     inc = p.included if p is not None else None
@@ -203,7 +208,7 @@ def risks(v, ours, scenario, loc: str) -> dict:
                            name=0)}
 
 
-def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
+def case(v: View, ours, scenario, loc: str) -> list[tuple[str, str]]:
     """The case beyond cost, from the offer's data and the proposal's terms (nothing stated that is not known):
     each claim covers every fleet of the offer, training included, or says which part it covers."""
     p = scenario.proposal
@@ -224,7 +229,7 @@ def case(v, ours, scenario, loc: str) -> list[tuple[str, str]]:
     return out
 
 
-def _residency(v, ours, inc, loc: str) -> str | None:
+def _residency(v: View, ours, inc, loc: str) -> str | None:
     """Where the data stays: the whole offer in Brazil, serving only (training abroad, said), or no claim when
     the serving fleet is abroad."""
     if not in_brazil(ours.inference):

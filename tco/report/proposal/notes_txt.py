@@ -8,18 +8,24 @@ estimate (no firm `[proposal]` items).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tco.report import fmt, notices
 from tco.report.i18n import t
 from tco.report.plan_names import plan_label
 
+if TYPE_CHECKING:
+    from tco.report.view import View
+    from tco.results import Results
 
-def render(res) -> str:
-    """The notes as text (ends with a newline)."""
+
+def render(res: Results, v: View | None = None) -> str:
+    """The notes as text (ends with a newline); `v` is the view of `res` when the caller has built it."""
     from tco.report import view
     from tco.report.proposal.offer import offered
     from tco.report.words import document_date
 
-    v = view.build(res)
+    v = v if v is not None else view.build(res)
     loc = v.locale
     s = res.scenario
     p = s.proposal
@@ -30,12 +36,13 @@ def render(res) -> str:
     lines.append(t("nt_notices", loc, n=len(found)))
     lines += [f"- {x}" for x in found] or [f"- {t('nt_none', loc)}"]
     lines.append("")
-    vs = (res.meta.get("plans") or {}).get("vs_options") or {}
-    if vs.get("best_plan_saving_brl", 0) > 0:
-        best = plan_label(res.meta["plans"]["overall"]["best"], loc)  # vs["best_plan"] in the run's locale
+    plans = v.analysis.plans
+    vs = (plans.vs_options if plans is not None else None) or {}
+    if plans is not None and vs.get("best_plan_saving_brl", 0) > 0:
+        best = plan_label(plans.overall["best"], loc)  # vs["best_plan"] in the run's locale
         lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                        saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
-    srch = (res.meta.get("plans") or {}).get("search") or {}
+    srch = plans.search if plans is not None else {}
     if srch:  # every catalog provider in the fight or its reason, and the stand-in prices the plans rest on
         from tco.report.plan_table import coverage_lines
 

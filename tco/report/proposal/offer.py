@@ -8,6 +8,8 @@ then marked an estimate, plainly, once.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import datetime as _dt
 
 from tco.domain import FleetKind, FleetMode, Role
@@ -15,6 +17,9 @@ from tco.report import fmt
 from tco.report.i18n import t
 from tco.report.offer_checks import notices, offered  # noqa: F401  (offered: public here too)
 from tco.report.words import day, fleet_name, money, month_name, table
+
+if TYPE_CHECKING:
+    from tco.report.view import View
 
 VALIDITY_DAYS = 30
 """Validity of an offer whose `[proposal]` names no `valid_until` [days from the document date]."""
@@ -48,7 +53,7 @@ def _items(p, o, loc: str, doc_date: _dt.date) -> tuple[list[dict], bool]:
     return (_derived_items(o, loc, doc_date) if o is not None else []), True
 
 
-def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str, catalog=None) -> dict:
+def offer(v: View, scenario, doc_date: _dt.date, theme: dict, loc: str, catalog=None) -> dict:
     """The offer page. `catalog` (the run's) gives an estimated price's low–high range."""
     p = scenario.proposal
     o = offered(v)
@@ -74,7 +79,7 @@ def offer(v, scenario, doc_date: _dt.date, theme: dict, loc: str, catalog=None) 
             "need": p.client_need if p is not None else "", "outside": _outside(o, loc)}
 
 
-def caveats(v, scenario, o, loc: str) -> list[str]:
+def caveats(v: View, scenario, o, loc: str) -> list[str]:
     """What the client must read beside the offer: items that differ from the costed fleet, expired quotes."""
     out = []
     for n in notices(v, scenario):
@@ -237,7 +242,7 @@ def _included(p, o, loc: str) -> list[tuple[str, str]]:
     return out
 
 
-def next_steps(v, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
+def next_steps(v: View, scenario, doc_date: _dt.date, theme: dict, loc: str) -> dict:
     p = scenario.proposal
     if p is not None and p.next_steps:
         rows = [[s.what, s.who or "—", day(s.by, loc)] for s in p.next_steps]

@@ -16,6 +16,7 @@ Labels: the shared catalog tco.report.i18n, in the scenario's locale (pt-BR by d
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tco import __version__
 from tco.report import i18n
@@ -24,33 +25,43 @@ from tco.report.workbook import deps as workbook_deps
 from tco.report.workbook.book import Book, make_formats
 from tco.report.workbook.cells import install
 
+if TYPE_CHECKING:
+    from tco.findings import PlanSearch
+    from tco.report.view import View
+    from tco.results import Results
+
 WB_OPTIONS = {"strings_to_formulas": False, "strings_to_urls": False, "strings_to_numbers": False,
               "nan_inf_to_errors": True, "in_memory": True}
 
 
-def write(res, doc: dict, path: Path) -> None:
-    """Write the workbook for `res` (engine Results) and `doc` (its JSON document) to `path`."""
+def write(res: Results, v: View, path: Path) -> None:
+    """Write the workbook for `res` (engine Results) and `v` (its view, ``tco.report.view``) to `path`."""
     try:
-        _write(res, doc, path)
+        _write(res, v, path)
     finally:  # the memos hold this run's expressions: let them go
         workbook_cells.forget()
         workbook_deps.forget()
 
 
-def _write(res, doc: dict, path: Path) -> None:
+def _write(res: Results, v: View, path: Path) -> None:
     """The sheets in the order their cells are needed: inputs first, each sheet then reads the rows and names the
     ones before it placed (``Book.rows``, ``Book.outputs``, defined names)."""
-    plans = doc.get("plans") or (res.meta or {}).get("plans")
-    keys = sheet_keys(len(res.options), bool(doc.get("sensitivity")), bool(plans))
+    plans = v.analysis.plans
+    keys = sheet_keys(len(res.options), _has_sensitivity(v), bool(plans))
     book = _new_book(res, path, keys)
-    _write_model(book, res, doc)
-    _write_outputs(book, res, doc, plans)
+    _write_model(book, res, v)
+    _write_outputs(book, res, v, plans)
     _checks(book, res)
-    _summary(book, res, doc)
+    _summary(book, res, v)
     _finish(book, res, keys)
 
 
-def _new_book(res, path: Path, keys: list[str]) -> Book:
+def _has_sensitivity(v: View) -> bool:
+    """The run computed a tornado (the Sensitivity sheet is written, though a pair may have no rows)."""
+    return v.analysis.sensitivity is not None
+
+
+def _new_book(res: Results, path: Path, keys: list[str]) -> Book:
     """An empty workbook at `path` with its formats, its sheets (named in the scenario's locale) and properties."""
     import xlsxwriter
 
@@ -79,7 +90,7 @@ def _new_book(res, path: Path, keys: list[str]) -> Book:
     return book
 
 
-def _write_model(book: Book, res, doc: dict) -> None:
+def _write_model(book: Book, res: Results, v: View) -> None:
     """Inputs, Catalog, Timeline, Sizing and one Calc sheet per option."""
     from tco.report.workbook.calc import write_calc
     from tco.report.workbook.catalog import write_catalog
@@ -87,14 +98,14 @@ def _write_model(book: Book, res, doc: dict) -> None:
     from tco.report.workbook.model import write_sizing, write_timeline
 
     write_inputs(book, res)
-    write_catalog(book, doc)
+    write_catalog(book, v.catalog)
     write_timeline(book, res)
     write_sizing(book, res)
     for i, o in enumerate(res.options, start=1):
         write_calc(book, res, i, o)
 
 
-def _write_outputs(book: Book, res, doc: dict, plans) -> None:
+def _write_outputs(book: Book, res: Results, v: View, plans: PlanSearch | None) -> None:
     """Comparison, Finance, Plans (when the run searched), FX risk and Sensitivity (when the engine ran it)."""
     from tco.report.workbook.finance import write_finance
     from tco.report.workbook.outputs import write_comparison, write_fx_risk
@@ -104,13 +115,13 @@ def _write_outputs(book: Book, res, doc: dict, plans) -> None:
     write_comparison(book, res)
     write_finance(book, res)
     if plans:
-        write_plans(book, res, plans, Path(doc.get("scenario", {}).get("file") or "FILE").name)
+        write_plans(book, res, plans, Path(v.source_path or f"{v.name}.toml").name)
     write_fx_risk(book, res)
-    if doc.get("sensitivity"):
-        write_sensitivity(book, doc["sensitivity"], res)
+    if v.analysis.sensitivity is not None:
+        write_sensitivity(book, v.analysis.sensitivity, res)
 
 
-def _finish(book: Book, res, keys: list[str]) -> None:
+def _finish(book: Book, res: Results, keys: list[str]) -> None:
     """The Index, the input cells unlocked, print settings, the Summary active; then the file is closed (written)."""
     from tco.report.workbook.index import write_index
     from tco.report.workbook.print import finish, unlock_inputs
@@ -132,7 +143,7 @@ def sheet_keys(n_options: int, sensitivity: bool, plans: bool) -> list[str]:
 # ---------------------------------------------------------------------------------------------
 
 
-def _checks(book: Book, res) -> None:
+def _checks(book: Book, res: Results) -> None:
     """The Checks sheet: integrity (the master check) and reconciliation with the engine
     (tco.report.workbook.checks)."""
     from tco.report.workbook.checks import write_checks
@@ -140,12 +151,12 @@ def _checks(book: Book, res) -> None:
     write_checks(book, res)
 
 
-def summary_order(res, doc: dict) -> list[int]:
+def summary_order(res: Results, v: View) -> list[int]:
     """Option indices in the engine's ranking (ascending deterministic TCO, ties in scenario order), then the options
     not ranked (infeasible, or breaking the client's constraints: shown, never ranked) in scenario order, as the
     Comparison's order column computes it."""
     names = [o.name for o in res.options]
-    ranked = [n for n in (doc.get("ranking") or []) if n in names]
+    ranked = [n for n in v.ranked if n in names]
     ranking = ranked + [n for n in names if n not in ranked]
     if len(set(names)) == len(names) and len(set(ranked)) == len(ranked):
         return [names.index(n) for n in ranking]
@@ -162,7 +173,7 @@ def _serial(month: str) -> float:
     return excel_date(month)
 
 
-def _summary(book: Book, res, doc: dict) -> None:
+def _summary(book: Book, res: Results, v: View) -> None:
     from tco.report.workbook.summary import write_summary
 
-    write_summary(book, res, doc, summary_order(res, doc))
+    write_summary(book, res, v, summary_order(res, v))

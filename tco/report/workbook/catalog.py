@@ -3,6 +3,9 @@ storage, files), with its source and date, as values for reference."""
 
 from __future__ import annotations
 
+from typing import Any, Iterable, Mapping
+
+from tco.report.view_catalog import CatalogRows
 from tco.report.workbook.book import Book
 
 TRANSLATED = {"kind": "kind", "pricing": "pricing", "price_unit": "price_unit", "status": "status", "method": "taxm",
@@ -21,7 +24,7 @@ TAX_COLUMNS = ["profile_id", "method", "irrf_rate", "cide_rate", "iss_rate", "pi
 STORAGE_COLUMNS = ["option", "id", "usd_per_gb_month", "source"]
 
 
-def write_catalog(book: Book, doc: dict) -> None:
+def write_catalog(book: Book, cat: CatalogRows) -> None:
     """Every catalog row the scenario used, with its source and date (values, for reference)."""
     ws = book.wb.get_worksheet_by_name(book.sheets["catalog"])
     t = book.t
@@ -30,19 +33,18 @@ def write_catalog(book: Book, doc: dict) -> None:
     ws.set_column(9, 10, 60)
     ws.write_string(0, 0, t("sh_catalog"), book.fmt("title"))
     ws.write_string(1, 0, t("cat_reference"), book.fmt("bold_gen"))
-    cat = doc["catalog_rows"]
     r = 2
-    for title, cols, rows in ((t("src_gpus"), GPU_COLUMNS, cat["gpus"]), (t("src_model"), MODEL_COLUMNS, [doc["model"]]),
-                              (t("cat_offers"), OFFER_COLUMNS, cat["offers"]),
-                              (t("src_egress"), EGRESS_COLUMNS, egress_tiers(cat["egress"])),
-                              (t("src_taxes"), TAX_COLUMNS, tax_profiles(cat["taxes"])),
-                              (t("src_storage"), STORAGE_COLUMNS, storage(doc["options"])),
-                              (t("src_files"), ["file"], [{"file": f} for f in cat["files"]])):
+    tables: tuple[tuple[str, list[str], Iterable[Mapping[str, Any]]], ...] = (
+        (t("src_gpus"), GPU_COLUMNS, cat.gpus), (t("src_model"), MODEL_COLUMNS, [cat.model]),
+        (t("cat_offers"), OFFER_COLUMNS, cat.offers), (t("src_egress"), EGRESS_COLUMNS, egress_tiers(cat.egress)),
+        (t("src_taxes"), TAX_COLUMNS, tax_profiles(cat.taxes)), (t("src_storage"), STORAGE_COLUMNS, cat.storage),
+        (t("src_files"), ["file"], [{"file": f} for f in cat.files]))
+    for title, cols, rows in tables:
         r = _table(book, ws, r, title, cols, rows)
     ws.print_area(0, 0, r, 12)
 
 
-def _table(book: Book, ws, r: int, title: str, cols: list[str], rows: list[dict]) -> int:
+def _table(book: Book, ws, r: int, title: str, cols: list[str], rows: Iterable[Mapping[str, Any]]) -> int:
     """A titled table from row `r`: the column heads, then one row per dict; returns the row after a blank one."""
     ws.write_string(r, 0, title, book.fmt("h2"))
     r += 1
@@ -62,20 +64,14 @@ def _table(book: Book, ws, r: int, title: str, cols: list[str], rows: list[dict]
     return r + 1
 
 
-def egress_tiers(tables: list[dict]) -> list[dict]:
+def egress_tiers(tables: Iterable[Mapping[str, Any]]) -> list[dict]:
     """One row per tier of each egress table used."""
     return [{"egress_id": e["egress_id"], "tier_from_gb": lo, "tier_to_gb": hi, "usd_per_gb": p, "as_of": e["as_of"],
              "source": e["source"]} for e in tables for lo, hi, p in e["tiers"]]
 
 
-def tax_profiles(profiles: list[dict]) -> list[dict]:
+def tax_profiles(profiles: Iterable[Mapping[str, Any]]) -> list[dict]:
     """One row per tax profile used, its rates spread into columns."""
     return [{"profile_id": x["profile_id"], "method": x["method"], **x["rates"],
              "pis_cofins_creditable": str(x["pis_cofins_creditable"]), "as_of": x["as_of"], "source": x["source"]}
             for x in profiles]
-
-
-def storage(options: list[dict]) -> list[dict]:
-    """Each option's storage price and its source."""
-    return [{"option": o["name"], "id": o["storage"]["id"], "usd_per_gb_month": o["storage"]["usd_per_gb_month"],
-             "source": o["storage"]["source"]} for o in options]

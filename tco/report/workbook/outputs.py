@@ -243,7 +243,7 @@ def _fx_totals(book: Book, ws, r: int, options) -> int:
 def _rate_fan(book: Book, ws, sheet: str, hdr: int, r: int, res) -> tuple[int, list]:
     """The USD/BRL rate itself when it was simulated: the deterministic path (live, from the Timeline) and the
     simulated percentiles, with their chart; returns the next free row and the charts so far."""
-    rate_fan = (res.meta or {}).get("fx_fan")
+    rate_fan = res.analysis.fx_fan
     if rate_fan is None:
         return r, []
     t, first = book.t, r

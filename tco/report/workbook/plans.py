@@ -8,13 +8,19 @@ The search is not redone by the workbook: ``python -m tco plan FILE`` reproduces
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, Mapping
+
 from tco.domain import FleetKind, FleetMode
 from tco.report.workbook.book import Book, num, qs
 
+if TYPE_CHECKING:
+    from tco.findings import PlanSearch
+    from tco.results import Results
 
-def plan_rows(plans: dict) -> list[tuple[str, int, dict]]:
+
+def plan_rows(plans: PlanSearch) -> list[tuple[str, int, Mapping[str, Any]]]:
     """(group, place, plan) of each group's plans, groups by their best TCO, best first in each."""
-    groups = sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"])
+    groups = sorted(plans.by_provider.items(), key=lambda kv: kv[1]["best"]["tco_brl"])
     return [(g, n, p) for g, v in groups for n, p in enumerate([v["best"]] + list(v.get("runners_up") or []), 1)]
 
 
@@ -42,19 +48,19 @@ def _training(book: Book, p: dict) -> str:
     return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
 
 
-def write_plans(book: Book, res, plans: dict, source: str) -> None:
+def write_plans(book: Book, res: Results, plans: PlanSearch, source: str) -> None:
     """The Plans sheet: how the search ran, each group's plans ranked by TCO (the runners-up folded), then the best
     plan against the scenario's cheapest option."""
     ws = book.wb.get_worksheet_by_name(book.sheets["plans"])
-    r = _plans_head(book, ws, plans.get("search", {}), source)
+    r = _plans_head(book, ws, plans.search, source)
     rows = plan_rows(plans)
     best = min(p["tco_brl"] for _, _, p in rows)
     r = _plan_table(book, ws, r, rows, best) + 1
-    _vs_options(book, ws, r, res, plans.get("vs_options") or {}, best)
+    _vs_options(book, ws, r, res, plans.vs_options or {}, best)
     ws.freeze_panes(0, 1)
 
 
-def _plans_head(book: Book, ws, srch: dict, source: str) -> int:
+def _plans_head(book: Book, ws, srch: Mapping[str, Any], source: str) -> int:
     """Column widths, title, the note with the command, and the search's candidates, providers and switches;
     returns the next free row."""
     t = book.t
@@ -106,7 +112,7 @@ def _plan_table(book: Book, ws, r: int, rows: list, best: float) -> int:
     return r
 
 
-def _vs_options(book: Book, ws, r: int, res, vs: dict, best: float) -> None:
+def _vs_options(book: Book, ws, r: int, res: Results, vs: Mapping[str, Any], best: float) -> None:
     """The scenario's cheapest option (live, from the Comparison), the best plan, and what the plan saves."""
     t = book.t
     cmp_ = qs(book.sheets["comparison"])

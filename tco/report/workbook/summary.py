@@ -9,6 +9,8 @@ the ranked TCOs, the cumulative cost chart, the scenario's notes and the engine'
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from tco import __version__
 from tco.costs import finance_rules, unit_rules
 from tco.report.workbook.book import Book, num, qs
@@ -16,14 +18,18 @@ from tco.report.workbook.breakeven import breakevens
 from tco.report.workbook.finance import calendar_years
 from tco.report.workbook.outputs import cumulative_chart, infeasible_text, ranked_ok, ranks_among, unranked_word
 
+if TYPE_CHECKING:
+    from tco.report.view import View
+    from tco.results import Results
 
-def write_summary(book: Book, res, doc: dict, order: list[int]) -> None:
+
+def write_summary(book: Book, res: Results, v: View, order: list[int]) -> None:
     """The Summary sheet: the cover facts, the master check, the leader's KPIs, the ranking (sorted by formula) with
     its chart, the cumulative cost chart, then the scenario's notes and the warnings."""
     ws = book.wb.get_worksheet_by_name(book.sheets["summary"])
     r = _cover(book, ws, res.scenario) + 1
     _master_check(book, ws, r)
-    r = _kpis(book, res, doc, ws, r + 3)
+    r = _kpis(book, res, v, ws, r + 3)
     first = r + 2
     r = _ranking(book, res, ws, r + 1, order)
     _chart_series(book, first, r - 1)
@@ -122,7 +128,7 @@ def summary_formats(book: Book) -> None:
     })
 
 
-def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
+def _kpis(book: Book, res: Results, v: View, ws, r: int) -> int:
     """The leader's KPIs, its cash out by year, and where it stops leading (break-evens); a chart beside them."""
     t = book.t
     b = breakevens(res)
@@ -131,7 +137,7 @@ def _kpis(book: Book, res, doc: dict, ws, r: int) -> int:
     ws.write_string(r, 1, "", book.fmt("h1"))
     ws.write_string(r, 2, t("unit"), book.fmt("h1"))
     r += 1
-    rows = _leader_kpis(book, res, doc, b, o) + _cash_out_kpis(book, res, o) + _breakeven_kpis(book, res, b)
+    rows = _leader_kpis(book, res, v, b, o) + _cash_out_kpis(book, res, o) + _breakeven_kpis(book, res, b)
     top = r
     for label, f, cached, fmt, unit in rows:
         ws.write_string(r, 0, label)
@@ -149,7 +155,7 @@ def _comparison_column(book: Book, res, c: str) -> str:
     return f"{qs(book.sheets['comparison'])}${c}${c0}:${c}${c0 + len(res.options) - 1}"
 
 
-def _leader_kpis(book: Book, res, doc: dict, b: dict, o) -> list[tuple]:
+def _leader_kpis(book: Book, res: Results, v: View, b: dict, o) -> list[tuple]:
     """(label, formula, cached, format, unit) of the leader, its TCO and NPV, its margin over the second, and its
     cost per user-month, per GPU-hour and per million tokens."""
     t = book.t
@@ -160,7 +166,7 @@ def _leader_kpis(book: Book, res, doc: dict, b: dict, o) -> list[tuple]:
         return _comparison_column(book, res, c)
 
     return [
-        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", doc.get("cheapest") or "",
+        (t("cheapest"), f"=INDEX({col('B')},MATCH(MIN({col('N')}),{col('N')},0))", v.cheapest or "",
          "kpi_text", ""),
         (t("sum_lead_tco"), f"=MIN({col('N')})", num(tco), "kpi", t("fin_kbrl")),
         (t("sum_lead_npv"), f"=INDEX({col('E')},be_leader_pos)", num(o.npv.deterministic) if o else 0.0, "kpi",

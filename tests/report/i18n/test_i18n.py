@@ -277,7 +277,7 @@ def assistant():
 def test_workbook_and_terminal_name_each_ledger_line_the_same(assistant, loc, tmp_path, capsys):
     import openpyxl
 
-    from tco.report import workbook
+    from tco.report import view, workbook
 
     sc, res, doc = assistant
     sc = sc.model_copy(update={"scenario": sc.scenario.model_copy(update={"locale": loc})})
@@ -288,7 +288,7 @@ def test_workbook_and_terminal_name_each_ledger_line_the_same(assistant, loc, tm
 
     # the workbook: the cost lines of each Calc sheet, in the offer's currency and in BRL
     f = tmp_path / "m.xlsx"
-    workbook.write(res, doc, f)
+    workbook.write(res, view.build(res), f)
     wb = openpyxl.load_workbook(f, read_only=True)
     calc = wb[t("sh_calc", loc, i=1)]
     column_a = [r[0] for r in calc.iter_rows(min_col=1, max_col=1, values_only=True) if isinstance(r[0], str)]
@@ -347,17 +347,18 @@ def test_pt_br_terminal_summary_has_no_english(assistant, capsys):
 def test_tornado_table_in_pt_br(capsys):
     """Labels, unit and metric of a row come from the catalog (the engine's English is only a fallback);
     numbers and money in the locale's format."""
+    from tco.findings import Tornado, TornadoRow
     from tco.report import terminal
 
-    row = {"input": "users", "label": "Users", "low": 0.5, "high": 1.5, "unit": "× growth curve", "metric": "tco",
-           "low_diff_brl": -1000.0, "high_diff_brl": 2000.0, "swing_brl": 3000.0}
-    terminal.tornado_table({"challenger": "B", "leader": "A", "base_diff_brl": 500.0, "rows": [row]}, "pt-BR")
+    row = TornadoRow(input="users", label="Users", low=0.5, high=1.5, unit="× growth curve", metric="tco",
+                     base_diff_brl=500.0, low_diff_brl=-1000.0, high_diff_brl=2000.0, swing_brl=3000.0)
+    terminal.tornado_table(Tornado(challenger="B", leader="A", base_diff_brl=500.0, rows=(row,)), "pt-BR")
     out = re.sub(r"\s+", " ", capsys.readouterr().out.replace("\xa0", " "))
     assert "B menos A (base: R$ 500)" in out
     assert "Usuários" in out and "0,5 – 1,5 × curva de crescimento" in out
     assert "R$ 3.000" in out and "R$ 2.000" in out
     assert ENGLISH.findall(out) == []
-    terminal.tornado_table({"challenger": None}, "pt-BR")
+    terminal.tornado_table(Tornado(leader="A", challenger=None), "pt-BR")
     assert capsys.readouterr().out.strip() == t("term_one_option", "pt-BR")
 
 

@@ -12,6 +12,7 @@ import re
 
 import pytest
 
+from tco.findings import Sensitivity
 from tco.report import fmt, proposal, view
 from tco.report.proposal import annex
 from tco.report.i18n import t
@@ -87,20 +88,20 @@ def test_fx_of_a_fixed_rate_run(small_view, palette):
 def test_fx_breakeven_of_the_recommendation_and_its_counterpart(small_run, small_view, palette):
     rec = small_view.recommended
     paras = annex.fx(small_view, palette, EN)["paragraphs"]
-    row = next(b for b in small_run.meta["breakevens"]["usdbrl"] if rec.name in (b["option"], b["versus"]))
-    other = small_view.option(row["versus"] if row["option"] == rec.name else row["option"])
-    assert t("pv_a_breakeven", EN, other=other.label, rec=rec.label, rate=unit_price(row["usdbrl"], EN)) in paras
+    row = next(b for b in small_run.analysis.breakevens.usdbrl if rec.name in (b.option, b.versus))
+    other = small_view.option(row.versus if row.option == rec.name else row.option)
+    assert t("pv_a_breakeven", EN, other=other.label, rec=rec.label, rate=unit_price(row.usdbrl, EN)) in paras
 
 
 def test_hedge_table_from_the_engine(small_run, small_view, palette):
     hedge = annex.fx(small_view, palette, EN)["hedge"]
-    h = small_run.meta["hedging"]
-    assert hedge["intro"] == t("pv_a_hedge_intro", EN, first=unit_price(h["forward_first"], EN),
-                               last=unit_price(h["forward_last"], EN))
+    h = small_run.analysis.hedging
+    assert hedge["intro"] == t("pv_a_hedge_intro", EN, first=unit_price(h.forward_first, EN),
+                               last=unit_price(h.forward_last, EN))
     labels = {o.name: o.label for o in small_view.options}
-    assert hedge["table"]["rows"] == [[labels[x["option"]], money(small_view.option(x["option"]).tco_brl, EN),
-                                       money(x["hedged_tco_brl"], EN), money(x["unhedged_p95_brl"], EN)]
-                                      for x in h["options"]]
+    assert hedge["table"]["rows"] == [[labels[x.option], money(small_view.option(x.option).tco_brl, EN),
+                                       money(x.hedged_tco_brl, EN), money(x.unhedged_p95_brl, EN)]
+                                      for x in h.options]
 
 
 def test_no_dollar_costs_no_fx_section(small_run, palette):
@@ -111,19 +112,19 @@ def test_no_dollar_costs_no_fx_section(small_run, palette):
 # --- sensitivity ------------------------------------------------------------------------------------------------------
 
 def test_sensitivity_intro_and_chart(small_run, small_view, palette):
-    sens = small_run.meta["sensitivity"]["dedicated_vs_cloud"]
+    sens = small_run.analysis.sensitivity.dedicated_vs_cloud
     out = annex.sensitivity(small_view, palette, EN)
     labels = {o.name: o.label for o in small_view.options}
-    lead = small_run.meta["sensitivity"]["leaders"]  # another pair: the PDF says which the terminal shows (L8)
-    assert out["intro"] == t("pv_a_sens_intro", EN, leader=labels[sens["leader"]],
-                             challenger=labels[sens["challenger"]], base=money(sens["base_diff_brl"], EN)) + " " + t(
-        "pv_a_sens_why_pair", EN, leader=labels[lead["leader"]], challenger=labels[lead["challenger"]],
-        base=money(lead["base_diff_brl"], EN))
+    lead = small_run.analysis.sensitivity.leaders  # another pair: the PDF says which the terminal shows (L8)
+    assert out["intro"] == t("pv_a_sens_intro", EN, leader=labels[sens.leader],
+                             challenger=labels[sens.challenger], base=money(sens.base_diff_brl, EN)) + " " + t(
+        "pv_a_sens_why_pair", EN, leader=labels[lead.leader], challenger=labels[lead.challenger],
+        base=money(lead.base_diff_brl, EN))
     svg = out["chart"]["html"]
     assert "<svg" in svg
     # the TCO rows, widest swing first (the tornado's order)
-    rows = sorted((r for r in sens["rows"] if r.get("metric", "tco") == "tco"), key=lambda r: -abs(r["swing_brl"]))
-    names = [t(f"sens_in_{r['input']}", EN) for r in rows]
+    rows = sorted((r for r in sens.rows if r.metric == "tco"), key=lambda r: -abs(r.swing_brl))
+    names = [t(f"sens_in_{r.input}", EN) for r in rows]
     pos = [svg.find(re.sub("&", "&amp;", n)) for n in names]
     assert all(p >= 0 for p in pos), names
     assert pos == sorted(pos)
@@ -134,12 +135,13 @@ def test_no_sensitivity_no_section(seed_view, palette):
 
 
 def test_the_leaders_tornado_when_the_engine_made_no_other_pair(small_run, small_view, palette):
-    lead = small_run.meta["sensitivity"]["leaders"]
-    v = dataclasses.replace(small_view, meta={**small_view.meta, "sensitivity": {"leaders": lead}})
+    lead = small_run.analysis.sensitivity.leaders
+    v = dataclasses.replace(small_view, analysis=dataclasses.replace(small_view.analysis,
+                                                                     sensitivity=Sensitivity(leaders=lead)))
     labels = {o.name: o.label for o in v.options}
     assert annex.sensitivity(v, palette, EN)["intro"] == t(
-        "pv_a_sens_intro", EN, leader=labels[lead["leader"]], challenger=labels[lead["challenger"]],
-        base=money(lead["base_diff_brl"], EN))
+        "pv_a_sens_intro", EN, leader=labels[lead.leader], challenger=labels[lead.challenger],
+        base=money(lead.base_diff_brl, EN))
 
 
 # --- sources and glossary ----------------------------------------------------------------------------------------------

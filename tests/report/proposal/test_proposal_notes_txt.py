@@ -99,12 +99,12 @@ def test_no_dedicated_option_means_no_offer(small_run):
 
 
 def test_a_cheaper_plan_is_pointed_out_with_its_saving(small_run):
-    vs = small_run.meta["plans"]["vs_options"]
+    vs = small_run.analysis.plans.vs_options
     assert vs["best_plan_saving_brl"] > 0
     # the saving is the cheapest option's TCO less the best plan's
     assert vs["best_plan_saving_brl"] == pytest.approx(vs["cheapest_option_tco_brl"] - vs["best_plan_tco_brl"])
     # the plan named in the run's locale (the JSON keeps the English name: vs["best_plan"])
-    best = small_run.meta["plans"]["overall"]["best"]
+    best = small_run.analysis.plans.best
     assert best["name"] == vs["best_plan"] and best["name"].startswith("Plan ")
     named = plan_label(best, "pt-BR")
     assert named.startswith("Plano ") and named != vs["best_plan"]
@@ -115,9 +115,9 @@ def test_a_cheaper_plan_is_pointed_out_with_its_saving(small_run):
 
 
 def test_no_saving_no_plan_line(small_run):
-    meta = dict(small_run.meta)
-    meta["plans"] = dict(meta["plans"], vs_options=dict(meta["plans"]["vs_options"], best_plan_saving_brl=0.0))
-    lines = _lines(dataclasses.replace(small_run, meta=meta))
+    found = small_run.analysis.plans
+    plans = dataclasses.replace(found, vs_options=dict(found.vs_options, best_plan_saving_brl=0.0))
+    lines = _lines(dataclasses.replace(small_run, analysis=dataclasses.replace(small_run.analysis, plans=plans)))
     assert not any(x.startswith("A busca de planos") for x in lines)
 
 

@@ -20,7 +20,7 @@ from lazy import PerKey
 
 from tco.catalog import load_catalog
 from tco.engine import run_scenario
-from tco.report import json_out, workbook
+from tco.report import json_out, view, workbook
 from tco.results import rankable
 from tco.scenario import Scenario, load
 
@@ -338,7 +338,7 @@ def written(runs, tmp_path_factory):
 
     def make(stem):
         _, _, res, doc = runs[stem]
-        workbook.write(res, doc, d / f"{stem}.xlsx")
+        workbook.write(res, view.build(res), d / f"{stem}.xlsx")
         return d / f"{stem}.xlsx"
 
     return PerKey(make, [p.stem for p in SCENARIOS])
@@ -377,7 +377,7 @@ def recalculated(runs, written, tmp_path_factory):
         scenario, path, _, _ = runs[stem]
         res, expected[key] = run_engine(modified(scenario, change), path, enrich=True)
         target = src / f"variant_{key}.xlsx"
-        workbook.write(res, expected[key], target)
+        workbook.write(res, view.build(res), target)
         inputs.append(target)
     recalculate(inputs, out, tmp_path_factory.mktemp("lo-profile"))
     return {k: (out / Path(f).name, expected[k]) for k, f in zip(expected, inputs)}
@@ -476,7 +476,7 @@ def test_pt_br_labels_carry_no_raw_engine_ids(runs, written, tmp_path):
     res, doc = run_engine(modified(scenario, lambda d: d["scenario"].update(locale="pt-BR")), path)
     assert {o.kind for o in res.options} >= {"hybrid", "cloud", "dedicated"}
     f = tmp_path / "pretrain_pt.xlsx"
-    workbook.write(res, doc, f)
+    workbook.write(res, view.build(res), f)
     files.append((f, res))
     for f, res in files:
         cells = _label_cells(f, res)
@@ -569,7 +569,7 @@ def test_scenario_text_is_literal_text_never_a_formula_or_link(runs, tmp_path):
 
     res, doc = run_engine(modified(scenario, change), path)
     f = tmp_path / "evil.xlsx"
-    workbook.write(res, doc, f)
+    workbook.write(res, view.build(res), f)
     wb = openpyxl.load_workbook(f)
     found = {v: 0 for v in evil}
     for ws in wb.worksheets:

@@ -3,8 +3,9 @@ table's columns, one row each."""
 
 from __future__ import annotations
 
+from tco.report.view_catalog import catalog_rows
 from tco.report.workbook.catalog import (
-    EGRESS_COLUMNS, STORAGE_COLUMNS, TAX_COLUMNS, TRANSLATED, egress_tiers, storage, tax_profiles,
+    EGRESS_COLUMNS, STORAGE_COLUMNS, TAX_COLUMNS, TRANSLATED, egress_tiers, tax_profiles,
 )
 
 
@@ -27,9 +28,10 @@ def test_a_tax_profile_spreads_its_rates_into_the_columns():
     assert TRANSLATED["method"] == "taxm" and TRANSLATED["pis_cofins_creditable"] == "yesno"
 
 
-def test_storage_is_one_row_per_option():
-    options = [{"name": "A", "storage": {"id": "s3", "usd_per_gb_month": 0.023, "source": "AWS"}},
-               {"name": "B", "storage": {"id": "local", "usd_per_gb_month": 0.01, "source": "quote"}}]
-    rows = storage(options)
-    assert [r["option"] for r in rows] == ["A", "B"] and rows[0]["usd_per_gb_month"] == 0.023
+def test_storage_is_one_row_per_option(seed_results):
+    """The view's storage rows (tco.report.view_catalog): one per option in the scenario's order, the sheet's
+    columns, each the option's resolved storage price."""
+    rows = catalog_rows(seed_results).storage
+    assert [r["option"] for r in rows] == [o.name for o in seed_results.options]
     assert all(set(r) == set(STORAGE_COLUMNS) for r in rows)
+    assert [r["usd_per_gb_month"] for r in rows] == [o.resolved.storage_usd_per_gb_month for o in seed_results.options]

@@ -21,18 +21,32 @@ def test_clean_source_by_hand():
     assert client.clean_source("shared/reviews/x.md") == "—"
 
 
-def test_client_doc_drops_the_sellers_parts():
-    doc = {"plans": {"overall": {}}, "notices": [1], "warnings": ["w"],
-           "catalog_rows": {"offers": [{"kind": "dedicated", "source": "Estimate from tco/catalog/data/x.csv"},
-                                       {"kind": "cloud", "source": "AWS list; shared/reviews/r.md §1"}],
-                            "files": [{"path": "tco/catalog/data/gpus.csv"}]},
-           "options": [{"storage": {"source": "S3 (cloud_prices_specs.md 3.2)"}}]}
-    out = client.client_doc(doc)
-    assert not {"plans", "notices", "warnings"} & set(out)
-    offers = out["catalog_rows"]["offers"]
-    assert offers[0]["source"].startswith("Preço do provedor") and offers[1]["source"] == "AWS list"
-    assert out["catalog_rows"]["files"] == [] and out["options"][0]["storage"]["source"] == "S3"
-    assert doc["plans"] and doc["catalog_rows"]["files"]  # the seller's document is untouched
+def test_client_view_drops_the_sellers_parts(small_run):
+    """The client's view: no plan search, no notices, no catalog file, the provider's own price named as such and
+    internal references cut from every source; the seller's view untouched."""
+    import dataclasses
+
+    from tco.domain import Notice
+    from tco.report import view
+    from tco.report.view_catalog import CatalogRows
+
+    v = view.build(small_run)
+    cat = CatalogRows(gpus=(), model={"source": "HF card; shared/reviews/m.md", "as_of": "2026-01"},
+                      offers=({"kind": "dedicated", "source": "Estimate from tco/catalog/data/x.csv", "derivation": "d"},
+                              {"kind": "cloud", "source": "AWS list; shared/reviews/r.md §1", "note": "n (x.csv)"}),
+                      egress=(), taxes=(), tax_reform=(), files=("tco/catalog/data/gpus.csv",),
+                      storage=({"option": "a", "id": "s3", "usd_per_gb_month": 0.023,
+                                "source": "S3 (cloud_prices_specs.md 3.2)"},))
+    seller = dataclasses.replace(v, catalog=cat, notices=(Notice("price_estimate", "a", {}),))
+    out = client.client_view(seller)
+    assert seller.analysis.plans is not None and seller.plans  # the small run searched plans
+    assert out.analysis.plans is None and out.plans == () and out.notices == ()
+    offers = out.catalog.offers
+    assert offers[0]["source"].startswith("Preço do provedor") and offers[0]["derivation"] == ""
+    assert offers[1]["source"] == "AWS list" and offers[1]["note"] == "n"
+    assert out.catalog.files == () and out.catalog.storage[0]["source"] == "S3"
+    assert out.catalog.model == cat.model  # the model's row is shown as the catalog has it
+    assert seller.catalog.files and seller.catalog.offers[1]["source"].endswith("§1")  # the seller's view untouched
 
 
 @pytest.fixture(scope="module")
@@ -41,13 +55,12 @@ def books(seed_inputs, tmp_path_factory):
     import openpyxl
 
     from tco import api
-    from tco.report import json_out, workbook
+    from tco.report import view, workbook
 
     res = api.run(seed_inputs, analysis=False)
-    doc = json_out.build(res)
     folder = tmp_path_factory.mktemp("books")
-    client.write(res, doc, folder / "client.xlsx")
-    workbook.write(res, doc, folder / "seller.xlsx")
+    client.write(res, view.build(res), folder / "client.xlsx")
+    workbook.write(res, view.build(res), folder / "seller.xlsx")
     out = []
     for name in ("client.xlsx", "seller.xlsx"):
         wb = openpyxl.load_workbook(folder / name)

@@ -20,7 +20,7 @@ from test_workbook import SOFFICE, named_cells, named_values, recalculate, set_i
 from tco import api
 from tco.analysis import scaled_fx, scaled_prices
 from tco.engine import run_scenario
-from tco.report import json_out, workbook
+from tco.report import json_out, view, workbook
 from tco.analysis.figures import fx_multiple, tie_multiple
 from tco.report.workbook.breakeven import MIN_MULTIPLE, _values, breakevens, nearest
 from tco.costs import unit_rules
@@ -51,7 +51,7 @@ def seed():
 def seed_xlsx(seed, tmp_path_factory):
     _, res, doc = seed
     f = tmp_path_factory.mktemp("fin") / "seed.xlsx"
-    workbook.write(res, doc, f)
+    workbook.write(res, view.build(res), f)
     return f
 
 

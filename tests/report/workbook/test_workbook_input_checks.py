@@ -8,7 +8,7 @@ import openpyxl
 import pytest
 from test_workbook import ROOT, SOFFICE, named_values, recalculate, run_engine, set_input
 
-from tco.report import workbook
+from tco.report import view, workbook
 from tco.report.workbook.input_checks import SIGNED, _cells, master_formula, validity
 from tco.scenario import load
 
@@ -44,7 +44,7 @@ def recalculated(tmp_path_factory):
     src = tmp_path_factory.mktemp("inchk-src")
     res, doc = run_engine(s, SEED)
     base = src / "base.xlsx"
-    workbook.write(res, doc, base)
+    workbook.write(res, view.build(res), base)
     files = []
     for key, (cells, _) in EDITS.items():
         wb = openpyxl.load_workbook(base)

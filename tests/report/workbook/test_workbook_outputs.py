@@ -80,12 +80,12 @@ def test_an_infeasible_option_is_shown_but_not_ranked(small_run, tmp_path):
 
     from workbook_eval import Book
 
-    from tco.report import json_out, workbook
+    from tco.report import view, workbook
 
     slow = small_run.options[0]
     res = dataclasses.replace(small_run, options=[dataclasses.replace(o, replica=dataclasses.replace(
         o.replica, target_met=False)) if o is slow else o for o in small_run.options])
-    workbook.write(res, json_out.build(res), tmp_path / "b.xlsx")
+    workbook.write(res, view.build(res), tmp_path / "b.xlsx")
     b = Book(tmp_path / "b.xlsx")
     s = t("sh_comparison", LOC)
     assert b.cached(s, 4, 6) == t("infeasible", LOC)

@@ -10,7 +10,7 @@ from test_workbook import (ROOT, SOFFICE, assert_matches_engine, modified, named
 
 from tco.costs.owned_rules import owned_rules
 from tco.expr import Rule, Scalar
-from tco.report import workbook
+from tco.report import view, workbook
 from tco.report.workbook.owned import INPUTS, OWNED_CONSTANTS, OWNED_SHOWN
 from tco.scenario import load
 
@@ -47,7 +47,7 @@ def recalculated(tmp_path_factory):
     src = tmp_path_factory.mktemp("owned-src")
     res, doc = run_engine(s, EXAMPLE, enrich=True)  # with the tornado and break-evens: every sheet
     base = src / "base.xlsx"
-    workbook.write(res, doc, base)
+    workbook.write(res, view.build(res), base)
     files, docs = [base], {"base": doc}
     for key, (cells, change) in EDITS.items():
         if change is None:
@@ -105,7 +105,7 @@ def test_owned_inputs_carry_the_schema_bounds(tmp_path):
     s, _, _ = load(EXAMPLE)
     res, doc = run_engine(s, EXAMPLE)
     path = tmp_path / "owned.xlsx"
-    workbook.write(res, doc, path)
+    workbook.write(res, view.build(res), path)
     wb = openpyxl.load_workbook(path)
     (cell,) = named_cells(wb, "in_o3_own_resale")
     rules = [dv for dv in cell.parent.data_validations.dataValidation if cell.coordinate in dv.sqref]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from tco.findings import PlanSearch
 from tco.report.i18n import t
 from tco.report.workbook.plans import plan_rows
 
@@ -22,9 +23,10 @@ def sheet():
 
 
 def test_plan_rows_by_hand():
-    plans = {"by_provider": {"b": {"best": {"tco_brl": 5.0}, "runners_up": [{"tco_brl": 6.0}]},
-                             "a": {"best": {"tco_brl": 3.0}, "runners_up": []},
-                             "c": {"best": {"tco_brl": 4.0}}}}
+    plans = PlanSearch(search={}, hybrid=None, overall={},
+                       by_provider={"b": {"best": {"tco_brl": 5.0}, "runners_up": [{"tco_brl": 6.0}]},
+                                    "a": {"best": {"tco_brl": 3.0}, "runners_up": []},
+                                    "c": {"best": {"tco_brl": 4.0}}})
     assert [(g, n, p["tco_brl"]) for g, n, p in plan_rows(plans)] == [("a", 1, 3.0), ("c", 1, 4.0), ("b", 1, 5.0),
                                                                      ("b", 2, 6.0)]
 
@@ -44,7 +46,7 @@ def _table(book, sheet):
 
 
 def test_the_table_is_the_search(small_run, book, sheet):
-    plans = small_run.meta["plans"]
+    plans = small_run.analysis.plans
     expected = plan_rows(plans)
     rows = _table(book, sheet)
     assert len(rows) == len(expected)
@@ -58,7 +60,7 @@ def test_the_table_is_the_search(small_run, book, sheet):
 
 
 def test_the_saving_against_the_options(small_run, book, sheet):
-    vs = small_run.meta["plans"]["vs_options"]
+    vs = small_run.analysis.plans.vs_options
     rows = book.labels(sheet)
     r_opt, r_plan, r_save = (rows[t(k, LOC)] for k in ("plan_cheapest_option", "plan_best_plan", "plan_saving"))
     cheapest = min(o.tco.deterministic for o in small_run.options)

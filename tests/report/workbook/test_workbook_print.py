@@ -91,7 +91,7 @@ def test_libreoffice_prints_a_year_a_page_and_the_pack_in_six_pages(tmp_path):
 
     from tco.catalog import load_catalog
     from tco.engine import run_scenario
-    from tco.report import json_out, workbook
+    from tco.report import view, workbook
     from tco.scenario import load
     from test_workbook import RECALC_XCU
 
@@ -102,7 +102,7 @@ def test_libreoffice_prints_a_year_a_page_and_the_pack_in_six_pages(tmp_path):
     s, _, _ = load(seed)
     res = run_scenario(s, load_catalog(), file=str(seed), paths=200)
     xlsx = tmp_path / "seed.xlsx"
-    workbook.write(res, json_out.build(res, "", str(seed)), xlsx)
+    workbook.write(res, view.build(res), xlsx)
     profile = tmp_path / "profile"
     (profile / "user").mkdir(parents=True)
     (profile / "user" / "registrymodifications.xcu").write_text(RECALC_XCU, encoding="utf-8")

@@ -18,7 +18,7 @@ LOC = "pt-BR"
 
 @pytest.fixture(scope="module")
 def tornado(small_run):
-    block = small_run.meta["sensitivity"]["leaders"]
+    block = small_run.analysis.sensitivity.as_dict()["leaders"]
     assert block["rows"]
     return block
 
@@ -26,7 +26,7 @@ def tornado(small_run):
 @pytest.mark.parametrize("key", sorted(LIVE_SENS))
 def test_the_closed_form_is_what_the_engine_got_by_re_running(small_run, key):
     checked = 0
-    for block in small_run.meta["sensitivity"].values():
+    for block in small_run.analysis.sensitivity.as_dict().values():
         if not isinstance(block, dict):
             continue
         for row in block.get("rows") or []:
@@ -62,7 +62,7 @@ def test_the_usd_row_by_hand(small_run, tornado):
 
 def test_every_formula_of_the_sheet_is_its_cached_value(small_run):
     book = written(small_run)
-    assert book.check_formulas(t("sh_sensitivity", LOC)) >= 2 * len(small_run.meta["sensitivity"]["leaders"]["rows"])
+    assert book.check_formulas(t("sh_sensitivity", LOC)) >= 2 * len(small_run.analysis.sensitivity.as_dict()["leaders"]["rows"])
 
 
 def _block_of_row(book, s, r, sens: dict) -> dict:
@@ -78,7 +78,7 @@ def test_live_rows_are_formulas_and_cache_the_engine_differences(small_run):
     book = written(small_run)
     s = t("sh_sensitivity", LOC)
     live = t("sens_live", LOC)
-    sens = small_run.meta["sensitivity"]
+    sens = small_run.analysis.sensitivity.as_dict()
     found = 0
     for (cell,) in book.f[s].iter_rows(min_col=11, max_col=11):
         if cell.value != live:
