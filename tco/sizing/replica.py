@@ -17,8 +17,8 @@ fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the 
 the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
 
 Glossary (units in brackets): b batch [sequences], ISL/OSL input/output tokens per request [-],
-L̄ = ISL + OSL/2 mean resident context [tokens], d hidden size [-], N, N_a total/active parameters [-],
-E, k experts per layer and per token [-], BW [B/s], peak [FLOP/s], link and network [B/s], time [s].
+L̄ = ISL + OSL/2 mean resident context (the batch memory allows reserves ISL + OSL) [tokens], d hidden size [-],
+N, N_a total/active parameters [-], E, k experts per layer and per token [-], BW [B/s], peak [FLOP/s], link and network [B/s], time [s].
 """
 
 from __future__ import annotations

@@ -48,8 +48,9 @@ LINK_LAT = In("link_lat") + In("coll_lat")
 calibration's extra latency per collective (0 in the shipped fit)."""
 NET_LAT = In("net_lat") + In("coll_lat")
 """α of one collective or pipeline hop between servers [s] (tco.sizing.replica.NETWORK_LATENCY_SECONDS)."""
-CTX = ISL + OSL / 2
-"""L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]."""
+CTX, RESERVED = ISL + OSL / 2, ISL + OSL
+"""L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]; ISL + OSL the KV it holds a place for: TensorRT-LLM's
+default scheduler GUARANTEED_NO_EVICT (llm_args.py SchedulerConfig) admits a request only when the cache takes it to the end."""
 ACTIVATION_BYTES = 2.0  # activations travel between GPUs in 16-bit [B per element]
 ACT = D * ACTIVATION_BYTES
 """Activations of one token [B]."""
@@ -286,8 +287,8 @@ def _sequence_terms() -> tuple[Rule, ...]:
         Rule("attn_tok", attn_flops(Row("ratio")), "FLOP", "attention FLOPs per generated token with its prompt share"),
         Rule("fits", Row("held_b") + Row("kv_rep") * (ISL + OSL) <= Row("mem_b"), "",
              "weights and one full sequence fit in the usable memory"),
-        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * CTX))), "seq",
-             "sequences whose mean context fits beside the weights"),
+        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * RESERVED))), "seq",
+             "sequences whose KV cache, reserved to completion (ISL + OSL), fits beside the weights"),
         Rule("b_max", MIN(Row("b_mem"), In("max_batch")), "seq", "largest batch: memory and the sequence cap"),
         Rule("prefill", _prefill(), "s", "one prompt alone"),
     )
