@@ -146,6 +146,18 @@ def test_without_targets_the_batch_fills_memory_and_the_bound_says_so():
     assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * (1000 + 200))) == 1139 and v["bound"] == "memory"
 
 
+def test_the_memory_batch_reserves_whole_sequences_and_the_cycle_reads_the_mean():
+    # TensorRT-LLM's GUARANTEED_NO_EVICT admits a request only when the cache takes it to its last token: at
+    # 1,000/8,000 the toy (512 B of KV per token, 9e9 − 2e9 = 7e9 B free) holds floor(7e9 / (512 × 9,000)) = 1,519
+    # sequences, not floor(7e9 / (512 × 5,000)) = 2,734 at the mean context 1,000 + 8,000/2; a cycle still reads the
+    # mean: 1,519 × 5,000 × 512 B
+    load = replace(TOY_LOAD, output_tokens=8000.0, target_tps=None, ttft_seconds=None, max_batch=10_000)
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]
+    assert v["b_mem"] == math.floor(7e9 / (512 * 9000)) == 1519 != math.floor(7e9 / (512 * 5000))
+    assert v["batch"] == 1519 and v["bound"] == "memory"
+    assert v["kv_read"] == pytest.approx(1519 * 5000 * 512)
+
+
 def test_one_evaluation_over_layouts_equals_one_per_layout():
     lays = [Layout(1), Layout(2), Layout(4), Layout(4, 2, "pp")]
     together = replica_table(lays, TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
