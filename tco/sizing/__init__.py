@@ -20,6 +20,7 @@ from dataclasses import field, fields, replace
 from tco.domain import Precision, TrainingMethod, record
 from tco.sizing.replica import (  # noqa: F401
     BYTES_PER_PARAM,
+    KV_RESERVE_SHARE,
     Calibration,
     Hardware,
     Load,
@@ -326,5 +327,6 @@ def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]
     mtp = getattr(serving, "speculative", "none") == "mtp"
     load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
                 serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share,
-                serving.speculative_draft_tokens if mtp else 0, serving.speculative_acceptance_share if mtp else 0.0)
+                serving.speculative_draft_tokens if mtp else 0, serving.speculative_acceptance_share if mtp else 0.0,
+                KV_RESERVE_SHARE[getattr(serving, "framework", "generic")])
     return model_spec(model, s.model.precision, s.model.kv_precision), hw, load

@@ -16,6 +16,7 @@ import numpy as np
 
 from tco.errors import InputError, Problem
 from tco.sizing.replica import (
+    KV_RESERVE_SHARE,
     LINK_LATENCY_SECONDS,
     LINK_SHARE,
     NETWORK_LATENCY_SECONDS,
@@ -125,7 +126,8 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
-    load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share)
+    load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,
+                KV_RESERVE_SHARE.get(r.framework or "trtllm", 1.0))
     spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
     mode = "ep" if r.mode == "ep" else "pp" if r.nodes > 1 else "tp"
     return Layout(r.tp, r.nodes, mode), inputs_of(spec, hw, load, eff), replicas

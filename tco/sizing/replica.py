@@ -17,8 +17,8 @@ fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the 
 the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
 
 Glossary (units in brackets): b batch [sequences], ISL/OSL input/output tokens per request [-],
-L̄ = ISL + OSL/2 mean resident context [tokens], d hidden size [-], N, N_a total/active parameters [-],
-E, k experts per layer and per token [-], BW [B/s], peak [FLOP/s], link and network [B/s], time [s].
+L̄ = ISL + OSL/2 mean resident context (the batch memory allows reserves ISL + OSL) [tokens], d hidden size [-],
+N, N_a total/active parameters [-], E, k experts per layer and per token [-], BW [B/s], peak [FLOP/s], link and network [B/s], time [s].
 """
 
 from __future__ import annotations
@@ -115,6 +115,15 @@ class Hardware:
     """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
 
 
+KV_RESERVE_SHARE: dict[str, float] = {"generic": 1.0, "trtllm": 1.0, "vllm": 0.5, "sglang": 0.5}
+"""Share of a request's output tokens whose KV cache the framework's scheduler reserves at admission. TensorRT-LLM's
+default capacity scheduler, GUARANTEED_NO_EVICT (tensorrt_llm llm_args.py, SchedulerConfig), admits a request only
+when the cache can take it to its last token: 1 (and "generic", which uses TensorRT-LLM's fit). vLLM (PagedAttention,
+Kwon et al., SOSP 2023, §4.2–4.5: blocks allocated as tokens are generated, preemption when they run out) and SGLang
+(RadixAttention's token pool, same on-demand allocation) hold a running sequence's KV only as far as it has grown, so
+over a steady batch each sequence holds its mean context ISL + OSL/2: 0.5."""
+
+
 @dataclass(frozen=True)
 class Load:
     input_tokens: float
@@ -129,6 +138,9 @@ class Load:
     """Speculative decoding (MTP): tokens the draft proposes per step, n [-]; 0: none."""
     acceptance_share: float = 0.0
     """Chance that each draft token is accepted, a [-] (DeepSeek-V3: 0.85–0.90 for its one MTP token)."""
+    kv_reserve_share: float = 1.0
+    """Share of the output whose KV cache the scheduler holds a place for when it admits a request, r [-]: the batch
+    memory allows reserves ISL + r·OSL per sequence (KV_RESERVE_SHARE by framework)."""
 
     @property
     def accepted_tokens(self) -> float:
@@ -249,7 +261,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "link_eff": eff.interconnect_share, "overhead": eff.step_overhead_seconds,
         "seq_over": eff.sequence_overhead_seconds, "layer_over": eff.layer_overhead_seconds,
         "coll_lat": eff.collective_latency_seconds,
-        "spec_tokens": 1.0 + load.draft_tokens, "spec_accept": load.accepted_tokens,
+        "spec_tokens": 1.0 + load.draft_tokens, "spec_accept": load.accepted_tokens, "kv_reserve": load.kv_reserve_share,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
         "net_lat": hw.network_latency_s, "link_share": hw.link_share,

@@ -23,6 +23,7 @@ INPUTS: dict[str, str] = {
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
     "layer_over": "in_layer_over", "spec_tokens": "in_spec_tokens", "spec_accept": "in_spec_accept",
+    "kv_reserve": "in_kv_reserve",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
     "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
@@ -48,8 +49,11 @@ LINK_LAT = In("link_lat") + In("coll_lat")
 calibration's extra latency per collective (0 in the shipped fit)."""
 NET_LAT = In("net_lat") + In("coll_lat")
 """α of one collective or pipeline hop between servers [s] (tco.sizing.replica.NETWORK_LATENCY_SECONDS)."""
-CTX = ISL + OSL / 2
-"""L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]."""
+CTX, RESERVED = ISL + OSL / 2, ISL + In("kv_reserve") * OSL
+"""L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]; ISL + r·OSL the KV it holds a place for: r = 1 under
+TensorRT-LLM's default scheduler GUARANTEED_NO_EVICT (llm_args.py SchedulerConfig), which admits a request only when the
+cache takes it to the end; r = 1/2 where the framework allocates KV pages as tokens come (vLLM, SGLang;
+tco.sizing.replica.KV_RESERVE_SHARE)."""
 ACTIVATION_BYTES = 2.0  # activations travel between GPUs in 16-bit [B per element]
 ACT = D * ACTIVATION_BYTES
 """Activations of one token [B]."""
@@ -286,8 +290,8 @@ def _sequence_terms() -> tuple[Rule, ...]:
         Rule("attn_tok", attn_flops(Row("ratio")), "FLOP", "attention FLOPs per generated token with its prompt share"),
         Rule("fits", Row("held_b") + Row("kv_rep") * (ISL + OSL) <= Row("mem_b"), "",
              "weights and one full sequence fit in the usable memory"),
-        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * CTX))), "seq",
-             "sequences whose mean context fits beside the weights"),
+        Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * RESERVED))), "seq",
+             "sequences whose KV cache, reserved to completion (ISL + OSL), fits beside the weights"),
         Rule("b_max", MIN(Row("b_mem"), In("max_batch")), "seq", "largest batch: memory and the sequence cap"),
         Rule("prefill", _prefill(), "s", "one prompt alone"),
     )

@@ -175,7 +175,7 @@ def test_replica_tp1_by_hand():
     v = replica_terms(Layout(1), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF)
     kv_tok = 2 * 2 * 1 * 64 * 2                          # 512 B
     ctx = 1000 + 200 / 2                                  # 1,100 tokens resident on average
-    b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * ctx))  # 7e9 / 563,200 → 12,428
+    b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * (1000 + 200)))  # reserved to completion: 7e9 / 614,400 → 11,393
     bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
     a_w = 2e9 / bw + 0.001                                # weights once + overhead = 0.041 s
     g = GEMM_TOK / fl                                     # weight GEMMs per sequence: 2.4e-4 s
@@ -184,7 +184,7 @@ def test_replica_tp1_by_hand():
     batch = math.floor(b_tps)
     cycle = max(2e9 / bw, batch * g) + batch * slope + 0.001
     prefill = max(2e9 / bw, (2 * 1e9 * 1000 + 4 * 2 * 64 * 500 * 1000) / fl) + 0.001   # = 0.04100512 s
-    assert v["b_mem"] == b_mem == 12_428
+    assert v["b_mem"] == b_mem == 11_393
     assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
     assert v["batch"] == batch == 194
     assert v["cycle"] == pytest.approx(cycle)
@@ -279,7 +279,7 @@ def test_tokens_per_second_target_missed_sizes_at_batch_one():
 def test_memory_and_max_batch_bounds():
     loose = replace(TOY_LOAD, target_tps=None)
     v = replica_terms(Layout(1), TOY_M, replace(TOY_HW, memory_gb=3.0), replace(loose, max_batch=10_000), TOY_EFF)
-    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * (1000 + 200))) == 1139 and v["bound"] == "memory"
     v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(loose, max_batch=256), TOY_EFF)
     assert v["batch"] == 256 and v["bound"] == "max-batch"
 

@@ -72,8 +72,9 @@ def test_replica_terms_by_hand_llama70_fp8_on_two_h200():
     assert v["mem_b"] == pytest.approx(2 * 141e9 * 0.9)                         # usable memory of 2 GPUs
     assert v["bw"] == pytest.approx(2 * 4.8e12 * 0.7)                           # η_bw × 2 GPUs' bandwidth
     assert v["fl"] == pytest.approx(2 * 989e12 * 0.5)
-    # the batch memory holds: (memory − weights) / (KV per token × mean resident context ISL + OSL/2)
-    assert v["b_mem"] == math.floor((2 * 141e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * (2000 + 400 / 2)))
+    # the batch memory holds: (memory − weights) / (KV per token × the whole sequence ISL + OSL, reserved to completion)
+    # = floor(183.8e9 / (163,840 B × 2,400)) = floor(467.4) = 467
+    assert v["b_mem"] == math.floor((2 * 141e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * (2000 + 400))) == 467
     b = v["batch"]
     # one roofline per operation: the weight GEMMs, b × (1 + r 5) × 2 × 70e9 FLOPs, outlast reading the weights
     # once (70e9 B / 6.72e12 B/s = 10.4 ms), so they count as compute; the memory term is each sequence's KV cache
@@ -90,10 +91,10 @@ def test_replica_terms_by_hand_llama70_fp8_on_two_h200():
 
 
 def test_memory_edge_one_gpu():
-    # 80 GB × 0.9 = 72 GB usable: 70 GB of weights leave 2 GB, room for 5 sequences of 2,200 resident tokens
+    # 80 GB × 0.9 = 72 GB usable: 70 GB of weights leave 2 GB, room for 5 sequences of 2,400 reserved tokens (2e9 / 393.2e6 = 5.09)
     gpu80 = Hardware(memory_gb=80, bandwidth_tbs=2.0, peak_tflops=900, gpus_per_server=1, link_gbs=0)
     v = replica_terms(Layout(1), LLAMA70, gpu80, LOAD, EFF)
-    assert v["fits"] and v["b_mem"] == math.floor((80e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * 2200)) == 5
+    assert v["fits"] and v["b_mem"] == math.floor((80e9 * 0.9 - 70e9) / (2 * 80 * 8 * 128 * 2400)) == 5
     # 64 GB × 0.9 = 57.6 GB usable: the weights alone do not fit
     assert not replica_terms(Layout(1), LLAMA70, Hardware(64, 2.0, 900, 1, 0), LOAD, EFF)["fits"]
 

@@ -64,15 +64,16 @@ def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
 
 
 def test_rules_alone_by_hand():
-    # TP 1 of the toy (bf16, 1 head of 64, r = 1000/200 = 5, L̄ = 1,100): b_mem = floor((9e9 − 2e9) / (512 × 1,100))
-    # = 12,428; the weights take a_w = 2e9 / 5e10 + 1 ms = 0.041 s; the GEMMs g = 6 × 2 × 1e9 / 5e13 = 2.4e-4 s per
-    # sequence; s = 512 × 1,100 / 5e10 + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13. The target 20 tokens/s gives
+    # TP 1 of the toy (bf16, 1 head of 64, r = 1000/200 = 5, L̄ = 1,100): b_mem = floor((9e9 − 2e9) / (512 × 1,200))
+    # = 11,393 (KV reserved to completion, ISL + OSL = 1,200); the weights take a_w = 2e9 / 5e10 + 1 ms = 0.041 s;
+    # the GEMMs g = 6 × 2 × 1e9 / 5e13 = 2.4e-4 s per sequence; s = 512 × 1,100 / 5e10 (the KV read is the mean L̄)
+    # + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13. The target 20 tokens/s gives
     # b = floor(min((0.05 − 0.041) / s, (0.05 − 0.001) / (g + s))) = floor(min(796.4, 194.98)) = 194: the GEMMs, not
     # the weights, bound it (one roofline per operation)
     attn = 4 * 2 * 1 * 64 * (1100 + 5 * 500)
     slope, g = 512 * 1100 / 5e10 + attn / 5e13, 6 * 2 * 1e9 / 5e13
     v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
-    assert v["b_mem"] == math.floor(7e9 / (512 * 1100)) == 12_428
+    assert v["b_mem"] == math.floor(7e9 / (512 * 1200)) == 11_393
     assert v["a1"] == pytest.approx(0.041, rel=1e-12)
     assert v["slope"] == pytest.approx(slope, rel=1e-12) and v["g1"] == pytest.approx(g, rel=1e-12)
     assert v["batch"] == math.floor(min((1 / 20 - 0.041) / slope, (1 / 20 - 0.001) / (g + slope))) == 194
@@ -142,7 +143,32 @@ def test_without_targets_the_batch_fills_memory_and_the_bound_says_so():
     v = replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]
     assert v["batch"] == 100 and v["bound"] == "max-batch" and v["met"]
     v = replica_table([Layout(1)], TOY_M, replace(TOY_HW, memory_gb=3.0), replace(load, max_batch=10_000), TOY_EFF)[0]
-    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * 1100)) == 1242 and v["bound"] == "memory"
+    assert v["batch"] == math.floor((3e9 * 0.9 - 2e9) / (512 * (1000 + 200))) == 1139 and v["bound"] == "memory"
+
+
+def test_the_memory_batch_reserves_whole_sequences_and_the_cycle_reads_the_mean():
+    # TensorRT-LLM's GUARANTEED_NO_EVICT admits a request only when the cache takes it to its last token: at
+    # 1,000/8,000 the toy (512 B of KV per token, 9e9 − 2e9 = 7e9 B free) holds floor(7e9 / (512 × 9,000)) = 1,519
+    # sequences, not floor(7e9 / (512 × 5,000)) = 2,734 at the mean context 1,000 + 8,000/2; a cycle still reads the
+    # mean: 1,519 × 5,000 × 512 B
+    load = replace(TOY_LOAD, output_tokens=8000.0, target_tps=None, ttft_seconds=None, max_batch=10_000)
+    v = replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]
+    assert v["b_mem"] == math.floor(7e9 / (512 * 9000)) == 1519 != math.floor(7e9 / (512 * 5000))
+    assert v["batch"] == 1519 and v["bound"] == "memory"
+    assert v["kv_read"] == pytest.approx(1519 * 5000 * 512)
+
+
+def test_a_framework_that_pages_kv_on_demand_holds_the_mean_context():
+    # vLLM and SGLang allocate KV pages as tokens come (KV_RESERVE_SHARE 0.5): the same toy at 1,000/8,000 holds
+    # floor(7e9 / (512 × (1,000 + 0.5 × 8,000))) = floor(7e9 / 2,560,000) = 2,734 sequences; TensorRT-LLM (1.0) 1,519
+    from tco.sizing.replica import KV_RESERVE_SHARE
+
+    load = replace(TOY_LOAD, output_tokens=8000.0, target_tps=None, ttft_seconds=None, max_batch=10_000)
+    paged = replica_table([Layout(1)], TOY_M, TOY_HW, replace(load, kv_reserve_share=KV_RESERVE_SHARE["vllm"]),
+                          TOY_EFF)[0]
+    assert paged["b_mem"] == math.floor(7e9 / (512 * 5000)) == 2734
+    assert KV_RESERVE_SHARE["trtllm"] == KV_RESERVE_SHARE["generic"] == 1.0 == 2 * KV_RESERVE_SHARE["sglang"]
+    assert replica_table([Layout(1)], TOY_M, TOY_HW, load, TOY_EFF)[0]["b_mem"] == 1519
 
 
 def test_one_evaluation_over_layouts_equals_one_per_layout():
