@@ -50,10 +50,7 @@ calibration's extra latency per collective (0 in the shipped fit)."""
 NET_LAT = In("net_lat") + In("coll_lat")
 """α of one collective or pipeline hop between servers [s] (tco.sizing.replica.NETWORK_LATENCY_SECONDS)."""
 CTX, RESERVED = ISL + OSL / 2, ISL + In("kv_reserve") * OSL
-"""L̄ = ISL + OSL/2: the mean resident context of a sequence [tokens]; ISL + r·OSL the KV it holds a place for: r = 1 under
-TensorRT-LLM's default scheduler GUARANTEED_NO_EVICT (llm_args.py SchedulerConfig), which admits a request only when the
-cache takes it to the end; r = 1/2 where the framework allocates KV pages as tokens come (vLLM, SGLang;
-tco.sizing.replica.KV_RESERVE_SHARE)."""
+"""L̄ = ISL + OSL/2 mean resident context; ISL + r·OSL the KV held per sequence, r by framework (KV_RESERVE_SHARE)."""
 ACTIVATION_BYTES = 2.0  # activations travel between GPUs in 16-bit [B per element]
 ACT = D * ACTIVATION_BYTES
 """Activations of one token [B]."""
