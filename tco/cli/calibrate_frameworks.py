@@ -13,16 +13,18 @@ from pathlib import Path
 
 from tco.errors import InputError, Problem
 
-FRAMEWORK_FREE = ("bandwidth_share", "sequence_overhead_seconds", "layer_overhead_seconds")
-"""What a framework's fit moves: the share of the memory bandwidth its attention and GEMM kernels reach in decode and
-its costs per sequence and per layer (scheduling, sampling, small kernels, the CPU work between steps). The FLOPS
-share stays the main fit's: on the first twelve rows (short-prompt ShareGPT decode) it went to its bound of 1.0 when
-freed, which made vLLM 44 % *faster* than TensorRT-LLM on the compute-bound seed; on the 22 rows of 2026-12-02 (with
-fixed-length prompts up to 10,000 tokens) freeing it raises the leave-one-out median (vLLM 11.9 → 12.6 %, SGLang
-15.8 → 20.5 %) and puts vLLM's at 0.58, above TensorRT-LLM's 0.525 (docs/calibration.md, Frameworks)."""
+FRAMEWORK_FREE = ("bandwidth_share",)
+"""What a framework's fit moves: the share of the memory bandwidth its attention and GEMM kernels reach in decode. The
+costs per sequence and per layer stay the main fit's, as the FLOPS share does. Freed (2026-12-02, 9 vLLM and 13 SGLang
+rows), they traded against η_bw and each other: SGLang's t_seq went to 49 µs, 4 × TensorRT-LLM's, which at the offline
+ShareGPT batch of ~1,300 sequences (SGL01, 8B on an A100) is 63 ms of CPU per step and made that row 25 % too slow,
+while the rows that pulled it up are bursts at ~45 requests; leave-one-out with η_bw alone: vLLM 12.5 → 6.1 %, SGLang
+16.6 → 11.8 %. Freeing the FLOPS share made vLLM 44 % *faster* than TensorRT-LLM on the compute-bound seed
+(docs/calibration.md, Frameworks). With the main fit's other terms and a lower η_bw a framework is never faster than
+TensorRT-LLM."""
 MIN_FRAMEWORK_ROWS = 6
-"""Fewest fitted rows of a framework for its own calibration: its three free parameters need more rows than unknowns for
-leave-one-out to mean anything; a framework with fewer is listed as not fitted and a scenario naming it stops with
+"""Fewest fitted rows of a framework for its own calibration: leave-one-out needs several rows per free parameter to
+mean anything (six, from when three were free); a framework with fewer is listed as not fitted and a scenario naming it stops with
 exit 2."""
 FRAMEWORKS = ("trtllm", "vllm", "sglang")
 
