@@ -126,8 +126,8 @@ def test_d1_a_new_folder_that_another_run_filled_is_kept(tmp_path, monkeypatch):
     out = tmp_path / "new"
     real = outputs._render
 
-    def render_then_fail(res, doc, tmp, stem, formats, scenario_path):
-        real(res, doc, tmp, stem, formats, scenario_path)
+    def render_then_fail(res, v, doc, tmp, stem, formats, scenario_path):
+        real(res, v, doc, tmp, stem, formats, scenario_path)
         (out / "someone_else.json").write_text("{}", encoding="utf-8")  # another run finished meanwhile
         raise OSError(5, "I/O error", "x")
 

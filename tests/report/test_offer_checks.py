@@ -71,11 +71,11 @@ def test_the_seed_items_match_its_costed_fleet(seed_results):
 @needs_poppler
 def test_the_pdf_and_notes_say_the_items_differ(cheap_items, tmp_path):
     text = _pdf_text(cheap_items, tmp_path)
-    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(6 * 17400, "pt-BR"))
+    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(5 * 17400, "pt-BR"))
     assert said.replace("\xa0", " ") in text
     notes = notes_txt.render(cheap_items)
     notes = notes.replace("\xa0", " ")
-    assert "R$ 19.998" in notes and "R$ 104.400" in notes and "R$ 10.440" in notes  # 6 × 17.400 and 6 × 1.740
+    assert "R$ 19.998" in notes and "R$ 87.000" in notes and "R$ 8.700" in notes  # 5 × 17.400 and 5 × 1.740
 
 
 def test_an_expired_quote_gives_a_notice(expired):
