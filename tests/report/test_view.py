@@ -129,8 +129,9 @@ def test_fx_path_and_spot_rate_are_the_run_values(seed_view, seed_results):
 
 
 def test_fx_of_a_full_run(small_run, small_view):
-    assert small_view.fx_model == small_run.fx_info["model"]
-    assert small_view.fx_base == small_run.fx_info["base_path"] == "focus"
+    assert small_run.fx_info is not None
+    assert small_view.fx_model == small_run.fx_info.model
+    assert small_view.fx_base == small_run.fx_info.base.path == "focus"
     assert small_view.fx_paths == 200
 
 
