@@ -224,7 +224,7 @@ def _best_plan_line(res, scenario_path: str) -> None:
     from tco.report.plan_names import plan_label
 
     loc = res.scenario.scenario.locale
-    best = plan_label(found.overall["best"], loc)  # vs["best_plan"] in the run's locale
+    best = plan_label(found.overall.best, loc)  # vs["best_plan"] in the run's locale
     _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                  cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 

@@ -137,11 +137,11 @@ def test_fx_of_a_full_run(small_run, small_view):
 
 def test_plans_are_each_group_best_cheapest_first(small_run, small_view):
     groups = small_run.analysis.plans.by_provider
-    assert [p.provider for p in small_view.plans] == sorted(groups, key=lambda g: groups[g]["best"]["tco_brl"])
+    assert [p.provider for p in small_view.plans] == sorted(groups, key=lambda g: groups[g].best.tco_brl)
     for p in small_view.plans:
-        best = groups[p.provider]["best"]
-        assert p.tco_brl == best["tco_brl"]
-        assert p.serving_offer == best["serving"]["offer"]
+        best = groups[p.provider].best
+        assert p.tco_brl == best.tco_brl
+        assert p.serving_offer == best.serving["offer"]
     assert [p.tco_brl for p in small_view.plans] == sorted(p.tco_brl for p in small_view.plans)
 
 
