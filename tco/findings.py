@@ -252,7 +252,7 @@ class Plan:
 
     @classmethod
     def of(cls, d: Mapping[str, Any]) -> Plan:
-        """From the plan search's document (``tco.plan.search``)."""
+        """From a plan of the search's JSON document (``as_dict``'s inverse)."""
         return cls(name=d["name"], group=d["group"], fleet=d["fleet"], tco_brl=d["tco_brl"], npv_brl=d["npv_brl"],
                    tax_profile=d["tax_profile"], tax_uplift_share=d["tax_uplift_share"], training=d["training"],
                    serving=d["serving"], notes=tuple(d["notes"]), option=d["option"])
@@ -317,7 +317,7 @@ class PlanSearch:
 
     @classmethod
     def of(cls, found: Mapping[str, Any]) -> PlanSearch:
-        """From the plan search's document (``tco.plan.search``, ``vs_options`` when set)."""
+        """From the search's JSON document (``as_dict``'s inverse: the document a ``plan --json`` or a run wrote)."""
         return cls(search=found["search"], by_provider={g: GroupPlans.of(v) for g, v in found["by_provider"].items()},
                    hybrid=Plan.of(found["hybrid"]) if found.get("hybrid") else None,
                    overall=OverallPlans.of(found["overall"]), vs_options=found.get("vs_options"))

@@ -247,7 +247,7 @@ def cmd_plan(args) -> int:
 
         from tco.files import write_whole
 
-        write_whole(args.json, dumps(_clean(res)))
+        write_whole(args.json, dumps(_clean(res.as_dict())))
         _out(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 
