@@ -12,9 +12,14 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tco.cli.args import MAX_PATHS, MAX_SEED  # noqa: F401  (the limits, as tests and callers name them)
 from tco.cli.args import OWN_COMMANDS, parser, stem_problem
+
+if TYPE_CHECKING:
+    from tco.results import Results
+
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
@@ -213,7 +218,7 @@ def _write(res, args, on_terminal: bool, loc: str) -> list:
         return api.write(res, args.output, args.formats)
 
 
-def _best_plan_line(res, scenario_path: str) -> None:
+def _best_plan_line(res: Results, scenario_path: str) -> None:
     """The closing line when the run searched plans: the best plan found (named in the run's locale) against
     the scenario's cheapest option."""
     found = res.analysis.plans
