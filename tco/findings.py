@@ -18,6 +18,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch  # noqa: F401  (re-exported)
+
 
 @dataclass(frozen=True, kw_only=True)
 class FxBreakeven:
@@ -229,108 +231,6 @@ class Hedging:
     def as_dict(self) -> dict:
         return {"forward_first": self.forward_first, "forward_last": self.forward_last, "brl_rate": self.brl_rate,
                 "usd_rate": self.usd_rate, "options": [r.as_dict() for r in self.options], "note": self.note}
-
-
-@dataclass(frozen=True, kw_only=True)
-class Plan:
-    """One plan of the plan search (``tco.plan.combine``): its name (its parts in the JSON's English), group
-    (a provider or 'hybrid'), fleet mode, TCO and NPV [BRL], tax profile and uplift, the training and serving fleets
-    as the search describes them, its notes and the ``[[options]]`` table that re-runs it through the engine."""
-
-    name: str
-    group: str
-    fleet: str
-    """'shared' or 'separate' (``FleetMode``)."""
-    tco_brl: float
-    npv_brl: float
-    tax_profile: str
-    tax_uplift_share: float | None
-    training: Mapping[str, Any] | None
-    serving: Mapping[str, Any]
-    notes: tuple[str, ...]
-    option: Mapping[str, Any]
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> Plan:
-        """From a plan of the search's JSON document (``as_dict``'s inverse)."""
-        return cls(name=d["name"], group=d["group"], fleet=d["fleet"], tco_brl=d["tco_brl"], npv_brl=d["npv_brl"],
-                   tax_profile=d["tax_profile"], tax_uplift_share=d["tax_uplift_share"], training=d["training"],
-                   serving=d["serving"], notes=tuple(d["notes"]), option=d["option"])
-
-    def as_dict(self) -> dict:
-        return {"name": self.name, "group": self.group, "fleet": self.fleet, "tco_brl": self.tco_brl,
-                "npv_brl": self.npv_brl, "tax_profile": self.tax_profile, "tax_uplift_share": self.tax_uplift_share,
-                "training": self.training, "serving": self.serving, "notes": list(self.notes), "option": self.option}
-
-
-@dataclass(frozen=True, kw_only=True)
-class GroupPlans:
-    """A group's (a provider's, or the hybrids') best plan, its runners-up up to ``[plan] show``, the candidates it
-    covered and the best's margin over the first runner-up [BRL, share of the best's TCO]."""
-
-    best: Plan
-    runners_up: tuple[Plan, ...]
-    candidates: int
-    margin_brl: float | None
-    margin_share: float | None
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> GroupPlans:
-        return cls(best=Plan.of(d["best"]), runners_up=tuple(Plan.of(p) for p in d["runners_up"]),
-                   candidates=d["candidates"], margin_brl=d["margin_brl"], margin_share=d["margin_share"])
-
-    def as_dict(self) -> dict:
-        return {"best": self.best.as_dict(), "runners_up": [p.as_dict() for p in self.runners_up],
-                "candidates": self.candidates, "margin_brl": self.margin_brl, "margin_share": self.margin_share}
-
-
-@dataclass(frozen=True, kw_only=True)
-class OverallPlans:
-    """The best plan of every group, the runner-up (the next group's best) and the margin between them."""
-
-    best: Plan
-    runner_up: Plan | None
-    margin_brl: float | None
-    margin_share: float | None
-
-    @classmethod
-    def of(cls, d: Mapping[str, Any]) -> OverallPlans:
-        return cls(best=Plan.of(d["best"]), runner_up=Plan.of(d["runner_up"]) if d["runner_up"] else None,
-                   margin_brl=d["margin_brl"], margin_share=d["margin_share"])
-
-    def as_dict(self) -> dict:
-        return {"best": self.best.as_dict(), "runner_up": self.runner_up.as_dict() if self.runner_up else None,
-                "margin_brl": self.margin_brl, "margin_share": self.margin_share}
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlanSearch:
-    """Each provider's best plan (``tco.plan.search``) beside the options the user wrote: the search's facts,
-    the best plans of each provider group and of the hybrids, the overall best and runner-up, and the best plan
-    against the cheapest option."""
-
-    search: Mapping[str, Any]
-    by_provider: Mapping[str, GroupPlans]
-    hybrid: Plan | None
-    overall: OverallPlans
-    vs_options: Mapping[str, Any] | None = None
-
-    @classmethod
-    def of(cls, found: Mapping[str, Any]) -> PlanSearch:
-        """From the search's JSON document (``as_dict``'s inverse: the document a ``plan --json`` or a run wrote)."""
-        return cls(search=found["search"], by_provider={g: GroupPlans.of(v) for g, v in found["by_provider"].items()},
-                   hybrid=Plan.of(found["hybrid"]) if found.get("hybrid") else None,
-                   overall=OverallPlans.of(found["overall"]), vs_options=found.get("vs_options"))
-
-    @property
-    def best(self) -> Plan:
-        """The overall best plan."""
-        return self.overall.best
-
-    def as_dict(self) -> dict:
-        out = {"search": self.search, "by_provider": {g: v.as_dict() for g, v in self.by_provider.items()},
-               "hybrid": self.hybrid.as_dict() if self.hybrid else None, "overall": self.overall.as_dict()}
-        return out | ({"vs_options": self.vs_options} if self.vs_options is not None else {})
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tco.findings import (
-    Analysis, Breakevens, Decomposition, EgressClaim, FxBreakeven, Payback, Plan, PlanSearch, SeparationRow, Sensitivity,
+    Analysis, Breakevens, Decomposition, EgressClaim, FxBreakeven, Payback, PlanSearch, SeparationRow, Sensitivity,
     Tornado, UsersBreakeven,
 )
 
@@ -68,28 +68,6 @@ def test_the_analysis_writes_the_parts_computed():
                              "hedging": None}
     fan = {"p50": np.array([5.0, 5.1])}
     assert Analysis(fx_fan=fan).as_dict() == {"fx_fan": fan}
-
-
-def plan_doc(name: str, tco: float, notes: list[str]) -> dict:
-    """A plan as the search's document has it (``tco.plan.combine._plan``)."""
-    serving = {"offer": "aws/p5", "kind": "cloud", "mode": "always_on"}
-    return {"name": name, "group": "aws", "fleet": "separate", "tco_brl": tco, "npv_brl": tco * 0.9,
-            "tax_profile": "t", "tax_uplift_share": 0.1, "training": None, "serving": serving, "notes": notes,
-            "option": {"inference_offer": "aws/p5", "name": name}}
-
-
-def test_the_plan_search_from_its_document():
-    x, y = plan_doc("Plan x", 1.0, ["n1"]), plan_doc("Plan y", 1.5, [])
-    found = {"search": {"candidates": 3}, "hybrid": None,
-             "by_provider": {"aws": {"best": x, "runners_up": [y], "candidates": 3, "margin_brl": 0.5,
-                                     "margin_share": 0.5}},
-             "overall": {"best": x, "runner_up": None, "margin_brl": None, "margin_share": None}}
-    p = PlanSearch.of(found)
-    assert isinstance(p.best, Plan) and p.best.name == "Plan x" and p.best.notes == ("n1",) and p.vs_options is None
-    assert p.by_provider["aws"].runners_up[0].tco_brl == 1.5
-    assert p.as_dict() == found  # every key back, no vs_options key when the search was not set against options
-    vs = {"best_plan": "Plan x"}
-    assert PlanSearch.of(found | {"vs_options": vs}).as_dict() == found | {"vs_options": vs}
 
 
 def test_a_run_with_analysis_is_typed(small_run):

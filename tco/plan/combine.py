@@ -8,7 +8,7 @@ import numpy as np
 
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
-from tco.findings import GroupPlans, OverallPlans, Plan, PlanSearch
+from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch, ServingFleet, TrainingFleet
 from tco.plan.precheck import precheck
 from tco.plan.components import (Comp, Ctx, accepted, constraints, context, offers, prime_serving, residency_ok,
                                  training_problem, training_size)
@@ -86,9 +86,9 @@ def stand_ins(ctx: Ctx, by_group: dict[str, GroupPlans]) -> list[dict]:
     out = []
     for g, v in sorted(by_group.items()):
         sv = v.best.serving
-        if sv["kind"] != FleetKind.CLOUD:
+        if sv.kind != FleetKind.CLOUD:
             continue
-        prov, region = sv["provider"], sv["region"]
+        prov, region = sv.provider, sv.region
         eid = f"{EGRESS_BY_PROVIDER.get(prov, prov)}/{region}"
         e = ctx.cat.egress.get(eid)
         if e is not None and e.source.startswith("STAND-IN"):
@@ -202,7 +202,8 @@ def _margin(best: Plan, runner: Plan | None) -> dict[str, float | None]:
     return {"margin_brl": m, "margin_share": m / best.tco_brl if best.tco_brl else None}
 
 
-def _fleet_dict(c: Comp) -> dict:
+def _fleet_fields(c: Comp) -> dict:
+    """The fields of a plan's fleet (``PlanFleet``) from its component's fleet."""
     f = c.fleet
     return {"offer": f.offer_id, "provider": f.provider, "region": f.region, "kind": f.kind, "gpu": f.gpu.gpu,
             "gpus_per_server": f.gpus_per_server, "pricing": f.pricing, "price": f.price, "price_unit": f.price_unit,
@@ -217,14 +218,14 @@ def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str
     group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
     train = t if t is not None else (i if shared else None)
     mode = FleetMode.SHARED if shared else FleetMode.SEPARATE
-    training = None if train is None or train.training is None else _fleet_dict(train) | {
-        "servers": train.training.servers, "wall_hours": train.training.wall_hours}
-    serving = _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
-                                "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
-                                "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
-                                "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
-                                if i.replica else None}
-    name = render(of_plan({"group": group, "fleet": mode, "training": training, "serving": serving}), CONTRACT_EN)
+    training = None if train is None or train.training is None else TrainingFleet(
+        **_fleet_fields(train), servers=train.training.servers, wall_hours=train.training.wall_hours)
+    serving = ServingFleet(**_fleet_fields(i), mode=i.mode, committed_instances=tuple(i.committed) if i.committed else None,
+                           burst_pricing=i.burst_pricing, peak_instances=i.peak,
+                           tensor_parallel=i.replica.tensor_parallel if i.replica else None,
+                           tokens_per_second_per_user=i.replica.tokens_per_second_per_user if i.replica else None)
+    name = render(of_plan({"group": group, "fleet": mode, "training": training.as_dict() if training else None,
+                           "serving": serving.as_dict()}), CONTRACT_EN)
     return Plan(name=name, group=group, fleet=mode, tco_brl=tco, npv_brl=npv, tax_profile=tax_id,
                 tax_uplift_share=uplift, training=training, serving=serving,
                 notes=tuple(sorted(set((t.notes if t else ()) + i.notes))),

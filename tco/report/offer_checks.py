@@ -99,10 +99,10 @@ def plan_notices(found: PlanSearch | None) -> list[Notice]:
     if found is None:
         return []
     out = []
-    for x in (found.best.training or {}, found.best.serving):
-        if x.get("offer") and _unverified(str(x.get("status") or ""), str(x.get("as_of") or "")):
-            out.append(Notice("plan_unverified", "", {"offer": x["offer"], "status": x.get("status") or "—",
-                                                      "as_of": x.get("as_of") or "undated"}))
+    for x in (found.best.training, found.best.serving):
+        if x is not None and x.offer and _unverified(str(x.status or ""), str(x.as_of or "")):
+            out.append(Notice("plan_unverified", "", {"offer": x.offer, "status": x.status or "—",
+                                                      "as_of": x.as_of or "undated"}))
     return out
 
 

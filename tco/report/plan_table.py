@@ -17,7 +17,7 @@ from tco.domain import FleetKind, FleetMode
 from tco.report.i18n import locale_of, t, term
 
 if TYPE_CHECKING:
-    from tco.findings import Plan, PlanSearch
+    from tco.plan_results import Plan, PlanFleet, PlanSearch
 
 COMMITTED_BASELINE = "committed_baseline"
 """The serving mode of a plan with committed instances and on-demand hours above them (tco/plan)."""
@@ -76,18 +76,18 @@ def note_text(note: str, loc: str) -> str:
     return note
 
 
-def _fleet(f: Mapping[str, Any]) -> str:
+def _fleet(f: PlanFleet) -> str:
     """The offer id, and its pricing id when it is a cloud fleet (a dedicated one is monthly)."""
-    return f["offer"] + (f" {f['pricing']}" if f["kind"] == FleetKind.CLOUD else "")
+    return f.offer + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
 
 
 def _serving(p: Plan, loc: str) -> str:
     sv = p.serving
-    if sv["mode"] == COMMITTED_BASELINE:
-        mode = t("plan_tab_committed_baseline", loc, levels="/".join(str(k) for k in sv["committed_instances"]),
-                 burst=sv["burst_pricing"], peak=sv["peak_instances"])
+    if sv.mode == COMMITTED_BASELINE:
+        mode = t("plan_tab_committed_baseline", loc, levels="/".join(str(k) for k in sv.committed_instances or ()),
+                 burst=sv.burst_pricing, peak=sv.peak_instances)
     else:
-        mode = term("plan_tab_mode", sv["mode"], loc)
+        mode = term("plan_tab_mode", sv.mode, loc)
     return f"{_fleet(sv)}: {mode}"
 
 
@@ -99,8 +99,8 @@ def _training(p: Plan, loc: str) -> str:
         return "—"
     if p.fleet == FleetMode.SHARED:
         return t("plan_tab_on_serving_fleet", loc)
-    return f"{_fleet(tr)}: " + t("plan_tab_servers", loc, servers=fmt.number(tr["servers"], loc),
-                                      hours=fmt.number(tr["wall_hours"], loc))
+    return f"{_fleet(tr)}: " + t("plan_tab_servers", loc, servers=fmt.number(tr.servers, loc),
+                                      hours=fmt.number(tr.wall_hours, loc))
 
 
 def _group(g: str, loc: str) -> str:

@@ -241,10 +241,10 @@ def _plans(found: PlanSearch | None) -> tuple[PlanView, ...]:
     out = []
     for group, v in (found.by_provider if found is not None else {}).items():
         b = v.best
-        sv, tr = b.serving, b.training or {}
-        out.append(PlanView(group, float(b.tco_brl), float(b.npv_brl), sv["offer"], sv["kind"], sv["gpu"],
-                            int(sv["gpus_per_server"]), sv.get("pricing") or "", sv.get("region") or "",
-                            sv.get("peak_instances"), tr.get("offer"), tr.get("pricing")))
+        sv, tr = b.serving, b.training
+        out.append(PlanView(group, float(b.tco_brl), float(b.npv_brl), sv.offer, sv.kind, sv.gpu,
+                            int(sv.gpus_per_server), sv.pricing or "", sv.region or "", sv.peak_instances,
+                            tr.offer if tr else None, tr.pricing if tr else None))
     return tuple(sorted(out, key=lambda p: p.tco_brl))
 
 

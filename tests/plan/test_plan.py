@@ -172,7 +172,7 @@ def test_every_reported_plan_costs_in_the_engine_what_the_search_said(request, c
 def test_the_committed_baseline_found_is_the_engine_optimum(cat, burst_plans):
     s, plans = burst_plans
     best = plans.by_provider["aws"].best
-    assert best.serving["mode"] == "committed_baseline"
+    assert best.serving.mode == "committed_baseline"
     k = best.option["committed_instances"]
     assert k and k[0] > 0
     at_k, _ = _engine_tco(s, cat, best.option)
@@ -187,7 +187,7 @@ def test_seed_search_lists_each_provider_the_hybrid_and_the_overall_best(seed_pl
     assert {"aws", "azure", "gcp", "br-dedicated", "hybrid"} <= set(plans.by_provider)
     assert plans.search["candidates"] > 1000
     hybrid = plans.hybrid
-    assert hybrid.training["kind"] == "cloud" and hybrid.serving["kind"] == "dedicated"
+    assert hybrid.training.kind == "cloud" and hybrid.serving.kind == "dedicated"
     best = plans.overall.best
     assert best.tco_brl == min(v.best.tco_brl for v in plans.by_provider.values())
     runner = plans.overall.runner_up
@@ -204,14 +204,13 @@ def test_search_honours_speed_memory_and_skips_anomalous_rows(seed_plans, cat):
     target = s.inference.tokens_per_second_per_user
     for p in _all_plans(plans):
         sv = p.serving
-        assert sv["tokens_per_second_per_user"] >= target * (1 - 1e-9)
-        assert "anomal" not in (sv["status"] or "")
+        assert sv.tokens_per_second_per_user >= target * (1 - 1e-9)
+        assert "anomal" not in (sv.status or "")
     reasons = {(d["offer"], d["pricing"], d["role"]): d["reason"] for d in plans.search["skipped"]}
     # no plan uses a catalog row marked not_offered or anomalous (the catalog fixed the GCP row the search used to
     # skip by its source text; the statuses now say it)
     status = {(oid, p): cp.status for oid, o in cat.cloud_offers.items() for p, cp in o.prices.items()}
-    used = {(f["offer"], f["pricing"]) for p in _all_plans(plans) for f in (p.serving, p.training or {})
-            if f}
+    used = {(f.offer, f.pricing) for p in _all_plans(plans) for f in (p.serving, p.training) if f is not None}
     assert used and not [u for u in used if status.get(u) in ("not_offered", "anomalous")]
     assert "below the 25 asked" in reasons[("aws/us-east-1/g6.48xlarge", "on_demand", "serving")]
     assert "does not fit" in reasons[("aws/us-east-1/g6.xlarge", "on_demand", "serving")]
@@ -224,8 +223,8 @@ def test_brazil_only_keeps_every_fleet_in_brazil(cat):
     s = s.model_copy(update={"plan": s.plan.model_copy(update={"brazil_only": True})})
     plans = plan.search(s, cat)
     for p in _all_plans(plans):
-        assert p.serving["region"] in plan.BRAZIL_REGIONS
-        assert p.training is None or p.training["region"] in plan.BRAZIL_REGIONS
+        assert p.serving.region in plan.BRAZIL_REGIONS
+        assert p.training is None or p.training.region in plan.BRAZIL_REGIONS
 
 
 def test_search_is_deterministic(cat, seed_plans):
@@ -385,7 +384,7 @@ def test_every_catalog_provider_has_a_plan_or_a_reason(cat, seed_plans):
     clouds = {p: v.best.tco_brl for p, v in plans.by_provider.items()
               if p not in ("hybrid", "br-dedicated")}
     assert min(clouds, key=clouds.__getitem__) == "gcore"
-    assert plans.by_provider["gcore"].best.serving["pricing"] == "reserved_3yr"
+    assert plans.by_provider["gcore"].best.serving.pricing == "reserved_3yr"
 
 
 def test_stand_in_prices_are_named_not_hidden(cat, seed_plans):
@@ -409,14 +408,14 @@ def test_the_seeds_residency_keeps_every_plan_in_brazil(cat):
     found = plan.search(s, cat, file=str(SEED), lines=lines)
     for g, v in found.by_provider.items():
         for p in [v.best, *v.runners_up]:
-            assert p.serving["region"] in BRAZIL_REGIONS, (g, p.name)
-            assert (p.training or p.serving)["region"] in BRAZIL_REGIONS, (g, p.name)
+            assert p.serving.region in BRAZIL_REGIONS, (g, p.name)
+            assert (p.training or p.serving).region in BRAZIL_REGIONS, (g, p.name)
     cov = {c["provider"]: c["reason"] for c in found.search["coverage"]}
     assert cov["gcore"] == cov["azure"] == cov["lambda"] == "constraint_residency"
     assert cov["aws"] == cov["br-dedicated"] == ""
     # the best overall trains on AWS São Paulo and serves on the dedicated NVL servers
     best = found.overall.best
-    assert best.training["region"] == "sa-east-1" and best.serving["offer"] == "br-dedicated/sp/h200-nvl-1x"
+    assert best.training.region == "sa-east-1" and best.serving.offer == "br-dedicated/sp/h200-nvl-1x"
 
 
 def test_accepted_providers_narrow_the_search(cat):

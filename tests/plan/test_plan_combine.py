@@ -8,8 +8,15 @@ import pytest
 from tco.engine import run_scenario
 from tco.errors import InputError
 from tco.findings import Plan as PlanRecord
+from tco.plan_results import ServingFleet
 from tco.plan.combine import search, versus
 from tco.scenario import Option, Plan
+
+SERVING = ServingFleet(offer="x/y", provider="x", region="y", kind="cloud", gpu="H100", gpus_per_server=8,
+                       pricing="on_demand", price=1.0, price_unit="USD/h", status="listed", as_of="2026-11-01",
+                       mode="always_on", committed_instances=None, burst_pricing=None, peak_instances=1,
+                       tensor_parallel=8, tokens_per_second_per_user=30.0)
+"""A serving fleet for the plans built by hand."""
 
 
 @pytest.fixture(scope="module")
@@ -43,7 +50,7 @@ def test_a_plan_re_runs_through_the_engine_to_the_same_tco(dedicated):
 
 def test_versus_by_hand():
     best = PlanRecord(name="Plan x", group="g", fleet="separate", tco_brl=2_500_000.0, npv_brl=2_400_000.0,
-                      tax_profile="t", tax_uplift_share=None, training=None, serving={}, notes=(), option={})
+                      tax_profile="t", tax_uplift_share=None, training=None, serving=SERVING, notes=(), option={})
     got = versus(best, [("A", 3_000_000.0), ("B", 2_800_000.0)])
     assert got == {"cheapest_option": "B", "cheapest_option_tco_brl": 2_800_000.0, "best_plan": "Plan x",
                    "best_plan_tco_brl": 2_500_000.0, "best_plan_saving_brl": 2_800_000.0 - 2_500_000.0}

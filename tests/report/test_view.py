@@ -141,7 +141,7 @@ def test_plans_are_each_group_best_cheapest_first(small_run, small_view):
     for p in small_view.plans:
         best = groups[p.provider].best
         assert p.tco_brl == best.tco_brl
-        assert p.serving_offer == best.serving["offer"]
+        assert p.serving_offer == best.serving.offer
     assert [p.tco_brl for p in small_view.plans] == sorted(p.tco_brl for p in small_view.plans)
 
 

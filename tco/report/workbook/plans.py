@@ -14,7 +14,7 @@ from tco.domain import FleetKind, FleetMode
 from tco.report.workbook.book import Book, num, qs
 
 if TYPE_CHECKING:
-    from tco.findings import Plan, PlanSearch
+    from tco.plan_results import Plan, PlanFleet, PlanSearch, ServingFleet
     from tco.results import Results
 
 
@@ -24,19 +24,19 @@ def plan_rows(plans: PlanSearch) -> list[tuple[str, int, Plan]]:
     return [(g, n, p) for g, v in groups for n, p in enumerate((v.best, *v.runners_up), 1)]
 
 
-def _part(book: Book, f: Mapping[str, Any] | None, extra: str = "") -> str:
-    if not f:
+def _part(book: Book, f: PlanFleet | None, extra: str = "") -> str:
+    if f is None:
         return "—"
-    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == FleetKind.CLOUD else ""
-    return f"{f['offer']}{pricing}{extra}"
+    pricing = f" · {book.term('pricing', f.pricing)}" if f.kind == FleetKind.CLOUD else ""
+    return f"{f.offer}{pricing}{extra}"
 
 
-def _serving(book: Book, sv: Mapping[str, Any]) -> str:
-    mode = book.term("plan_mode", sv["mode"])
-    if sv.get("committed_instances"):
-        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv["committed_instances"]),
-                             burst=book.term("pricing", sv.get("burst_pricing") or ""))
-    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.get("peak_instances")))
+def _serving(book: Book, sv: ServingFleet) -> str:
+    mode = book.term("plan_mode", sv.mode)
+    if sv.committed_instances:
+        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv.committed_instances),
+                             burst=book.term("pricing", sv.burst_pricing or ""))
+    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.peak_instances))
 
 
 def _training(book: Book, p: Plan) -> str:
@@ -45,7 +45,7 @@ def _training(book: Book, p: Plan) -> str:
         return "—"
     if p.fleet == FleetMode.SHARED:
         return book.t("plan_on_serving_fleet")
-    return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
+    return _part(book, tr, " · " + book.t("plan_servers", n=tr.servers, h=f"{tr.wall_hours:,.0f}"))
 
 
 def write_plans(book: Book, res: Results, plans: PlanSearch, source: str) -> None:

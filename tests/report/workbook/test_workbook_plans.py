@@ -11,8 +11,15 @@ from __future__ import annotations
 import pytest
 
 from tco.findings import GroupPlans, OverallPlans, Plan, PlanSearch
+from tco.plan_results import ServingFleet
 from tco.report.i18n import t
 from tco.report.workbook.plans import plan_rows
+
+SERVING = ServingFleet(offer="x/y", provider="x", region="y", kind="cloud", gpu="H100", gpus_per_server=8,
+                       pricing="on_demand", price=1.0, price_unit="USD/h", status="listed", as_of="2026-11-01",
+                       mode="always_on", committed_instances=None, burst_pricing=None, peak_instances=1,
+                       tensor_parallel=8, tokens_per_second_per_user=30.0)
+"""A serving fleet for the plans built by hand."""
 
 LOC = "pt-BR"
 
@@ -25,7 +32,7 @@ def sheet():
 def test_plan_rows_by_hand():
     def plan(tco: float) -> Plan:
         return Plan(name=f"Plan {tco:g}", group="g", fleet="separate", tco_brl=tco, npv_brl=tco, tax_profile="t",
-                    tax_uplift_share=None, training=None, serving={}, notes=(), option={})
+                    tax_uplift_share=None, training=None, serving=SERVING, notes=(), option={})
 
     def group(best: float, *runners: float) -> GroupPlans:
         return GroupPlans(best=plan(best), runners_up=tuple(plan(r) for r in runners), candidates=1 + len(runners),
@@ -63,7 +70,7 @@ def test_the_table_is_the_search(small_run, book, sheet):
         assert book.cached(sheet, r, 3) == pytest.approx(p.tco_brl, rel=1e-12)
         assert book.cached(sheet, r, 4) == pytest.approx(p.npv_brl, rel=1e-12)
         assert book.cached(sheet, r, 5) == pytest.approx(p.tco_brl / best, rel=1e-12)  # ≥ 1: × the best
-        assert book.cached(sheet, r, 7).startswith(p.serving["offer"])
+        assert book.cached(sheet, r, 7).startswith(p.serving.offer)
 
 
 def test_the_saving_against_the_options(small_run, book, sheet):
