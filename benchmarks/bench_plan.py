@@ -43,9 +43,9 @@ def main() -> None:
     for path in sorted((ROOT / "scenarios").glob("*.toml")):
         s, _, _ = load(path)
         best, median, res = timed(lambda s=s: plan.search(s, cat), args.repeat)
-        one = s.model_copy(update={"options": [Option(**res["overall"]["best"]["option"])], "plan": None})
+        one = s.model_copy(update={"options": [Option(**res.best.option)], "plan": None})
         eng, _, _ = timed(lambda one=one: run_scenario(one, cat, simulate=False), args.repeat)
-        srch = res["search"]
+        srch = res.search
         comps = f"{srch['training_components']}+{srch['serving_components']}+{srch['shared_plans']}"
         print(f"{path.stem:<22} {srch['candidates']:>12,} {plan.precheck(s, cat):>8,} {comps:>16} {best:>8.3f} {median:>9.3f} {eng:>17.4f} "
               f"{eng * srch['candidates']:>20,.0f}")

@@ -73,11 +73,8 @@ def _plans(res: Results, inp: Inputs) -> Results:
     found = plan.search(inp.scenario, inp.catalog, file=inp.path, lines=inp.key_lines)
     from tco.engine import rankable
 
-    found["vs_options"] = plan.versus(found, [(o.name, o.tco.deterministic) for o in rankable(res.options)
-                                              or res.options])
-    from tco.findings import PlanSearch
-
-    return replace(res, analysis=replace(res.analysis, plans=PlanSearch.of(found)))
+    vs = plan.versus(found.best, [(o.name, o.tco.deterministic) for o in rankable(res.options) or res.options])
+    return replace(res, analysis=replace(res.analysis, plans=replace(found, vs_options=vs)))
 
 
 def _require_feasible(res: Results, inp: Inputs) -> None:

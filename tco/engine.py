@@ -15,6 +15,7 @@ from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts, option_costs, totals_rules
 from tco.costs.single import UnverifiedPriceError
 from tco.domain import FleetKind, Interconnect, Notice, Status, TaxMethod, TrainingMethod, is_monte_carlo, record
+from tco.domain.run_info import Efficiencies, FxInfo
 from tco.errors import InputError, Problem
 from tco.resolve import Fleet, ResolvedOption, resolve
 from tco.resolve.owned import contract_problem, owned_notices
@@ -263,9 +264,11 @@ def _results(ctx: _Run, months: list[str], done: list[_Costed], notices: tuple[N
     """The deterministic Results of the options costed (the FX risk fills their percentiles later)."""
     rows, rps, fx_path = ctx.rows, ctx.rps, ctx.rows["fx"]
     train_by_opt = {c.result.name: c.training for c in done if c.training is not None}
-    efficiencies = {"mfu": ctx.mfu, "bandwidth_efficiency_share": ctx.eff.bandwidth_share,
-                    "flops_efficiency_share": ctx.eff.flops_share, "scaling_efficiency": ctx.dflt["scaling_efficiency"],
-                    "serving_calibration": sizing.calibration_dict(ctx.eff), "training_mfu": ctx.dflt["training_mfu"]}
+    efficiencies = Efficiencies(mfu=ctx.mfu, bandwidth_efficiency_share=ctx.eff.bandwidth_share,
+                                flops_efficiency_share=ctx.eff.flops_share,
+                                scaling_efficiency=ctx.dflt["scaling_efficiency"],
+                                serving_calibration=sizing.calibration_dict(ctx.eff),
+                                training_mfu=ctx.dflt["training_mfu"])
     ledger = ledger_mod.Ledger(tuple(months), fx_path, tuple(x for c in done for x in c.series))
     return Results(ctx.s, months, ctx.days, fx_path, rows["users"], rows["requests"], rows["tokens"], rows["egress"],
                    rps.max(axis=1), rps, next(iter(train_by_opt.values()), None), train_by_opt,
@@ -350,10 +353,10 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
     from dataclasses import replace
 
     s = res.scenario
-    info = {"model": s.fx.model, "paths": paths or s.fx.paths, "seed": seed if seed is not None else s.fx.seed,
-            "usdbrl": s.fx.usdbrl, "volatility": s.fx.volatility,
-            "base_path_annual_change_rate": fxmod.base_annual_change(res.fx_path)}
-    info |= fxmod.describe_base(s.fx, s.scenario.start, len(res.months))
+    info = FxInfo(model=s.fx.model, paths=paths or s.fx.paths, seed=seed if seed is not None else s.fx.seed,
+                  usdbrl=s.fx.usdbrl, volatility=s.fx.volatility,
+                  base_path_annual_change_rate=fxmod.base_annual_change(res.fx_path),
+                  base=fxmod.describe_base(s.fx, s.scenario.start, len(res.months)))
     if not is_monte_carlo(s.fx.model):
         ok = [i for i, o in enumerate(res.options) if o.feasible]
         best = min(ok, key=lambda i: res.options[i].tco.deterministic) if ok else None
@@ -361,5 +364,5 @@ def apply_fx_risk(res: Results, *, paths: int | None = None, seed: int | None = 
         return replace(res, options=opts, fx_info=info)
     from tco.fx import risk
 
-    opts = risk.simulate(res, paths=int(info["paths"]), seed=int(info["seed"]), progress=progress)
-    return replace(res, options=opts, fx_info=info | risk.describe(res.scenario))
+    opts = risk.simulate(res, paths=int(info.paths), seed=int(info.seed), progress=progress)
+    return replace(res, options=opts, fx_info=replace(info, monte_carlo=risk.describe(res.scenario)))

@@ -18,6 +18,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch  # noqa: F401  (re-exported)
+
 
 @dataclass(frozen=True, kw_only=True)
 class FxBreakeven:
@@ -229,34 +231,6 @@ class Hedging:
     def as_dict(self) -> dict:
         return {"forward_first": self.forward_first, "forward_last": self.forward_last, "brl_rate": self.brl_rate,
                 "usd_rate": self.usd_rate, "options": [r.as_dict() for r in self.options], "note": self.note}
-
-
-@dataclass(frozen=True, kw_only=True)
-class PlanSearch:
-    """Each provider's best plan (``tco.plan.search``) beside the options the user wrote: the search's facts,
-    the best plan of each provider group and of the hybrids, the overall best and runner-up, and the best plan
-    against the cheapest option. The plans themselves are the plan search's records (``tco.plan``)."""
-
-    search: Mapping[str, Any]
-    by_provider: Mapping[str, Mapping[str, Any]]
-    hybrid: Mapping[str, Any] | None
-    overall: Mapping[str, Any]
-    vs_options: Mapping[str, Any] | None = None
-
-    @classmethod
-    def of(cls, found: Mapping[str, Any]) -> PlanSearch:
-        """From the plan search's document (``tco.plan.search``, ``vs_options`` when set)."""
-        return cls(search=found["search"], by_provider=found["by_provider"], hybrid=found.get("hybrid"),
-                   overall=found["overall"], vs_options=found.get("vs_options"))
-
-    @property
-    def best(self) -> Mapping[str, Any] | None:
-        """The overall best plan, or None."""
-        return (self.overall or {}).get("best")
-
-    def as_dict(self) -> dict:
-        out = {"search": self.search, "by_provider": self.by_provider, "hybrid": self.hybrid, "overall": self.overall}
-        return out | ({"vs_options": self.vs_options} if self.vs_options is not None else {})
 
 
 @dataclass(frozen=True, kw_only=True)

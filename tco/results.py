@@ -11,6 +11,7 @@ from tco import constants, finance, ledger as ledger_mod, sizing
 from tco.catalog import Catalog, ModelArch
 from tco.costs import OptionCosts
 from tco.domain import Currency, Dist, FleetKind, Notice, Role, option_kind, record
+from tco.domain.run_info import Efficiencies, FxInfo
 from tco.errors import Problem
 from tco.findings import Analysis
 from tco.resolve import ResolvedOption
@@ -168,13 +169,15 @@ class Results:
     training_by_option: dict[str, sizing.TrainingSize]
     options: list[OptionResult]
     model: ModelArch
-    defaults: dict
+    efficiencies: Efficiencies
+    """The modelling efficiencies the engine used (the JSON's ``assumptions.defaults_used``)."""
     catalog: Catalog
     ledger: ledger_mod.Ledger
     """Every cost, option × line × month, in its currency and in BRL: what every output reads."""
     notices: tuple[Notice, ...] = ()
     """What a reader must know (estimates, unreachable targets, idle minimum terms…), as data."""
-    fx_info: dict = field(default_factory=dict)
+    fx_info: FxInfo | None = None
+    """The FX model, its base path and Monte Carlo parameters; None until ``tco.engine.apply_fx_risk`` fills it."""
     analysis: Analysis = field(default_factory=Analysis)
     """The decision analysis (break-evens, sensitivity, decomposition, separation, hedging, the plan search), typed
     (``tco.findings``); empty until ``tco.analysis.enrich`` and the plan search fill it."""

@@ -129,7 +129,8 @@ def test_apply_fx_risk_without_monte_carlo_marks_the_cheapest(seed_results):
     out = apply_fx_risk(replace(res, scenario=s))
     best = min(out.options, key=lambda o: o.tco.deterministic)
     assert [o.prob_cheapest for o in out.options] == [1.0 if o is best else 0.0 for o in out.options]
-    assert out.fx_info["model"] == "fixed" and out.fx_info["base_path"] == "focus"
+    assert out.fx_info is not None and out.fx_info.model == "fixed" and out.fx_info.base.path == "focus"
+    assert out.fx_info.monte_carlo is None and "centred_on" not in out.fx_info.as_dict()  # deterministic: no MC keys
     for o in out.options:
         assert o.tco.p5 == o.tco.p50 == o.tco.p95 == o.tco.deterministic
 

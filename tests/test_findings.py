@@ -70,16 +70,6 @@ def test_the_analysis_writes_the_parts_computed():
     assert Analysis(fx_fan=fan).as_dict() == {"fx_fan": fan}
 
 
-def test_the_plan_search_from_its_document():
-    found = {"search": {"candidates": 3}, "by_provider": {"aws": {"best": {"tco_brl": 1.0}}}, "hybrid": None,
-             "overall": {"best": {"name": "Plan x"}}}
-    p = PlanSearch.of(found)
-    assert p.best == {"name": "Plan x"} and p.vs_options is None
-    assert p.as_dict() == found  # no vs_options key when the search was not set against options
-    vs = {"best_plan": "Plan x"}
-    assert PlanSearch.of(found | {"vs_options": vs}).as_dict() == found | {"vs_options": vs}
-
-
 def test_a_run_with_analysis_is_typed(small_run):
     a = small_run.analysis
     assert a.ran and isinstance(a.breakevens, Breakevens) and isinstance(a.plans, PlanSearch)

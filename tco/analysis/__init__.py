@@ -144,7 +144,9 @@ def enrich(res: Results, sensitivity: bool = True) -> Results:
     if res.scenario.fx.model in (FxModel.GBM, FxModel.BOOTSTRAP):
         from tco.fx import risk
 
-        fan = risk.fx_fan(res, res.fx_info["paths"], res.fx_info["seed"])
+        info = res.fx_info
+        assert info is not None, "the FX risk (engine.apply_fx_risk) runs before the analysis"
+        fan = risk.fx_fan(res, info.paths, info.seed)
     found = Analysis(breakevens=breakevens, sensitivity=tornados, separation=sep, decomposition=dec,
                      probability_cheapest={o.name: o.prob_cheapest for o in res.options}, hedging=hedge, fx_fan=fan,
                      plans=res.analysis.plans)

@@ -12,9 +12,14 @@ import contextlib
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tco.cli.args import MAX_PATHS, MAX_SEED  # noqa: F401  (the limits, as tests and callers name them)
 from tco.cli.args import OWN_COMMANDS, parser, stem_problem
+
+if TYPE_CHECKING:
+    from tco.results import Results
+
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The CLI's parser; given one of OWN_COMMANDS, without the calibrate and batch subcommands, whose modules
@@ -213,7 +218,7 @@ def _write(res, args, on_terminal: bool, loc: str) -> list:
         return api.write(res, args.output, args.formats)
 
 
-def _best_plan_line(res, scenario_path: str) -> None:
+def _best_plan_line(res: Results, scenario_path: str) -> None:
     """The closing line when the run searched plans: the best plan found (named in the run's locale) against
     the scenario's cheapest option."""
     found = res.analysis.plans
@@ -224,7 +229,7 @@ def _best_plan_line(res, scenario_path: str) -> None:
     from tco.report.plan_names import plan_label
 
     loc = res.scenario.scenario.locale
-    best = plan_label(found.overall["best"], loc)  # vs["best_plan"] in the run's locale
+    best = plan_label(found.overall.best, loc)  # vs["best_plan"] in the run's locale
     _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                  cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
 
@@ -247,7 +252,7 @@ def cmd_plan(args) -> int:
 
         from tco.files import write_whole
 
-        write_whole(args.json, dumps(_clean(res)))
+        write_whole(args.json, dumps(_clean(res.as_dict())))
         _out(t("term_wrote", inputs.scenario.scenario.locale, path=args.json))
     return 0
 

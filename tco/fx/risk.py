@@ -25,6 +25,7 @@ import numpy as np
 
 from tco import finance
 from tco.domain import Dist, FxModel
+from tco.domain.run_info import MonteCarloInfo
 from tco.fx.quantiles import PERCENTILES, StreamPercentiles
 from tco.fx.paths import (  # noqa: F401  re-exported: the paths live in tco.fx.paths
     CHUNK, bootstrap_paths, drift, gbm_factors, gbm_paths, gbm_trend, rate_paths)
@@ -39,16 +40,17 @@ bracket of `StreamPercentiles` missed, improbable): 8 B per path and row, in gro
 drawing the same paths again from the same seed)."""
 
 
-def describe(s) -> dict:
+def describe(s) -> MonteCarloInfo:
+    """What the Monte Carlo model of scenario `s` reports about itself: the drift (GBM), the centring, antithetic
+    pairs (GBM), the chunk size, and the bootstrap's block length and history."""
     fx = s.fx
     gbm = fx.model == FxModel.GBM
-    out = {"volatility": fx.volatility, "drift": fx.drift if gbm else None, "centred_on": "base path",
-           "antithetic": gbm, "chunk_paths": CHUNK}
     if fx.model == FxModel.BOOTSTRAP:
         from tco.fx.history import history_label
 
-        out |= {"block_months": fx.block_months, "history": history_label(fx)}
-    return out
+        return MonteCarloInfo(drift=None, centred_on="base path", antithetic=False, chunk_paths=CHUNK,
+                              block_months=fx.block_months, history=history_label(fx))
+    return MonteCarloInfo(drift=fx.drift if gbm else None, centred_on="base path", antithetic=gbm, chunk_paths=CHUNK)
 
 
 def option_groups(n_options: int, paths: int, budget: int | None = None) -> list[range]:

@@ -1,4 +1,4 @@
-"""Combine components over every candidate with numpy, and describe the best plans as plain data."""
+"""Combine components over every candidate with numpy, and describe the best plans (``tco.findings.Plan``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import numpy as np
 
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
+from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch, ServingFleet, TrainingFleet
 from tco.plan.precheck import precheck
 from tco.plan.components import (Comp, Ctx, accepted, constraints, context, offers, prime_serving, residency_ok,
                                  training_problem, training_size)
@@ -20,7 +21,7 @@ from tco.domain import BRAZIL_REGIONS, FleetKind, FleetMode, PlanMode, Role, Tra
 NO_TRAINING = None
 
 
-def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> dict:
+def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> PlanSearch:
     """Every plan the catalog allows for this scenario; the best per provider, the best hybrid and the
     best overall, with the runner-up and the margin. Raises InputError for a bad [plan] section, a scenario no
     offer can serve or a search too large (``precheck``, which runs first)."""
@@ -34,20 +35,21 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     if not by_group:
         raise InputError([Problem(file, "plan", "no plan fits: every training or serving offer within [plan] was "
                                   "skipped (see `python -m tco plan`)", (lines or {}).get(("plan",)))])
-    bests = sorted(by_group.values(), key=lambda v: v["best"]["tco_brl"])
-    overall = {"best": bests[0]["best"], **_margin(bests[0]["best"], bests[1]["best"] if len(bests) > 1 else None),
-               "runner_up": bests[1]["best"] if len(bests) > 1 else None}
-    return {"search": {"candidates": sc.covered, "providers": sorted({f.provider for f in fleets}),
+    bests = sorted(by_group.values(), key=lambda v: v.best.tco_brl)
+    runner = bests[1].best if len(bests) > 1 else None
+    overall = OverallPlans(best=bests[0].best, runner_up=runner, **_margin(bests[0].best, runner))
+    return PlanSearch(search={"candidates": sc.covered, "providers": sorted({f.provider for f in fleets}),
                        "coverage": coverage(ctx, fleets, by_group), "stand_ins": stand_ins(ctx, by_group),
                        "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
                        "spot_for_serving": ctx.spec.spot_for_serving,
                        "training_components": len(Tx) if s.training.method != TrainingMethod.NONE else 0,
                        "serving_components": len(Iv), "shared_plans": len(S),
                        "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
-            "by_provider": by_group, "hybrid": by_group.get("hybrid", {}).get("best"), "overall": overall}
+                      by_provider=by_group, hybrid=by_group["hybrid"].best if "hybrid" in by_group else None,
+                      overall=overall)
 
 
-def coverage(ctx: Ctx, fleets, by_group: dict) -> list[dict]:
+def coverage(ctx: Ctx, fleets, by_group: dict[str, GroupPlans]) -> list[dict]:
     """Every provider the catalog lists: its best plan's TCO, or why it has none (``reason``: 'plan_providers',
     'constraint_provider', 'constraint_residency', 'brazil_only', 'gpus', 'no_price', 'skipped'; ``detail``: the
     skipped offers' first reason)."""
@@ -59,7 +61,7 @@ def coverage(ctx: Ctx, fleets, by_group: dict) -> list[dict]:
     for p in every:
         row: dict = {"provider": p, "tco_brl": None, "reason": "", "detail": ""}
         if p in by_group:
-            row["tco_brl"] = by_group[p]["best"]["tco_brl"]
+            row["tco_brl"] = by_group[p].best.tco_brl
         elif spec.providers and p not in spec.providers:
             row["reason"] = "plan_providers"
         elif accepted(ctx) and p not in accepted(ctx):
@@ -76,17 +78,17 @@ def coverage(ctx: Ctx, fleets, by_group: dict) -> list[dict]:
     return out
 
 
-def stand_ins(ctx: Ctx, by_group: dict) -> list[dict]:
+def stand_ins(ctx: Ctx, by_group: dict[str, GroupPlans]) -> list[dict]:
     """The stand-in egress and storage prices (catalog rows whose source starts 'STAND-IN') under each provider's
     best plan: the serving fleet's region, as the engine looks them up (``tco.resolve``)."""
     from tco.resolve import EGRESS_BY_PROVIDER, STORAGE_BY_PROVIDER
 
     out = []
     for g, v in sorted(by_group.items()):
-        sv = v["best"]["serving"]
-        if sv["kind"] != FleetKind.CLOUD:
+        sv = v.best.serving
+        if sv.kind != FleetKind.CLOUD:
             continue
-        prov, region = sv["provider"], sv["region"]
+        prov, region = sv.provider, sv.region
         eid = f"{EGRESS_BY_PROVIDER.get(prov, prov)}/{region}"
         e = ctx.cat.egress.get(eid)
         if e is not None and e.source.startswith("STAND-IN"):
@@ -165,7 +167,7 @@ def _score(ctx: Ctx, Tx: list[Comp | None], Iv: list[Comp], S: list[Comp]) -> _S
         covered=int((valid * combos[None, :]).sum()) + len(S))
 
 
-def _best_by_group(ctx: Ctx, sc: _Scores) -> dict:
+def _best_by_group(ctx: Ctx, sc: _Scores) -> dict[str, GroupPlans]:
     """Per provider (and "hybrid"): the best plan, the runners-up up to [plan] show, the plans covered, the margin."""
     by_group = {}
     for g in sorted(set(sc.group.tolist())):
@@ -176,12 +178,12 @@ def _best_by_group(ctx: Ctx, sc: _Scores) -> dict:
         costs = np.round(sc.tco[order], 2)  # plans within a centavo are the same plan in other words
         keep = order[np.concatenate([[True], costs[1:] != costs[:-1]])]
         top = [_describe(ctx, sc, int(k)) for k in keep[:ctx.spec.show]]
-        by_group[g] = {"best": top[0], "runners_up": top[1:], "candidates": int(sc.combos[idx].sum()),
-                       **_margin(top[0], top[1] if len(top) > 1 else None)}
+        by_group[g] = GroupPlans(best=top[0], runners_up=tuple(top[1:]), candidates=int(sc.combos[idx].sum()),
+                                 **_margin(top[0], top[1] if len(top) > 1 else None))
     return by_group
 
 
-def _describe(ctx: Ctx, sc: _Scores, k: int) -> dict:
+def _describe(ctx: Ctx, sc: _Scores, k: int) -> Plan:
     """Candidate k as a plan (``_plan``); its NPV is its months discounted, as the engine discounts an option's."""
     if k < sc.n_pairs:
         a, b = divmod(k, len(sc.Iv))
@@ -192,41 +194,42 @@ def _describe(ctx: Ctx, sc: _Scores, k: int) -> dict:
     return _plan(ctx, None, c, float(sc.tco[k]), float(sc.whole[k - sc.n_pairs] @ ctx.disc), c.tax_profile, None)
 
 
-def _margin(best: dict, runner: dict | None) -> dict:
+def _margin(best: Plan, runner: Plan | None) -> dict[str, float | None]:
+    """The runner-up's extra cost over the best plan [BRL, share of the best's TCO]; None without a runner-up."""
     if runner is None:
         return {"margin_brl": None, "margin_share": None}
-    m = runner["tco_brl"] - best["tco_brl"]
-    return {"margin_brl": m, "margin_share": m / best["tco_brl"] if best["tco_brl"] else None}
+    m = runner.tco_brl - best.tco_brl
+    return {"margin_brl": m, "margin_share": m / best.tco_brl if best.tco_brl else None}
 
 
-def _fleet_dict(c: Comp) -> dict:
+def _fleet_fields(c: Comp) -> dict:
+    """The fields of a plan's fleet (``PlanFleet``) from its component's fleet."""
     f = c.fleet
     return {"offer": f.offer_id, "provider": f.provider, "region": f.region, "kind": f.kind, "gpu": f.gpu.gpu,
             "gpus_per_server": f.gpus_per_server, "pricing": f.pricing, "price": f.price, "price_unit": f.price_unit,
             "status": f.price_status, "as_of": f.price_as_of}
 
 
-def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> dict:
+def _plan(ctx: Ctx, t: Comp | None, i: Comp, tco: float, npv: float, tax_id: str, uplift: float | None) -> Plan:
     """One plan as data, with the [[options]] table that re-runs it through the engine; its name is its parts
     (``naming.of_plan``: its group, fleets and serving mode) in the JSON's English."""
     shared = i.role == Role.SHARED
     f = i.fleet
     group = f.provider if t is None or t.fleet.provider == f.provider else "hybrid"
     train = t if t is not None else (i if shared else None)
-    fields = {
-        "group": group, "fleet": FleetMode.SHARED if shared else FleetMode.SEPARATE,
-        "training": None if train is None or train.training is None else _fleet_dict(train) | {
-            "servers": train.training.servers, "wall_hours": train.training.wall_hours},
-        "serving": _fleet_dict(i) | {"mode": i.mode, "committed_instances": list(i.committed) if i.committed else None,
-                                     "burst_pricing": i.burst_pricing, "peak_instances": i.peak,
-                                     "tensor_parallel": i.replica.tensor_parallel if i.replica else None,
-                                     "tokens_per_second_per_user": i.replica.tokens_per_second_per_user
-                                     if i.replica else None}}
-    name = render(of_plan(fields), CONTRACT_EN)
-    return {"name": name, "group": group, "fleet": fields["fleet"], "tco_brl": tco, "npv_brl": npv,
-            "tax_profile": tax_id, "tax_uplift_share": uplift, "training": fields["training"],
-            "serving": fields["serving"], "notes": sorted(set((t.notes if t else ()) + i.notes)),
-            "option": _option_table(ctx, t, i) | {"name": name}}
+    mode = FleetMode.SHARED if shared else FleetMode.SEPARATE
+    training = None if train is None or train.training is None else TrainingFleet(
+        **_fleet_fields(train), servers=train.training.servers, wall_hours=train.training.wall_hours)
+    serving = ServingFleet(**_fleet_fields(i), mode=i.mode, committed_instances=tuple(i.committed) if i.committed else None,
+                           burst_pricing=i.burst_pricing, peak_instances=i.peak,
+                           tensor_parallel=i.replica.tensor_parallel if i.replica else None,
+                           tokens_per_second_per_user=i.replica.tokens_per_second_per_user if i.replica else None)
+    name = render(of_plan({"group": group, "fleet": mode, "training": training.as_dict() if training else None,
+                           "serving": serving.as_dict()}), CONTRACT_EN)
+    return Plan(name=name, group=group, fleet=mode, tco_brl=tco, npv_brl=npv, tax_profile=tax_id,
+                tax_uplift_share=uplift, training=training, serving=serving,
+                notes=tuple(sorted(set((t.notes if t else ()) + i.notes))),
+                option=_option_table(ctx, t, i) | {"name": name})
 
 
 def _option_table(ctx: Ctx, t: Comp | None, i: Comp) -> dict:
@@ -255,9 +258,8 @@ def _option_table(ctx: Ctx, t: Comp | None, i: Comp) -> dict:
     return opt
 
 
-def versus(plans: dict, options: list[tuple[str, float]]) -> dict:
+def versus(best: Plan, options: list[tuple[str, float]]) -> dict:
     """The best plan against the cheapest option the user wrote (deterministic TCOs) [BRL]."""
     name, tco = min(options, key=lambda o: o[1])
-    best = plans["overall"]["best"]
-    return {"cheapest_option": name, "cheapest_option_tco_brl": tco, "best_plan": best["name"],
-            "best_plan_tco_brl": best["tco_brl"], "best_plan_saving_brl": tco - best["tco_brl"]}
+    return {"cheapest_option": name, "cheapest_option_tco_brl": tco, "best_plan": best.name,
+            "best_plan_tco_brl": best.tco_brl, "best_plan_saving_brl": tco - best.tco_brl}

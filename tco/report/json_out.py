@@ -165,10 +165,10 @@ def build(res: Results, sha256: str = "", file: str = "", v: View | None = None)
         "demand": _demand_dict(res),
         "model": dict(v.catalog.model),
         "assumptions": {
-            "defaults_used": res.defaults,
+            "defaults_used": res.efficiencies.as_dict(),
             "training": s.training.model_dump(),
             "inference": s.inference.model_dump(),
-            "fx": s.fx.model_dump() | {"base_path": res.fx_info.get("base_path")},
+            "fx": s.fx.model_dump() | {"base_path": res.fx_info.base.path if res.fx_info else None},
             "conventions": {"cash_flow_timing": "month end", "discount": "(1 + r)^(-t/12), t = 1..H",
                             "costs": "positive amounts", "hours_per_month_for_unit_prices": int(HOURS_PER_MONTH.value)},
         },
@@ -189,7 +189,7 @@ def _scenario_dict(s, sha256: str, file: str) -> dict:
 
 def _fx_dict(res: Results) -> dict:
     """The FX model, the base path [BRL/USD by month] and what the model reports about itself."""
-    info = res.fx_info
+    info = res.fx_info.as_dict() if res.fx_info else {}
     return {"model": info.get("model"), "paths": info.get("paths"), "seed": info.get("seed"),
             "usdbrl": res.scenario.fx.usdbrl, "path": res.fx_path,
             **{k: v for k, v in info.items() if k not in ("model", "paths", "seed", "usdbrl")}}

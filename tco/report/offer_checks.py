@@ -96,13 +96,13 @@ def recommended_notices(o) -> list[Notice]:
 
 def plan_notices(found: PlanSearch | None) -> list[Notice]:
     """The best plan's prices that are unverified or undated (the plan search's `overall.best`)."""
-    best = (found.best if found is not None else None) or {}
+    if found is None:
+        return []
     out = []
-    for part in ("training", "serving"):
-        x = best.get(part) or {}
-        if x.get("offer") and _unverified(str(x.get("status") or ""), str(x.get("as_of") or "")):
-            out.append(Notice("plan_unverified", "", {"offer": x["offer"], "status": x.get("status") or "—",
-                                                      "as_of": x.get("as_of") or "undated"}))
+    for x in (found.best.training, found.best.serving):
+        if x is not None and x.offer and _unverified(str(x.status or ""), str(x.as_of or "")):
+            out.append(Notice("plan_unverified", "", {"offer": x.offer, "status": x.status or "—",
+                                                      "as_of": x.as_of or "undated"}))
     return out
 
 

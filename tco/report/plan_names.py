@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from tco.findings import Plan
 from tco.plan.naming import TEMPLATE_KEYS, of_plan, render
 from tco.report.i18n import t
 
 
-def plan_label(plan: Mapping, loc: str) -> str:
-    """`plan` (a plan of the search, as the JSON has it) named in `loc`."""
-    return render(of_plan(plan), {k: t(k, loc) for k in TEMPLATE_KEYS})
+def plan_label(plan: Plan | Mapping, loc: str) -> str:
+    """`plan` (a plan of the search, typed or as the JSON has it) named in `loc`."""
+    return render(of_plan(plan.as_dict() if isinstance(plan, Plan) else plan), {k: t(k, loc) for k in TEMPLATE_KEYS})

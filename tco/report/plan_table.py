@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
 from tco.domain import FleetKind, FleetMode
 from tco.report.i18n import locale_of, t, term
+
+if TYPE_CHECKING:
+    from tco.plan_results import Plan, PlanFleet, PlanSearch
 
 COMMITTED_BASELINE = "committed_baseline"
 """The serving mode of a plan with committed instances and on-demand hours above them (tco/plan)."""
@@ -73,31 +76,31 @@ def note_text(note: str, loc: str) -> str:
     return note
 
 
-def _fleet(f: dict) -> str:
+def _fleet(f: PlanFleet) -> str:
     """The offer id, and its pricing id when it is a cloud fleet (a dedicated one is monthly)."""
-    return f["offer"] + (f" {f['pricing']}" if f["kind"] == FleetKind.CLOUD else "")
+    return f.offer + (f" {f.pricing}" if f.kind == FleetKind.CLOUD else "")
 
 
-def _serving(p: dict, loc: str) -> str:
-    sv = p["serving"]
-    if sv["mode"] == COMMITTED_BASELINE:
-        mode = t("plan_tab_committed_baseline", loc, levels="/".join(str(k) for k in sv["committed_instances"]),
-                 burst=sv["burst_pricing"], peak=sv["peak_instances"])
+def _serving(p: Plan, loc: str) -> str:
+    sv = p.serving
+    if sv.mode == COMMITTED_BASELINE:
+        mode = t("plan_tab_committed_baseline", loc, levels="/".join(str(k) for k in sv.committed_instances or ()),
+                 burst=sv.burst_pricing, peak=sv.peak_instances)
     else:
-        mode = term("plan_tab_mode", sv["mode"], loc)
+        mode = term("plan_tab_mode", sv.mode, loc)
     return f"{_fleet(sv)}: {mode}"
 
 
-def _training(p: dict, loc: str) -> str:
+def _training(p: Plan, loc: str) -> str:
     from tco.report import fmt
 
-    tr = p["training"]
+    tr = p.training
     if tr is None:
         return "—"
-    if p["fleet"] == FleetMode.SHARED:
+    if p.fleet == FleetMode.SHARED:
         return t("plan_tab_on_serving_fleet", loc)
-    return f"{_fleet(tr)}: " + t("plan_tab_servers", loc, servers=fmt.number(tr["servers"], loc),
-                                      hours=fmt.number(tr["wall_hours"], loc))
+    return f"{_fleet(tr)}: " + t("plan_tab_servers", loc, servers=fmt.number(tr.servers, loc),
+                                      hours=fmt.number(tr.wall_hours, loc))
 
 
 def _group(g: str, loc: str) -> str:
@@ -110,44 +113,44 @@ HEADS = (("plan_tab_col_provider", "left"), ("plan_tab_col_rank", "right"), ("pl
 """The table's columns: catalog key and justification (the right-justified ones never wrap)."""
 
 
-def _table(plans: dict, loc: str):
+def _table(plans: PlanSearch, loc: str):
     """Each group cheapest first, its best plan then its runners-up with their margin over that best."""
     from rich.table import Table
     from rich.text import Text
 
     from tco.report import fmt
 
-    srch = plans["search"]
+    srch = plans.search
     title = t("plan_tab_title", loc, candidates=fmt.number(srch["candidates"], loc), providers=", ".join(
         srch["providers"])) + (" " + t("plan_tab_brazil_only", loc) if srch["brazil_only"] else "")
     table = Table(title=Text(title))
     for key, justify in HEADS:
         table.add_column(t(key, loc), justify=justify, no_wrap=justify == "right")  # type: ignore[arg-type]
-    for g, v in sorted(plans["by_provider"].items(), key=lambda kv: kv[1]["best"]["tco_brl"]):
-        best = v["best"]["tco_brl"]
-        for n, p in enumerate([v["best"]] + v["runners_up"], 1):
-            table.add_row(Text(_group(g, loc) if n == 1 else ""), str(n), fmt.money(p["tco_brl"], loc, False),
-                          t("plan_tab_best", loc) if n == 1 else "+" + fmt.percent(p["tco_brl"] / best - 1, loc),
+    for g, v in sorted(plans.by_provider.items(), key=lambda kv: kv[1].best.tco_brl):
+        best = v.best.tco_brl
+        for n, p in enumerate((v.best, *v.runners_up), 1):
+            table.add_row(Text(_group(g, loc) if n == 1 else ""), str(n), fmt.money(p.tco_brl, loc, False),
+                          t("plan_tab_best", loc) if n == 1 else "+" + fmt.percent(p.tco_brl / best - 1, loc),
                           Text(_training(p, loc)), Text(_serving(p, loc)))
         table.add_section()
     return table
 
 
-def _closing(plans: dict, loc: str, show_skipped: bool = False) -> list[str]:
+def _closing(plans: PlanSearch, loc: str, show_skipped: bool = False) -> list[str]:
     """The lines under the table: the overall best and runner-up, the best plan's notes, the [[options]] snippet
     that re-runs it (named in `loc`, as a scenario of that locale would name it) and the count of skipped uses."""
     from tco.report import fmt
     from tco.report.plan_names import plan_label
 
-    ov, srch = plans["overall"], plans["search"]
-    b = ov["best"]
-    out = [t("plan_tab_best_overall", loc, name=plan_label(b, loc), tco=fmt.money(b["tco_brl"], loc, False))]
-    if ov.get("runner_up"):
-        r = ov["runner_up"]
-        out.append(t("plan_tab_runner_up", loc, name=plan_label(r, loc), tco=fmt.money(r["tco_brl"], loc, False),
-                     margin=fmt.money(ov["margin_brl"], loc, False), share=fmt.percent(ov["margin_share"], loc)))
-    out += [t("plan_tab_note", loc, note=note_text(n, loc)) for n in b["notes"]]
-    out += [t("plan_tab_rerun", loc), option_toml(b["option"] | {"name": plan_label(b, loc)})]
+    ov, srch = plans.overall, plans.search
+    b = ov.best
+    out = [t("plan_tab_best_overall", loc, name=plan_label(b, loc), tco=fmt.money(b.tco_brl, loc, False))]
+    if ov.runner_up is not None:
+        r = ov.runner_up
+        out.append(t("plan_tab_runner_up", loc, name=plan_label(r, loc), tco=fmt.money(r.tco_brl, loc, False),
+                     margin=fmt.money(ov.margin_brl, loc, False), share=fmt.percent(ov.margin_share, loc)))
+    out += [t("plan_tab_note", loc, note=note_text(n, loc)) for n in b.notes]
+    out += [t("plan_tab_rerun", loc), option_toml(dict(b.option) | {"name": plan_label(b, loc)})]
     out += coverage_lines(srch, loc)
     if srch["skipped"]:
         out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch["skipped"]), loc)))
@@ -187,7 +190,7 @@ def skipped_lines(skipped: list[dict], loc: str, limit: int | None = None) -> li
     return out
 
 
-def plan_table(plans: dict, locale: str = "en", file=None, show_skipped: bool = False) -> None:
+def plan_table(plans: PlanSearch, locale: str = "en", file=None, show_skipped: bool = False) -> None:
     """Best plan per provider (and runners-up), the best hybrid and the overall best, with the margins, in
     `locale` (the scenario's)."""
     from rich.console import Console

@@ -65,10 +65,10 @@ def _title(res: Results, loc: str) -> str:
     s, path = res.scenario, res.fx_path
     fx = (f"USD/BRL {fmt.number(path[0], loc, 2)}" if abs(path[-1] - path[0]) < 5e-3
           else t("term_fx_path", loc, first=fmt.number(path[0], loc, 2), last=fmt.number(path[-1], loc, 2)))
-    fx += ", " + t("term_fx_base", loc, path=term("fxb", res.fx_info.get("base_path"), loc))
+    fx += ", " + t("term_fx_base", loc, path=term("fxb", res.fx_info.base.path if res.fx_info else None, loc))
     return t("term_title", loc, name=plain(s.scenario.name), months=s.scenario.horizon_months,
              start=fmt.month_year(s.scenario.start, loc), spot=fmt.number_short(s.fx.usdbrl, loc, 4), fx=fx,
-             model=term("fxm", res.fx_info.get("model"), loc))
+             model=term("fxm", res.fx_info.model if res.fx_info else None, loc))
 
 
 RANKED_COLUMNS = ("col_rank", "col_option", "col_tco", "col_vs_best", "col_npv", "term_col_spread", "line_egress",

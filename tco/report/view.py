@@ -240,11 +240,11 @@ def _serving_facts(rep, res=None, spec: Mapping | None = None) -> dict | None:
 def _plans(found: PlanSearch | None) -> tuple[PlanView, ...]:
     out = []
     for group, v in (found.by_provider if found is not None else {}).items():
-        b = v["best"]
-        sv, tr = b["serving"], b.get("training") or {}
-        out.append(PlanView(group, float(b["tco_brl"]), float(b["npv_brl"]), sv["offer"], sv["kind"], sv["gpu"],
-                            int(sv["gpus_per_server"]), sv.get("pricing") or "", sv.get("region") or "",
-                            sv.get("peak_instances"), tr.get("offer"), tr.get("pricing")))
+        b = v.best
+        sv, tr = b.serving, b.training
+        out.append(PlanView(group, float(b.tco_brl), float(b.npv_brl), sv.offer, sv.kind, sv.gpu,
+                            int(sv.gpus_per_server), sv.pricing or "", sv.region or "", sv.peak_instances,
+                            tr.offer if tr else None, tr.pricing if tr else None))
     return tuple(sorted(out, key=lambda p: p.tco_brl))
 
 
@@ -252,7 +252,7 @@ def build(res: Results) -> View:
     """The view of `res` (an ``engine.Results``)."""
     from tco.sizing import speculative_dict
 
-    s = res.scenario
+    s, fx = res.scenario, res.fx_info
     spec = speculative_dict(s)
     labels = {o.name: o.label for o in s.options}
     ranked = tuple(o.name for o in res.ranked())
@@ -261,9 +261,9 @@ def build(res: Results) -> View:
     return View(
         name=s.scenario.name, client=s.scenario.client, prepared_by=s.scenario.prepared_by, locale=s.scenario.locale,
         start=s.scenario.start, months=tuple(res.months), horizon_months=s.scenario.horizon_months,
-        discount_rate=s.scenario.discount_rate, usdbrl=s.fx.usdbrl, fx_model=str(res.fx_info.get("model") or ""),
-        fx_base=str(res.fx_info.get("base_path") or "spot"),
-        fx_paths=res.fx_info.get("paths"), fx_volatility=res.fx_info.get("volatility"),
+        discount_rate=s.scenario.discount_rate, usdbrl=s.fx.usdbrl, fx_model=str(fx.model if fx else ""),
+        fx_base=str(fx.base.path if fx else "spot"),
+        fx_paths=fx.paths if fx else None, fx_volatility=fx.volatility if fx else None,
         fx_path=tuple(float(x) for x in res.fx_path), options=tuple(_option(o, labels, res, spec) for o in res.options),
         ranked=ranked, plans=_plans(res.analysis.plans), notices=tuple(res.notices),
         total_tokens=float(np.sum(res.tokens)), peak_rps=float(np.max(res.peak_rps)) if len(res.peak_rps) else 0.0,

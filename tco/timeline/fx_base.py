@@ -10,6 +10,7 @@ import functools
 import numpy as np
 
 from tco.domain import FxBasePath
+from tco.domain.run_info import BasePathInfo, FocusEdition
 from tco.scenario.options import base_path, check_fx_keys  # noqa: F401  (the pure rules live in the schema)
 
 BASE_LABELS = {FxBasePath.FOCUS: "Banco Central Focus survey median", FxBasePath.SPOT: "spot, flat",
@@ -45,9 +46,9 @@ def focus_notices(fx, start: str, horizon: int) -> list:
     """A horizon past the survey's last year-end: the last median holds (a notice; the run goes on)."""
     from tco.domain import Notice
 
-    base = describe_base(fx, start, horizon)
-    if base.get("focus_held_from"):
-        return [Notice("fx_focus_held", None, {"edition": base["focus_edition"], "year": base["focus_held_from"][:4]})]
+    focus = describe_base(fx, start, horizon).focus
+    if focus is not None and focus.held_from:
+        return [Notice("fx_focus_held", None, {"edition": focus.edition, "year": focus.held_from[:4]})]
     return []
 
 
@@ -115,26 +116,26 @@ def list_inputs(fx, start: str, horizon: int) -> dict[str, list[float] | None]:
     return out
 
 
-def describe_base(fx, start: str, horizon: int) -> dict:
+def describe_base(fx, start: str, horizon: int) -> BasePathInfo:
     """What the outputs say about the base path: its name, label and source (the Focus edition, its date and
     status; how far its last year-end reaches)."""
     base = base_path(fx)
-    out: dict[str, object] = {"base_path": base.value, "base_path_label": BASE_LABELS[base]}
     if base == FxBasePath.FOCUS:
         ed = focus_edition(fx)
         e = focus_table()[ed]
         last = max(e["rates"])
-        out |= {"focus_edition": ed, "focus_as_of": e["as_of"], "focus_status": e["status"],
-                "focus_year_ends": {str(y): v for y, v in sorted(e["rates"].items())},
-                "base_path_source": f"tco/catalog/data/{FOCUS_FILE}, edition {ed} (as of {e['as_of']}): "
-                                    + "; ".join(e["sources"]),
-                "focus_held_from": f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None}
-    elif base == FxBasePath.FORWARD:
-        out["base_path_source"] = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
-                                   "fx.brl_rate and fx.usd_rate (covered interest parity; B3, "
-                                   "'Futuro de Cupom Cambial de DI1' product page)")
+        focus = FocusEdition(edition=ed, as_of=e["as_of"], status=e["status"],
+                             year_ends={str(y): v for y, v in sorted(e["rates"].items())},
+                             held_from=f"{last}-12" if month_index(start) + horizon - 1 > last * 12 + 11 else None)
+        return BasePathInfo(path=base.value, label=BASE_LABELS[base], focus=focus,
+                            source=f"tco/catalog/data/{FOCUS_FILE}, edition {ed} (as of {e['as_of']}): "
+                                   + "; ".join(e["sources"]))
+    if base == FxBasePath.FORWARD:
+        source = (f"S·((1 + {fx.brl_rate:g})/(1 + {fx.usd_rate:g}))^(t/12): "
+                  "fx.brl_rate and fx.usd_rate (covered interest parity; B3, "
+                  "'Futuro de Cupom Cambial de DI1' product page)")
     elif base == FxBasePath.LIST:
-        out["base_path_source"] = f"fx.path ({len(fx.path)} monthly values; the last holds)"
+        source = f"fx.path ({len(fx.path)} monthly values; the last holds)"
     else:
-        out["base_path_source"] = "fx.usdbrl"
-    return out
+        source = "fx.usdbrl"
+    return BasePathInfo(path=base.value, label=BASE_LABELS[base], source=source)

@@ -153,8 +153,8 @@ def burst_plans(cat):
 
 
 def _all_plans(plans):
-    for v in plans["by_provider"].values():
-        yield from [v["best"]] + v["runners_up"]
+    for v in plans.by_provider.values():
+        yield from [v.best, *v.runners_up]
 
 
 @pytest.mark.parametrize("which", ["seed_plans", "burst_plans"])
@@ -162,56 +162,55 @@ def test_every_reported_plan_costs_in_the_engine_what_the_search_said(request, c
     s, plans = request.getfixturevalue(which)
     seen = 0
     for p in _all_plans(plans):
-        tco, npv = _engine_tco(s, cat, p["option"])
-        assert p["tco_brl"] == tco, p["name"]  # to the bit: the search adds and taxes a pair as the engine does
-        assert p["npv_brl"] == npv, p["name"]
+        tco, npv = _engine_tco(s, cat, p.option)
+        assert p.tco_brl == tco, p.name  # to the bit: the search adds and taxes a pair as the engine does
+        assert p.npv_brl == npv, p.name
         seen += 1
     assert seen >= 8
 
 
 def test_the_committed_baseline_found_is_the_engine_optimum(cat, burst_plans):
     s, plans = burst_plans
-    best = plans["by_provider"]["aws"]["best"]
-    assert best["serving"]["mode"] == "committed_baseline"
-    k = best["option"]["committed_instances"]
+    best = plans.by_provider["aws"].best
+    assert best.serving.mode == "committed_baseline"
+    k = best.option["committed_instances"]
     assert k and k[0] > 0
-    at_k, _ = _engine_tco(s, cat, best["option"])
+    at_k, _ = _engine_tco(s, cat, best.option)
     # one instance fewer or more, as ordinary options in the engine, costs more
     for other in ([k[0] - 1], [k[0] + 1]):
-        worse, _ = _engine_tco(s, cat, best["option"] | {"committed_instances": other})
+        worse, _ = _engine_tco(s, cat, best.option | {"committed_instances": other})
         assert worse > at_k
 
 
 def test_seed_search_lists_each_provider_the_hybrid_and_the_overall_best(seed_plans):
     _, plans = seed_plans
-    assert {"aws", "azure", "gcp", "br-dedicated", "hybrid"} <= set(plans["by_provider"])
-    assert plans["search"]["candidates"] > 1000
-    hybrid = plans["hybrid"]
-    assert hybrid["training"]["kind"] == "cloud" and hybrid["serving"]["kind"] == "dedicated"
-    best = plans["overall"]["best"]
-    assert best["tco_brl"] == min(v["best"]["tco_brl"] for v in plans["by_provider"].values())
-    runner = plans["overall"]["runner_up"]
-    assert plans["overall"]["margin_brl"] == pytest.approx(runner["tco_brl"] - best["tco_brl"])
-    for v in plans["by_provider"].values():
-        costs = [p["tco_brl"] for p in [v["best"]] + v["runners_up"]]
+    assert {"aws", "azure", "gcp", "br-dedicated", "hybrid"} <= set(plans.by_provider)
+    assert plans.search["candidates"] > 1000
+    hybrid = plans.hybrid
+    assert hybrid.training.kind == "cloud" and hybrid.serving.kind == "dedicated"
+    best = plans.overall.best
+    assert best.tco_brl == min(v.best.tco_brl for v in plans.by_provider.values())
+    runner = plans.overall.runner_up
+    assert plans.overall.margin_brl == pytest.approx(runner.tco_brl - best.tco_brl)
+    for v in plans.by_provider.values():
+        costs = [p.tco_brl for p in [v.best, *v.runners_up]]
         assert costs == sorted(costs)
-        if v["runners_up"]:
-            assert v["margin_brl"] == pytest.approx(costs[1] - costs[0])
+        if v.runners_up:
+            assert v.margin_brl == pytest.approx(costs[1] - costs[0])
 
 
 def test_search_honours_speed_memory_and_skips_anomalous_rows(seed_plans, cat):
     s, plans = seed_plans
     target = s.inference.tokens_per_second_per_user
     for p in _all_plans(plans):
-        sv = p["serving"]
-        assert sv["tokens_per_second_per_user"] >= target * (1 - 1e-9)
-        assert "anomal" not in (sv["status"] or "")
-    reasons = {(d["offer"], d["pricing"], d["role"]): d["reason"] for d in plans["search"]["skipped"]}
+        sv = p.serving
+        assert sv.tokens_per_second_per_user >= target * (1 - 1e-9)
+        assert "anomal" not in (sv.status or "")
+    reasons = {(d["offer"], d["pricing"], d["role"]): d["reason"] for d in plans.search["skipped"]}
     # no plan uses a catalog row marked not_offered or anomalous (the catalog fixed the GCP row the search used to
     # skip by its source text; the statuses now say it)
     status = {(oid, p): cp.status for oid, o in cat.cloud_offers.items() for p, cp in o.prices.items()}
-    used = {(f["offer"], f["pricing"]) for p in _all_plans(plans) for f in (p["serving"], p.get("training") or {})
-            if f}
+    used = {(f.offer, f.pricing) for p in _all_plans(plans) for f in (p.serving, p.training) if f is not None}
     assert used and not [u for u in used if status.get(u) in ("not_offered", "anomalous")]
     assert "below the 25 asked" in reasons[("aws/us-east-1/g6.48xlarge", "on_demand", "serving")]
     assert "does not fit" in reasons[("aws/us-east-1/g6.xlarge", "on_demand", "serving")]
@@ -224,14 +223,16 @@ def test_brazil_only_keeps_every_fleet_in_brazil(cat):
     s = s.model_copy(update={"plan": s.plan.model_copy(update={"brazil_only": True})})
     plans = plan.search(s, cat)
     for p in _all_plans(plans):
-        assert p["serving"]["region"] in plan.BRAZIL_REGIONS
-        assert p["training"] is None or p["training"]["region"] in plan.BRAZIL_REGIONS
+        assert p.serving.region in plan.BRAZIL_REGIONS
+        assert p.training is None or p.training.region in plan.BRAZIL_REGIONS
 
 
 def test_search_is_deterministic(cat, seed_plans):
     s, plans = seed_plans
     again = plan.search(s, cat)
-    assert json.dumps(again, sort_keys=True, default=str) == json.dumps(plans, sort_keys=True, default=str)
+    assert again == plans
+    assert json.dumps(again.as_dict(), sort_keys=True, default=str) == json.dumps(plans.as_dict(), sort_keys=True,
+                                                                               default=str)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -365,8 +366,8 @@ def test_no_option_the_user_wrote_beats_the_search_on_its_own_ground(cat, seed_p
     for o in res.options:
         r = o.resolved
         group = r.inference.provider if r.training is None or r.training.provider == r.inference.provider else "hybrid"
-        assert plans["by_provider"][group]["best"]["tco_brl"] <= o.tco.deterministic * (1 + 1e-12), o.name
-    assert plans["overall"]["best"]["tco_brl"] <= min(o.tco.deterministic for o in res.options)
+        assert plans.by_provider[group].best.tco_brl <= o.tco.deterministic * (1 + 1e-12), o.name
+    assert plans.overall.best.tco_brl <= min(o.tco.deterministic for o in res.options)
 
 
 # --- issue 23: every provider in the fight, or a stated reason; the client's constraints ---------------------
@@ -375,20 +376,20 @@ def test_no_option_the_user_wrote_beats_the_search_on_its_own_ground(cat, seed_p
 def test_every_catalog_provider_has_a_plan_or_a_reason(cat, seed_plans):
     _, plans = seed_plans
     every = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
-    cov = {c["provider"]: c for c in plans["search"]["coverage"]}
+    cov = {c["provider"]: c for c in plans.search["coverage"]}
     assert sorted(cov) == every
     for p, c in cov.items():  # without the residency constraint the seed's search gives every provider a plan
-        assert c["tco_brl"] == plans["by_provider"][p]["best"]["tco_brl"] and c["reason"] == "", p
+        assert c["tco_brl"] == plans.by_provider[p].best.tco_brl and c["reason"] == "", p
     # the foreign GPU clouds are in the fight: Gcore's 3-year H200 is the cheapest cloud (review 2026-12 §1.2)
-    clouds = {p: v["best"]["tco_brl"] for p, v in plans["by_provider"].items()
+    clouds = {p: v.best.tco_brl for p, v in plans.by_provider.items()
               if p not in ("hybrid", "br-dedicated")}
     assert min(clouds, key=clouds.__getitem__) == "gcore"
-    assert plans["by_provider"]["gcore"]["best"]["serving"]["pricing"] == "reserved_3yr"
+    assert plans.by_provider["gcore"].best.serving.pricing == "reserved_3yr"
 
 
 def test_stand_in_prices_are_named_not_hidden(cat, seed_plans):
     _, plans = seed_plans
-    stand = {(x["provider"], x["what"]): x for x in plans["search"]["stand_ins"]}
+    stand = {(x["provider"], x["what"]): x for x in plans.search["stand_ins"]}
     assert {("gcore", "egress"), ("gcore", "storage")} <= set(stand)
     assert stand[("gcore", "egress")]["id"] == "gcore/global"
     assert stand[("gcore", "egress")]["source"].startswith("STAND-IN")
@@ -405,16 +406,16 @@ def test_the_seeds_residency_keeps_every_plan_in_brazil(cat):
     s, _, lines = load(SEED)
     assert s.proposal.constraints.data_in_brazil == "both"
     found = plan.search(s, cat, file=str(SEED), lines=lines)
-    for g, v in found["by_provider"].items():
-        for p in [v["best"]] + v["runners_up"]:
-            assert p["serving"]["region"] in BRAZIL_REGIONS, (g, p["name"])
-            assert (p["training"] or p["serving"])["region"] in BRAZIL_REGIONS, (g, p["name"])
-    cov = {c["provider"]: c["reason"] for c in found["search"]["coverage"]}
+    for g, v in found.by_provider.items():
+        for p in [v.best, *v.runners_up]:
+            assert p.serving.region in BRAZIL_REGIONS, (g, p.name)
+            assert (p.training or p.serving).region in BRAZIL_REGIONS, (g, p.name)
+    cov = {c["provider"]: c["reason"] for c in found.search["coverage"]}
     assert cov["gcore"] == cov["azure"] == cov["lambda"] == "constraint_residency"
     assert cov["aws"] == cov["br-dedicated"] == ""
     # the best overall trains on AWS São Paulo and serves on the dedicated NVL servers
-    best = found["overall"]["best"]
-    assert best["training"]["region"] == "sa-east-1" and best["serving"]["offer"] == "br-dedicated/sp/h200-nvl-1x"
+    best = found.overall.best
+    assert best.training.region == "sa-east-1" and best.serving.offer == "br-dedicated/sp/h200-nvl-1x"
 
 
 def test_accepted_providers_narrow_the_search(cat):
@@ -424,8 +425,8 @@ def test_accepted_providers_narrow_the_search(cat):
     s = s.model_copy(update={"proposal": s.proposal.model_copy(update={
         "constraints": Constraints(providers=["br-dedicated", "gcore"])})})
     found = plan.search(s, cat, file=str(SEED), lines=lines)
-    assert set(found["by_provider"]) == {"br-dedicated", "gcore", "hybrid"}
-    cov = {c["provider"]: c["reason"] for c in found["search"]["coverage"]}
+    assert set(found.by_provider) == {"br-dedicated", "gcore", "hybrid"}
+    cov = {c["provider"]: c["reason"] for c in found.search["coverage"]}
     assert cov["aws"] == cov["azure"] == "constraint_provider" and cov["gcore"] == ""
 
 
@@ -435,6 +436,6 @@ def test_a_constraint_never_finds_a_cheaper_plan(cat, seed_plans):
     s, _, lines = load(SEED)
     kept = plan.search(s, cat, file=str(SEED), lines=lines)
     _, free = seed_plans
-    assert kept["overall"]["best"]["tco_brl"] >= free["overall"]["best"]["tco_brl"]
-    for g, v in kept["by_provider"].items():
-        assert v["best"]["tco_brl"] >= free["by_provider"][g]["best"]["tco_brl"], g
+    assert kept.overall.best.tco_brl >= free.overall.best.tco_brl
+    for g, v in kept.by_provider.items():
+        assert v.best.tco_brl >= free.by_provider[g].best.tco_brl, g

@@ -41,8 +41,8 @@ def test_every_reported_name_is_its_parts_rendered(request, which):
     _, plans = request.getfixturevalue(which)
     layouts = set()
     for p in _all_plans(plans):
-        parts = of_plan(p)
-        assert render(parts, CONTRACT_EN) == p["name"] == p["option"]["name"]
+        parts = of_plan(p.as_dict())
+        assert render(parts, CONTRACT_EN) == p.name == p.option["name"]
         layouts.add((parts.shared, parts.train is not None, parts.committed is not None, parts.autoscaled))
     assert len(layouts) >= 2  # more than one layout (pairs, committed baselines, autoscaled fleets)
 

@@ -46,7 +46,7 @@ def test_one_pair_of_every_resolution_is_the_engine_to_the_bit(searched):
         t, i = Tx[a], Iv[b]
         kinds.add((t.fleet.kind, i.fleet.kind))
         plan = combine._plan(ctx, t, i, 0.0, 0.0, "", None)
-        assert np.array_equal(pm.monthly[a, b], _engine_months(s, cat, plan["option"])), plan["name"]
+        assert np.array_equal(pm.monthly[a, b], _engine_months(s, cat, plan.option)), plan.name
     assert kinds == {("cloud", "cloud"), ("cloud", "dedicated"), ("dedicated", "cloud"), ("dedicated", "dedicated")}
 
 
@@ -54,4 +54,4 @@ def test_a_shared_fleet_is_the_engine_to_the_bit(searched):
     s, cat, ctx, Tx, Iv, S = searched
     for c in S[:: max(1, len(S) // 4)]:
         plan = combine._plan(ctx, None, c, 0.0, 0.0, "", None)
-        assert np.array_equal(comp_month(ctx, c), _engine_months(s, cat, plan["option"])), plan["name"]
+        assert np.array_equal(comp_month(ctx, c), _engine_months(s, cat, plan.option)), plan.name

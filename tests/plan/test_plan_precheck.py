@@ -45,7 +45,7 @@ def test_the_limit_bounds_the_plans_scored(seed):
         plan.precheck(_with_plan(seed, max_candidates=n - 1), seed.catalog, file="x.toml")
     assert exc.value.problems[0].key == "plan.max_candidates" and f"{n:,}" in exc.value.problems[0].message
     found = plan.search(_with_plan(seed, max_candidates=n), seed.catalog)
-    assert found["overall"]["best"]["tco_brl"] > 0
+    assert found.overall.best.tco_brl > 0
 
 
 def test_a_heavier_load_with_millions_of_covered_plans_is_searched(seed):
@@ -56,8 +56,8 @@ def test_a_heavier_load_with_millions_of_covered_plans_is_searched(seed):
     heavy = s.model_copy(update={"inference": s.inference.model_copy(update={"output_tokens_per_request": 1200})})
     scored = plan.precheck(heavy, seed.catalog)
     found = plan.search(heavy, seed.catalog)
-    assert scored <= heavy.plan.max_candidates < found["search"]["candidates"]
-    assert found["overall"]["best"]["tco_brl"] > 0
+    assert scored <= heavy.plan.max_candidates < found.search["candidates"]
+    assert found.overall.best.tco_brl > 0
 
 
 def test_validate_checks_the_plan_section_without_searching(seed, monkeypatch):

@@ -104,11 +104,11 @@ def test_the_pdf_calls_an_expired_quote_an_expired_quote(expired, tmp_path):
 
 def test_the_best_plan_on_an_unverified_undated_price_is_said(seed_results, small_run):
     v = view.build(small_run)
-    best = small_run.analysis.plans.overall["best"]["training"]
+    best = small_run.analysis.plans.overall.best.training
     found = [n for n in proposal_checks.notices(v, small_run.scenario) if n.code == "plan_unverified"]
-    assert [n.params for n in found] == [{"offer": best["offer"], "status": best["status"], "as_of": best["as_of"]}]
-    assert (best["status"], best["as_of"]) == ("unverified", "undated")
-    assert any(best["offer"] in line for line in notes_txt.render(small_run).splitlines())
+    assert [n.params for n in found] == [{"offer": best.offer, "status": best.status, "as_of": best.as_of}]
+    assert (best.status, best.as_of) == ("unverified", "undated")
+    assert any(best.offer in line for line in notes_txt.render(small_run).splitlines())
 
 
 def test_a_listed_price_without_date_under_the_recommendation_is_said(seed_results):

@@ -43,7 +43,7 @@ def test_an_autoscaled_shared_and_committed_plan_in_portuguese():
 def test_every_reported_plan_in_english_is_its_json_name(request, which):
     _, plans = request.getfixturevalue(which)
     for p in _all_plans(plans):
-        assert plan_label(p, "en") == p["name"]
+        assert plan_label(p, "en") == p.name
         assert plan_label(p, "pt-BR").startswith("Plano ")
 
 

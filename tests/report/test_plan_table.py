@@ -17,12 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tco.report import fmt
+from tco.findings import PlanSearch
 from tco.report.plan_table import option_toml, plan_table
 
 
 def _printed(plans: dict, locale: str = "en") -> str:
     out = io.StringIO()
-    plan_table(plans, locale, file=out)
+    plan_table(PlanSearch.of(plans), locale, file=out)  # the document (the JSON's) read back typed
     return out.getvalue()
 
 
@@ -164,7 +165,7 @@ def test_a_committed_baseline_serving_names_its_terms(plans):
     best = p["by_provider"][g]["best"]
     best["serving"] |= {"mode": "committed_baseline", "committed_instances": [2, 3], "burst_pricing": "on_demand",
                         "peak_instances": 5}
-    p["by_provider"] = {g: {"best": best, "runners_up": []}}
+    p["by_provider"] = {g: {"best": best, "runners_up": [], "candidates": 1, "margin_brl": None, "margin_share": None}}
     row = _rows(_printed(p))[0]
     assert "2/3 committed per term, hours above on on_demand (peak 5)" in row[5]
 

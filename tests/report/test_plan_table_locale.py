@@ -15,6 +15,7 @@ import tomllib
 import pytest
 
 from tco.cli import main
+from tco.findings import PlanSearch
 from tco.plan.costing import _past_horizon
 from tco.plan.naming import CONTRACT_EN, of_plan, render
 from tco.report import fmt
@@ -33,7 +34,7 @@ ENGLISH = re.compile(r"\b(provider|training|serving|best|Best plan|Runner-up|not
 
 def _printed(plans: dict, locale: str) -> str:
     out = io.StringIO()
-    plan_table(plans, locale, file=out)
+    plan_table(PlanSearch.of(plans), locale, file=out)  # the document (the JSON's) read back typed
     return out.getvalue()
 
 
@@ -131,7 +132,7 @@ def test_training_and_serving_cells_in_pt_br(plans):
     best["training"] |= {"servers": 12, "wall_hours": 1234.6}
     best["serving"] |= {"mode": "committed_baseline", "committed_instances": [2, 3], "burst_pricing": "on_demand",
                         "peak_instances": 5}
-    p["by_provider"] = {g: {"best": best, "runners_up": []}}
+    p["by_provider"] = {g: {"best": best, "runners_up": [], "candidates": 1, "margin_brl": None, "margin_share": None}}
     row = _rows(_printed(p, "pt-BR"))[0]
     tr = best["training"]
     pricing = f" {tr['pricing']}" if tr["kind"] == "cloud" else ""
@@ -146,7 +147,7 @@ def test_shared_plan_and_brazil_only_in_pt_br(plans):
     best = p["by_provider"][g]["best"]
     best["fleet"], best["serving"]["mode"] = "shared", "shared"
     best["training"] = best["training"] or {"offer": best["serving"]["offer"]}
-    p["by_provider"] = {g: {"best": best, "runners_up": []}}
+    p["by_provider"] = {g: {"best": best, "runners_up": [], "candidates": 1, "margin_brl": None, "margin_share": None}}
     p["search"]["brazil_only"] = True
     out = _printed(p, "pt-BR")
     row = _rows(out)[0]

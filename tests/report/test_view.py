@@ -129,18 +129,19 @@ def test_fx_path_and_spot_rate_are_the_run_values(seed_view, seed_results):
 
 
 def test_fx_of_a_full_run(small_run, small_view):
-    assert small_view.fx_model == small_run.fx_info["model"]
-    assert small_view.fx_base == small_run.fx_info["base_path"] == "focus"
+    assert small_run.fx_info is not None
+    assert small_view.fx_model == small_run.fx_info.model
+    assert small_view.fx_base == small_run.fx_info.base.path == "focus"
     assert small_view.fx_paths == 200
 
 
 def test_plans_are_each_group_best_cheapest_first(small_run, small_view):
     groups = small_run.analysis.plans.by_provider
-    assert [p.provider for p in small_view.plans] == sorted(groups, key=lambda g: groups[g]["best"]["tco_brl"])
+    assert [p.provider for p in small_view.plans] == sorted(groups, key=lambda g: groups[g].best.tco_brl)
     for p in small_view.plans:
-        best = groups[p.provider]["best"]
-        assert p.tco_brl == best["tco_brl"]
-        assert p.serving_offer == best["serving"]["offer"]
+        best = groups[p.provider].best
+        assert p.tco_brl == best.tco_brl
+        assert p.serving_offer == best.serving.offer
     assert [p.tco_brl for p in small_view.plans] == sorted(p.tco_brl for p in small_view.plans)
 
 

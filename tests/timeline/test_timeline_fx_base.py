@@ -98,14 +98,16 @@ def test_list_inputs_per_base():
 
 def test_describe_base():
     d = fp.describe_base(fx(base_path="forward", brl_rate=0.12, usd_rate=0.04), "2027-01", 12)
-    assert d["base_path"] == "forward" and d["base_path_label"] == fp.BASE_LABELS["forward"]
-    assert d["base_path_source"].startswith("S·((1 + 0.12)/(1 + 0.04))^(t/12)")
-    assert fp.describe_base(fx(base_path="list", path=[5, 6, 7]), "2027-01", 12)["base_path_source"] == \
+    assert d.path == "forward" and d.label == fp.BASE_LABELS["forward"] and d.focus is None
+    assert d.source.startswith("S·((1 + 0.12)/(1 + 0.04))^(t/12)")
+    assert set(d.as_dict()) == {"base_path", "base_path_label", "base_path_source"}  # no Focus keys
+    assert fp.describe_base(fx(base_path="list", path=[5, 6, 7]), "2027-01", 12).source == \
         "fx.path (3 monthly values; the last holds)"
-    assert fp.describe_base(fx(base_path="spot"), "2027-01", 12)["base_path_source"] == "fx.usdbrl"
+    assert fp.describe_base(fx(base_path="spot"), "2027-01", 12).source == "fx.usdbrl"
     ed = max(fp.focus_table())
     last = max(fp.focus_table()[ed]["rates"])
     short = fp.describe_base(fx(), f"{last}-01", 12)           # ends in December of the last year-end
-    assert short["focus_edition"] == ed and short["focus_held_from"] is None
+    assert short.focus is not None and short.focus.edition == ed and short.focus.held_from is None
+    assert short.as_dict()["focus_held_from"] is None          # the JSON writes the key, null
     long = fp.describe_base(fx(), f"{last}-01", 13)            # one month past it
-    assert long["focus_held_from"] == f"{last}-12"
+    assert long.focus is not None and long.focus.held_from == f"{last}-12"

@@ -39,7 +39,7 @@ def render(res: Results, v: View | None = None) -> str:
     plans = v.analysis.plans
     vs = (plans.vs_options if plans is not None else None) or {}
     if plans is not None and vs.get("best_plan_saving_brl", 0) > 0:
-        best = plan_label(plans.overall["best"], loc)  # vs["best_plan"] in the run's locale
+        best = plan_label(plans.overall.best, loc)  # vs["best_plan"] in the run's locale
         lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
                        saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
     srch = plans.search if plans is not None else {}

@@ -62,11 +62,11 @@ class Book:
     inputs: list = field(default_factory=list)
     """(label, absolute cell, generated value) of every input cell, for the "inputs changed" check."""
     scaling: dict = field(default_factory=dict)
-    """Scaling efficiency by interconnect used by the engine (res.defaults)."""
+    """Scaling efficiency by interconnect used by the engine (``Results.efficiencies``)."""
     training_precision: str = "bf16"
     """The scenario's [training] precision (the training peak and MFU are taken at it)."""
     training_mfu: dict | None = None
-    """The catalog's training MFU tables (res.defaults['training_mfu']) when the MFU is derived, else None."""
+    """The catalog's training MFU tables (``Results.efficiencies.training_mfu``) when the MFU is derived, else None."""
 
     def t(self, key: str, **kw) -> str:
         """The text for `key` in the workbook's locale (the shared catalog, tco.report.i18n)."""

@@ -45,9 +45,10 @@ def client_view(v: View) -> View:
 
 def client_results(res: Results) -> Results:
     """The results without the engine's notices and the plan search (the client's copy shows neither)."""
-    fx = dict(res.fx_info or {})
-    if "base_path_source" in fx:
-        fx["base_path_source"] = clean_source(re.sub(r"^tco/catalog/data/\S+,\s*", "", str(fx["base_path_source"])))
+    fx = res.fx_info
+    if fx is not None:
+        source = clean_source(re.sub(r"^tco/catalog/data/\S+,\s*", "", fx.base.source))
+        fx = replace(fx, base=replace(fx.base, source=source))
     return replace(res, notices=(), analysis=replace(res.analysis, plans=None), fx_info=fx)
 
 

@@ -4,11 +4,15 @@ a unit) and the Catalog sheet (every price and spec used, with its source and da
 from __future__ import annotations
 
 import datetime as dt
+from typing import TYPE_CHECKING
 
 from tco.domain import FxBasePath, FxModel, GrowthModel, Redundancy, TrainingMethod, is_monte_carlo
 from tco.timeline import calendar as demand
 from tco.timeline import fx_lists
 from tco.report.workbook.book import Book, abs_cell, reform_periods
+
+if TYPE_CHECKING:
+    from tco.results import Results
 
 EXCEL_EPOCH = dt.date(1899, 12, 30)
 
@@ -59,16 +63,16 @@ class _Writer:
         self.r += 1
 
 
-def write_inputs(book: Book, res) -> None:
+def write_inputs(book: Book, res: Results) -> None:
     """The Inputs sheet, top to bottom: constants, levers, general and FX, demand, the given paths, the daily
     profile, the model and its serving, training, the tax reform periods, then each option's prices."""
     from tco.report.workbook.levers import write_levers
     from tco.report.workbook.option_inputs import write_option_inputs
 
-    book.scaling = dict(res.defaults.get("scaling_efficiency", {}))
+    book.scaling = dict(res.efficiencies.scaling_efficiency)
     tr = res.scenario.training
     book.training_precision = tr.precision
-    book.training_mfu = res.defaults.get("training_mfu") if tr.mfu is None and tr.gpu_hours is None else None
+    book.training_mfu = dict(res.efficiencies.training_mfu) if tr.mfu is None and tr.gpu_hours is None else None
     w = _sheet_head(book)
     _constants(w, book.t)
     write_levers(book, w)
@@ -103,7 +107,7 @@ def _sheet_head(book: Book) -> _Writer:
     return w
 
 
-def _general(w: _Writer, res) -> None:
+def _general(w: _Writer, res: Results) -> None:
     """Start date, discount rate, and the FX model with its base path and (Monte Carlo) parameters."""
     s, fx, book, t = res.scenario, res.scenario.fx, w.book, w.book.t
     w.section(t("sec_general"))
@@ -112,16 +116,17 @@ def _general(w: _Writer, res) -> None:
     w.add("in_usdbrl", t("usdbrl"), fx.usdbrl, "BRL/USD", "in_num4")
     w.add(None, t("fx_model"), book.term("fxm", fx.model), "")
     base = _base_path(res)
-    w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num", res.fx_info.get("base_path_source", ""))
+    w.add(None, t("wb_fx_base_path"), book.term("fxb", base), "", "in_num",
+          res.fx_info.base.source if res.fx_info else "")
     if base == FxBasePath.FORWARD:
         w.add("in_brl_rate", t("brl_rate"), fx.brl_rate, t("u_per_year"), "in_pct")
         w.add("in_usd_rate", t("usd_rate"), fx.usd_rate, t("u_per_year"), "in_pct")
     if fx.model == FxModel.GBM and fx.drift is not None:
         w.add("in_fx_drift", t("fx_drift"), fx.drift, t("u_per_year"), "in_num6")
-    if is_monte_carlo(fx.model):
-        info = res.fx_info
-        mc = [(t("volatility"), info.get("volatility"), "eng_pct"), (t("paths"), info.get("paths"), "eng_int"),
-              (t("seed"), info.get("seed"), "eng_gen")]
+    info = res.fx_info
+    if is_monte_carlo(fx.model) and info is not None:
+        mc: list[tuple[str, float | None, str]] = [(t("volatility"), info.volatility, "eng_pct"),
+                                                   (t("paths"), info.paths, "eng_int"), (t("seed"), info.seed, "eng_gen")]
         if fx.model == FxModel.BOOTSTRAP:
             mc.append((t("block_months"), fx.block_months, "eng_int"))
         for lab, v, fmt in mc:
@@ -129,8 +134,8 @@ def _general(w: _Writer, res) -> None:
                 w.add(None, lab, float(v), "", fmt, t("mc_input_note"))
 
 
-def _base_path(res) -> str:
-    return res.fx_info.get("base_path", FxBasePath.SPOT)
+def _base_path(res: Results) -> str:
+    return res.fx_info.base.path if res.fx_info else FxBasePath.SPOT
 
 
 def _demand(w: _Writer, s) -> None:
@@ -216,7 +221,7 @@ def _profile(w: _Writer, inf) -> None:
     _name_range(w, "in_profile", w.r - 24, w.r - 1, 1)
 
 
-def _model(w: _Writer, res) -> None:
+def _model(w: _Writer, res: Results) -> None:
     """The model's architecture and number formats, the serving targets and the efficiencies."""
     from tco.sizing import BYTES_PER_PARAM, KV_RESERVE_SHARE
     from tco.sizing.calibrate import model_spec
@@ -239,11 +244,11 @@ def _model(w: _Writer, res) -> None:
     w.add("in_max_batch", t("max_batch"), inf.max_batch_sequences, "seq", "in_int")
     w.add("in_kv_reserve", t("kv_reserve"), KV_RESERVE_SHARE[inf.framework], "", "in_pct", inf.framework)
     w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
-    w.add("in_bw_eff", t("bw_eff"), res.defaults["bandwidth_efficiency_share"], "", "in_pct")
-    w.add("in_fl_eff", t("fl_eff"), res.defaults["flops_efficiency_share"], "", "in_pct")
+    w.add("in_bw_eff", t("bw_eff"), res.efficiencies.bandwidth_efficiency_share, "", "in_pct")
+    w.add("in_fl_eff", t("fl_eff"), res.efficiencies.flops_efficiency_share, "", "in_pct")
 
 
-def _training(w: _Writer, res) -> None:
+def _training(w: _Writer, res: Results) -> None:
     """The training method and what sizes it: GPU-hours given, or MFU, tokens and epochs; servers given, or days."""
     tr, t = res.scenario.training, w.book.t
     if tr.method == TrainingMethod.NONE:
@@ -256,7 +261,7 @@ def _training(w: _Writer, res) -> None:
         if tr.mfu is not None:
             w.add("in_mfu", t("eff_mfu"), tr.mfu, "", "in_pct")
         else:
-            table = res.defaults["training_mfu"]
+            table = res.efficiencies.training_mfu
             w.add("in_moe_mfu_a", t("moe_mfu_a"), table["moe_a"], "", "in_num4", t("moe_mfu_src"))
             w.add("in_moe_mfu_k", t("moe_mfu_k"), table["moe_k"], "", "in_num4", t("moe_mfu_src"))
             w.add("in_moe_mfu_lowp", t("moe_mfu_lowp"), table.get("moe_lowp", 1.0) if tr.precision != "bf16" else 1.0,
@@ -304,12 +309,12 @@ def _constants(w: _Writer, t) -> None:
         w.add(c.name, t(c.name), c.value, c.unit, "cst_gen", t("csrc_" + c.name))
 
 
-def _serving_inputs(w, t, res) -> None:
+def _serving_inputs(w, t, res: Results) -> None:
     """The rest of the serving model's inputs (tco.sizing.replica): architecture, TTFT target, calibration."""
     from tco.sizing import speculative_dict
 
     m, inf = res.model, res.scenario.inference
-    cal = res.defaults["serving_calibration"]
+    cal = res.efficiencies.serving_calibration
     w.add(None, t("calibration"), cal["name"], "", source=cal["source"])
     w.add("in_hidden", t("hidden"), m.hidden_size or m.kv_heads * m.head_dim, "", "in_int")
     w.add("in_experts", t("experts"), m.experts, "", "in_int")

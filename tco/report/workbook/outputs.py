@@ -3,11 +3,17 @@ seed and paths, fan charts) and the native charts; the Sensitivity sheet is work
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from tco.costs import LINES
 from tco.domain import is_monte_carlo
 from tco.report.workbook.book import FIRST_COL, Book, month_col, num, qs
+
+if TYPE_CHECKING:
+    from tco.domain.run_info import FxInfo
+    from tco.results import Results
 
 
 def ranks(values: list[float]) -> list[int]:
@@ -56,7 +62,7 @@ def sort_order(options) -> list[int]:
     return place
 
 
-def write_comparison(book: Book, res) -> None:
+def write_comparison(book: Book, res: Results) -> None:
     """The Comparison sheet: one row per option (live TCO and NPV, rank, gap to the best, cost per million tokens,
     the Monte Carlo statistics, the place in the sorted ranking), the Monte Carlo note, then the charts.
     Infeasible options are shown but not ranked: column N holds the TCO of feasible options only, as the range
@@ -78,8 +84,8 @@ def write_comparison(book: Book, res) -> None:
                          f"COUNT({tco_rng})+COUNTA({so_far})-COUNT({so_far}))", book.fmt("calc_int"), order[j])
     ws.write_comment(2, 14, t("cmp_order_comment"), {"x_scale": 2.5, "y_scale": 1.6})
     book.rows["cmp_first"] = r0
-    ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.get('seed')}, "
-                    f"{t('paths')} {res.fx_info.get('paths')}", book.fmt("small"))
+    ws.write_string(r0 + n + 1, 1, t("mc_note") + f" — {t('seed')} {res.fx_info.seed if res.fx_info else None}, "
+                    f"{t('paths')} {res.fx_info.paths if res.fx_info else None}", book.fmt("small"))
     _comparison_charts(book, ws, res, r0 + n + 3)
 
 
@@ -177,7 +183,7 @@ def _lines_chart(book: Book, i: int):
     return ch
 
 
-def write_fx_risk(book: Book, res) -> None:
+def write_fx_risk(book: Book, res: Results) -> None:
     """The FX sheet: the FX model's parameters, each option's TCO and NPV under FX uncertainty, then month by month
     the USD/BRL fan and each option's cost fan, with a fan chart for each that moves with the dollar."""
     sheet = book.sheets["fx"]
@@ -195,7 +201,7 @@ def write_fx_risk(book: Book, res) -> None:
     ws.freeze_panes(0, 2)
 
 
-def _fx_parameters(book: Book, ws, info: dict) -> int:
+def _fx_parameters(book: Book, ws, info: FxInfo | None) -> int:
     """Column widths, title, the Monte Carlo note and the FX model's parameters; returns the next free row."""
     t = book.t
     ws.set_column(0, 0, 46)
@@ -204,17 +210,18 @@ def _fx_parameters(book: Book, ws, info: dict) -> int:
     ws.write_string(0, 0, t("sh_fx"), book.fmt("title"))
     ws.write_string(1, 0, t("mc_note"), book.fmt("small"))
     r = 3
-    for k, v in ((t("fx_model"), book.term("fxm", info.get("model"))), (t("seed"), info.get("seed")),
-                 (t("paths"), info.get("paths")),
-                 (t("usdbrl"), info.get("usdbrl")), (t("volatility"), info.get("volatility"))):
+    model = info.model if info else None
+    for k, v in ((t("fx_model"), book.term("fxm", model)), (t("seed"), info.seed if info else None),
+                 (t("paths"), info.paths if info else None),
+                 (t("usdbrl"), info.usdbrl if info else None), (t("volatility"), info.volatility if info else None)):
         ws.write_string(r, 0, k)
         if isinstance(v, (int, float)) and not isinstance(v, bool):
             ws.write_number(r, 1, float(v), book.fmt("eng_gen"))
         else:
             ws.write_string(r, 1, str(v), book.fmt("eng_text"))
         r += 1
-    if not is_monte_carlo(str(info.get("model"))):
-        ws.write_string(r, 0, t("no_mc", model=book.term("fxm", info.get("model"))), book.fmt("small"))
+    if not is_monte_carlo(str(model)):
+        ws.write_string(r, 0, t("no_mc", model=book.term("fxm", model)), book.fmt("small"))
     return r + 1
 
 

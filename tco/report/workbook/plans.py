@@ -14,38 +14,38 @@ from tco.domain import FleetKind, FleetMode
 from tco.report.workbook.book import Book, num, qs
 
 if TYPE_CHECKING:
-    from tco.findings import PlanSearch
+    from tco.plan_results import Plan, PlanFleet, PlanSearch, ServingFleet
     from tco.results import Results
 
 
-def plan_rows(plans: PlanSearch) -> list[tuple[str, int, Mapping[str, Any]]]:
+def plan_rows(plans: PlanSearch) -> list[tuple[str, int, Plan]]:
     """(group, place, plan) of each group's plans, groups by their best TCO, best first in each."""
-    groups = sorted(plans.by_provider.items(), key=lambda kv: kv[1]["best"]["tco_brl"])
-    return [(g, n, p) for g, v in groups for n, p in enumerate([v["best"]] + list(v.get("runners_up") or []), 1)]
+    groups = sorted(plans.by_provider.items(), key=lambda kv: kv[1].best.tco_brl)
+    return [(g, n, p) for g, v in groups for n, p in enumerate((v.best, *v.runners_up), 1)]
 
 
-def _part(book: Book, f: dict | None, extra: str = "") -> str:
-    if not f:
+def _part(book: Book, f: PlanFleet | None, extra: str = "") -> str:
+    if f is None:
         return "—"
-    pricing = f" · {book.term('pricing', f['pricing'])}" if f.get("kind") == FleetKind.CLOUD else ""
-    return f"{f['offer']}{pricing}{extra}"
+    pricing = f" · {book.term('pricing', f.pricing)}" if f.kind == FleetKind.CLOUD else ""
+    return f"{f.offer}{pricing}{extra}"
 
 
-def _serving(book: Book, sv: dict) -> str:
-    mode = book.term("plan_mode", sv["mode"])
-    if sv.get("committed_instances"):
-        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv["committed_instances"]),
-                             burst=book.term("pricing", sv.get("burst_pricing") or ""))
-    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.get("peak_instances")))
+def _serving(book: Book, sv: ServingFleet) -> str:
+    mode = book.term("plan_mode", sv.mode)
+    if sv.committed_instances:
+        mode += " " + book.t("plan_committed", k="/".join(str(k) for k in sv.committed_instances),
+                             burst=book.term("pricing", sv.burst_pricing or ""))
+    return _part(book, sv, f" · {mode} · " + book.t("plan_peak", n=sv.peak_instances))
 
 
-def _training(book: Book, p: dict) -> str:
-    tr = p.get("training")
+def _training(book: Book, p: Plan) -> str:
+    tr = p.training
     if tr is None:
         return "—"
-    if p["fleet"] == FleetMode.SHARED:
+    if p.fleet == FleetMode.SHARED:
         return book.t("plan_on_serving_fleet")
-    return _part(book, tr, " · " + book.t("plan_servers", n=tr["servers"], h=f"{tr['wall_hours']:,.0f}"))
+    return _part(book, tr, " · " + book.t("plan_servers", n=tr.servers, h=f"{tr.wall_hours:,.0f}"))
 
 
 def write_plans(book: Book, res: Results, plans: PlanSearch, source: str) -> None:
@@ -54,7 +54,7 @@ def write_plans(book: Book, res: Results, plans: PlanSearch, source: str) -> Non
     ws = book.wb.get_worksheet_by_name(book.sheets["plans"])
     r = _plans_head(book, ws, plans.search, source)
     rows = plan_rows(plans)
-    best = min(p["tco_brl"] for _, _, p in rows)
+    best = min(p.tco_brl for _, _, p in rows)
     r = _plan_table(book, ws, r, rows, best) + 1
     _vs_options(book, ws, r, res, plans.vs_options or {}, best)
     ws.freeze_panes(0, 1)
@@ -83,7 +83,7 @@ def _plans_head(book: Book, ws, srch: Mapping[str, Any], source: str) -> int:
     return r + 1
 
 
-def _plan_table(book: Book, ws, r: int, rows: list, best: float) -> int:
+def _plan_table(book: Book, ws, r: int, rows: list[tuple[str, int, Plan]], best: float) -> int:
     """The heads, then one row per plan (group, place, TCO, NPV, multiple of the best, training, serving, tax
     profile, notes); the runners-up of a group on an outline level. Returns the row after the table."""
     t = book.t
@@ -98,14 +98,13 @@ def _plan_table(book: Book, ws, r: int, rows: list, best: float) -> int:
         label = book.term("kind", FleetKind.HYBRID) if g == FleetKind.HYBRID else g
         ws.write_string(r, 0, label if n == 1 else "", book.fmt("bold_gen") if n == 1 else book.fmt("text"))
         ws.write_number(r, 1, n, book.fmt("eng_int"))
-        ws.write_number(r, 2, num(p["tco_brl"]), book.fmt("eng_brl"))
-        ws.write_number(r, 3, num(p["npv_brl"]), book.fmt("eng_brl"))
-        ws.write_formula(r, 4, f"=C{r + 1}/MIN($C${first}:$C${last})", book.fmt("fin_mult"), p["tco_brl"] / best)
+        ws.write_number(r, 2, num(p.tco_brl), book.fmt("eng_brl"))
+        ws.write_number(r, 3, num(p.npv_brl), book.fmt("eng_brl"))
+        ws.write_formula(r, 4, f"=C{r + 1}/MIN($C${first}:$C${last})", book.fmt("fin_mult"), p.tco_brl / best)
         ws.write_string(r, 5, _training(book, p), book.fmt("small"))
-        ws.write_string(r, 6, _serving(book, p["serving"]), book.fmt("small"))
-        ws.write_string(r, 7, str(p.get("tax_profile") or ""), book.fmt("small"))
-        ws.write_string(r, 8, t("plan_has_notes", n=len(p.get("notes") or [])) if p.get("notes") else "",
-                        book.fmt("small"))
+        ws.write_string(r, 6, _serving(book, p.serving), book.fmt("small"))
+        ws.write_string(r, 7, str(p.tax_profile or ""), book.fmt("small"))
+        ws.write_string(r, 8, t("plan_has_notes", n=len(p.notes)) if p.notes else "", book.fmt("small"))
         if n > 1:
             ws.set_row(r, None, None, {"level": 1})
         r += 1

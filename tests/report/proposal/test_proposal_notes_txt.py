@@ -105,7 +105,7 @@ def test_a_cheaper_plan_is_pointed_out_with_its_saving(small_run):
     assert vs["best_plan_saving_brl"] == pytest.approx(vs["cheapest_option_tco_brl"] - vs["best_plan_tco_brl"])
     # the plan named in the run's locale (the JSON keeps the English name: vs["best_plan"])
     best = small_run.analysis.plans.best
-    assert best["name"] == vs["best_plan"] and best["name"].startswith("Plan ")
+    assert best.name == vs["best_plan"] and best.name.startswith("Plan ")
     named = plan_label(best, "pt-BR")
     assert named.startswith("Plano ") and named != vs["best_plan"]
     expected = t("nt_best_plan", "pt-BR", plan=named, tco=fmt.money(vs["best_plan_tco_brl"], "pt-BR", False),

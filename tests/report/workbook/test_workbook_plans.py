@@ -10,9 +10,16 @@ from __future__ import annotations
 
 import pytest
 
-from tco.findings import PlanSearch
+from tco.findings import GroupPlans, OverallPlans, Plan, PlanSearch
+from tco.plan_results import ServingFleet
 from tco.report.i18n import t
 from tco.report.workbook.plans import plan_rows
+
+SERVING = ServingFleet(offer="x/y", provider="x", region="y", kind="cloud", gpu="H100", gpus_per_server=8,
+                       pricing="on_demand", price=1.0, price_unit="USD/h", status="listed", as_of="2026-11-01",
+                       mode="always_on", committed_instances=None, burst_pricing=None, peak_instances=1,
+                       tensor_parallel=8, tokens_per_second_per_user=30.0)
+"""A serving fleet for the plans built by hand."""
 
 LOC = "pt-BR"
 
@@ -23,11 +30,18 @@ def sheet():
 
 
 def test_plan_rows_by_hand():
-    plans = PlanSearch(search={}, hybrid=None, overall={},
-                       by_provider={"b": {"best": {"tco_brl": 5.0}, "runners_up": [{"tco_brl": 6.0}]},
-                                    "a": {"best": {"tco_brl": 3.0}, "runners_up": []},
-                                    "c": {"best": {"tco_brl": 4.0}}})
-    assert [(g, n, p["tco_brl"]) for g, n, p in plan_rows(plans)] == [("a", 1, 3.0), ("c", 1, 4.0), ("b", 1, 5.0),
+    def plan(tco: float) -> Plan:
+        return Plan(name=f"Plan {tco:g}", group="g", fleet="separate", tco_brl=tco, npv_brl=tco, tax_profile="t",
+                    tax_uplift_share=None, training=None, serving=SERVING, notes=(), option={})
+
+    def group(best: float, *runners: float) -> GroupPlans:
+        return GroupPlans(best=plan(best), runners_up=tuple(plan(r) for r in runners), candidates=1 + len(runners),
+                          margin_brl=None, margin_share=None)
+
+    plans = PlanSearch(search={}, hybrid=None, overall=OverallPlans(best=plan(3.0), runner_up=plan(4.0),
+                                                                    margin_brl=1.0, margin_share=1 / 3),
+                       by_provider={"b": group(5.0, 6.0), "a": group(3.0), "c": group(4.0)})
+    assert [(g, n, p.tco_brl) for g, n, p in plan_rows(plans)] == [("a", 1, 3.0), ("c", 1, 4.0), ("b", 1, 5.0),
                                                                      ("b", 2, 6.0)]
 
 
@@ -50,13 +64,13 @@ def test_the_table_is_the_search(small_run, book, sheet):
     expected = plan_rows(plans)
     rows = _table(book, sheet)
     assert len(rows) == len(expected)
-    best = min(p["tco_brl"] for _, _, p in expected)
+    best = min(p.tco_brl for _, _, p in expected)
     for r, (g, n, p) in zip(rows, expected, strict=True):
         assert book.cached(sheet, r, 2) == n
-        assert book.cached(sheet, r, 3) == pytest.approx(p["tco_brl"], rel=1e-12)
-        assert book.cached(sheet, r, 4) == pytest.approx(p["npv_brl"], rel=1e-12)
-        assert book.cached(sheet, r, 5) == pytest.approx(p["tco_brl"] / best, rel=1e-12)  # ≥ 1: × the best
-        assert book.cached(sheet, r, 7).startswith(p["serving"]["offer"])
+        assert book.cached(sheet, r, 3) == pytest.approx(p.tco_brl, rel=1e-12)
+        assert book.cached(sheet, r, 4) == pytest.approx(p.npv_brl, rel=1e-12)
+        assert book.cached(sheet, r, 5) == pytest.approx(p.tco_brl / best, rel=1e-12)  # ≥ 1: × the best
+        assert book.cached(sheet, r, 7).startswith(p.serving.offer)
 
 
 def test_the_saving_against_the_options(small_run, book, sheet):
