@@ -341,6 +341,7 @@ def test_l7_calibrate_refuses_a_row_whose_model_cannot_fit(tmp_path, capsys):
     assert code == 2 and "b.csv:5: [tp] row G: 'llama-3.1-405b' does not fit in the memory of tp 1" in err
 
 
+@pytest.mark.slow
 def test_l8_calibrate_writes_file_names_with_toml_escaping(tmp_path, capsys):
     import tomllib
 

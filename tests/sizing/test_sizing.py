@@ -286,6 +286,7 @@ def test_memory_and_max_batch_bounds():
 
 @settings(max_examples=60, deadline=None)
 @given(b=st.integers(1, 2000), extra=st.integers(1, 500), tokens=st.floats(0, 1e4), e=st.integers(2, 256))
+@pytest.mark.slow
 def test_cycle_grows_with_the_batch_and_touch_stays_a_share(b, extra, tokens, e):
     moe = replace(TOY_M, active_params=0.4e9, experts=e, experts_per_token=min(2, e - 1))
     c1 = replica_terms(Layout(2), moe, TOY_HW, TOY_LOAD, TOY_EFF, batch=b)["cycle"]
@@ -440,6 +441,7 @@ def test_a_framework_without_its_calibration_stops_with_exit_2_naming_what_cover
     assert not (tmp_path / "o").exists() or not any((tmp_path / "o").iterdir())   # nothing half-written
 
 
+@pytest.mark.slow
 def test_vllm_and_sglang_size_with_their_own_fit(tmp_path):
     """The shipped calibration has [framework.vllm] and [framework.sglang] (fitted on their runs): a scenario naming
     them sizes, with the framework's shares (vLLM reaches less of the bandwidth than TensorRT-LLM: fewer requests/s

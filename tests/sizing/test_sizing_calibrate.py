@@ -129,6 +129,7 @@ def _synthetic_rows(cat) -> list[BenchRow]:
     return out
 
 
+@pytest.mark.slow
 def test_fit_recovers_known_parameters(cat, tmp_path):
     rows = _synthetic_rows(cat)
     # written to a plain CSV and read back, as a user's file would be
@@ -169,6 +170,7 @@ def test_shipped_public_set_meets_the_error_targets(cat):
     assert ok and all(getattr(refit, k) == pytest.approx(getattr(eff, k), rel=0.05, abs=1e-6) for k in PARAMS)
 
 
+@pytest.mark.slow
 def test_cli_writes_a_calibration_a_scenario_can_use(tmp_path, capsys):
     out = tmp_path / "mine.toml"
     assert main(["calibrate", str(DATA / "plain.csv"), "-o", str(out), "--report", str(tmp_path / "r.md")]) == 0

@@ -106,6 +106,7 @@ def test_replica_terms_returns_copies():
 
 
 @given(st.integers(1, 64))
+@pytest.mark.slow
 def test_a_larger_batch_never_shortens_the_cycle(b):
     from tco.sizing.replica import replica_table
 

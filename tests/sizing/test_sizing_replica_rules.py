@@ -243,6 +243,7 @@ def test_prompt_imbalance_of_attention_data_parallel_by_hand():
 
 @settings(max_examples=40, deadline=None)
 @given(batch=st.integers(1, 5000), gpus=st.sampled_from([2, 4, 8]), isl=st.floats(16, 20000), osl=st.floats(16, 4000))
+@pytest.mark.slow
 def test_imbalances_lie_between_one_and_all_shares(batch, gpus, isl, osl):
     """The busiest GPU carries at least its share and at most everything: 1 ≤ imb, 1 ≤ f_prompt ≤ G; the step of an
     expert-parallel layout is never shorter than with perfect balance (prompt extra ≥ 0)."""

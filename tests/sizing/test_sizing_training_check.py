@@ -225,6 +225,7 @@ REGIMES = {"BF16 dense": (16, 0.073), "FP8 dense": (8, 0.043), "Blackwell dense"
 docs/calibration_training.md; every regime within issue 21's 12 %."""
 
 
+@pytest.mark.slow
 def test_leave_one_out_by_regime():
     runs = read()
     used = [r for r in runs if r.use == FIT]

@@ -254,6 +254,7 @@ def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given,
 
 
 @pytest.mark.parametrize("given", [False, True])
+@pytest.mark.slow
 def test_workbook_training_cells_are_the_rules_with_the_engines_values(tmp_path, given):
     from tco.catalog import load_catalog
     from tco.engine import run_scenario

@@ -613,6 +613,7 @@ def test_one_environment_per_templates_folder_and_edits_are_seen(tmp_path):
 
 
 @needs_poppler
+@pytest.mark.slow
 def test_the_seed_with_and_without_its_residency_constraint(tmp_path):
     from tco import api
 

@@ -26,6 +26,7 @@ def _column_a(book, sheet):
 
 
 @pytest.mark.parametrize("which", ["small", "seed"])
+@pytest.mark.slow
 def test_a_row_means_the_same_on_every_calc_sheet(which, small_run, seed_results):
     res = small_run if which == "small" else seed_results
     book = written(res)
