@@ -166,3 +166,20 @@ def test_glossary_has_every_term_in_both_locales():
         assert len(g) == len(annex.GLOSSARY)
         assert all(term and definition and term != definition for term, definition in g)
     assert annex.glossary("pt-BR") != annex.glossary("en")
+
+
+def test_queued_ttft_never_prints_a_95th_percentile_below_the_mean(small_view):
+    # Erlang C with a wait probability under 5 %: the p95 is the bare TTFT (0.30 s) while the mean is lifted by
+    # the few that wait (0.30 + 0.02 = 0.32 s); the annex then says that fewer than 1 in 20 wait
+    first = small_view.ranked_options[0]
+
+    def with_facts(**queued):
+        facts = dict(first.serving_facts, ttft_s=0.30, **queued)
+        return dataclasses.replace(small_view, options=tuple(
+            dataclasses.replace(o, serving_facts=facts) if o.name == first.name else o for o in small_view.options))
+
+    rare = annex.sizing(with_facts(ttft_mean_s=0.32, ttft_p95_s=0.30), EN)["intro"]
+    assert t("pv_a_queued_ttft_rare", EN, mean="0.32", p95="0.30") in rare
+    assert t("pv_a_queued_ttft", EN, mean="0.32", p95="0.30") not in rare
+    busy = annex.sizing(with_facts(ttft_mean_s=0.50, ttft_p95_s=1.20), EN)["intro"]  # many wait: p95 above the mean
+    assert t("pv_a_queued_ttft", EN, mean="0.50", p95="1.20") in busy
