@@ -23,6 +23,7 @@ from tco.resolve.unused import unused_keys
 from tco.results import (HOURS_PER_MONTH, OptionResult, Results, infeasible_problem, option_result, rankable,
                          workload_problem)
 from tco.scenario import Scenario, plausibility
+from tco.sizing.queueing import PlannedLoad, at_planned_load
 
 __all__ = ["HOURS_PER_MONTH", "OptionResult", "Results", "apply_fx_risk", "defaults_for", "infeasible_problem", "option_costs_for",
            "rankable", "replica_for", "run_scenario", "training_for", "workload", "workload_problem"]
@@ -202,7 +203,8 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     cands, rep = sizing.size_inference(ctx.model, fleet, s, ctx.eff, ctx.cat.network_for(fleet.offer_id))
     if rep is None:
         return _fits_nowhere(opt, s, ctx.model, ctx.cat, ctx.file, ctx.lines)
-    notices = _replica_notices(opt, rep, s, ctx.cat) + _queue_notices(opt, rep, s, ctx.rps)
+    load = at_planned_load(rep, s.inference, ctx.rps)
+    notices = _replica_notices(opt, rep, s, ctx.cat) + _queue_notices(opt, rep, s, load)
     tsize = None
     if s.training.method != TrainingMethod.NONE and opt.training is not None:
         tsize = training_for(opt.training, s, ctx.model, ctx.mfu, ctx.dflt)
@@ -218,7 +220,8 @@ def _cost_option(ctx: _Run, opt: ResolvedOption) -> _Costed | Problem:
     notices += owned_notices(opt, oc.rows) if opt.owned is not None else price_notices(opt, ctx.last_month)
     totals = totals_rules.totals(oc.lines, oc.currency, ctx.rows["fx"], ctx.rows["df"])
     series = ledger_mod.option_series(opt, oc, totals, oc.storage_gb)
-    return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows, totals), series, tsize, notices)
+    return _Costed(option_result(opt, oc, rep, cands, series, s.fx.usdbrl, ctx.rows, totals, load), series, tsize,
+                   notices)
 
 
 def _precision_problem(ctx: _Run, opt: ResolvedOption) -> Problem | None:
@@ -313,22 +316,16 @@ MAX_TTFT_SHOWN = 3600.0
 """The p95 a notice shows for a replica with no steady state (ρ = 1) [s]: the largest target a scenario may set."""
 
 
-def _queue_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, rps) -> list[Notice]:
+def _queue_notices(opt: ResolvedOption, rep: sizing.ReplicaSize, s: Scenario, load: PlannedLoad) -> list[Notice]:
     """A time-to-first-token target that the bare TTFT meets but the 95th percentile with queueing at the planned
-    peak load misses (tco.sizing.queueing): the fleet is sized for throughput at the utilisation target, so the
-    notice says so and what lowers it (a lower utilisation target adds replicas)."""
-    from tco.sizing.queueing import at_planned_load
-
+    peak load (`load`, tco.sizing.queueing) misses: the fleet is sized for throughput at the utilisation target, so
+    the notice says so and what lowers it (a lower utilisation target adds replicas)."""
     target = s.inference.time_to_first_token_seconds
-    if not target or not rep.ttft_target_met:
+    if not target or not rep.ttft_target_met or load.target_met:
         return []
-    q = at_planned_load(rep, s.inference, rps)
-    p95 = q["ttft_p95_seconds"]
-    if p95 is not None and p95 <= target * (1 + 1e-9):
-        return []
-    p95 = p95 if p95 is not None else MAX_TTFT_SHOWN  # saturated (utilisation target 1): no steady state
+    p95 = load.p95_seconds if load.p95_seconds is not None else MAX_TTFT_SHOWN  # saturated: no steady state
     return [Notice("ttft_queued_over_target", opt.name, {"target": target, "p95": p95,
-                                                          "utilisation": q["utilisation_at_peak"],
+                                                          "utilisation": load.queued.utilisation,
                                                           "planned": s.inference.utilization_target_share})]
 
 

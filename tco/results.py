@@ -16,6 +16,7 @@ from tco.errors import Problem
 from tco.findings import Analysis
 from tco.resolve import ResolvedOption
 from tco.scenario import Scenario
+from tco.sizing.queueing import PlannedLoad
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,8 @@ class OptionResult:
     tco_samples: np.ndarray | None = None
     prob_cheapest: float | None = None
     """Share of FX paths on which this option is the cheapest."""
+    planned_load: PlannedLoad | None = None
+    """Time to first token with queueing at the planned peak load (tco.sizing.queueing), computed once here."""
 
     @property
     def feasible(self) -> bool:
@@ -80,7 +83,7 @@ def _gpu_hour_prices(opt: ResolvedOption, oc: OptionCosts, usdbrl: float) -> dic
 
 def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize, cands: list[dict],
                   series: tuple[ledger_mod.Series, ...], usdbrl: float, rows: dict[str, np.ndarray],
-                  totals: dict[str, np.ndarray]) -> OptionResult:
+                  totals: dict[str, np.ndarray], planned_load: PlannedLoad | None = None) -> OptionResult:
     """One option's result from its ledger series and the rows of its totals rules (``tco.costs.totals_rules``):
     total, TCO and NPV (deterministic until the FX risk fills the percentiles), crossover month, cost per million
     tokens, GPU-hour prices."""
@@ -93,7 +96,7 @@ def option_result(opt: ResolvedOption, oc: OptionCosts, rep: sizing.ReplicaSize,
     return OptionResult(opt.name, kind, opt, oc, rep, cands, lines_brl, total, Dist.point(tco_det), Dist.point(npv_det),
                         finance.crossover_month(inf_spend, train_total),
                         finance.cost_per_million_tokens(tco_det, float(rows["tokens"].sum())),
-                        _gpu_hour_prices(opt, oc, usdbrl))
+                        _gpu_hour_prices(opt, oc, usdbrl), planned_load=planned_load)
 
 
 def rankable(options: list[OptionResult]) -> list[OptionResult]:

@@ -250,13 +250,20 @@ def test_a_ttft_target_missed_at_the_planned_load_gets_a_notice():
     from types import SimpleNamespace as NS
 
     from tco.engine import _queue_notices
+    from tco.sizing.queueing import at_planned_load
 
     rep = NS(requests_per_second=2.0, batch=2, ttft_seconds=0.2, ttft_target_met=True)
 
     def scen(target):
         return NS(inference=NS(time_to_first_token_seconds=target, utilization_target_share=0.5, redundancy="none"))
-    [n] = _queue_notices(NS(name="o"), rep, scen(1.0), [[0.4, 1.0]])
+
+    def notices(target):
+        s = scen(target)
+        return _queue_notices(NS(name="o"), rep, s, at_planned_load(rep, s.inference, [[0.4, 1.0]]))
+    [n] = notices(1.0)
     assert n.code == "ttft_queued_over_target"
     assert n.params["p95"] == pytest.approx(0.2 + math.log((1 / 3) / 0.05)) and n.params["utilisation"] == 0.5
-    assert _queue_notices(NS(name="o"), rep, scen(3.0), [[0.4, 1.0]]) == []
-    assert _queue_notices(NS(name="o"), rep, scen(None), [[0.4, 1.0]]) == []
+    assert notices(3.0) == [] and notices(None) == []
+    load = at_planned_load(rep, scen(1.0).inference, [[0.4, 1.0]])
+    assert load.as_dict()["ttft_p95_seconds"] == load.p95_seconds == n.params["p95"]
+    assert load.mean_seconds == pytest.approx(0.2 + (1 / 3) / (2 - 1)) and load.target_met is False

@@ -106,7 +106,7 @@ def _monthly_rows(o, res: Results) -> list[dict]:
     return rows
 
 
-def _inference_facts(rep, res: Results) -> dict:
+def _inference_facts(rep, res: Results, load) -> dict:
     """Which model sized the serving fleet, the regime that bounds it and the latencies it predicts at the planned
     batch (issue 21): what a reader of the proposal asks first."""
     from tco.sizing import speculative_dict
@@ -119,14 +119,7 @@ def _inference_facts(rep, res: Results) -> dict:
             "ttft_seconds": rep.ttft_seconds, "inter_token_seconds": rep.inter_token_seconds,
             "tokens_per_second_per_user": rep.tokens_per_second_per_user, "target_met": rep.target_met,
             "speculative": speculative_dict(res.scenario),
-            **queued_facts(rep, res)}
-
-
-def queued_facts(rep, res: Results) -> dict:
-    """Time to first token at the planned load (tco.sizing.queueing.at_planned_load)."""
-    from tco.sizing.queueing import at_planned_load
-
-    return at_planned_load(rep, res.scenario.inference, res.peak_rps)
+            **(load.as_dict() if load is not None else {})}
 
 
 def _sizing_dict(o, res: Results) -> dict:
@@ -135,7 +128,7 @@ def _sizing_dict(o, res: Results) -> dict:
     return {
         "replica": asdict(o.replica),
         "calibration": o.replica.calibration,
-        "inference": _inference_facts(o.replica, res),
+        "inference": _inference_facts(o.replica, res, o.planned_load),
         "training": res.training_by_option[o.name].as_dict() if o.name in res.training_by_option else None,
         "training_servers": c.training_servers,
         "inference_servers": c.inference_servers,

@@ -216,12 +216,12 @@ def _option(o, labels: Mapping[str, str | None], res=None, spec: Mapping | None 
         indexation_rate=float(r.indexation_rate), prob_cheapest=o.prob_cheapest,
         tokens_per_second_per_user=float(o.achieved_tokens_per_second_per_user),
         fan_brl={k: tuple(float(x) for x in v) for k, v in o.fan_brl.items()} if o.fan_brl is not None else None,
-        serving_facts=_serving_facts(o.replica, res, spec))
+        serving_facts=_serving_facts(o.replica, o.planned_load, spec))
 
 
-def _serving_facts(rep, res=None, spec: Mapping | None = None) -> dict | None:
-    """The sizing facts of a replica the proposal's annex states (``OptionView.serving_facts``): with the results,
-    also the time to first token at the planned load (tco.sizing.queueing.at_planned_load; None if saturated)."""
+def _serving_facts(rep, load=None, spec: Mapping | None = None) -> dict | None:
+    """The sizing facts of a replica the proposal's annex states (``OptionView.serving_facts``): with its planned
+    load (``OptionResult.planned_load``), also the time to first token there (None if saturated)."""
     if rep is None:
         return None
     from tco.sizing.replica import Layout
@@ -229,11 +229,8 @@ def _serving_facts(rep, res=None, spec: Mapping | None = None) -> dict | None:
     out = {"layout": Layout(rep.tensor_parallel, rep.nodes, rep.parallel_mode).label, "bound": rep.bound,
            "ttft_s": float(rep.ttft_seconds), "itl_s": float(rep.inter_token_seconds), "calibration": rep.calibration,
            "speculative": dict(spec) if spec else None}
-    if res is not None:
-        from tco.sizing.queueing import at_planned_load
-
-        q = at_planned_load(rep, res.scenario.inference, res.peak_rps)
-        out |= {"ttft_mean_s": q["ttft_mean_seconds"], "ttft_p95_s": q["ttft_p95_seconds"]}
+    if load is not None:
+        out |= {"ttft_mean_s": load.mean_seconds, "ttft_p95_s": load.p95_seconds}
     return out
 
 

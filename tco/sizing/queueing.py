@@ -81,23 +81,47 @@ def planned_rate(peak_rps: float, cap: float, utilisation: float, spare: int = 0
     return peak_rps / need
 
 
-def at_planned_load(rep, inference, peak_rps) -> dict:
+@dataclass(frozen=True)
+class PlannedLoad:
+    """A replica's time to first token at the planned peak load (``at_planned_load``), computed once by the engine
+    (``OptionResult.planned_load``) and read by the notices, the JSON, the workbook and the proposal."""
+    queued: QueuedTTFT
+    target_met: bool | None
+    """Whether the p95 meets ``time_to_first_token_seconds`` (None without a target)."""
+
+    @property
+    def mean_seconds(self) -> float | None:
+        """Mean time to first token [s], None where the replica would be saturated."""
+        return _finite(self.queued.mean_seconds)
+
+    @property
+    def p95_seconds(self) -> float | None:
+        """95th-percentile time to first token [s], None where the replica would be saturated."""
+        return _finite(self.queued.p95_seconds)
+
+    def as_dict(self) -> dict:
+        """The JSON's keys (``sizing.inference`` of each option)."""
+        q = self.queued
+        return {"arrival_rate_per_replica": q.rate_per_replica, "utilisation_at_peak": q.utilisation,
+                "ttft_wait_probability": q.wait_probability, "ttft_mean_seconds": self.mean_seconds,
+                "ttft_p95_seconds": self.p95_seconds, "queueing_model": "Erlang C (M/M/c) on the batch slots",
+                "ttft_p95_target_met": self.target_met}
+
+
+def _finite(x: float) -> float | None:
+    return x if math.isfinite(x) else None
+
+
+def at_planned_load(rep, inference, peak_rps) -> PlannedLoad:
     """The queued time to first token of a replica (tco.sizing.layout.ReplicaSize) at the peak hour of a scenario's
-    ``[inference]`` (its utilisation target and redundancy) and peak requests/s (by month; the largest counts), for
-    the JSON, the workbook and the proposal: mean and 95th percentile, None where the replica would be saturated,
-    and whether the p95 meets ``time_to_first_token_seconds`` (None without a target)."""
+    ``[inference]`` (its utilisation target and redundancy) and peak requests/s (by month; the largest counts): mean
+    and 95th percentile, and whether the p95 meets ``time_to_first_token_seconds``."""
     peak = max((float(x) for x in _flat(peak_rps)), default=0.0)
     rate = planned_rate(peak, rep.requests_per_second, inference.utilization_target_share,
                         1 if inference.redundancy == "n+1" else 0)
     q = queued_ttft(rep.ttft_seconds, rep.batch, rep.requests_per_second, rate)
     target = inference.time_to_first_token_seconds
-
-    def finite(x: float) -> float | None:
-        return x if math.isfinite(x) else None
-    return {"arrival_rate_per_replica": q.rate_per_replica, "utilisation_at_peak": q.utilisation,
-            "ttft_wait_probability": q.wait_probability, "ttft_mean_seconds": finite(q.mean_seconds),
-            "ttft_p95_seconds": finite(q.p95_seconds), "queueing_model": "Erlang C (M/M/c) on the batch slots",
-            "ttft_p95_target_met": None if target is None else bool(q.p95_seconds <= target * (1 + 1e-9))}
+    return PlannedLoad(q, None if target is None else bool(q.p95_seconds <= target * (1 + 1e-9)))
 
 
 def _flat(x) -> list:

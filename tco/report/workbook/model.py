@@ -11,7 +11,6 @@ from tco import timeline
 from tco.timeline import calendar as demand
 from tco.sizing import training_rules
 from tco.domain import ParallelMode
-from tco.sizing.queueing import at_planned_load
 from tco.sizing.replica_rules import EP, TP
 from tco.expr import XlContext
 from tco.report.workbook import replica
@@ -153,9 +152,9 @@ def write_sizing(book: Book, res) -> None:
     for i, o in enumerate(res.options, start=1):
         ws.write_string(1, 1 + i, o.name, book.fmt("head"))
         ws.write_string(at["gpu"], 1 + i, f"{o.resolved.inference.gpus_per_server} × {o.resolved.inference.gpu.gpu}")
-        q = at_planned_load(o.replica, res.scenario.inference, res.peak_rps)
+        load = o.planned_load
         r = _replica_column(book, ws, at, r, i, o, res.scenario.inference.framework,
-                            (q["ttft_mean_seconds"], q["ttft_p95_seconds"]))
+                            (load.mean_seconds, load.p95_seconds) if load is not None else (None, None))
         ts = res.training_by_option.get(o.name)
         if has_training and ts is not None and o.resolved.training is not None:
             tf = o.resolved.training
