@@ -148,19 +148,35 @@ def scenario_text(base: str, form) -> str:
 
 
 async def _in_worker(desk: Desk, fn, *args):
-    """`fn(*args)` in a worker; a job past JOB_SECONDS, or a worker that died (out of memory), is a problem the page
-    shows ({"problems": […]}), never a 500."""
+    """`fn(*args)` in a worker, stopped there after JOB_SECONDS (``jobs.timed``); a job past its time, or a worker
+    that died (out of memory), is a problem the page shows ({"problems": […]}), never a 500. A worker that does not
+    stop its job within STUCK_SECONDS more has its pool replaced and its processes ended (``_replace_pool``)."""
     from concurrent.futures import BrokenExecutor
 
     loop = asyncio.get_running_loop()
+    limit = jobs.JOB_SECONDS
     try:
-        return await asyncio.wait_for(loop.run_in_executor(desk.pool, fn, *args), jobs.JOB_SECONDS)  # type: ignore[arg-type]
+        return await asyncio.wait_for(loop.run_in_executor(desk.pool, jobs.timed, fn, limit, *args),  # type: ignore[arg-type]
+                                      limit + jobs.STUCK_SECONDS)
     except (TimeoutError, asyncio.TimeoutError):
-        return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {jobs.JOB_SECONDS:g} s"))]}
+        _replace_pool(desk)
+        return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {limit:g} s"))]}
     except BrokenExecutor as exc:  # the next job gets a new pool (this one refuses every job from now on)
         if desk.renew is not None:
             desk.pool = desk.renew()
         return {"problems": [jobs._internal(exc)]}
+
+
+def _replace_pool(desk: Desk) -> None:
+    """A new pool for the next jobs and the stuck one's processes ended: ProcessPoolExecutor cannot cancel a running
+    job, so its processes (its private ``_processes``) are terminated; another job still running there gets the
+    broken pool's problem. Nothing is done for a pool that cannot be renewed (a test's thread pool)."""
+    if desk.renew is None:
+        return
+    old, desk.pool = desk.pool, desk.renew()
+    for proc in list((getattr(old, "_processes", None) or {}).values()):
+        proc.terminate()
+    old.shutdown(wait=False, cancel_futures=True)  # type: ignore[attr-defined]
 
 
 def create_app(desk: Desk):

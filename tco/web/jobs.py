@@ -20,7 +20,39 @@ from pathlib import Path
 EDIT_PATHS = 500
 """Monte Carlo paths while editing [paths] (the seed's 10,000 cost ~5x as much); the downloads use the scenario's."""
 JOB_SECONDS = 600
-"""Longest a job may take before the page says so [s]."""
+"""Longest a job may take before the page says so [s]: the worker stops the job then (``timed``)."""
+STUCK_SECONDS = 30
+"""Grace past JOB_SECONDS before the server gives up on a worker that did not stop its job (one held inside a C
+call, where Python's signal handler cannot run) and replaces the pool, ending its processes [s]."""
+
+
+class JobTimeout(Exception):
+    """A job ran past its time; raised inside the worker by SIGALRM (``timed``)."""
+
+
+def timed(fn, seconds: float, *args):
+    """`fn(*args)` stopped after `seconds` by an interval timer in this worker process, so the worker is free for
+    the next job instead of finishing one nobody waits for; a stopped job is a problem the page shows. Python runs
+    signal handlers in the main thread only: elsewhere (a thread pool in tests) the job runs unbounded and the
+    server's own deadline (JOB_SECONDS + STUCK_SECONDS) applies."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+
+    def stop(signum, frame):
+        raise JobTimeout(f"the job took longer than {seconds:g} s")
+
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn(*args)
+    except JobTimeout as exc:
+        return {"problems": [_internal(exc)]}
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def safe_stem(text: str) -> str:

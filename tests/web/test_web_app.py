@@ -166,3 +166,31 @@ def test_the_templates_ship_with_the_package():
     for p in webapp.TEMPLATES.iterdir():
         assert any(fnmatch(f"web/templates/{p.name}", g) for g in globs), p.name
     assert set(webapp.STATIC) <= {p.name for p in webapp.TEMPLATES.iterdir()}
+
+
+def test_a_stuck_worker_pool_is_replaced_and_its_processes_ended():
+    """Past JOB_SECONDS + STUCK_SECONDS the server stops waiting: the next jobs get a new pool, and the old pool's
+    processes are terminated (a running job cannot be cancelled) and it is shut down without waiting."""
+    class Proc:
+        def __init__(self):
+            self.ended = False
+
+        def terminate(self):
+            self.ended = True
+
+    class Pool:
+        def __init__(self):
+            self._processes = {1: Proc(), 2: Proc()}
+            self.shut = None
+
+        def shutdown(self, wait=True, cancel_futures=False):
+            self.shut = (wait, cancel_futures)
+
+    old, new = Pool(), Pool()
+    desk = webapp.Desk({}, None, old, ("testserver",), renew=lambda: new)
+    webapp._replace_pool(desk)
+    assert desk.pool is new and old.shut == (False, True)
+    assert all(p.ended for p in old._processes.values()) and not any(p.ended for p in new._processes.values())
+    kept = webapp.Desk({}, None, old, ("testserver",))  # no renew (a test's thread pool): left alone
+    webapp._replace_pool(kept)
+    assert kept.pool is old

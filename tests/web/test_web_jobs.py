@@ -102,3 +102,36 @@ def test_an_internal_error_is_said_not_raised(monkeypatch):
     monkeypatch.setattr(api, "run", broken)
     assert jobs.check(SMALL, "s")["problems"][0]["text"] == "internal error: non-finite amount in option 'x'"
     assert jobs.files(SMALL, "s")["problems"][0]["message"].startswith("internal error:")
+
+
+def test_a_job_past_its_time_is_stopped_in_the_worker_and_the_timer_cleared():
+    """`timed` stops the job itself (SIGALRM in the worker's main thread): a 5 s sleep under a 0.05 s limit comes
+    back as the page's problem well before 5 s, and neither the timer nor the handler outlives the job."""
+    import signal
+    import time
+
+    handler = signal.getsignal(signal.SIGALRM)
+    t0 = time.monotonic()
+    got = jobs.timed(time.sleep, 0.05, 5)
+    assert time.monotonic() - t0 < 2.0
+    assert got == {"problems": [jobs._internal(jobs.JobTimeout("the job took longer than 0.05 s"))]}
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0) and signal.getsignal(signal.SIGALRM) is handler
+    assert jobs.timed(divmod, 5, 7, 2) == (3, 1)  # a job within its time: its own result, the timer cleared
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+@pytest.mark.slow
+def test_a_worker_that_stopped_a_job_serves_the_next_one():
+    """The desk's real pool (forkserver, one worker): a job past its time is stopped and the same process answers
+    the next job at once (before, a timed-out job kept its worker busy until it ended)."""
+    import time
+
+    pool = jobs.pool(1)
+    try:
+        first = pool.submit(os.getpid).result(timeout=120)
+        t0 = time.monotonic()
+        stopped = pool.submit(jobs.timed, time.sleep, 0.2, 60).result(timeout=30)
+        assert "took longer than 0.2 s" in stopped["problems"][0]["message"] and time.monotonic() - t0 < 10
+        assert pool.submit(os.getpid).result(timeout=10) == first
+    finally:
+        pool.shutdown(cancel_futures=True)
