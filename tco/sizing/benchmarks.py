@@ -39,6 +39,7 @@ BOUNDS: dict[str, tuple[float, float, bool]] = {
     "max_batch": (1, 65_536, True), "itl_ms": (1e-9, 3.6e6, False), "ttft_ms": (1e-9, 3.6e6, False),
     "completed": (1, 1e12, True), "total_tokens": (1e-9, 1e19, False),
     "draft_tokens": (0, 4, True), "acceptance_share": (0, 1, False),
+    "network_gbps": (1, 100_000, False),
 }
 """(least, most, whole number) of each number of a benchmark row, read at the edge so the fit never sees an absurd one
 (reviews M1, M2, L7): counts are whole and at least 1, tokens, rates and times finite and positive; the most GPUs
@@ -176,7 +177,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     for k, required in (("gpu_count", not excl), ("input_tokens", not excl), ("output_tokens", not excl),
                         ("output_tokens_per_second", not excl), ("tp", False), ("nodes", False),
                         ("concurrency", False), ("max_batch", False), ("itl_ms", False), ("ttft_ms", False),
-                        ("draft_tokens", False), ("acceptance_share", False)):
+                        ("draft_tokens", False), ("acceptance_share", False), ("network_gbps", False)):
         try:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
@@ -202,7 +203,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
                     n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
                     int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
                     (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower(),
-                    int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0))
+                    int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0), n["network_gbps"])
 
 
 def _need_meta(p: Path, meta: dict) -> None:

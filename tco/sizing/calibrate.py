@@ -38,6 +38,10 @@ OPTIONAL = {"sequence_overhead_seconds": 0.0, "layer_overhead_seconds": 0.0}
 """Parameters a calibration file may leave out (files written before they existed), with the value they take."""
 """The parameters a fit moves: the collective latency is the interconnect's (replica.LINK_LATENCY_SECONDS); the
 calibration's ``collective_latency_seconds`` is an extra per collective that stays at its start (0) unless asked."""
+RUN_NETWORK_GBPS = 400.0
+"""Network per server assumed for a multi-server benchmark row that does not state its own (`network_gbps` column)
+[Gb/s]: one 400 Gb/s NIC (ConnectX-7, InfiniBand NDR). A DGX/HGX H100 or H200 server has eight (3,200 Gb/s,
+interconnect.csv): give the column, since a pipeline hop's or an all-to-all's bandwidth term scales with it."""
 PCIE4_X16_GBS = 31.5
 """PCIe 4.0 ×16, one direction [GB/s] (PCI-SIG: 16 GT/s × 16 lanes × 128/130 / 8), for GPUs without a figure."""
 
@@ -74,6 +78,8 @@ class BenchRow:
     """MTP speculative decoding: draft tokens per step of the run (0: none)."""
     acceptance_share: float = 0.0
     """MTP: acceptance per draft token the run measured (TensorRT-LLM and SGLang log it)."""
+    network_gbps: float | None = None
+    """Scale-out network of each server of a run whose replica spans servers [Gb/s]; None: RUN_NETWORK_GBPS."""
 
 
 def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -> Hardware:
@@ -123,7 +129,8 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     """A benchmark row's layout, the replica rules' inputs and its replica count."""
     g = cat.gpus[r.gpu]
     peak = getattr(g, f"{r.precision}_tflops", None) or g.bf16_tflops  # as tco.sizing.peak_tflops
-    hw = replace(hardware_for(g, r.tp, 400.0 if r.nodes > 1 else None), peak_tflops=peak)
+    net = (r.network_gbps or RUN_NETWORK_GBPS) if r.nodes > 1 else None
+    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,

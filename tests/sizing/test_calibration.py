@@ -84,3 +84,30 @@ def test_mtp_speedup_at_batch_one_against_the_tensorrt_llm_blog(cat):
     assert mtp / plain == pytest.approx(2.16, rel=0.03)
     assert mtp == pytest.approx(274.42, rel=0.10)
     assert mtp / plain < accepted
+
+
+def test_multi_server_rows_are_listed_with_their_reason_and_scale_by_replicas(cat):
+    """MN01–MN08 (docs/calibration.md, "The multi-server rows"): every public multi-server measurement found is listed,
+    none fitted, each with its reason. The MLPerf v5.1 rows' derived columns are the run's own arithmetic, and the
+    engine's fleet of per-server replicas scales as the runs did from 2 to 4 H100 servers."""
+    from dataclasses import replace
+
+    from tco.sizing import benchmarks
+
+    rows = {r.id: r for r in benchmarks.read(DATA_DIR / "calibration_public.csv") if r.id.startswith("MN")}
+    assert sorted(rows) == [f"MN0{i}" for i in range(1, 9)]
+    assert all(r.exclude and not r.input_tokens for r in rows.values())  # listed, not predicted
+    # mean output per sample = tokens/s ÷ samples/s: 1,561.57 / 2.43329 = 641.76; Server: 1,126.94 / 1.80 = 626.08
+    assert rows["MN01"].output_tokens == pytest.approx(1561.57 / 2.43329, abs=0.05)
+    assert rows["MN02"].output_tokens == pytest.approx(1126.94 / 1.80, abs=0.05)
+    # requests in flight (Little's law) = rate × mean latency = 1.80 /s × 42.3305 s = 76.19
+    assert rows["MN02"].concurrency == pytest.approx(1.80 * 42.330498898, abs=0.005)
+    # measured scaling 2 → 4 servers: Offline 1,561.57 / 783.131 = 1.994, Server 1,126.94 / 563.36 = 2.000
+    assert rows["MN01"].output_tokens_per_second / rows["MN03"].output_tokens_per_second == pytest.approx(1.994, abs=1e-3)
+    assert rows["MN02"].output_tokens_per_second / rows["MN04"].output_tokens_per_second == pytest.approx(2.0, abs=1e-3)
+    # the engine sizes 405B FP8 as one TP8 replica per H100 server (405 GB of weights < 8 × 80 × 0.9 = 576 GB), so
+    # 4 servers give exactly twice what 2 give, at any input length
+    eff = from_dict(cat.calibration, "default")
+    four = replace(rows["MN02"], input_tokens=10_000.0, exclude="")
+    two = replace(four, gpu_count=16, concurrency=four.concurrency / 2)
+    assert predict(four, cat, eff)["tps"] == pytest.approx(2 * predict(two, cat, eff)["tps"], rel=1e-12)

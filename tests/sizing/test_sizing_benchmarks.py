@@ -196,3 +196,19 @@ def test_plain_reads_the_mtp_columns_and_bounds_them(tmp_path):
     with pytest.raises(InputError) as e:
         benchmarks.read(g)
     assert {(p.key, p.line) for p in e.value.problems} == {("draft_tokens", 2), ("acceptance_share", 2)}
+
+
+def test_plain_reads_the_network_of_a_multi_server_run_and_bounds_it(tmp_path):
+    """A run whose replica spans servers states each server's scale-out network (Gb/s); none: the fitter's assumption;
+    zero or a petabit is refused with its key and line."""
+    f = _write(tmp_path, "b.csv", HEAD + ",tp,nodes,network_gbps\n"
+               "llama-3.1-405b,H100-SXM-80GB,16,1000,1000,900,8,2,3200\n"
+               "llama-3.1-405b,H100-SXM-80GB,16,1000,1000,900,8,2,\n")
+    a, b = benchmarks.read(f)
+    assert (a.nodes, a.network_gbps, b.network_gbps) == (2, 3200.0, None)
+    g = _write(tmp_path, "c.csv", HEAD + ",tp,nodes,network_gbps\n"
+               "llama-3.1-405b,H100-SXM-80GB,16,1000,1000,900,8,2,0\n"
+               "llama-3.1-405b,H100-SXM-80GB,16,1000,1000,900,8,2,1e6\n")
+    with pytest.raises(InputError) as e:
+        benchmarks.read(g)
+    assert {(p.key, p.line) for p in e.value.problems} == {("network_gbps", 2), ("network_gbps", 3)}

@@ -235,3 +235,21 @@ def test_hardware_takes_the_interconnects_measured_latency_and_share(cat):
     l40s = hardware_for(cat.gpus["L40S"], 8)              # PCIe: 64 GB/s both ways, NCCL's 42 µs, the fitted share
     assert l40s.link_gbs == 32.0 and l40s.link_latency_s == 42e-6 and l40s.link_share == 0.0
     assert h100.network_latency_s == 20e-6
+
+
+def test_a_multi_server_row_is_predicted_with_its_own_network(cat):
+    """Llama 3.1 405B BF16 over 2 servers of 8 × H100 (TP8 × PP2), 1,000/1,000 tokens, 16 requests in flight (one
+    replica, batch 16: 810 GB of weights in 1,152 GB leave room for 331 sequences). The pipeline hops carry every
+    token of the cycle once, b·(1 + r) = 16 × 2 = 32 tokens of 16,384 × 2 B activations = 1,048,576 B, over the network
+    at η_link of its line rate. A row stating 3,200 Gb/s (8 × 400 per server) instead of the 400 Gb/s assumed without
+    the column saves 1,048,576 B × (1/(50e9 B/s) − 1/(400e9 B/s)) / η_link of each cycle, and nothing else moves."""
+    from tco.sizing.calibrate import RUN_NETWORK_GBPS
+
+    eff = from_dict(cat.calibration, "default")
+    row = BenchRow("pp2", "llama-3.1-405b", "H100-SXM-80GB", 16, 8, 2, "bf16", "bf16", 1000.0, 1000.0, 900.0,
+                   concurrency=16)
+    slow, fast = predict(row, cat, eff), predict(replace(row, network_gbps=3200.0), cat, eff)
+    assert RUN_NETWORK_GBPS == 400.0 and slow["batch"] == fast["batch"] == 16
+    saved_s = 1_048_576 * (1 / 50e9 - 1 / 400e9) / eff.interconnect_share  # 41.1 µs at η_link 0.4468
+    assert (slow["itl_ms"] - fast["itl_ms"]) / 1e3 == pytest.approx(saved_s, rel=1e-9)
+    assert saved_s == pytest.approx(41.07e-6, rel=1e-3)
