@@ -10,6 +10,8 @@ import math
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tco.catalog import DATA_DIR, load_catalog
 from tco.engine import defaults_for
@@ -325,3 +327,20 @@ def test_the_public_runs_leave_no_all_to_all_exposed():
     assert min(ratios.values()) == pytest.approx(0.207, abs=1e-3) and max(ratios.values()) == pytest.approx(8.646,
                                                                                                            abs=1e-3)
     assert exposure_fit(runs, 0.9) < 1e-3
+
+
+@given(ep=st.sampled_from([2, 8, 16, 32, 64, 128]), domain=st.sampled_from([8, 72]), k=st.integers(1, 16),
+       hidden=st.integers(512, 16384), nvlink=st.floats(100, 2000), network=st.floats(10, 200))
+def test_all_to_all_ratio_scales_with_bytes_and_links(ep, domain, k, hidden, nvlink, network):
+    """The ratio is time over time: ≥ 0, linear in top-k and in hidden (the bytes), halved when both links double,
+    doubled when the peak doubles (the FLOPs' time halves), and free of the network while the group fits the domain."""
+    r = Run("p", 100e9, 40, hidden, 4096, "g", 1000.0, 0, 0, 10e9, 64, ep=ep, top_k=k, nvlink_gbs=nvlink,
+            scaleout_gbs=network, nvlink_domain=domain)
+    x = a2a_ratio(r)
+    assert x >= 0
+    assert a2a_ratio(replace(r, top_k=2 * k)) == pytest.approx(2 * x)
+    assert a2a_ratio(replace(r, hidden=2 * hidden)) == pytest.approx(2 * x)
+    assert a2a_ratio(replace(r, nvlink_gbs=2 * nvlink, scaleout_gbs=2 * network)) == pytest.approx(x / 2)
+    assert a2a_ratio(replace(r, peak_tflops=2000.0)) == pytest.approx(2 * x)
+    if ep <= max(8, domain):
+        assert a2a_ratio(replace(r, scaleout_gbs=network / 10)) == pytest.approx(x)
