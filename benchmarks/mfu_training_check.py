@@ -76,7 +76,7 @@ def main(markdown: bool = False) -> None:
     print(f"fit: base {({k: round(v, 4) for k, v in model.base.items()})}, generation "
           f"{({k: round(v, 4) for k, v in model.generation.items()})}, width k {model.width_k:.4f}, FP4 share "
           f"{model.fp4_share:.4f}, MoE a {model.moe_a:.4f} k {model.moe_k:.4f} low precision {model.moe_lowp:.4f} "
-          f"one server {model.moe_server:.4f} NVL72 {model.moe_nvl72:.4f}, goodput of whole runs {model.goodput:.4f}")
+          f"NVL72 {model.moe_nvl72:.4f}, goodput of whole runs {model.goodput:.4f}")
     print(f"shipped (defaults.toml): {d['training_mfu']}")
     print(f"\n{'row':22} {'regime':16} {'prec':5} {'gen':15} {'E [1e9]':>8} {'implied':>8} {'model':>7}  in-sample / LOO")
     for r in runs:

@@ -45,13 +45,13 @@ def defaults_for(cat: Catalog) -> dict:
 
 def training_mfu_table(tr: dict) -> dict:
     """The training MFU tables of defaults.toml ``[training]``: base MFU by precision, factor by GPU generation and
-    the mixture-of-experts coefficient, exponent, precision and one-server factors, the width factor's exponent and
+    the mixture-of-experts coefficient, exponent and precision factor, the width factor's exponent and
     reference, the FP4 share (tco.sizing.training_mfu_base, tco.sizing.training_rules.MOE and WIDTH)."""
     moe, width = tr.get("moe", {}), tr.get("width", {})
     return {"base": {"bf16": float(tr["mfu"])} | {k: float(v) for k, v in tr.get("mfu_by_precision", {}).items()},
             "generation": {k: float(v) for k, v in tr.get("generation_factor", {}).items()},
             "moe_a": float(moe.get("a", 1.0)), "moe_k": float(moe.get("k", 0.0)),
-            "moe_lowp": float(moe.get("low_precision", 1.0)), "moe_server": float(moe.get("one_server", 1.0)),
+            "moe_lowp": float(moe.get("low_precision", 1.0)),
             "width_k": float(width.get("k", 0.0)), "hidden_ref": float(width.get("reference", 8192)),
             **({"fp4_share": float(tr["fp4"]["share"])} if "fp4" in tr else {}),
             "uncalibrated": [str(g) for g in tr.get("uncalibrated_generations", [])]}

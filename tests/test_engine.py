@@ -45,11 +45,11 @@ def test_training_mfu_tables_from_defaults():
     from tco.engine import training_mfu_table
 
     d = training_mfu_table({"mfu": 0.4, "mfu_by_precision": {"fp8": 0.41}, "generation_factor": {"hopper": 1},
-                            "moe": {"a": 2.0, "k": 0.5, "low_precision": 0.6, "one_server": 1.2},
+                            "moe": {"a": 2.0, "k": 0.5, "low_precision": 0.6},
                             "width": {"reference": 8192, "k": 0.2}, "fp4": {"share": 0.5},
                             "uncalibrated_generations": ["ada"]})
     assert d == {"base": {"bf16": 0.4, "fp8": 0.41}, "generation": {"hopper": 1.0}, "moe_a": 2.0, "moe_k": 0.5,
-                 "moe_lowp": 0.6, "moe_server": 1.2, "width_k": 0.2, "hidden_ref": 8192.0, "fp4_share": 0.5,
+                 "moe_lowp": 0.6, "width_k": 0.2, "hidden_ref": 8192.0, "fp4_share": 0.5,
                  "uncalibrated": ["ada"]}
     # without the newer tables: factors 1 (width exponent 0), no fp4 share
     assert training_mfu_table({"mfu": 0.4})["moe_lowp"] == 1.0 and "fp4_share" not in training_mfu_table({"mfu": 0.4})
@@ -188,9 +188,9 @@ def _fp4_run(serve="fp4", train="fp4", serve_offer=B200, train_offer=B200):
 def test_fp4_on_b200_sizes_weights_kv_and_training():
     """NVFP4 on 8 × B200: the replica holds 0.5625 B per weight and per KV value (BYTES_PER_PARAM), and the training
     cluster runs at the FP4 dense peak 9,000 TFLOPS with the fp4 base from fp8's (defaults.toml [training.fp4] share
-    0.472 of the fp8 step at twice the rate: 0.411 / (0.472 + 9,000 / 4,500 × 0.528) = 0.411 / 1.528 = 0.26898) ×
-    Blackwell 0.932 = 0.25069 (Llama 3 70B, hidden 8192: width factor 1): 6 × 70.55e9 × 1e10 FLOPs / (9,000e12 ×
-    0.25069 × 3600) = 521.2 useful GPU-hours (fp8 on the same GPU: 0.411 × 0.932 of 4,500 TFLOPS, 682.1 GPU-hours)."""
+    0.452 of the fp8 step at twice the rate: 0.405 / (0.452 + 9,000 / 4,500 × 0.548) = 0.405 / 1.548 = 0.26163) ×
+    Blackwell 0.957 = 0.25038 (Llama 3 70B, hidden 8192: width factor 1): 6 × 70.55e9 × 1e10 FLOPs / (9,000e12 ×
+    0.25038 × 3600) = 521.8 useful GPU-hours (fp8 on the same GPU: 0.405 × 0.957 of 4,500 TFLOPS, 674.2 GPU-hours)."""
     res = _fp4_run()
     o = res.options[0]
     assert o.replica is not None and o.replica.replicas_per_server >= 1
@@ -199,13 +199,14 @@ def test_fp4_on_b200_sizes_weights_kv_and_training():
     assert rep.kv_mb_per_token == pytest.approx(80 * 2 * 8 * 128 * 0.5625 / 1e6)  # K and V, 80 layers × 8 × 128
     ts = res.training_by_option[o.name]
     assert (ts.precision, ts.peak_tflops) == ("fp4", 9000.0)
-    mfu = 0.411 / (0.472 + 9000 / 4500 * (1 - 0.472)) * 0.932
-    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.25069, abs=1e-5)
+    mfu = 0.405 / (0.452 + 9000 / 4500 * (1 - 0.452)) * 0.957
+    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.25038, abs=1e-5)
     assert ts.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (9000e12 * mfu * 3600), rel=1e-9)
-    assert ts.gpu_hours == pytest.approx(521.2, abs=0.1)
+    assert ts.gpu_hours == pytest.approx(521.8, abs=0.1)
     fp8 = _fp4_run(train="fp8").training_by_option[o.name]
-    assert fp8.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (4500e12 * 0.411 * 0.932 * 3600), rel=1e-9)
-    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.26898 / (4500 * 0.411), rel=1e-4)  # 1.309
+    assert fp8.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (4500e12 * 0.405 * 0.957 * 3600), rel=1e-9)
+    assert fp8.gpu_hours == pytest.approx(674.2, abs=0.1)
+    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.26163 / (4500 * 0.405), rel=1e-4)  # 1.292
 
 
 def test_fp4_on_a_gpu_without_fp4_is_refused_naming_what_has_it():
@@ -229,8 +230,8 @@ def test_fp8_training_on_an_a100_is_refused_naming_what_has_fp8():
 
 
 def test_training_on_an_uncalibrated_generation_says_so():
-    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.421, carried over, × the 8B's width
-    factor (4096 / 8192)^0.191 = 0.87600, and a notice says so; the H200 seed has none."""
+    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.426, carried over, × the 8B's width
+    factor (4096 / 8192)^0.196 = 0.87297, and a notice says so; the H200 seed has none."""
     from pathlib import Path
 
     from tco.catalog import load_catalog
@@ -239,7 +240,7 @@ def test_training_on_an_uncalibrated_generation_says_so():
     path = Path(SEED).parent / "assistant_8b_l4.toml"
     res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
     found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
-    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.421 * 0.5 ** 0.191)
+    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.426 * 0.5 ** 0.196)
 
 
 def test_a_ttft_target_missed_at_the_planned_load_gets_a_notice():

@@ -88,7 +88,7 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
               "mfu": mfu if mfu is not None else 0.0, "mfu_base": mfu_base, "layers": layers, "experts": experts,
               "moe_a": moe.get("moe_a", 1.0), "moe_k": moe.get("moe_k", 0.0),
               "moe_lowp": moe.get("moe_lowp", 1.0) if precision != Precision.BF16 else 1.0,
-              "moe_server": moe.get("moe_server", 1.0), "width_k": moe.get("width_k", 0.0),
+              "width_k": moe.get("width_k", 0.0),
               "hidden_ref": moe.get("hidden_ref", 8192.0), "hidden": hidden or moe.get("hidden_ref", 8192.0),
               "gpu_hours": gpu_hours if gpu_hours is not None else 0.0, "peak_tflops": peak_tflops,
               "gpu_memory_gb": gpu_memory_gb, "memory_usable_share": memory_usable_share,

@@ -6,8 +6,9 @@ GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), the peak and the MFU both
 fp4, each against its own dense peak). The MFU is the catalog's table cell for the GPU's generation and the precision
 (``mfu_base``, ``tco.sizing.training_mfu_base``) times a width factor (hidden size / 8192)^k and a mixture-of-experts
 factor that falls with the size of one expert (small expert matrices fill the tensor cores less, and the token
-dispatch and all-to-all weigh more against them), lower at fp8/fp4 (the dispatch does not speed up with the GEMMs)
-and higher when the model fits one server (the all-to-all stays on NVLink), unless the scenario gives the MFU; every
+routing and token permutation weigh more against them) and lower at fp8/fp4 (that work does not speed up with the
+GEMMs), unless the scenario gives the MFU; the all-to-all itself the public runs show hidden behind compute (its
+physics in tco/sizing/training_check.py ``a2a_ratio``, fitted exposure 0); every
 figure is fitted on public runs in docs/calibration_training.md. The memory of the method sets the fewest GPUs
 that hold the job (mixed-precision Adam keeps 16 B per trained parameter, Rajbhandari et al. 2020, ZeRO, §3.1, also
 in fp8 or fp4 training, which keeps master weights and optimizer states wide; LoRA keeps the frozen base in bf16),
@@ -20,7 +21,7 @@ branches.
 
 >>> rows = evaluate_cluster(rules(TrainingMethod.LORA, hours_given=False, servers_given=False), dict(
 ...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu_base=0.4, layers=80, experts=0, moe_a=0.1,
-...     moe_k=0.4, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.2, hidden_ref=8192, peak_tflops=989.5,
+...     moe_k=0.4, moe_lowp=1.0, hidden=8192, width_k=0.2, hidden_ref=8192, peak_tflops=989.5,
 ...     gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25,
 ...     lora_share=0.01, multi_gpu_scaling=0.9))
 >>> rows["tr_mfu"], rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
@@ -54,14 +55,13 @@ INPUTS: dict[str, str] = {
     "multi_gpu_scaling": "{p}tr_scaling", "mfu_base": "{p}tr_mfu_base", "layers": "in_layers",
     "experts": "in_experts", "moe_a": "in_moe_mfu_a", "moe_k": "in_moe_mfu_k", "hidden": "in_hidden",
     "width_k": "in_tr_width_k", "hidden_ref": "in_tr_hidden_ref", "moe_lowp": "in_moe_mfu_lowp",
-    "moe_server": "in_moe_mfu_server",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``): parameters [-], tokens
 [-], epochs [-], MFU given [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak dense TFLOPS
 at the training precision [TFLOPS], GPU memory [GB], GPUs per server [-], the multi-GPU scaling efficiency of the
 interconnect [-], the catalog's MFU for the GPU generation and precision [-], layers and routed experts [-], the
-mixture-of-experts factor's coefficient and exponent [-], its factor at the training precision (1 in bf16) [-] and
-for a model whose training states fit one server [-], the hidden size [-], and the width factor's exponent [-] and
+mixture-of-experts factor's coefficient and exponent [-], its factor at the training precision (1 in bf16) [-],
+the hidden size [-], and the width factor's exponent [-] and
 reference hidden size [-]."""
 
 UNLISTED_INTERCONNECT_SCALING = 0.5
@@ -117,11 +117,10 @@ WIDTH = Rule("tr_width", EXP(In("width_k") * LN(In("hidden") / In("hidden_ref"))
              "width factor = (hidden size / reference hidden size)^k: narrow matrices fill the tensor cores less "
              "(docs/calibration_training.md)")
 MOE = Rule("tr_moe_factor", IF(In("experts") > 0, MIN(1, In("moe_a") * EXP(In("moe_k") * LN(Row("tr_expert_b")))
-                                                   * In("moe_lowp") * IF(Row("tr_min_servers") <= 1,
-                                                                         In("moe_server"), 1)), 1),
+                                                   * In("moe_lowp")), 1),
            "-", "mixture-of-experts MFU factor = min(1, a × expert size [10⁹ parameters]^k × precision factor (1 in "
-           "bf16: the token dispatch does not speed up with fp8/fp4) × one-server factor (when the training states fit "
-           "one server, the all-to-all stays on its NVLink)); 1 when dense (docs/calibration_training.md)")
+           "bf16: routing and token permutation do not speed up with fp8/fp4)); 1 when dense; the all-to-all is hidden "
+           "behind compute in the public runs (docs/calibration_training.md)")
 MFU_DERIVED = Rule("tr_mfu", In("mfu_base") * Row("tr_width") * Row("tr_moe_factor"), "-",
                    "MFU = catalog MFU of the GPU generation at the training precision × width factor × "
                    "mixture-of-experts factor")

@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
             activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
-            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, moe_server=1.0, hidden=8192, width_k=0.2, hidden_ref=8192)
+            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, hidden=8192, width_k=0.2, hidden_ref=8192)
 """A dense 70B at the reference width: the width and MoE factors are 1, so the derived MFU is ``mfu_base`` = 0.4
 (``mfu`` = 0.3 is the given branch's)."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
@@ -83,28 +83,27 @@ def test_width_factor_by_hand():
 
 
 def test_moe_factor_of_the_shipped_coefficients_by_hand():
-    """Qwen3-30B-A3B trained in fp8 on B200 (defaults.toml [training.moe]: a 1.185, k 0.170, low precision 0.654, one
-    server 1.203). Expert size = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 1.185 ×
-    0.0049642^0.170 = 1.185 × 0.40578 = 0.48085; × 0.654 (fp8: the dispatch does not speed up) = 0.31448; full training
-    holds 16 × 30.5e9 × 1.25 = 610 GB, ⌈610 / (180 × 0.9)⌉ = 4 GPUs: one server, × 1.203 = 0.37832. On 80 GB H100s
-    the same job needs ⌈610 / 72⌉ = 9 GPUs, two servers: the all-to-all leaves NVLink and the factor stays 0.31448."""
-    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=1.185, moe_k=0.170,
-               moe_lowp=0.654, moe_server=1.203)
+    """Qwen3-30B-A3B trained in fp8 (defaults.toml [training.moe]: a 0.712, k 0.049, low precision 0.688). Expert size
+    = 30.5e9 / (48 × 128) = 4.9642e6 parameters = 0.0049642 × 10⁹; a × E^k = 0.712 × 0.0049642^0.049 = 0.712 ×
+    0.77107 = 0.54901; × 0.688 (fp8: routing and permutation do not speed up) = 0.37772. The same on one B200 server
+    (⌈610 GB / (180 × 0.9)⌉ = 4 GPUs) as on two H100 servers (⌈610 / 72⌉ = 9 GPUs): the all-to-all the public runs hide
+    behind compute (docs/calibration_training.md), so where it runs no longer changes the factor."""
+    moe = dict(params=30.5e9, active_params=3.3e9, layers=48, experts=128, hidden=2048, moe_a=0.712, moe_k=0.049,
+               moe_lowp=0.688)
     b200 = _rows("full", gpu_memory_gb=180.0, **moe)
     assert b200["tr_expert_b"] == pytest.approx(0.0049642, rel=1e-4)
-    assert 1.185 * 0.0049642 ** 0.170 == pytest.approx(0.48085, abs=1e-5)
+    assert 0.0049642 ** 0.049 == pytest.approx(0.77107, abs=1e-5) and 0.712 * 0.77107 == pytest.approx(0.54900, abs=1e-5)
     assert b200["tr_min_servers"] == 1 and b200["tr_min_gpus"] == 4
-    assert b200["tr_moe_factor"] == pytest.approx(1.185 * (30.5e9 / (48 * 128) / 1e9) ** 0.170 * 0.654 * 1.203,
-                                                  rel=1e-12)
-    assert b200["tr_moe_factor"] == pytest.approx(0.37832, abs=1e-5)
+    assert b200["tr_moe_factor"] == pytest.approx(0.712 * (30.5e9 / (48 * 128) / 1e9) ** 0.049 * 0.688, rel=1e-12)
+    assert b200["tr_moe_factor"] == pytest.approx(0.37772, abs=1e-5)
     h100 = _rows("full", gpu_memory_gb=80.0, **moe)
     assert h100["tr_min_gpus"] == 9 and h100["tr_min_servers"] == 2
-    assert h100["tr_moe_factor"] == pytest.approx(0.31448, abs=1e-5)
-    # bf16 (low-precision factor 1) on the same two servers: 0.48085
-    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.48085,
+    assert h100["tr_moe_factor"] == pytest.approx(b200["tr_moe_factor"], rel=1e-12)
+    # bf16 (low-precision factor 1): 0.54901
+    assert _rows("full", gpu_memory_gb=80.0, **moe | {"moe_lowp": 1.0})["tr_moe_factor"] == pytest.approx(0.54901,
                                                                                                       abs=1e-5)
     # MFU = base × width × MoE factor: (2048 / 8192)^0.2 = 0.25^0.2 = 0.75786
-    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.37832, rel=1e-4)
+    assert b200["tr_mfu"] == pytest.approx(0.4 * 0.75786 * 0.37772, rel=1e-4)
 
 
 def test_fp8_training_gpu_hours_by_hand():
@@ -240,7 +239,7 @@ def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:
                                                                             "gpu_hours": 500.0},
                                   {"params": 671e9, "active_params": 37e9, "layers": 61, "experts": 256},
                                   {"params": 30.5e9, "active_params": 3.3e9, "layers": 48, "experts": 128,
-                                   "hidden": 2048, "moe_lowp": 0.654, "moe_server": 1.203, "gpu_memory_gb": 180.0}])
+                                   "hidden": 2048, "moe_lowp": 0.688, "gpu_memory_gb": 180.0}])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(method, hours_given, servers_given, case):
     inputs = BASE | case
     rule_set = rules(method, hours_given=hours_given, servers_given=servers_given)
@@ -349,7 +348,7 @@ def test_the_shipped_mfu_stays_in_zero_one_for_every_catalog_model_gpu_and_preci
                               layers=m.layers, experts=m.experts, hidden=m.hidden_size or m.kv_heads * m.head_dim,
                               mfu_base=training_mfu_base(g, prec, table), moe_a=table["moe_a"],
                               moe_k=table["moe_k"], moe_lowp=table["moe_lowp"] if prec != "bf16" else 1.0,
-                              moe_server=table["moe_server"], width_k=table["width_k"],
+                              width_k=table["width_k"],
                               hidden_ref=table["hidden_ref"], gpu_memory_gb=g.memory_gb)
                     assert 0 < v["tr_mfu"] <= 1, (m.model, g.gpu, prec, method)
                     checked += 1

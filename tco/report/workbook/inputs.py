@@ -266,8 +266,6 @@ def _training(w: _Writer, res: Results) -> None:
             w.add("in_moe_mfu_k", t("moe_mfu_k"), table["moe_k"], "", "in_num4", t("moe_mfu_src"))
             w.add("in_moe_mfu_lowp", t("moe_mfu_lowp"), table.get("moe_lowp", 1.0) if tr.precision != "bf16" else 1.0,
                   "", "in_num4", t("moe_mfu_src"))
-            w.add("in_moe_mfu_server", t("moe_mfu_server"), table.get("moe_server", 1.0), "", "in_num4",
-                  t("moe_mfu_src"))
             w.add("in_tr_width_k", t("tr_width_k"), table.get("width_k", 0.0), "", "in_num4", t("moe_mfu_src"))
             w.add("in_tr_hidden_ref", t("tr_hidden_ref"), table.get("hidden_ref", 8192.0), "", "in_int",
                   t("moe_mfu_src"))
