@@ -16,14 +16,19 @@ decode tokens only, and the prefill step's GEMMs add, with no weight read to hid
 h is the decode tokens' share of the GEMM FLOPs (1/(1 + r) without speculative decoding). The prefill step is
 compute-bound when its tokens pass the GEMM's ridge point, P · 2 · N_a / peak ≥ W / BW, i.e. P ≥ bytes per weight ·
 peak / (2 · BW): for H100 in BF16 at the shipped shares 2 × 989e12 × 0.54 / (2 × 3.35e12 × 0.95) ≈ 170 tokens, below
-one ShareGPT prompt (231 on average) and far below a prefill batch at load (SGLang's chunk is up to 8,192 tokens):
-so the prefill step costs its FLOPs, b · r · 2 · N_a / peak per cycle. Its attention, collectives and per-sequence
+one ShareGPT prompt (231 on average) and far below a prefill batch at load, so the prefill step costs its FLOPs,
+b · r · 2 · N_a / peak per cycle. Its attention, collectives and per-sequence
 costs are the cycle's other terms already (the rules charge the prompt's attention and all-reduces in every case);
 what this leaves out is the prefill step's own fixed cost (t0 + layers · t_layer, once per prefill step), small
 beside its GEMMs at these prompt lengths.
 
 With the share m of the prompt that rides in the decode steps (1 mixed, 0 separate; PREFILL_MIX_SHARE) the share of
 the GEMMs under the weight read is m + (1 − m) · h; m = 1 gives the mixed cycle bit for bit.
+
+The mixed form spreads the prompts evenly over the cycles. A framework that mixes them whole (TensorRT-LLM without
+its opt-in chunked context) or in chunks past the ridge point carries, when fewer than one prompt arrives per step
+(n = b/OSL < 1), a compute-bound prompt in a share n of the steps, and saves only those steps' weight read:
+docs/calibration.md (Frameworks, "Rows outside ±25 %": NIM03) measures that form, not applied here.
 """
 
 from __future__ import annotations
@@ -51,7 +56,7 @@ PREFILL_MIX_SHARE: dict[str, float] = {
   decode in a batch when using chunked prefill", default False: sgl-project/sglang pull request 1013, "Mixed style of
   chunked prefill", 2024-08; issue 2273, 2024-11-30: "SGLang supports this mode by adding `--enable-mixed-chunk`"; still
   ``enable_mixed_chunk: bool = False`` in python/sglang/srt/server_args.py of 2026), and the rows SGL01–19 do not set
-  it; a prefill batch (chunks of up to ``chunked_prefill_size`` 8,192 tokens) runs alone while the decodes wait: 0."""
+  it; a prefill batch (chunks of up to ``chunked_prefill_size`` tokens) runs alone while the decodes wait: 0."""
 
 
 def prefill_mix_share(framework: str, version: str = "") -> float:
