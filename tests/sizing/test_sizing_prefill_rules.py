@@ -73,7 +73,7 @@ def test_shares_by_framework_and_era():
     assert prefill_mix_share("", "") == 1.0  # a run of unknown framework: TensorRT-LLM's, as the main fit
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=12, deadline=None)
 @given(batch=st.integers(1, 3000), isl=st.floats(16, 20_000), osl=st.floats(16, 4000), mix=st.floats(0, 1))
 def test_stalling_decodes_is_never_faster_and_full_mixing_is_the_mixed_cycle(batch, isl, osl, mix):
     load = dict(input_tokens=isl, output_tokens=osl)
