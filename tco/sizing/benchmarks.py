@@ -190,7 +190,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     if fw and fw not in FRAMEWORKS:  # "vllm,sglang" would list both in [fit] frameworks: a calibration they never ran
         problems.append(Problem(str(p), "framework", f"{_show(fw)}: use one of {', '.join(FRAMEWORKS)} (or leave "
                                 "it empty)", line))
-    for k in ("id", "model", "gpu", "source"):
+    for k in ("id", "model", "gpu", "source", "framework_version"):
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
                                     f"{MAX_ID_CHARACTERS * (10 if k == 'source' else 1):,}", line))
@@ -203,7 +203,8 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
                     n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
                     int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
                     (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower(),
-                    int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0), n["network_gbps"])
+                    int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0), n["network_gbps"],
+                    (r.get("framework_version") or "").strip().lower())
 
 
 def _need_meta(p: Path, meta: dict) -> None:

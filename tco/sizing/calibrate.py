@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tco.errors import InputError, Problem
+from tco.sizing.prefill_rules import prefill_mix_share
 from tco.sizing.replica import (
     KV_RESERVE_SHARE,
     LINK_LATENCY_SECONDS,
@@ -80,6 +81,9 @@ class BenchRow:
     """MTP: acceptance per draft token the run measured (TensorRT-LLM and SGLang log it)."""
     network_gbps: float | None = None
     """Scale-out network of each server of a run whose replica spans servers [Gb/s]; None: RUN_NETWORK_GBPS."""
+    framework_version: str = ""
+    """Version era of the framework ('vllm-0.6', 'sglang-0.4', …; '' the framework's current): what it mixes into a
+    decode step (tco.sizing.prefill_rules.PREFILL_MIX_SHARE)."""
 
 
 def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -> Hardware:
@@ -134,7 +138,7 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,
-                KV_RESERVE_SHARE.get(r.framework or "trtllm", 1.0))
+                KV_RESERVE_SHARE.get(r.framework or "trtllm", 1.0), prefill_mix_share(r.framework, r.framework_version))
     spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
     mode = "ep" if r.mode == "ep" else "pp" if r.nodes > 1 else "tp"
     return Layout(r.tp, r.nodes, mode), inputs_of(spec, hw, load, eff), replicas

@@ -141,6 +141,9 @@ class Load:
     kv_reserve_share: float = 1.0
     """Share of the output whose KV cache the scheduler holds a place for when it admits a request, r [-]: the batch
     memory allows reserves ISL + r·OSL per sequence (KV_RESERVE_SHARE by framework)."""
+    prefill_mix_share: float = 1.0
+    """Share of the prompt tokens the framework runs inside its decode steps, m [-]: 1 mixed (chunked prefill, in-flight
+    batching), 0 in prefill steps of their own that stall the decodes (tco.sizing.prefill_rules.PREFILL_MIX_SHARE)."""
 
     @property
     def accepted_tokens(self) -> float:
@@ -262,6 +265,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "seq_over": eff.sequence_overhead_seconds, "layer_over": eff.layer_overhead_seconds,
         "coll_lat": eff.collective_latency_seconds,
         "spec_tokens": 1.0 + load.draft_tokens, "spec_accept": load.accepted_tokens, "kv_reserve": load.kv_reserve_share,
+        "prefill_mix": load.prefill_mix_share,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
         "net_lat": hw.network_latency_s, "link_share": hw.link_share,

@@ -50,6 +50,23 @@ def test_plain_defaults(tmp_path):
     assert (r.file, r.line) == (str(f), 2)
 
 
+def test_plain_reads_the_framework_version_era_that_decides_the_prefill_steps(tmp_path):
+    # the same run under vLLM 0.6 (prefill steps of their own) and vLLM 0.8 (V1: prompts in the decode steps): the
+    # 0.6 row is predicted slower, its prompt GEMMs outside the weight read; an era the table lacks is the framework's
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import from_dict, predict
+
+    body = "".join(f"llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,20,vllm,{era}\n" for era in ("VLLM-0.6", "vllm-0.8", "vllm-9"))
+    rows = benchmarks.read(_write(tmp_path, "b.csv", HEAD + ",concurrency,framework,framework_version\n" + body))
+    assert [r.framework_version for r in rows] == ["vllm-0.6", "vllm-0.8", "vllm-9"]  # read in lower case
+    cat = load_catalog()
+    eff = from_dict(cat.calibration, "default")
+    old, v1, unknown = (predict(r, cat, eff)["itl_ms"] for r in rows)
+    assert old > v1 == unknown
+    long = _write(tmp_path, "c.csv", HEAD + ",framework_version\nllama-3.1-8b,H100-SXM-80GB,1,512,256,2900," + "v" * 201 + "\n")
+    assert _problem(long).key == "framework_version"
+
+
 def test_plain_reads_fp4_and_its_names(tmp_path):
     """NVFP4 and MXFP4 checkpoints (B200 runs of the DeepSeek-R1 blog) are read as fp4."""
     for name in ("fp4", "NVFP4", "mxfp4"):

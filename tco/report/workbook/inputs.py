@@ -223,7 +223,7 @@ def _profile(w: _Writer, inf) -> None:
 
 def _model(w: _Writer, res: Results) -> None:
     """The model's architecture and number formats, the serving targets and the efficiencies."""
-    from tco.sizing import BYTES_PER_PARAM, KV_RESERVE_SHARE
+    from tco.sizing import BYTES_PER_PARAM, KV_RESERVE_SHARE, PREFILL_MIX_SHARE
     from tco.sizing.calibrate import model_spec
     from tco.sizing.replica import attention_shape
 
@@ -243,6 +243,7 @@ def _model(w: _Writer, res: Results) -> None:
     w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
     w.add("in_max_batch", t("max_batch"), inf.max_batch_sequences, "seq", "in_int")
     w.add("in_kv_reserve", t("kv_reserve"), KV_RESERVE_SHARE[inf.framework], "", "in_pct", inf.framework)
+    w.add("in_prefill_mix", t("prefill_mix"), PREFILL_MIX_SHARE[inf.framework], "", "in_pct", inf.framework)
     w.add("in_mem_usable", t("mem_usable"), inf.memory_usable_share, "", "in_pct")
     w.add("in_bw_eff", t("bw_eff"), res.efficiencies.bandwidth_efficiency_share, "", "in_pct")
     w.add("in_fl_eff", t("fl_eff"), res.efficiencies.flops_efficiency_share, "", "in_pct")

@@ -288,6 +288,12 @@ def _moe_fp8_training(d):
     d["training"].update(precision="fp8")
 
 
+def _sglang_prefill_steps(d):
+    """SGLang serving: prefills in steps of their own (in_prefill_mix 0, the prompt GEMMs outside the weight read) and
+    its KV cache paged on demand (in_kv_reserve 0.5), with its own bandwidth share."""
+    d["inference"].update(framework="sglang")
+
+
 # Scenarios off the beaten path (every growth model, FX model, fleet and pricing branch of the
 # formulas): each must recalculate to the engine and pass its checks.
 VARIANTS = {
@@ -300,6 +306,7 @@ VARIANTS = {
     "committed_baseline": ("seed_70b_h200", _committed_baseline),
     "upfront_and_fx_list": ("seed_70b_h200", _upfront_and_fx_list),
     "moe_fp8_training": ("pretrain_burst", _moe_fp8_training),
+    "sglang_prefill_steps": ("seed_70b_h200", _sglang_prefill_steps),
 }
 
 
