@@ -9,7 +9,8 @@ cost of their blocks, and how an expert-parallel replica moves the experts' toke
   ReduceScatter and the finalize (un-permute, weighted sum): as many small kernels again as the rest of the layer, so
   each MoE layer of an expert-parallel replica costs one more t_layer, the calibration's fixed cost per layer (no
   parameter of its own). Under tensor parallel one fused MoE kernel and the layer's two all-reduces are what the fit's
-  t_layer already holds (the Mixtral rows are fitted with it; an extra t_layer there pushed η_bw to its bound of 1).
+  t_layer already holds (the Mixtral rows are fitted with it; an extra t_layer there too made the dense rows'
+  leave-one-out worse, docs/calibration.md).
 * **The exchange inside one server** is AllGather + ReduceScatter: TensorRT-LLM's EP traces, "for EP4/EP8
   Reduce/Scatter is used, while for EP>8 All2All is used" (NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/
   blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md, Figure 24), as its MoE layers gather every attention-DP rank's
