@@ -318,6 +318,7 @@ def _serving_inputs(w, t, res: Results) -> None:
     w.add("in_hidden", t("hidden"), m.hidden_size or m.kv_heads * m.head_dim, "", "in_int")
     w.add("in_experts", t("experts"), m.experts, "", "in_int")
     w.add("in_experts_k", t("experts_k"), m.experts_per_token, "", "in_int")
+    w.add("in_moe_layers", t("moe_layers"), (m.moe_layers or m.layers) if m.experts else 0, "", "in_int")
     w.add("in_ttft", t("ttft_target"), inf.time_to_first_token_seconds or 0.0, "s", "in_num")
     w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])
