@@ -1,8 +1,8 @@
 """Sizing GPU fleets from first principles.
 
 Training is compute-bound: FLOPs = (6·N + 6·L·s·w)·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
-Models", §2.1, and the causal attention over s tokens), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), both at the training precision; the
-cluster's rules are declared in tco/sizing/training_rules.py and ``size_training`` evaluates them, with the MFU
+Models", §2.1, and the causal attention over s tokens), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), both at
+the training precision; the cluster's rules are declared in tco/sizing/training_rules.py and ``size_training`` evaluates them, with the MFU
 the catalog gives the GPU's generation and the precision (``training_mfu_base``, fitted in
 docs/calibration_training.md).
 Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
