@@ -37,18 +37,23 @@ def test_default_mfu_reproduces_llama_405b_gpu_hours(cat, ref):
                          tokens=tokens, epochs=1, gpu_hours=None, mfu=None, peak_tflops=g.bf16_tflops,
                          gpu_memory_gb=g.memory_gb, memory_usable_share=0.9, gpus_per_server=8,
                          interconnect=g.interconnect, target_days=54, servers=2048, activation_share=0.25,
-                         lora_share=0.01, defaults=d, mfu_base=d["mfu"], layers=m.layers, hidden=m.hidden_size)
-    # 6·N·D = 6 × 405.85e9 × 15.6e12 ≈ 3.80e25 FLOPs, the paper's own figure
-    assert size.flops == pytest.approx(float(ref["llama31-405b-train-flops"]["value"]), rel=0.01)
-    # MFU = 0.426 × (16384 / 8192)^0.196 = 0.48799; billed GPU-hours = FLOPs / (989.5e12 × 0.48799 × 3600) / 0.9 =
-    # 24.3 M, 21 % below the card's 30.84 M: the card is a whole production run (466 interruptions over 54 days,
-    # Meta's paper §3.3.4), and the fit's goodput for such runs, 0.853, is not applied to the training steps the tool
-    # counts (docs/calibration_training.md); the rest, 24.3 / 0.853 = 28.5 M against 30.84 M, −8 %, is the row's
+                         lora_share=0.01, defaults=d, mfu_base=d["mfu"], layers=m.layers, hidden=m.hidden_size,
+                         sequence_length=8192, attention_width=m.attention_heads * m.head_dim)
+    # 6·N·D = 6 × 405.85e9 × 15.6e12 ≈ 3.80e25 FLOPs, the paper's own figure; the causal attention at the 8K of the
+    # main pre-training stage adds 6 × 126 × 8192 × (128 × 128 = 16384) = 1.0147e11 per token, 4.17 % of 6·N = 2.4351e12
+    six_nd = 6 * 405.85e9 * tokens
+    assert six_nd == pytest.approx(float(ref["llama31-405b-train-flops"]["value"]), rel=0.01)
+    assert size.flops == pytest.approx(six_nd * (1 + 6 * 126 * 8192 * 16384 / (6 * 405.85e9)), rel=1e-12)
+    assert size.attention_share == pytest.approx(0.04167, abs=1e-5) and size.flops == pytest.approx(3.9570e25, rel=1e-4)
+    # MFU = 0.449 × (16384 / 8192)^0.146 = 0.49682; billed GPU-hours = FLOPs / (989.5e12 × 0.49682 × 3600) / 0.9 =
+    # 24.8 M, 19 % below the card's 30.84 M: the card is a whole production run (466 interruptions over 54 days,
+    # Meta's paper §3.3.4), and the fit's goodput for such runs, 0.854, is not applied to the training steps the tool
+    # counts (docs/calibration_training.md); the rest, 24.8 / 0.854 = 29.1 M against 30.84 M, −6 %, is the row's
     # residual
-    assert size.mfu == pytest.approx(0.426 * 2 ** 0.196, rel=1e-12)
-    assert size.billed_gpu_hours / card_hours - 1 == pytest.approx(-0.2127, abs=0.005)
-    # and the default MFU sits inside the 38–43 % steady-state range Meta reports
-    assert 0.38 <= d["mfu"] <= 0.43
+    assert size.mfu == pytest.approx(0.449 * 2 ** 0.146, rel=1e-12)
+    assert size.billed_gpu_hours / card_hours - 1 == pytest.approx(-0.1944, abs=0.005)
+    # and the MFU of the whole run (× the goodput 0.854) sits inside the 38–43 % steady-state range Meta reports
+    assert 0.38 <= size.mfu * 0.854 <= 0.43
 
 
 @pytest.mark.parametrize("gpu,tp,max_batch,ref_id", [("H200-SXM-141GB", 1, 806, "mlperf41-h200x8-llama2-offline"),
