@@ -55,6 +55,7 @@ def run(args, out=print) -> int:
     target = Path(args.output) if args.output else Path(args.file).with_suffix(".calibration.toml")
     bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
+    bad += same_file_problems(args, target)
     if bad:  # before the fit, which may take seconds
         raise InputError(bad)
     cat = load_catalog(args.catalog_dir)
@@ -99,6 +100,32 @@ def run(args, out=print) -> int:
         write_whole(args.report, text)
     out(f"wrote {target}")
     return 0
+
+
+def same_file_problems(args, target: Path) -> list[Problem]:
+    """`-o` or `--report` naming a file this command reads (the benchmark file, `--frameworks`), through a link too,
+    or both naming one file: the benchmark was replaced by the calibration, or the calibration by the report."""
+    import os
+
+    def ident(name) -> object:
+        try:
+            st = os.stat(name)
+            return (st.st_dev, st.st_ino)  # a hard link or a symlink to it is the same file
+        except OSError:
+            return os.path.realpath(name)
+
+    reads = {ident(f): (opt, f) for opt, f in (("the benchmark file", args.file),
+                                                 ("--frameworks", getattr(args, "frameworks", None))) if f}
+    writes = [(opt, f) for opt, f in (("-o", target), ("--report", args.report)) if f is not None]
+    bad = []
+    for opt, f in writes:
+        if (hit := reads.get(ident(f))) is not None:
+            bad.append(Problem(str(f), opt, f"names {hit[0]} {str(hit[1])!r}, which calibrate reads: writing there "
+                               "would replace it; give another file name", None))
+    if len(writes) == 2 and ident(writes[0][1]) == ident(writes[1][1]):
+        bad.append(Problem(str(args.report), "--report", "names the same file as -o: the report would replace the "
+                           "calibration; give the report its own name (e.g. calibration.md)", None))
+    return bad
 
 
 def check_precision(rows, cat, file: str) -> None:
@@ -166,9 +193,10 @@ def time_limit(seconds: float, file: str):
 
 def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
     """The fit report: parameters, then every row with measured, predicted, errors and what bounds it."""
+    from tco.cli.calibrate_frameworks import md_cell
     from tco.sizing.calibrate import PARAMS, predict
 
-    lines = [f"# Serving calibration: {stats['file']}", "",
+    lines = [f"# Serving calibration: {md_cell(stats['file'])}", "",
              (f"Fitted on {stats['rows_fitted']} rows ({stats['rows_excluded']} excluded), least squares on "
               "log(predicted / measured) output tokens/s; leave-one-out refits without each row."), "",
              "| parameter | value | unit |", "|---|---|---|"]
@@ -180,13 +208,13 @@ def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.id not in ins:
-            lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp or ''} | not stated | "
-                         f"{r.output_tokens_per_second:,.0f} | — | — | — | — | — | {r.exclude} |")
+            lines.append(f"| {md_cell(r.id)} | {md_cell(r.model)} | {md_cell(r.gpu)} × {r.gpu_count} | {r.tp or ''} | "
+                         f"not stated | {r.output_tokens_per_second:,.0f} | — | — | — | — | — | {md_cell(r.exclude)} |")
             continue
         p = predict(r, cat, eff)
         lo = f"{loo[r.id]:+.1%}" if r.id in loo and not r.exclude else ""
-        lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | "
+        lines.append(f"| {md_cell(r.id)} | {md_cell(r.model)} | {md_cell(r.gpu)} × {r.gpu_count} | {r.tp} | "
                      f"{r.input_tokens:g}/{r.output_tokens:g} | {r.output_tokens_per_second:,.0f} | {p['tps']:,.0f} | "
                      f"{ins[r.id]:+.1%} | {lo} | {p['batch']:g} | "
-                     f"{p['bound']} | {r.exclude} |")
+                     f"{p['bound']} | {md_cell(r.exclude)} |")
     return "\n".join(lines) + "\n"

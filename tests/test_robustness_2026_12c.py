@@ -1,0 +1,227 @@
+"""Regression tests for the red team of 2026-12-02 (c) on the surfaces changed since 2026-12b
+(docs/robustness-2026-12c.md): `tco calibrate` (plain CSV, vLLM JSON, --frameworks, -o/--report), the [inference]
+keys, the sales desk's job limit, sweep/diff/plan.
+
+Each test is named after the finding it pins (C = calibrate) and fails on the code the red team attacked (main at
+d3586b5). They call the library or ``tco.cli.main`` in-process; none starts a process.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tco.cli import main
+from tco.errors import InputError
+from tco.sizing import benchmarks
+
+HEAD = ("id,model,gpu,gpu_count,tp,nodes,precision,kv_precision,input_tokens,output_tokens,concurrency,max_batch,"
+        "output_tokens_per_second,itl_ms,ttft_ms,exclude,source")
+GOOD = ["A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src",
+        "B,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,2048,128,,2048,3556.73,,,,src",
+        "C,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,27000,,,,src"]
+"""Three rows of the public set (INF01, INF02 and a third at 128/128): they fit in about a second with --no-loo."""
+META = {"model": "llama-3.1-8b", "gpu": "H100-SXM-80GB", "gpu_count": 1, "tp": 1, "precision": "fp8"}
+
+
+def _csv(tmp_path: Path, extra: str = "", name: str = "bench.csv", head: str = HEAD, rows=GOOD) -> Path:
+    p = tmp_path / name
+    p.write_text(head + "\n" + "\n".join(rows) + "\n" + extra, encoding="utf-8")
+    return p
+
+
+def _problems(path: Path, meta=None) -> list[str]:
+    with pytest.raises(InputError) as exc:
+        benchmarks.read(path, meta)
+    return [str(p) for p in exc.value.problems]
+
+
+def _calibrate(capsys, *argv) -> tuple[int, str]:
+    rc = main(["calibrate", *map(str, argv), "--no-loo"])
+    return rc, capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# C1: -o and --report never replace a file calibrate reads, nor each other
+
+
+@pytest.mark.parametrize("how", ["same", "symlink", "hardlink"])
+def test_c1_o_naming_the_benchmark_file_is_refused_and_the_file_kept(tmp_path, capsys, how):
+    """`calibrate bench.csv -o bench.csv` wrote the calibration over the benchmark (exit 0): the measurements lost."""
+    bench = _csv(tmp_path)
+    before = bench.read_bytes()
+    target = bench
+    if how != "same":
+        target = tmp_path / "other.csv"
+        (os.symlink if how == "symlink" else os.link)(bench, target)
+    rc, err = _calibrate(capsys, bench, "-o", target)
+    assert rc == 2 and "[-o] names the benchmark file" in err and "would replace it" in err, err
+    assert bench.read_bytes() == before
+
+
+def test_c1_report_naming_the_benchmark_or_the_calibration_is_refused(tmp_path, capsys):
+    bench = _csv(tmp_path)
+    before = bench.read_bytes()
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--report", bench)
+    assert rc == 2 and "[--report] names the benchmark file" in err and bench.read_bytes() == before
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--report", tmp_path / "c.toml")
+    assert rc == 2 and "[--report] names the same file as -o" in err, err  # the report replaced the calibration
+    assert not (tmp_path / "c.toml").exists()
+
+
+def test_c1_o_naming_the_frameworks_file_is_refused(tmp_path, capsys):
+    bench = _csv(tmp_path)
+    fw = _csv(tmp_path, name="fw.csv", head=HEAD + ",framework", rows=[g + ",vllm" for g in GOOD])
+    before = fw.read_bytes()
+    rc, err = _calibrate(capsys, bench, "-o", fw, "--frameworks", fw)
+    assert rc == 2 and "[-o] names --frameworks" in err and fw.read_bytes() == before
+
+
+def test_c1_distinct_files_still_write_both(tmp_path, capsys):
+    bench = _csv(tmp_path)
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--report", tmp_path / "c.md")
+    assert rc == 0, err
+    assert (tmp_path / "c.toml").read_text(encoding="utf-8").startswith("# Serving calibration written")
+    assert (tmp_path / "c.md").read_text(encoding="utf-8").startswith("# Serving calibration: bench.csv")
+
+
+# ---------------------------------------------------------------------------------------------
+# C2: a kv_precision (or a meta format's precision) the tool has no format for
+
+
+def test_c2_an_unknown_kv_precision_is_located_not_a_keyerror(tmp_path, capsys):
+    """`kv_precision = int4` passed the reader and ended in KeyError: 'int4' in the fit (a traceback, exit 1)."""
+    bench = _csv(tmp_path, "D,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,int4,128,128,,2048,20000,,,,src\n")
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:5: [kv_precision] 'int4': use bf16")
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml")
+    assert rc == 2 and "[kv_precision]" in err and not (tmp_path / "c.toml").exists()
+
+
+def test_c2_an_unknown_precision_is_said_once(tmp_path):
+    """An unknown `precision` with no kv_precision (which then takes the weights') is one problem, not two."""
+    bench = _csv(tmp_path, "D,llama-3.1-8b,H100-SXM-80GB,1,1,1,int4,,128,128,,2048,20000,,,,src\n")
+    assert [p.split("] ")[0] for p in _problems(bench)] == [f"{bench}:5: [precision"]
+
+
+@pytest.mark.parametrize("given, key", [({"kv_precision": "int4"}, "kv_precision"),  # KeyError in the fit
+                                        ({"kv_precision": ["x"]}, "kv_precision"),  # KeyError "['x']"
+                                        ({"precision": 5}, "precision"),  # costed as bf16 in silence
+                                        ({"precision": "int4"}, "precision")])  # (--precision int4) bf16 too
+def test_c2_a_vllm_result_with_an_unknown_format_is_refused(tmp_path, given, key):
+    p = tmp_path / "v.json"
+    p.write_text(json.dumps({"completed": 10, "total_input_tokens": 1000, "total_output_tokens": 1000,
+                             "output_throughput": 100, **META, **given}), encoding="utf-8")
+    (msg,) = _problems(p)
+    assert msg.startswith(f"{p}: [{key}]") and "use bf16" in msg, msg
+
+
+def test_c2_the_formats_benchmarks_name_still_read(tmp_path):
+    p = tmp_path / "v.json"
+    for prec, kv, want in (("fp8_e4m3", None, ("fp8", "fp8")), ("bfloat16", "fp8", ("bf16", "fp8")),
+                           ("NVFP4", None, ("fp4", "fp4")), ("fp16", "fp16", ("bf16", "bf16"))):
+        extra = {"kv_precision": kv} if kv else {}
+        p.write_text(json.dumps({"completed": 10, "total_input_tokens": 1000, "total_output_tokens": 1000,
+                                 "output_throughput": 100, **META, "precision": prec, **extra}), encoding="utf-8")
+        (r,) = benchmarks.read(p)
+        assert (r.precision, r.kv_precision) == want
+
+
+# ---------------------------------------------------------------------------------------------
+# C3: a --frameworks file that is not UTF-8
+
+
+def test_c3_a_frameworks_file_with_a_latin1_byte_is_read_as_the_benchmark_reader_reads_it(tmp_path, capsys):
+    """benchmarks.read replaces a byte that is not UTF-8; the version column's second read was strict UTF-8: a
+    UnicodeDecodeError traceback after the main fit."""
+    from tco.cli.calibrate_frameworks import _versions
+
+    fw = tmp_path / "fw.csv"
+    fw.write_bytes((HEAD + ",framework,framework_version\n" + "\n".join(
+        g.replace(",src", ",s\xe9c") + ",vllm,0.6" for g in GOOD) + "\n").encode("latin-1"))
+    assert _versions(str(fw)) == {"A": "0.6", "B": "0.6", "C": "0.6"}
+    rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--frameworks", fw)
+    assert rc == 0, err  # 3 vllm rows: listed as not fitted (at least 6 needed), the main calibration written
+
+
+# ---------------------------------------------------------------------------------------------
+# C4–C8: the plain CSV's shape
+
+
+def test_c4_two_rows_of_one_id_are_refused(tmp_path):
+    """The report's errors are keyed by id: the first 'A' showed the second's +18.2 % (its own is -3.6 %) and the
+    median counted it twice (exit 0)."""
+    bench = _csv(tmp_path, "A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,20000,,,,src\n")
+    assert _problems(bench) == [f"{bench}:5: [id] 'A' is the id of line 2 too: give each row its own id"]
+
+
+def test_c4_a_row_without_id_takes_its_line_and_may_not_clash(tmp_path):
+    bench = _csv(tmp_path, "row6,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,20000,,,,src\n"
+                 ",llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,64,,2048,20000,,,,src\n")
+    assert _problems(bench) == [f"{bench}:6: [id] 'row6' is the id of line 5 too: give each row its own id"]
+
+
+def test_c5_report_cells_are_markdown_text_not_html_or_new_cells(tmp_path, capsys):
+    """An id `D|<img …>` and an exclude reason `<script>…| x` went into the report raw: HTML where the Markdown is
+    rendered, and a pipe that split the row into more cells than the header."""
+    from tco.cli.calibrate_frameworks import md_cell
+
+    assert md_cell("a|<b>&\nc`") == "a\\|&lt;b&gt;&amp; c'"
+    bench = _csv(tmp_path, "D|<img src=x onerror=alert(1)>,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,"
+                 "20000,,,<script>alert(1)</script> | x,src\n", name="<b>.csv")
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--report", tmp_path / "c.md")
+    assert rc == 0, err
+    md = (tmp_path / "c.md").read_text(encoding="utf-8")
+    assert "<" not in md and ">" not in md and md.startswith("# Serving calibration: &lt;b&gt;.csv")
+    (row,) = [ln for ln in md.splitlines() if ln.startswith("| D")]
+    header = next(ln for ln in md.splitlines() if ln.startswith("| id |"))
+    cells = lambda ln: len(ln.replace("\\|", "").split("|"))  # noqa: E731
+    assert cells(row) == cells(header)
+
+
+def test_c6_a_row_with_more_cells_than_the_header_is_refused(tmp_path):
+    """An unquoted thousands separator (max_batch 2,048) shifted the row: 24 tokens/s measured, the fit then failed
+    far from the row ('interconnect_share 4.1e-24 is below the minimum share') or fitted on it."""
+    bench = _csv(tmp_path, "D,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2,048,20000,,,,src\n")
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:5: 18 cells where the header has 17") and '"2,048"' in p
+
+
+def test_c7_a_column_twice_in_the_header_is_refused(tmp_path):
+    """csv.DictReader keeps the last column of a name: every row's id became the second column's 'Z'."""
+    bench = _csv(tmp_path, head=HEAD + ",id", rows=[g + ",Z" for g in GOOD])
+    assert _problems(bench) == [f"{bench}:1: [id] this column appears more than once in the header; keep one"]
+
+
+def test_c8_a_byte_order_mark_keeps_the_first_column(tmp_path):
+    """A spreadsheet's "CSV UTF-8" starts with U+FEFF: the first column read as '\\ufeffid', every id lost (rows
+    named row2, row3 …) or, with `model` first, 'unknown benchmark format'."""
+    bench = tmp_path / "bom.csv"
+    bench.write_text("\ufeff" + HEAD + "\n" + "\n".join(GOOD) + "\n", encoding="utf-8")
+    assert [r.id for r in benchmarks.read(bench)] == ["A", "B", "C"]
+    first = tmp_path / "model_first.csv"
+    first.write_text("\ufeffmodel,gpu,gpu_count,input_tokens,output_tokens,output_tokens_per_second\n"
+                     "llama-3.1-8b,H100-SXM-80GB,1,128,128,27000\n", encoding="utf-8")
+    assert benchmarks.read(first)[0].model == "llama-3.1-8b"
+
+
+def test_c9_an_unknown_mode_is_refused(tmp_path):
+    """`mode = EPX` (or 'dep', 'pp') was read as tensor parallel in silence: only 'ep' changes the layout."""
+    bench = _csv(tmp_path, head=HEAD + ",mode", rows=[g + "," for g in GOOD]
+                 + ["D,llama-3.1-8b,H100-SXM-80GB,8,8,1,fp8,fp8,128,128,,2048,20000,,,,src,EPX"])
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:5: [mode] 'epx': use 'ep'")
+    ok = _csv(tmp_path, name="ok.csv", head=HEAD + ",mode", rows=[g + ",tp" for g in GOOD]
+              + ["D,llama-3.1-8b,H100-SXM-80GB,8,8,1,fp8,fp8,128,128,,2048,20000,,,,src,EP"])
+    assert [r.mode for r in benchmarks.read(ok)] == ["tp", "tp", "tp", "ep"]
+
+
+def test_c10_frameworks_rows_without_a_framework_are_located(tmp_path, capsys):
+    """It said "unknown framework(s) ''" with no line."""
+    fw = _csv(tmp_path, name="fw.csv", head=HEAD + ",framework", rows=[GOOD[0] + ",vllm", GOOD[1] + ","])
+    rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--frameworks", fw)
+    assert rc == 2 and f"{fw}:3: [framework] row B: no framework named" in err, err
+    assert not (tmp_path / "c.toml").exists()
