@@ -225,3 +225,12 @@ def test_c10_frameworks_rows_without_a_framework_are_located(tmp_path, capsys):
     rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--frameworks", fw)
     assert rc == 2 and f"{fw}:3: [framework] row B: no framework named" in err, err
     assert not (tmp_path / "c.toml").exists()
+
+
+def test_c11_a_report_that_cannot_be_written_leaves_no_calibration(tmp_path, capsys):
+    """`--report /proc/self/r.md` (a folder that exists, a file that cannot be made there): the calibration was
+    written first, then exit 2 for the report: a new calibration file behind a failed command (or an old one
+    replaced)."""
+    rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--report", "/proc/self/r.md")
+    assert rc == 2 and "/proc/self/r.md" in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.csv"]

@@ -47,7 +47,7 @@ def run(args, out=print) -> int:
     import hashlib
 
     from tco.catalog import load_catalog
-    from tco.files import target_problem, write_whole
+    from tco.files import target_problem, write_all
     from tco.scenario import read_limited
     from tco.sizing import benchmarks
     from tco.sizing.calibrate import check_rows, errors, fit, median, to_toml, validate
@@ -95,9 +95,8 @@ def run(args, out=print) -> int:
         text += extra
         stats["frameworks"] = ",".join(sorted(set(filter(None, str(stats["frameworks"]).split(","))) | set(covered)))
     out(text)
-    write_whole(target, to_toml(eff, stats) + tables)
-    if args.report:
-        write_whole(args.report, text)
+    # both or neither: a report that could not be written left a new calibration behind an exit 2 (review 2026-12c C11)
+    write_all([(target, to_toml(eff, stats) + tables)] + ([(args.report, text)] if args.report else []))
     out(f"wrote {target}")
     return 0
 
