@@ -234,3 +234,73 @@ def test_c11_a_report_that_cannot_be_written_leaves_no_calibration(tmp_path, cap
     rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--report", "/proc/self/r.md")
     assert rc == 2 and "/proc/self/r.md" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bench.csv"]
+
+
+# ---------------------------------------------------------------------------------------------
+# W7: the sales desk's pool, replaced once per stuck pool
+
+
+class _Proc:
+    def __init__(self):
+        self.ended = False
+
+    def terminate(self):
+        self.ended = True
+
+
+class _Pool:
+    def __init__(self):
+        self._processes = {1: _Proc(), 2: _Proc()}
+        self.shut = None
+
+    def shutdown(self, wait=True, cancel_futures=False):
+        self.shut = (wait, cancel_futures)
+
+
+def test_w7_a_second_job_stuck_on_a_replaced_pool_leaves_the_new_pool_alone():
+    """Two jobs stuck on one pool (two tabs asking for the same large plan search): the first timeout replaced the
+    pool; the second replaced the new one too, terminating its processes and the jobs other users had started
+    there ('A process in the process pool was terminated abruptly')."""
+    from tco.web import app as webapp
+
+    old, made = _Pool(), []
+
+    def renew():
+        made.append(_Pool())
+        return made[-1]
+
+    desk = webapp.Desk({}, None, old, ("testserver",), renew=renew)
+    webapp._replace_pool(desk, old)  # the first stuck job
+    webapp._replace_pool(desk, old)  # the second one, on the same (old) pool
+    assert len(made) == 1 and desk.pool is made[0] and not any(p.ended for p in made[0]._processes.values())
+    assert all(p.ended for p in old._processes.values())
+
+
+def test_w7_a_job_failing_on_a_pool_already_replaced_does_not_replace_the_new_one():
+    """The other job on the stuck pool gets BrokenProcessPool: it renewed the pool again, dropping the pool the first
+    timeout had just made (with any job running there) without shutting it down."""
+    import asyncio
+    from concurrent.futures.process import BrokenProcessPool
+
+    from tco.web import app as webapp
+
+    from concurrent.futures import Future
+
+    pending: Future = Future()
+
+    class Broken:
+        def submit(self, fn, *args):
+            return pending
+
+    fresh = _Pool()
+    desk = webapp.Desk({}, None, Broken(), ("testserver",), renew=lambda: _Pool())
+
+    async def job():
+        got = asyncio.ensure_future(webapp._in_worker(desk, len, "x"))
+        await asyncio.sleep(0)  # the job is submitted to the (stuck, soon broken) pool
+        desk.pool = fresh  # the first timeout's _replace_pool, while this job waits
+        pending.set_exception(BrokenProcessPool("A process in the process pool was terminated abruptly"))
+        return await got
+
+    got = asyncio.run(job())
+    assert "terminated abruptly" in got["problems"][0]["message"] and desk.pool is fresh
