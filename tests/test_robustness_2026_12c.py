@@ -18,6 +18,8 @@ from tco.cli import main
 from tco.errors import InputError
 from tco.sizing import benchmarks
 
+ROOT = Path(__file__).resolve().parents[1]
+
 HEAD = ("id,model,gpu,gpu_count,tp,nodes,precision,kv_precision,input_tokens,output_tokens,concurrency,max_batch,"
         "output_tokens_per_second,itl_ms,ttft_ms,exclude,source")
 GOOD = ["A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src",
@@ -304,3 +306,25 @@ def test_w7_a_job_failing_on_a_pool_already_replaced_does_not_replace_the_new_on
 
     got = asyncio.run(job())
     assert "terminated abruptly" in got["problems"][0]["message"] and desk.pool is fresh
+
+
+# ---------------------------------------------------------------------------------------------
+# K3: a [framework.<name>] table of a calibration file with a misspelt parameter
+
+
+def test_k3_a_misspelt_framework_parameter_is_an_error_not_the_main_fit(tmp_path, capsys):
+    """`[framework.vllm] bandwith_share = 0.05` was dropped in silence: the run sized on the main fit and the JSON
+    called it "…, vllm fit"."""
+    from test_robustness import SMALL_TEXT, sub, write
+
+    cal = (ROOT / "tco" / "catalog" / "data" / "calibration_default.toml").read_text(encoding="utf-8")
+    main_part = cal[:cal.index("[framework.")]
+    (tmp_path / "c.toml").write_text(main_part + "\n[framework.vllm]\nbandwith_share = 0.05\n", encoding="utf-8")
+    s = write(tmp_path, sub(SMALL_TEXT, "storage_gb = 200\n",
+                            'storage_gb = 200\ncalibration = "c.toml"\nframework = "vllm"\n'))
+    assert main(["validate", str(s)]) == 2
+    err = capsys.readouterr().err
+    assert "[framework.vllm.bandwith_share] unknown key" in err and "c.toml" in err, err
+    (tmp_path / "c.toml").write_text(main_part + "\n[framework.vllm]\nbandwidth_share = 0.5\nrows_fitted = 9\n"
+                                     'versions = "vllm-0.6"\n', encoding="utf-8")
+    assert main(["validate", str(s)]) == 0, capsys.readouterr().err

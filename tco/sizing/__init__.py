@@ -251,6 +251,10 @@ def _check_framework(serving, data: dict, file: str, lines: dict | None) -> None
         "calibration to the file it writes, or use framework = \"generic\""), (lines or {}).get(("inference", "framework")))])
 
 
+FRAMEWORK_FIT_KEYS = frozenset({"rows_fitted", "median_abs_error_in_sample", "median_abs_error_leave_one_out", "versions"})
+"""The figures `tco calibrate --frameworks` writes in a [framework.<name>] table beside its parameters."""
+
+
 def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
     """The calibration of a named framework: the file's ``[framework.<name>]`` parameters (its own fit of the shares
     and overheads, tco/cli/calibrate_frameworks.py) over the main ones; unchanged for "generic" or a framework the
@@ -261,6 +265,13 @@ def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
     own = tables.get(framework) if framework != "generic" else None
     if not isinstance(own, dict):
         return eff
+    from tco.errors import InputError, Problem
+
+    stray = sorted(set(own) - set(PARAMS) - FRAMEWORK_FIT_KEYS)
+    if stray:  # a misspelt parameter was dropped in silence: the "vllm fit" was the main fit (red team 2026-12c K3)
+        raise InputError([Problem(str(data.get("file", "calibration file")), f"framework.{framework}.{k}",
+                                  f"unknown key; a [framework.{framework}] table holds {', '.join(PARAMS)} and the "
+                                  "fit's figures (rows_fitted, median_abs_error_…, versions)", None) for k in stray])
     base = {k: getattr(eff, k) for k in PARAMS} | {k: v for k, v in own.items() if k in PARAMS}
     where = f"{data.get('file', 'calibration file')} [framework.{framework}]"
     return replace(from_dict(base, where), name=f"{eff.name}, {framework} fit", source=eff.source)
