@@ -328,3 +328,23 @@ def test_k3_a_misspelt_framework_parameter_is_an_error_not_the_main_fit(tmp_path
     (tmp_path / "c.toml").write_text(main_part + "\n[framework.vllm]\nbandwidth_share = 0.5\nrows_fitted = 9\n"
                                      'versions = "vllm-0.6"\n', encoding="utf-8")
     assert main(["validate", str(s)]) == 0, capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# I1: speculative decoding keys without speculative decoding
+
+
+def test_i1_speculative_keys_without_mtp_are_a_notice(tmp_path):
+    """`speculative_draft_tokens = 4` and `speculative_acceptance_share = 1.0` without `speculative = "mtp"` validated
+    and ran in silence, sized without speculative decoding (as fx history keys under another model are noticed)."""
+    from test_robustness import SMALL_TEXT, sub, write
+
+    from tco import api
+    from tco.scenario import plausibility
+
+    s = write(tmp_path, sub(SMALL_TEXT, "storage_gb = 200\n",
+                            "storage_gb = 200\nspeculative_draft_tokens = 4\nspeculative_acceptance_share = 1.0\n"))
+    got = [n for n in plausibility(api.load(s).scenario) if n.code == "speculative_keys_ignored"]
+    assert [n.params for n in got] == [{"keys": "speculative_draft_tokens, speculative_acceptance_share"}]
+    assert not [n for n in plausibility(api.load(write(tmp_path, SMALL_TEXT, "b.toml")).scenario)
+                if n.code == "speculative_keys_ignored"]
