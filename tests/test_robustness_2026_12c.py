@@ -348,3 +348,12 @@ def test_i1_speculative_keys_without_mtp_are_a_notice(tmp_path):
     assert [n.params for n in got] == [{"keys": "speculative_draft_tokens, speculative_acceptance_share"}]
     assert not [n for n in plausibility(api.load(write(tmp_path, SMALL_TEXT, "b.toml")).scenario)
                 if n.code == "speculative_keys_ignored"]
+
+
+def test_c12_a_catalog_dir_that_is_no_folder_names_the_option(tmp_path, capsys):
+    """`calibrate … --catalog-dir bench.csv` said `[scenario.catalog_dir]`, a key of no scenario, after reading the
+    catalog; it names --catalog-dir now, before anything is read."""
+    bench = _csv(tmp_path)
+    for where, says in ((bench, "not a folder"), (tmp_path / "none", "folder not found")):
+        rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--catalog-dir", where)
+        assert rc == 2 and f"{where}: [--catalog-dir] {says}" in err, err

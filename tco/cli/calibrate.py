@@ -56,6 +56,9 @@ def run(args, out=print) -> int:
     bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
     bad += same_file_problems(args, target)
+    if args.catalog_dir and not Path(args.catalog_dir).is_dir():  # was "[scenario.catalog_dir]", a key of no scenario
+        bad.append(Problem(str(args.catalog_dir), "--catalog-dir", "not a folder" if Path(args.catalog_dir).exists()
+                           else "folder not found", None))
     if bad:  # before the fit, which may take seconds
         raise InputError(bad)
     cat = load_catalog(args.catalog_dir)
