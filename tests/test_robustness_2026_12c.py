@@ -357,3 +357,35 @@ def test_c12_a_catalog_dir_that_is_no_folder_names_the_option(tmp_path, capsys):
     for where, says in ((bench, "not a folder"), (tmp_path / "none", "folder not found")):
         rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--catalog-dir", where)
         assert rc == 2 and f"{where}: [--catalog-dir] {says}" in err, err
+
+
+# ---------------------------------------------------------------------------------------------
+# C13: MTP columns
+
+
+MTP_HEAD = HEAD + ",draft_tokens,acceptance_share"
+MTP_GOOD = [g + ",," for g in GOOD]
+
+
+@pytest.mark.parametrize("cells, missing", [("3,", "acceptance_share"), (",0.8", "draft_tokens")])
+def test_c13_an_mtp_row_needs_both_its_columns(tmp_path, cells, missing):
+    """3 draft tokens without an acceptance share read as acceptance 0 (drafts paid for nothing); an acceptance share
+    without draft tokens was dropped."""
+    bench = _csv(tmp_path, f"D,deepseek-r1,H200-SXM-141GB,8,8,1,fp8,fp8,1024,2048,1,2048,158,,,,src,{cells}\n",
+                 head=MTP_HEAD, rows=MTP_GOOD)
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:5: [{missing}] an MTP run needs both draft_tokens and acceptance_share"), p
+
+
+def test_c13_mtp_rows_on_a_model_without_an_mtp_module_are_refused(tmp_path, capsys):
+    """Draft tokens on Llama 3.1 8B (an EAGLE run, say) were fitted as MTP: a draft layer the model does not have and
+    its accepted tokens credited (the calibration written, exit 0); a scenario refuses speculative = "mtp" there."""
+    row = "D,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,20000,,,,src,3,0.8\n"
+    bench = _csv(tmp_path, row, head=MTP_HEAD, rows=MTP_GOOD)
+    rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml")
+    assert rc == 2 and f"{bench}:5: [draft_tokens] row 'D': MTP draft tokens on 'llama-3.1-8b'" in err, err
+    assert "deepseek-r1" in err and not (tmp_path / "c.toml").exists()
+    fw = _csv(tmp_path, row.replace("src,3,0.8", "src,3,0.8,vllm"), name="fw.csv", head=MTP_HEAD + ",framework",
+              rows=[g + ",vllm" for g in MTP_GOOD])
+    rc, err = _calibrate(capsys, _csv(tmp_path, name="main.csv"), "-o", tmp_path / "c.toml", "--frameworks", fw)
+    assert rc == 2 and f"{fw}:5: [draft_tokens]" in err, err

@@ -68,6 +68,7 @@ def run(args, out=print) -> int:
     rows = benchmarks.read(args.file, meta)
     check_rows(rows, cat)
     check_precision(rows, cat, args.file)
+    check_mtp(rows, cat, args.file)
     used = [r for r in rows if not r.exclude]
     if not used:
         raise InputError([Problem(args.file, "exclude", "every row is excluded: nothing to fit", None)])
@@ -93,8 +94,11 @@ def run(args, out=print) -> int:
         from tco.cli.calibrate_frameworks import fit_frameworks
 
         with time_limit(MAX_FIT_SECONDS, args.frameworks):
-            extra, tables, covered = fit_frameworks(args.frameworks, cat, eff, loo=not args.no_loo,
-                                                    check_fits=check_fits)
+            def checks(rs, c) -> None:  # the --frameworks rows as the main file's
+                check_mtp(rs, c, args.frameworks)
+                check_fits(rs, c)
+
+            extra, tables, covered = fit_frameworks(args.frameworks, cat, eff, loo=not args.no_loo, check_fits=checks)
         text += extra
         stats["frameworks"] = ",".join(sorted(set(filter(None, str(stats["frameworks"]).split(","))) | set(covered)))
     out(text)
@@ -138,6 +142,22 @@ def check_precision(rows, cat, file: str) -> None:
                         f"gives it no fp4_dense_tflops); GPUs with FP4: {', '.join(have) or 'none'}", r.line)
                 for r in rows if "fp4" in (r.precision, r.kv_precision) and r.gpu in cat.gpus
                 and not cat.gpus[r.gpu].fp4_tflops]
+    if problems:
+        raise InputError(problems)
+
+
+def check_mtp(rows, cat, file: str) -> None:
+    """Rows with MTP draft tokens on a model without a multi-token-prediction module (models.csv mtp_modules), every one
+    at once: the fit costed a draft layer the model does not have and credited its accepted tokens (a scenario with
+    speculative = "mtp" on such a model stops with exit 2 too). Other speculative methods (EAGLE, a draft model) are
+    not modelled."""
+    have = sorted(k for k, m in cat.models.items() if m.mtp_modules > 0)
+    problems = [Problem(file, "draft_tokens", f"row {r.id!r}: MTP draft tokens on {r.model!r}, which has no "
+                        f"multi-token-prediction module (models.csv mtp_modules); models that have one: "
+                        f"{', '.join(have) or 'none'}; another speculative method (EAGLE, a draft model) is not "
+                        "modelled: leave the row out or give its `exclude` reason", r.line)
+                for r in rows if r.draft_tokens and not r.exclude and r.model in cat.models
+                and not cat.models[r.model].mtp_modules]
     if problems:
         raise InputError(problems)
 

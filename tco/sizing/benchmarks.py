@@ -202,6 +202,10 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
             problems += exc.problems
+    for k, other in (("draft_tokens", "acceptance_share"), ("acceptance_share", "draft_tokens")):
+        if n.get(k) and n.get(other) is None:  # 3 draft tokens at acceptance 0 was a run paying drafts for nothing
+            problems.append(Problem(str(p), other, f"an MTP run needs both draft_tokens and acceptance_share; {k} is "
+                                    f"given, {other} is not", line))
     prec = number_format((r.get("precision") or "bf16").strip().lower())
     if prec not in ("bf16", "fp8", "fp4"):
         problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4 "
