@@ -389,3 +389,45 @@ def test_c13_mtp_rows_on_a_model_without_an_mtp_module_are_refused(tmp_path, cap
               rows=[g + ",vllm" for g in MTP_GOOD])
     rc, err = _calibrate(capsys, _csv(tmp_path, name="main.csv"), "-o", tmp_path / "c.toml", "--frameworks", fw)
     assert rc == 2 and f"{fw}:5: [draft_tokens]" in err, err
+
+
+# ---------------------------------------------------------------------------------------------
+# T1: the training calibration's tables in a catalog overlay (defaults.toml [training.*])
+
+
+DEFAULTS = (ROOT / "tco" / "catalog" / "data" / "defaults.toml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("old, new, key", [
+    ("reference = 8192", "reference = 0", "training.width.reference"),  # mfu inf: exit 1 "internal error"
+    ("k = 0.191", "k = nan", "training.width.k"),  # gpu_hours nan: exit 1 "internal error"
+    ("k = 0.191", "k = 1e6", "training.width.k"),  # OverflowError traceback
+    ("hopper = 1.0", "hopper = 0", "training.generation_factor.hopper"),  # OverflowError traceback
+    ("hopper = 1.0", 'hopper = "x"', "training.generation_factor.hopper"),  # ValueError traceback
+    ("fp8 = 0.411", "fp8 = 5", "training.mfu_by_precision.fp8"),  # an MFU of 5: a fifth of the GPU-hours, exit 0
+    ("share = 0.472", "share = 2", "training.fp4.share"),
+    ("a = 1.185", "a = 0", "training.moe.a"),
+    ("low_precision = 0.654", "low_precision = -1", "training.moe.low_precision"),
+    ('uncalibrated_generations = ["ada"]', 'uncalibrated_generations = "ada"', "training.uncalibrated_generations"),
+])
+def test_t1_a_training_table_of_an_overlay_is_checked_with_its_line(tmp_path, old, new, key):
+    from tco.catalog import load_catalog
+
+    (tmp_path / "defaults.toml").write_text(sub_once(DEFAULTS, old, new), encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_catalog(str(tmp_path))
+    (p,) = exc.value.problems
+    line = next(i for i, ln in enumerate(DEFAULTS.splitlines(), 1) if ln.startswith(old))
+    assert (p.key, p.line) == (key, line) and p.file.endswith("defaults.toml"), str(p)
+
+
+def test_t1_the_shipped_training_tables_pass(tmp_path):
+    from tco.catalog import load_catalog
+
+    (tmp_path / "defaults.toml").write_text(DEFAULTS, encoding="utf-8")
+    assert load_catalog(str(tmp_path)).defaults["training"]["width"]["reference"] == 8192
+
+
+def sub_once(text: str, old: str, new: str) -> str:
+    assert old in text, old
+    return text.replace(old, new, 1)
