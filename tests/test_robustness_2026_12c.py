@@ -431,3 +431,17 @@ def test_t1_the_shipped_training_tables_pass(tmp_path):
 def sub_once(text: str, old: str, new: str) -> str:
     assert old in text, old
     return text.replace(old, new, 1)
+
+
+def test_t1_a_catalog_training_mfu_above_one_is_refused(tmp_path, capsys):
+    """`[training.generation_factor] ada = 3` (within the factor bound): 0.421 × 3 = 1.26 before the width factor,
+    an MFU of 1.11 in the JSON (exit 0), fewer GPU-hours than the L4's peak allows."""
+    from test_robustness import SMALL_TEXT, sub, write
+
+    (tmp_path / "cat").mkdir()
+    (tmp_path / "cat" / "defaults.toml").write_text(sub_once(DEFAULTS, "ada = 1.0", "ada = 3"), encoding="utf-8")
+    s = write(tmp_path, sub(SMALL_TEXT, 'locale = "pt-BR"', 'locale = "pt-BR"\ncatalog_dir = "cat"'))
+    assert main(["validate", str(s)]) == 2
+    err = capsys.readouterr().err
+    assert "[options[0].training_offer]" in err and "training MFU for L4 at bf16 is 1.26" in err, err
+    assert "more than 1" in err

@@ -162,7 +162,12 @@ def training_mfu_base(gpu, precision: str, table: dict, gpus=()) -> float:
         raise ValueError(f"no training MFU for {gpu.gpu}: its generation {gpu.generation or '(blank)'!r} (gpus.csv "
                        f"generation) has no factor in defaults.toml [training.generation_factor] ({sorted(gen)}); "
                        "set the GPU's generation, add the factor, or give [training] mfu")
-    return float(base[precision]) * float(gen[gpu.generation])
+    mfu = float(base[precision]) * float(gen[gpu.generation])
+    if not mfu <= 1.0:  # an overlay's factor of 3 on a 0.37 MFU gave 1.11: fewer GPU-hours than the peak allows
+        raise ValueError(f"the catalog's training MFU for {gpu.gpu} at {precision} is {mfu:.3g} (defaults.toml "
+                         f"[training.mfu_by_precision] × [training.generation_factor] {gpu.generation}), more than 1: "
+                         "no run beats its GPUs' peak; check those tables, or give [training] mfu")
+    return mfu
 
 
 def training_problem(gpu, precision: str, table: dict, gpus, mfu_given: bool) -> str | None:
