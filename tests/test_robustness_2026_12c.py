@@ -392,7 +392,7 @@ def test_c13_mtp_rows_on_a_model_without_an_mtp_module_are_refused(tmp_path, cap
 
 
 # ---------------------------------------------------------------------------------------------
-# T1: the training calibration's tables in a catalog overlay (defaults.toml [training.*])
+# T1, T2: the training calibration's tables in a catalog overlay (defaults.toml [training.*])
 
 
 DEFAULTS = (ROOT / "tco" / "catalog" / "data" / "defaults.toml").read_text(encoding="utf-8")
@@ -410,7 +410,7 @@ DEFAULTS = (ROOT / "tco" / "catalog" / "data" / "defaults.toml").read_text(encod
     ("low_precision = 0.654", "low_precision = -1", "training.moe.low_precision"),
     ('uncalibrated_generations = ["ada"]', 'uncalibrated_generations = "ada"', "training.uncalibrated_generations"),
 ])
-def test_t1_a_training_table_of_an_overlay_is_checked_with_its_line(tmp_path, old, new, key):
+def test_t1_t2_a_training_table_of_an_overlay_is_checked_with_its_line(tmp_path, old, new, key):
     from tco.catalog import load_catalog
 
     (tmp_path / "defaults.toml").write_text(sub_once(DEFAULTS, old, new), encoding="utf-8")
@@ -433,7 +433,7 @@ def sub_once(text: str, old: str, new: str) -> str:
     return text.replace(old, new, 1)
 
 
-def test_t1_a_catalog_training_mfu_above_one_is_refused(tmp_path, capsys):
+def test_t2_a_catalog_training_mfu_above_one_is_refused(tmp_path, capsys):
     """`[training.generation_factor] ada = 3` (within the factor bound): 0.421 × 3 = 1.26 before the width factor,
     an MFU of 1.11 in the JSON (exit 0), fewer GPU-hours than the L4's peak allows."""
     from test_robustness import SMALL_TEXT, sub, write
