@@ -445,3 +445,22 @@ def test_t2_a_catalog_training_mfu_above_one_is_refused(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "[options[0].training_offer]" in err and "training MFU for L4 at bf16 is 1.26" in err, err
     assert "more than 1" in err
+
+
+# ---------------------------------------------------------------------------------------------
+# N1: interconnect.csv overlay: a server's scale-out network
+
+
+@pytest.mark.parametrize("gbps", ["-5", "0", "1e-300", "1e300"])
+def test_n1_a_scale_out_network_out_of_bounds_is_refused(tmp_path, gbps):
+    """`scale_out_gbps = -5` for p5.48xlarge costed DeepSeek-R1 bf16 across servers at R$ 48.9 M instead of 43.6 M
+    (exit 0); 1e-300 gave 0 tokens/s and a message about the users' speed; 0 read as 'no cluster network'. The bound is
+    a benchmark row's network_gbps's: 1–100,000 Gb/s."""
+    from tco.catalog import load_catalog
+
+    (tmp_path / "interconnect.csv").write_text("key,scale_out_gbps,status,source,as_of\n"
+                                               f"aws/*/p5.48xlarge,{gbps},listed,src,2026-01-01\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        load_catalog(str(tmp_path))
+    (p,) = exc.value.problems
+    assert (p.key, p.line) == ("scale_out_gbps", 2) and "≥ 1 and ≤ 100000" in p.message
