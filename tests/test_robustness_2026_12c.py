@@ -464,3 +464,12 @@ def test_n1_a_scale_out_network_out_of_bounds_is_refused(tmp_path, gbps):
         load_catalog(str(tmp_path))
     (p,) = exc.value.problems
     assert (p.key, p.line) == ("scale_out_gbps", 2) and "≥ 1 and ≤ 100000" in p.message
+
+
+def test_c14_a_plain_csv_quoting_trtllm_bench_is_read_as_a_plain_csv(tmp_path):
+    """A `conditions` cell saying where the numbers came from ("the PERFORMANCE OVERVIEW section of trtllm-bench") made
+    the file a trtllm-bench report: `[average input length (tokens)] missing line in the trtllm-bench report`."""
+    bench = _csv(tmp_path, head=HEAD + ",conditions",
+                 rows=[g + ',"from the PERFORMANCE OVERVIEW of trtllm-bench; Request Throughput (req/sec) 12"'
+                       for g in GOOD])
+    assert [r.id for r in benchmarks.read(bench)] == ["A", "B", "C"]

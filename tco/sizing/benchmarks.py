@@ -58,14 +58,14 @@ def read(path: str | Path, meta: dict | None = None) -> list[BenchRow]:
     meta = {k: v for k, v in (meta or {}).items() if v is not None}
     if p.suffix == ".json":
         return [_vllm(p, text, meta)]
+    first = text.splitlines()[0] if text.strip() else ""
+    cols: list[str] = next(_csv_rows(p, [first]), [])
+    if all(c in cols for c in PLAIN_REQUIRED):  # first: a plain CSV whose notes quote "PERFORMANCE OVERVIEW" is ours
+        return _plain(p, text)
     if "PERFORMANCE OVERVIEW" in text or "Request Throughput (req/sec)" in text:
         return [_trtllm(p, text, meta)]
-    first = text.splitlines()[0] if text.strip() else ""
     if first.startswith("Metric,"):
         return [_genai_perf(p, text, meta)]
-    cols: list[str] = next(_csv_rows(p, [first]), [])
-    if all(c in cols for c in PLAIN_REQUIRED):
-        return _plain(p, text)
     raise InputError([Problem(str(p), "", "unknown benchmark format: expected a plain CSV with columns "
                               f"{', '.join(PLAIN_REQUIRED)}, a vLLM benchmark_serving JSON, a GenAI-Perf/AIPerf "
                               "profile_export CSV or a trtllm-bench throughput report", 1)])
