@@ -129,8 +129,8 @@ def same_file_problems(args, target: Path) -> list[Problem]:
             bad.append(Problem(str(f), opt, f"names {hit[0]} {str(hit[1])!r}, which calibrate reads: writing there "
                                "would replace it; give another file name", None))
     if len(writes) == 2 and ident(writes[0][1]) == ident(writes[1][1]):
-        bad.append(Problem(str(args.report), "--report", "names the same file as -o: the report would replace the "
-                           "calibration; give the report its own name (e.g. calibration.md)", None))
+        bad.append(Problem(str(args.report), "--report", f"names the same file as -o ({target}): the report would "
+                           "replace the calibration; give the report its own name (e.g. calibration.md)", None))
     return bad
 
 
