@@ -473,3 +473,19 @@ def test_c14_a_plain_csv_quoting_trtllm_bench_is_read_as_a_plain_csv(tmp_path):
                  rows=[g + ',"from the PERFORMANCE OVERVIEW of trtllm-bench; Request Throughput (req/sec) 12"'
                        for g in GOOD])
     assert [r.id for r in benchmarks.read(bench)] == ["A", "B", "C"]
+
+
+# ---------------------------------------------------------------------------------------------
+# S9: a sweep axis naming a file
+
+
+def test_s9_an_axis_file_name_is_read_from_the_base_scenarios_folder(tmp_path):
+    """`[[axes]] key = "inference.calibration", values = ["cal.toml"]`, the base's own value: the base's was read from
+    its folder (sub/cal.toml), the axis's from the folder the sweep ran in (a failed case, or another file of that
+    name used in silence)."""
+    from tco.sweep.case import Base, case_data
+
+    base = Base({"inference": {"calibration": str(tmp_path / "sub" / "cal.toml")}}, None, str(tmp_path / "sub" / "b.toml"),
+                (("inference", "calibration"),), ("inference.calibration",), ("tco",))
+    assert case_data(base, ("cal.toml",))["inference"]["calibration"] == str((tmp_path / "sub" / "cal.toml").resolve())
+    assert case_data(base, ("/etc/x.toml",))["inference"]["calibration"] == "/etc/x.toml"
