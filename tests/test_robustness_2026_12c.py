@@ -489,3 +489,13 @@ def test_s9_an_axis_file_name_is_read_from_the_base_scenarios_folder(tmp_path):
                 (("inference", "calibration"),), ("inference.calibration",), ("tco",))
     assert case_data(base, ("cal.toml",))["inference"]["calibration"] == str((tmp_path / "sub" / "cal.toml").resolve())
     assert case_data(base, ("/etc/x.toml",))["inference"]["calibration"] == "/etc/x.toml"
+
+
+# ---------------------------------------------------------------------------------------------
+# W8: serve --port past the last port
+
+
+def test_w8_a_port_past_65535_is_an_argument_error(capsys):
+    """`tco serve --port 99999` started the pool, then `OverflowError: bind(): port must be 0-65535` (a traceback)."""
+    assert main(["serve", "--port", "99999"]) == 2
+    assert "argument --port: must be 65535 or less, got 99999" in capsys.readouterr().err
