@@ -499,3 +499,12 @@ def test_w8_a_port_past_65535_is_an_argument_error(capsys):
     """`tco serve --port 99999` started the pool, then `OverflowError: bind(): port must be 0-65535` (a traceback)."""
     assert main(["serve", "--port", "99999"]) == 2
     assert "argument --port: must be 65535 or less, got 99999" in capsys.readouterr().err
+
+
+def test_c15_a_framework_version_is_bounded_like_an_id(tmp_path):
+    """Twelve vLLM rows with 100,000-character `framework_version` cells: calibrate wrote a 1,200,781-byte calibration
+    (exit 0), which every scenario naming it then refused (the limit is 1,000,000 bytes)."""
+    bench = _csv(tmp_path, head=HEAD + ",framework,framework_version",
+                 rows=[GOOD[0] + ",vllm," + "v" * 201, GOOD[1] + ",vllm,0.6"])
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:2: [framework_version] 201 characters: at most 200"), p

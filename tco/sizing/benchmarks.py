@@ -222,7 +222,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     if fw and fw not in FRAMEWORKS:  # "vllm,sglang" would list both in [fit] frameworks: a calibration they never ran
         problems.append(Problem(str(p), "framework", f"{_show(fw)}: use one of {', '.join(FRAMEWORKS)} (or leave "
                                 "it empty)", line))
-    for k in ("id", "model", "gpu", "source"):
+    for k in ("id", "model", "gpu", "source", "framework_version"):  # a version goes into the calibration file
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
                                     f"{MAX_ID_CHARACTERS * (10 if k == 'source' else 1):,}", line))
