@@ -508,3 +508,13 @@ def test_c15_a_framework_version_is_bounded_like_an_id(tmp_path):
                  rows=[GOOD[0] + ",vllm," + "v" * 201, GOOD[1] + ",vllm,0.6"])
     (p,) = _problems(bench)
     assert p.startswith(f"{bench}:2: [framework_version] 201 characters: at most 200"), p
+
+
+def test_c16_the_version_of_a_row_without_id_is_kept(tmp_path):
+    """Rows without an id are named row<line> by the reader, but their versions were keyed '' (the last one's): the
+    [framework.<name>] versions of a file without ids listed none."""
+    from tco.cli.calibrate_frameworks import _versions
+
+    f = tmp_path / "fw.csv"
+    f.write_text("id,model,framework_version\n,m,vllm-0.6\nX,m,vllm-0.8\n,m,vllm-0.9\n", encoding="utf-8")
+    assert _versions(str(f)) == {"row2": "vllm-0.6", "X": "vllm-0.8", "row4": "vllm-0.9"}

@@ -105,7 +105,8 @@ def _versions(file: str) -> dict[str, str]:
 
     # read as benchmarks.read does (a byte that is not UTF-8 replaced): strict UTF-8 was a UnicodeDecodeError traceback
     text = read_limited(Path(file), MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8-sig", errors="replace")
-    return {r.get("id") or "": (r.get("framework_version") or "").strip() for r in csv.DictReader(text.splitlines())}
+    reader = csv.DictReader(text.splitlines())  # a row without an id is the reader's f"row{line}"
+    return {r.get("id") or f"row{reader.line_num}": (r.get("framework_version") or "").strip() for r in reader}
 
 
 def framework_table(fw: str, eff, rows: int, m_in: float, m_loo: float | None, versions: list[str]) -> str:
