@@ -518,3 +518,24 @@ def test_c16_the_version_of_a_row_without_id_is_kept(tmp_path):
     f = tmp_path / "fw.csv"
     f.write_text("id,model,framework_version\n,m,vllm-0.6\nX,m,vllm-0.8\n,m,vllm-0.9\n", encoding="utf-8")
     assert _versions(str(f)) == {"row2": "vllm-0.6", "X": "vllm-0.8", "row4": "vllm-0.9"}
+
+
+# ---------------------------------------------------------------------------------------------
+# P2: "no plan fits" names the targets
+
+
+def test_p2_no_plan_fits_names_the_time_to_first_token_it_could_not_meet(tmp_path):
+    """Llama 3.1 405B on p5 with time_to_first_token_seconds = 0.05 (the quickest answers in 0.336 s): `tco plan` said
+    "no offer … can serve the model at the per-user speed asked (see the skipped offers with `python -m tco plan`)":
+    the wrong target, and the command that had just said it."""
+    from test_robustness import SMALL_TEXT, sub
+
+    from tco import api
+    from tco.plan.precheck import no_fit
+
+    text = sub(SMALL_TEXT, "storage_gb = 200\n", "storage_gb = 200\ntime_to_first_token_seconds = 0.05\n")
+    (tmp_path / "s.toml").write_text(text, encoding="utf-8")
+    inp = api.load(tmp_path / "s.toml")
+    p = no_fit(inp.scenario, str(tmp_path / "s.toml"), inp.key_lines)
+    assert p.key == "plan" and "at 15 tokens/s per user and a first token within 0.05 s; lower the targets" in p.message
+    assert "python -m tco plan" not in p.message
