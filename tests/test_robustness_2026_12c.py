@@ -172,6 +172,7 @@ def test_c5_report_cells_are_markdown_text_not_html_or_new_cells(tmp_path, capsy
     from tco.cli.calibrate_frameworks import md_cell
 
     assert md_cell("a|<b>&\nc`") == "a\\|&lt;b&gt;&amp; c'"
+    assert md_cell("D\x1b]0;PWNED\x07") == "D\\x1b]0;PWNED\\x07"  # written raw into the --report file
     bench = _csv(tmp_path, "D|<img src=x onerror=alert(1)>,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,"
                  "20000,,,<script>alert(1)</script> | x,src\n", name="<b>.csv")
     rc, err = _calibrate(capsys, bench, "-o", tmp_path / "c.toml", "--report", tmp_path / "c.md")

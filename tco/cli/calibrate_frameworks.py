@@ -32,9 +32,12 @@ FRAMEWORKS = ("trtllm", "vllm", "sglang")
 def md_cell(x) -> str:
     """Text from a benchmark file (an id, a model, an `exclude` reason, a file name) as a Markdown table cell: <, > and
     & written as entities (never HTML where the report is rendered), a pipe escaped (never a new cell), a line break
-    a space, as tco.diff's Markdown does."""
-    text = str(x).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return text.replace("|", "\\|").replace("\r", " ").replace("\n", " ").replace("`", "'")
+    a space, as tco.diff's Markdown does; another control character as \\xNN (tco.errors.printable), so a terminal
+    showing the file never runs an escape sequence from it."""
+    from tco.errors import printable
+
+    text = str(x).replace("\r", " ").replace("\n", " ").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return printable(text.replace("|", "\\|").replace("`", "'"))
 
 
 def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> tuple[str, str, list[str]]:
