@@ -36,6 +36,8 @@ def target_problem(path: str | Path) -> str | None:
     name = str(path)
     if not name.strip():
         return "the file name is empty"
+    if name.endswith(("/", os.sep)):  # realpath drops the slash: `-o newdir/` wrote a file named newdir
+        return "ends with a slash, so it names a folder: tco writes a file here; give a file name"
     real = Path(os.path.realpath(name))
     try:
         st = os.stat(real)

@@ -540,3 +540,18 @@ def test_p2_no_plan_fits_names_the_time_to_first_token_it_could_not_meet(tmp_pat
     p = no_fit(inp.scenario, str(tmp_path / "s.toml"), inp.key_lines)
     assert p.key == "plan" and "at 15 tokens/s per user and a first token within 0.05 s; lower the targets" in p.message
     assert "python -m tco plan" not in p.message
+
+
+# ---------------------------------------------------------------------------------------------
+# F1: a file name ending with a slash
+
+
+def test_f1_a_target_ending_with_a_slash_names_a_folder(tmp_path, capsys):
+    """`calibrate … -o newdir/` and `plan … --json newdir/` (a folder meant, none there yet) wrote a file named newdir:
+    realpath and pathlib drop the slash."""
+    from tco.files import target_problem
+
+    assert "ends with a slash" in (target_problem(str(tmp_path / "newdir") + "/") or "")
+    rc, err = _calibrate(capsys, _csv(tmp_path), "-o", str(tmp_path / "newdir") + "/")
+    assert rc == 2 and "[-o] ends with a slash, so it names a folder" in err, err
+    assert not (tmp_path / "newdir").exists()

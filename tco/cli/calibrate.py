@@ -53,7 +53,7 @@ def run(args, out=print) -> int:
     from tco.sizing.calibrate import check_rows, errors, fit, median, to_toml, validate
 
     target = Path(args.output) if args.output else Path(args.file).with_suffix(".calibration.toml")
-    bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", target), ("--report", args.report))
+    bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", args.output or target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
     bad += same_file_problems(args, target)
     if args.catalog_dir and not Path(args.catalog_dir).is_dir():  # was "[scenario.catalog_dir]", a key of no scenario
@@ -122,7 +122,7 @@ def same_file_problems(args, target: Path) -> list[Problem]:
 
     reads = {ident(f): (opt, f) for opt, f in (("the benchmark file", args.file),
                                                  ("--frameworks", getattr(args, "frameworks", None))) if f}
-    writes = [(opt, f) for opt, f in (("-o", target), ("--report", args.report)) if f is not None]
+    writes = [(opt, f) for opt, f in (("-o", args.output or target), ("--report", args.report)) if f is not None]
     bad = []
     for opt, f in writes:
         if (hit := reads.get(ident(f))) is not None:
