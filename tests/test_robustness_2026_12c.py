@@ -555,3 +555,15 @@ def test_f1_a_target_ending_with_a_slash_names_a_folder(tmp_path, capsys):
     rc, err = _calibrate(capsys, _csv(tmp_path), "-o", str(tmp_path / "newdir") + "/")
     assert rc == 2 and "[-o] ends with a slash, so it names a folder" in err, err
     assert not (tmp_path / "newdir").exists()
+
+
+def test_c17_a_network_on_a_one_server_row_is_refused(tmp_path):
+    """`network_gbps = 800` on a row whose `nodes` was left at 1 was dropped in silence (the row then costed as one
+    server: a forgotten `nodes = 2`)."""
+    bench = _csv(tmp_path, head=HEAD + ",network_gbps", rows=[g + "," for g in GOOD]
+                 + ["D,llama-3.1-8b,H100-SXM-80GB,2,1,,fp8,fp8,128,128,,2048,20000,,,,src,800"])
+    (p,) = _problems(bench)
+    assert p.startswith(f"{bench}:5: [network_gbps] is read only for a replica over several servers"), p
+    ok = _csv(tmp_path, name="ok.csv", head=HEAD + ",network_gbps", rows=[g + "," for g in GOOD]
+              + ["D,llama-3.1-8b,H100-SXM-80GB,2,1,2,fp8,fp8,128,128,,2048,20000,,,,src,800"])
+    assert benchmarks.read(ok)[-1].network_gbps == 800

@@ -202,6 +202,9 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
             problems += exc.problems
+    if n.get("network_gbps") is not None and (n.get("nodes") or 1) <= 1:  # dropped in silence: nodes forgotten?
+        problems.append(Problem(str(p), "network_gbps", "is read only for a replica over several servers (nodes of 2 or "
+                                "more); this row has nodes = 1: give its nodes, or leave network_gbps empty", line))
     for k, other in (("draft_tokens", "acceptance_share"), ("acceptance_share", "draft_tokens")):
         if n.get(k) and n.get(other) is None:  # 3 draft tokens at acceptance 0 was a run paying drafts for nothing
             problems.append(Problem(str(p), other, f"an MTP run needs both draft_tokens and acceptance_share; {k} is "
