@@ -134,9 +134,10 @@ CHANGES = {
     # the replica layout is re-chosen: H100 options go from tensor parallel 4 to 2, H200 batch 143 → 245
     "input_tokens": ("seed_70b_h200", {"in_in_tokens": 1000.0},
                      lambda d: d["inference"].update(input_tokens_per_request=1000.0)),
-    # 30 tokens/s: the 4x L4 server moves to tensor parallel 4; single L4s miss the target and run batch 1
-    "speed_layout": ("assistant_8b_l4", {"in_target_tps": 30.0},
-                     lambda d: d["inference"].update(tokens_per_second_per_user=30.0)),
+    # 40 tokens/s: the 4x L4 server moves to tensor parallel 4; single L4s run batch 1 (the 2026-12-02 calibration's
+    # η_bw = 1.0 keeps 30 tokens/s on the same fleet sizes, TP2 and batch 9: nothing would move)
+    "speed_layout": ("assistant_8b_l4", {"in_target_tps": 40.0},
+                     lambda d: d["inference"].update(tokens_per_second_per_user=40.0)),
     "growth_cloud_discount_speed": ("assistant_8b_l4", {"in_end_users": 2600.0, "in_o3_inf_price": 0.61,
                                                         "in_discount_rate": 0.10, "in_target_tps": 20.0},
                                     lambda d: (d["inference"]["users"].update(end_users=2600.0),
