@@ -158,23 +158,133 @@ class OverallPlans:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Coverage:
+    """A provider the catalog lists: its best plan's TCO, or None and why it has none (``reason``: 'plan_providers',
+    'constraint_provider', 'constraint_residency', 'brazil_only', 'gpus', 'no_price', 'skipped'; ``detail``: the
+    skipped offers' first reason)."""
+    provider: str
+    tco_brl: float | None
+    reason: str = ""
+    detail: str = ""
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> Coverage:
+        return cls(provider=d["provider"], tco_brl=d.get("tco_brl"), reason=d.get("reason", ""),
+                   detail=d.get("detail", ""))
+
+    def as_dict(self) -> dict:
+        return {"provider": self.provider, "tco_brl": self.tco_brl, "reason": self.reason, "detail": self.detail}
+
+
+@dataclass(frozen=True, kw_only=True)
+class StandIn:
+    """A stand-in egress or storage price a provider's plans rest on (no public price was found)."""
+    provider: str
+    group: str
+    what: str
+    """'egress' or 'storage'."""
+    id: str
+    source: str
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> StandIn:
+        return cls(provider=d["provider"], group=d["group"], what=d["what"], id=d["id"], source=d["source"])
+
+    def as_dict(self) -> dict:
+        return {"provider": self.provider, "group": self.group, "what": self.what, "id": self.id, "source": self.source}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Skipped:
+    """An offer and pricing the search left out for a role, and why (the search's words)."""
+    offer: str
+    pricing: str
+    role: str
+    reason: str
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> Skipped:
+        return cls(offer=d["offer"], pricing=d["pricing"], role=d["role"], reason=d["reason"])
+
+    def as_dict(self) -> dict:
+        return {"offer": self.offer, "pricing": self.pricing, "role": self.role, "reason": self.reason}
+
+
+@dataclass(frozen=True, kw_only=True)
+class SearchFacts:
+    """The search as a whole: the plans it covers (a committed ladder's levels multiplied over its terms), the
+    providers searched, every catalog provider's coverage, the stand-in prices, the switches of ``[plan]``, the
+    components scored and the offers skipped."""
+    candidates: int
+    providers: tuple[str, ...]
+    coverage: tuple[Coverage, ...]
+    stand_ins: tuple[StandIn, ...]
+    brazil_only: bool
+    hybrids: bool
+    spot_for_serving: bool
+    training_components: int
+    serving_components: int
+    shared_plans: int
+    skipped: tuple[Skipped, ...]
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> SearchFacts:
+        return cls(candidates=int(d["candidates"]), providers=tuple(d["providers"]),
+                   coverage=tuple(Coverage.of(c) for c in d.get("coverage", ())),
+                   stand_ins=tuple(StandIn.of(x) for x in d.get("stand_ins", ())), brazil_only=bool(d["brazil_only"]),
+                   hybrids=bool(d.get("hybrids", True)), spot_for_serving=bool(d.get("spot_for_serving", False)),
+                   training_components=int(d.get("training_components", 0)),
+                   serving_components=int(d.get("serving_components", 0)), shared_plans=int(d.get("shared_plans", 0)),
+                   skipped=tuple(Skipped.of(x) for x in d.get("skipped", ())))
+
+    def as_dict(self) -> dict:
+        return {"candidates": self.candidates, "providers": list(self.providers),
+                "coverage": [c.as_dict() for c in self.coverage], "stand_ins": [x.as_dict() for x in self.stand_ins],
+                "brazil_only": self.brazil_only, "hybrids": self.hybrids, "spot_for_serving": self.spot_for_serving,
+                "training_components": self.training_components, "serving_components": self.serving_components,
+                "shared_plans": self.shared_plans, "skipped": [x.as_dict() for x in self.skipped]}
+
+
+@dataclass(frozen=True, kw_only=True)
+class VersusOptions:
+    """The best plan against the cheapest option the user wrote (deterministic TCOs) [BRL]."""
+    cheapest_option: str
+    cheapest_option_tco_brl: float
+    best_plan: str
+    best_plan_tco_brl: float
+    best_plan_saving_brl: float
+
+    @classmethod
+    def of(cls, d: Mapping[str, Any]) -> VersusOptions:
+        return cls(cheapest_option=d["cheapest_option"], cheapest_option_tco_brl=d["cheapest_option_tco_brl"],
+                   best_plan=d["best_plan"], best_plan_tco_brl=d["best_plan_tco_brl"],
+                   best_plan_saving_brl=d["best_plan_saving_brl"])
+
+    def as_dict(self) -> dict:
+        return {"cheapest_option": self.cheapest_option, "cheapest_option_tco_brl": self.cheapest_option_tco_brl,
+                "best_plan": self.best_plan, "best_plan_tco_brl": self.best_plan_tco_brl,
+                "best_plan_saving_brl": self.best_plan_saving_brl}
+
+
+@dataclass(frozen=True, kw_only=True)
 class PlanSearch:
     """Each provider's best plan (``tco.plan.search``) beside the options the user wrote: the search's facts,
     the best plans of each provider group and of the hybrids, the overall best and runner-up, and the best plan
     against the cheapest option."""
 
-    search: Mapping[str, Any]
+    search: SearchFacts
     by_provider: Mapping[str, GroupPlans]
     hybrid: Plan | None
     overall: OverallPlans
-    vs_options: Mapping[str, Any] | None = None
+    vs_options: VersusOptions | None = None
 
     @classmethod
     def of(cls, found: Mapping[str, Any]) -> PlanSearch:
         """From the search's JSON document (``as_dict``'s inverse: the document a ``plan --json`` or a run wrote)."""
-        return cls(search=found["search"], by_provider={g: GroupPlans.of(v) for g, v in found["by_provider"].items()},
+        vs = found.get("vs_options")
+        return cls(search=SearchFacts.of(found["search"]), by_provider={g: GroupPlans.of(v) for g, v in found["by_provider"].items()},
                    hybrid=Plan.of(found["hybrid"]) if found.get("hybrid") else None,
-                   overall=OverallPlans.of(found["overall"]), vs_options=found.get("vs_options"))
+                   overall=OverallPlans.of(found["overall"]), vs_options=VersusOptions.of(vs) if vs else None)
 
     @property
     def best(self) -> Plan:
@@ -182,6 +292,6 @@ class PlanSearch:
         return self.overall.best
 
     def as_dict(self) -> dict:
-        out = {"search": self.search, "by_provider": {g: v.as_dict() for g, v in self.by_provider.items()},
+        out = {"search": self.search.as_dict(), "by_provider": {g: v.as_dict() for g, v in self.by_provider.items()},
                "hybrid": self.hybrid.as_dict() if self.hybrid else None, "overall": self.overall.as_dict()}
-        return out | ({"vs_options": self.vs_options} if self.vs_options is not None else {})
+        return out | ({"vs_options": self.vs_options.as_dict()} if self.vs_options is not None else {})

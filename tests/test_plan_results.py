@@ -29,7 +29,13 @@ def test_the_fleets_read_and_write_their_keys():
 
 def test_the_plan_search_from_its_document():
     x, y = plan_doc("Plan x", 1.0, ["n1"]), plan_doc("Plan y", 1.5, [], training=None)
-    found = {"search": {"candidates": 3}, "hybrid": x,
+    search = {"candidates": 3, "providers": ["aws"], "brazil_only": False, "hybrids": True, "spot_for_serving": False,
+              "training_components": 1, "serving_components": 2, "shared_plans": 0, "skipped": [
+                  {"offer": "aws/us-east-1/g6.xlarge", "pricing": "spot", "role": "serving", "reason": "too slow"}],
+              "coverage": [{"provider": "aws", "tco_brl": 1.0, "reason": "", "detail": ""},
+                           {"provider": "lambda", "tco_brl": None, "reason": "gpus", "detail": ""}],
+              "stand_ins": [{"provider": "aws", "group": "aws", "what": "egress", "id": "aws/x", "source": "STAND-IN"}]}
+    found = {"search": search, "hybrid": x,
              "by_provider": {"hybrid": {"best": x, "runners_up": [y], "candidates": 3, "margin_brl": 0.5,
                                         "margin_share": 0.5}},
              "overall": {"best": x, "runner_up": None, "margin_brl": None, "margin_share": None}}
@@ -38,5 +44,10 @@ def test_the_plan_search_from_its_document():
     assert isinstance(p.by_provider["hybrid"], GroupPlans) and p.by_provider["hybrid"].runners_up[0].tco_brl == 1.5
     assert p.by_provider["hybrid"].runners_up[0].training is None and p.best.serving.mode == "committed_baseline"
     assert p.as_dict() == found  # every key back, no vs_options key when the search was not set against options
-    vs = {"best_plan": "Plan x"}
-    assert PlanSearch.of(found | {"vs_options": vs}).as_dict() == found | {"vs_options": vs}
+    assert p.search.skipped[0].reason == "too slow" and p.search.coverage[1].tco_brl is None
+    assert p.search.stand_ins[0].what == "egress" and p.search.providers == ("aws",)
+    vs = {"cheapest_option": "a", "cheapest_option_tco_brl": 2.0, "best_plan": "Plan x", "best_plan_tco_brl": 1.0,
+          "best_plan_saving_brl": 1.0}
+    back = PlanSearch.of(found | {"vs_options": vs})
+    assert back.vs_options is not None and back.vs_options.best_plan_saving_brl == 1.0
+    assert back.as_dict() == found | {"vs_options": vs}

@@ -223,15 +223,15 @@ def _best_plan_line(res: Results, scenario_path: str) -> None:
     the scenario's cheapest option."""
     found = res.analysis.plans
     vs = found.vs_options if found is not None else None
-    if not vs or found is None:
+    if vs is None or found is None:
         return
     from tco.report import fmt, i18n
     from tco.report.plan_names import plan_label
 
     loc = res.scenario.scenario.locale
-    best = plan_label(found.overall.best, loc)  # vs["best_plan"] in the run's locale
-    _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
-                 cheapest=fmt.money(vs["cheapest_option_tco_brl"], loc, False), file=scenario_path))
+    best = plan_label(found.overall.best, loc)  # vs.best_plan in the run's locale
+    _out(i18n.t("cli_best_plan", loc, plan=best, tco=fmt.money(vs.best_plan_tco_brl, loc, False),
+                 cheapest=fmt.money(vs.cheapest_option_tco_brl, loc, False), file=scenario_path))
 
 
 def cmd_plan(args) -> int:

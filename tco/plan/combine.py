@@ -8,7 +8,8 @@ import numpy as np
 
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
-from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch, ServingFleet, TrainingFleet
+from tco.plan_results import (Coverage, GroupPlans, OverallPlans, Plan, PlanSearch, SearchFacts, ServingFleet, Skipped,
+                               StandIn, TrainingFleet, VersusOptions)
 from tco.plan.precheck import no_fit, precheck
 from tco.plan.components import (Comp, Ctx, accepted, constraints, context, offers, prime_serving, residency_ok,
                                  training_problem, training_size)
@@ -38,14 +39,15 @@ def search(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict |
     bests = sorted(by_group.values(), key=lambda v: v.best.tco_brl)
     runner = bests[1].best if len(bests) > 1 else None
     overall = OverallPlans(best=bests[0].best, runner_up=runner, **_margin(bests[0].best, runner))
-    return PlanSearch(search={"candidates": sc.covered, "providers": sorted({f.provider for f in fleets}),
-                       "coverage": coverage(ctx, fleets, by_group), "stand_ins": stand_ins(ctx, by_group),
-                       "brazil_only": ctx.spec.brazil_only, "hybrids": ctx.spec.hybrids,
-                       "spot_for_serving": ctx.spec.spot_for_serving,
-                       "training_components": len(Tx) if s.training.method != TrainingMethod.NONE else 0,
-                       "serving_components": len(Iv), "shared_plans": len(S),
-                       "skipped": sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))},
-                      by_provider=by_group, hybrid=by_group["hybrid"].best if "hybrid" in by_group else None,
+    skipped = sorted(ctx.skipped, key=lambda d: (d["offer"], d["pricing"], d["role"]))
+    facts = SearchFacts(candidates=sc.covered, providers=tuple(sorted({f.provider for f in fleets})),
+                        coverage=tuple(Coverage.of(c) for c in coverage(ctx, fleets, by_group)),
+                        stand_ins=tuple(StandIn.of(x) for x in stand_ins(ctx, by_group)),
+                        brazil_only=ctx.spec.brazil_only, hybrids=ctx.spec.hybrids,
+                        spot_for_serving=ctx.spec.spot_for_serving,
+                        training_components=len(Tx) if s.training.method != TrainingMethod.NONE else 0,
+                        serving_components=len(Iv), shared_plans=len(S), skipped=tuple(Skipped.of(d) for d in skipped))
+    return PlanSearch(search=facts, by_provider=by_group, hybrid=by_group["hybrid"].best if "hybrid" in by_group else None,
                       overall=overall)
 
 
@@ -256,8 +258,8 @@ def _option_table(ctx: Ctx, t: Comp | None, i: Comp) -> dict:
     return opt
 
 
-def versus(best: Plan, options: list[tuple[str, float]]) -> dict:
+def versus(best: Plan, options: list[tuple[str, float]]) -> VersusOptions:
     """The best plan against the cheapest option the user wrote (deterministic TCOs) [BRL]."""
     name, tco = min(options, key=lambda o: o[1])
-    return {"cheapest_option": name, "cheapest_option_tco_brl": tco, "best_plan": best.name,
-            "best_plan_tco_brl": best.tco_brl, "best_plan_saving_brl": tco - best.tco_brl}
+    return VersusOptions(cheapest_option=name, cheapest_option_tco_brl=tco, best_plan=best.name,
+                         best_plan_tco_brl=best.tco_brl, best_plan_saving_brl=tco - best.tco_brl)

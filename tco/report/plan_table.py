@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import re
 import sys
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Sequence
 
 from tco.domain import FleetKind, FleetMode
 from tco.report.i18n import locale_of, t, term
 
 if TYPE_CHECKING:
-    from tco.plan_results import Plan, PlanFleet, PlanSearch
+    from tco.plan_results import Plan, PlanFleet, PlanSearch, SearchFacts, Skipped
 
 COMMITTED_BASELINE = "committed_baseline"
 """The serving mode of a plan with committed instances and on-demand hours above them (tco/plan)."""
@@ -121,8 +121,8 @@ def _table(plans: PlanSearch, loc: str):
     from tco.report import fmt
 
     srch = plans.search
-    title = t("plan_tab_title", loc, candidates=fmt.number(srch["candidates"], loc), providers=", ".join(
-        srch["providers"])) + (" " + t("plan_tab_brazil_only", loc) if srch["brazil_only"] else "")
+    title = t("plan_tab_title", loc, candidates=fmt.number(srch.candidates, loc), providers=", ".join(
+        srch.providers)) + (" " + t("plan_tab_brazil_only", loc) if srch.brazil_only else "")
     table = Table(title=Text(title))
     for key, justify in HEADS:
         table.add_column(t(key, loc), justify=justify, no_wrap=justify == "right")  # type: ignore[arg-type]
@@ -152,33 +152,33 @@ def _closing(plans: PlanSearch, loc: str, show_skipped: bool = False) -> list[st
     out += [t("plan_tab_note", loc, note=note_text(n, loc)) for n in b.notes]
     out += [t("plan_tab_rerun", loc), option_toml(dict(b.option) | {"name": plan_label(b, loc)})]
     out += coverage_lines(srch, loc)
-    if srch["skipped"]:
-        out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch["skipped"]), loc)))
-        out += skipped_lines(srch["skipped"], loc) if show_skipped else ["  " + t("plan_tab_skip_hint", loc)]
+    if srch.skipped:
+        out.append(t("plan_tab_skipped", loc, n=fmt.number(len(srch.skipped), loc)))
+        out += skipped_lines(srch.skipped, loc) if show_skipped else ["  " + t("plan_tab_skip_hint", loc)]
     return out
 
 
-def coverage_lines(srch: Mapping[str, Any], loc: str) -> list[str]:
+def coverage_lines(srch: SearchFacts, loc: str) -> list[str]:
     """Every catalog provider without a plan, with its reason; the stand-in prices under the plans shown."""
     by_why: dict[str, list[str]] = {}
-    for c in srch.get("coverage", []):
-        if c.get("tco_brl") is None:
-            why = t(f"pv_c_why_{c['reason']}", loc)  # the skipped offers' own reasons: --show-skipped
-            by_why.setdefault(why, []).append(c["provider"])
+    for c in srch.coverage:
+        if c.tco_brl is None:
+            why = t(f"pv_c_why_{c.reason}", loc)  # the skipped offers' own reasons: --show-skipped
+            by_why.setdefault(why, []).append(c.provider)
     out = [t("plan_tab_no_plan", loc, provider=", ".join(ps), why=why) for why, ps in sorted(by_why.items())]
     whats: dict[str, list[str]] = {}
-    for x in srch.get("stand_ins", []):
-        whats.setdefault(x["provider"], []).append(t(f"plan_tab_stand_in_{x['what']}", loc, id=x["id"]))
+    for x in srch.stand_ins:
+        whats.setdefault(x.provider, []).append(t(f"plan_tab_stand_in_{x.what}", loc, id=x.id))
     out += [t("plan_tab_stand_in", loc, provider=p, what=", ".join(w)) for p, w in sorted(whats.items())]
     return out
 
 
-def skipped_lines(skipped: list[dict], loc: str, limit: int | None = None) -> list[str]:
+def skipped_lines(skipped: Sequence[Skipped], loc: str, limit: int | None = None) -> list[str]:
     """The skipped (offer, pricing, role) uses grouped by reason (the search's words), most frequent first: every
     offer when `limit` is None (``--show-skipped``), else the first `limit` reasons with a count."""
     by: dict[str, list[str]] = {}
     for d in skipped:
-        by.setdefault(d["reason"], []).append(f"{d['offer']} {d['pricing']} ({d['role']})")
+        by.setdefault(d.reason, []).append(f"{d.offer} {d.pricing} ({d.role})")
     order = sorted(by.items(), key=lambda kv: (-len(kv[1]), kv[0]))
     out = []
     for reason, uses in order if limit is None else order[:limit]:

@@ -185,7 +185,7 @@ def test_the_committed_baseline_found_is_the_engine_optimum(cat, burst_plans):
 def test_seed_search_lists_each_provider_the_hybrid_and_the_overall_best(seed_plans):
     _, plans = seed_plans
     assert {"aws", "azure", "gcp", "br-dedicated", "hybrid"} <= set(plans.by_provider)
-    assert plans.search["candidates"] > 1000
+    assert plans.search.candidates > 1000
     hybrid = plans.hybrid
     assert hybrid.training.kind == "cloud" and hybrid.serving.kind == "dedicated"
     best = plans.overall.best
@@ -206,7 +206,7 @@ def test_search_honours_speed_memory_and_skips_anomalous_rows(seed_plans, cat):
         sv = p.serving
         assert sv.tokens_per_second_per_user >= target * (1 - 1e-9)
         assert "anomal" not in (sv.status or "")
-    reasons = {(d["offer"], d["pricing"], d["role"]): d["reason"] for d in plans.search["skipped"]}
+    reasons = {(d.offer, d.pricing, d.role): d.reason for d in plans.search.skipped}
     # no plan uses a catalog row marked not_offered or anomalous (the catalog fixed the GCP row the search used to
     # skip by its source text; the statuses now say it)
     status = {(oid, p): cp.status for oid, o in cat.cloud_offers.items() for p, cp in o.prices.items()}
@@ -376,10 +376,10 @@ def test_no_option_the_user_wrote_beats_the_search_on_its_own_ground(cat, seed_p
 def test_every_catalog_provider_has_a_plan_or_a_reason(cat, seed_plans):
     _, plans = seed_plans
     every = sorted({o.provider for o in cat.cloud_offers.values()} | {o.provider for o in cat.dedicated_offers.values()})
-    cov = {c["provider"]: c for c in plans.search["coverage"]}
+    cov = {c.provider: c for c in plans.search.coverage}
     assert sorted(cov) == every
     for p, c in cov.items():  # without the residency constraint the seed's search gives every provider a plan
-        assert c["tco_brl"] == plans.by_provider[p].best.tco_brl and c["reason"] == "", p
+        assert c.tco_brl == plans.by_provider[p].best.tco_brl and c.reason == "", p
     # the foreign GPU clouds are in the fight: Gcore's 3-year H200 is the cheapest cloud (review 2026-12 §1.2)
     clouds = {p: v.best.tco_brl for p, v in plans.by_provider.items()
               if p not in ("hybrid", "br-dedicated")}
@@ -389,10 +389,10 @@ def test_every_catalog_provider_has_a_plan_or_a_reason(cat, seed_plans):
 
 def test_stand_in_prices_are_named_not_hidden(cat, seed_plans):
     _, plans = seed_plans
-    stand = {(x["provider"], x["what"]): x for x in plans.search["stand_ins"]}
+    stand = {(x.provider, x.what): x for x in plans.search.stand_ins}
     assert {("gcore", "egress"), ("gcore", "storage")} <= set(stand)
-    assert stand[("gcore", "egress")]["id"] == "gcore/global"
-    assert stand[("gcore", "egress")]["source"].startswith("STAND-IN")
+    assert stand[("gcore", "egress")].id == "gcore/global"
+    assert stand[("gcore", "egress")].source.startswith("STAND-IN")
     assert not {p for p, _ in stand} & {"aws", "gcp", "coreweave"}  # sourced rows, or the scenario's own price
     # the stand-ins are the AWS us-east-1 figures the sources name, not invented ones
     assert cat.storage["gcore/global"].usd_per_gb_month == cat.storage["aws-s3/us-east-1"].usd_per_gb_month == 0.023
@@ -410,7 +410,7 @@ def test_the_seeds_residency_keeps_every_plan_in_brazil(cat):
         for p in [v.best, *v.runners_up]:
             assert p.serving.region in BRAZIL_REGIONS, (g, p.name)
             assert (p.training or p.serving).region in BRAZIL_REGIONS, (g, p.name)
-    cov = {c["provider"]: c["reason"] for c in found.search["coverage"]}
+    cov = {c.provider: c.reason for c in found.search.coverage}
     assert cov["gcore"] == cov["azure"] == cov["lambda"] == "constraint_residency"
     assert cov["aws"] == cov["br-dedicated"] == ""
     # the best overall trains on AWS São Paulo and serves on the dedicated NVL servers
@@ -426,7 +426,7 @@ def test_accepted_providers_narrow_the_search(cat):
         "constraints": Constraints(providers=["br-dedicated", "gcore"])})})
     found = plan.search(s, cat, file=str(SEED), lines=lines)
     assert set(found.by_provider) == {"br-dedicated", "gcore", "hybrid"}
-    cov = {c["provider"]: c["reason"] for c in found.search["coverage"]}
+    cov = {c.provider: c.reason for c in found.search.coverage}
     assert cov["aws"] == cov["azure"] == "constraint_provider" and cov["gcore"] == ""
 
 

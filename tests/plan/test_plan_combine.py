@@ -36,7 +36,7 @@ def test_best_plans_are_ordered_with_the_margin_to_the_runner_up(dedicated):
     assert g.margin_brl == runner - g.best.tco_brl
     assert g.margin_share == pytest.approx((runner - costs[0]) / costs[0])
     assert found.overall.best == g.best and found.overall.runner_up is None
-    assert found.search["providers"] == ["br-dedicated"]
+    assert found.search.providers == ("br-dedicated",)
 
 
 def test_a_plan_re_runs_through_the_engine_to_the_same_tco(dedicated):
@@ -52,7 +52,7 @@ def test_versus_by_hand():
     best = PlanRecord(name="Plan x", group="g", fleet="separate", tco_brl=2_500_000.0, npv_brl=2_400_000.0,
                       tax_profile="t", tax_uplift_share=None, training=None, serving=SERVING, notes=(), option={})
     got = versus(best, [("A", 3_000_000.0), ("B", 2_800_000.0)])
-    assert got == {"cheapest_option": "B", "cheapest_option_tco_brl": 2_800_000.0, "best_plan": "Plan x",
+    assert got.as_dict() == {"cheapest_option": "B", "cheapest_option_tco_brl": 2_800_000.0, "best_plan": "Plan x",
                    "best_plan_tco_brl": 2_500_000.0, "best_plan_saving_brl": 2_800_000.0 - 2_500_000.0}
 
 

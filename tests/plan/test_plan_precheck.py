@@ -56,7 +56,7 @@ def test_a_heavier_load_with_millions_of_covered_plans_is_searched(seed):
     heavy = s.model_copy(update={"inference": s.inference.model_copy(update={"output_tokens_per_request": 1200})})
     scored = plan.precheck(heavy, seed.catalog)
     found = plan.search(heavy, seed.catalog)
-    assert scored <= heavy.plan.max_candidates < found.search["candidates"]
+    assert scored <= heavy.plan.max_candidates < found.search.candidates
     assert found.overall.best.tco_brl > 0
 
 

@@ -147,16 +147,17 @@ def comparison(v: View, ours, loc: str) -> dict:
 def _coverage(v: View, loc: str) -> list[str]:
     """Why providers the catalog lists have no row (the client's constraints, no offer that serves), and which rows
     rest on a stand-in egress or storage price: every provider in the fight, or a stated reason."""
-    found = v.analysis.plans.search if v.analysis.plans is not None else {}
+    found = v.analysis.plans.search if v.analysis.plans is not None else None
     out = []
-    left = [c for c in found.get("coverage", []) if c.get("tco_brl") is None]
+    left = [c for c in (found.coverage if found is not None else ()) if c.tco_brl is None]
     by_reason: dict[str, list[str]] = {}
     for c in left:
-        by_reason.setdefault(c["reason"], []).append(provider_name(c["provider"], loc))
+        by_reason.setdefault(c.reason, []).append(provider_name(c.provider, loc))
     for reason, names in sorted(by_reason.items()):
         out.append(t("pv_c_left_out", loc, names=", ".join(sorted(names)), why=t(f"pv_c_why_{reason}", loc)))
     shown = {p.provider for p in v.plans}
-    stand = sorted({provider_name(x["provider"], loc) for x in found.get("stand_ins", []) if x["provider"] in shown})
+    stand = sorted({provider_name(x.provider, loc) for x in (found.stand_ins if found is not None else ())
+                    if x.provider in shown})
     if stand:
         out.append(t("pv_c_stand_ins", loc, names=", ".join(stand)))
     return out

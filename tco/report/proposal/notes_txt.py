@@ -37,13 +37,13 @@ def render(res: Results, v: View | None = None) -> str:
     lines += [f"- {x}" for x in found] or [f"- {t('nt_none', loc)}"]
     lines.append("")
     plans = v.analysis.plans
-    vs = (plans.vs_options if plans is not None else None) or {}
-    if plans is not None and vs.get("best_plan_saving_brl", 0) > 0:
-        best = plan_label(plans.overall.best, loc)  # vs["best_plan"] in the run's locale
-        lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs["best_plan_tco_brl"], loc, False),
-                       saving=fmt.money(vs["best_plan_saving_brl"], loc, False)))
-    srch = plans.search if plans is not None else {}
-    if srch:  # every catalog provider in the fight or its reason, and the stand-in prices the plans rest on
+    vs = plans.vs_options if plans is not None else None
+    if plans is not None and vs is not None and vs.best_plan_saving_brl > 0:
+        best = plan_label(plans.overall.best, loc)  # vs.best_plan in the run's locale
+        lines.append(t("nt_best_plan", loc, plan=best, tco=fmt.money(vs.best_plan_tco_brl, loc, False),
+                       saving=fmt.money(vs.best_plan_saving_brl, loc, False)))
+    srch = plans.search if plans is not None else None
+    if srch is not None:  # every catalog provider in the fight or its reason, and the stand-in prices the plans rest on
         from tco.report.plan_table import coverage_lines
 
         lines += coverage_lines(srch, loc)

@@ -8,13 +8,13 @@ The search is not redone by the workbook: ``python -m tco plan FILE`` reproduces
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING
 
 from tco.domain import FleetKind, FleetMode
 from tco.report.workbook.book import Book, num, qs
 
 if TYPE_CHECKING:
-    from tco.plan_results import Plan, PlanFleet, PlanSearch, ServingFleet
+    from tco.plan_results import Plan, PlanFleet, PlanSearch, SearchFacts, ServingFleet, VersusOptions
     from tco.results import Results
 
 
@@ -56,11 +56,11 @@ def write_plans(book: Book, res: Results, plans: PlanSearch, source: str) -> Non
     rows = plan_rows(plans)
     best = min(p.tco_brl for _, _, p in rows)
     r = _plan_table(book, ws, r, rows, best) + 1
-    _vs_options(book, ws, r, res, plans.vs_options or {}, best)
+    _vs_options(book, ws, r, res, plans.vs_options, best)
     ws.freeze_panes(0, 1)
 
 
-def _plans_head(book: Book, ws, srch: Mapping[str, Any], source: str) -> int:
+def _plans_head(book: Book, ws, srch: SearchFacts, source: str) -> int:
     """Column widths, title, the note with the command, and the search's candidates, providers and switches;
     returns the next free row."""
     t = book.t
@@ -69,9 +69,9 @@ def _plans_head(book: Book, ws, srch: Mapping[str, Any], source: str) -> int:
     ws.write_string(0, 0, t("sh_plans"), book.fmt("title"))
     ws.merge_range(1, 0, 1, 8, t("plan_note", cmd=f"python -m tco plan {source}"), book.fmt("small_wrap"))
     ws.set_row(1, 30)
-    info = ((t("plan_candidates"), srch.get("candidates")), (t("plan_providers"), ", ".join(srch.get("providers", []))),
-            (t("plan_brazil_only"), t("yes") if srch.get("brazil_only") else t("no")),
-            (t("plan_hybrids"), t("yes") if srch.get("hybrids") else t("no")))
+    info = ((t("plan_candidates"), srch.candidates), (t("plan_providers"), ", ".join(srch.providers)),
+            (t("plan_brazil_only"), t("yes") if srch.brazil_only else t("no")),
+            (t("plan_hybrids"), t("yes") if srch.hybrids else t("no")))
     r = 3
     for k, v in info:
         ws.write_string(r, 0, k)
@@ -111,7 +111,7 @@ def _plan_table(book: Book, ws, r: int, rows: list[tuple[str, int, Plan]], best:
     return r
 
 
-def _vs_options(book: Book, ws, r: int, res: Results, vs: Mapping[str, Any], best: float) -> None:
+def _vs_options(book: Book, ws, r: int, res: Results, vs: VersusOptions | None, best: float) -> None:
     """The scenario's cheapest option (live, from the Comparison), the best plan, and what the plan saves."""
     t = book.t
     cmp_ = qs(book.sheets["comparison"])
@@ -123,7 +123,8 @@ def _vs_options(book: Book, ws, r: int, res: Results, vs: Mapping[str, Any], bes
     cheapest = lead.tco.deterministic if lead is not None else 0.0
     ws.write_formula(r + 1, 2, f"=MIN({tcos})", book.fmt("calc_brl"), num(cheapest))
     ws.write_string(r + 2, 0, t("plan_best_plan"))
-    ws.write_number(r + 2, 2, num(vs.get("best_plan_tco_brl", best)), book.fmt("eng_brl"))
+    plan_tco = vs.best_plan_tco_brl if vs is not None else best
+    ws.write_number(r + 2, 2, num(plan_tco), book.fmt("eng_brl"))
     ws.write_string(r + 3, 0, t("plan_saving"))
     ws.write_formula(r + 3, 2, f"=C{r + 2}-C{r + 3}", book.fmt("calc_brl"),
-                     num(cheapest - vs.get("best_plan_tco_brl", best)))
+                     num(cheapest - plan_tco))

@@ -100,23 +100,23 @@ def test_no_dedicated_option_means_no_offer(small_run):
 
 def test_a_cheaper_plan_is_pointed_out_with_its_saving(small_run):
     vs = small_run.analysis.plans.vs_options
-    assert vs["best_plan_saving_brl"] > 0
+    assert vs.best_plan_saving_brl > 0
     # the saving is the cheapest option's TCO less the best plan's
-    assert vs["best_plan_saving_brl"] == pytest.approx(vs["cheapest_option_tco_brl"] - vs["best_plan_tco_brl"])
-    # the plan named in the run's locale (the JSON keeps the English name: vs["best_plan"])
+    assert vs.best_plan_saving_brl == pytest.approx(vs.cheapest_option_tco_brl - vs.best_plan_tco_brl)
+    # the plan named in the run's locale (the JSON keeps the English name: vs.best_plan)
     best = small_run.analysis.plans.best
-    assert best.name == vs["best_plan"] and best.name.startswith("Plan ")
+    assert best.name == vs.best_plan and best.name.startswith("Plan ")
     named = plan_label(best, "pt-BR")
-    assert named.startswith("Plano ") and named != vs["best_plan"]
-    expected = t("nt_best_plan", "pt-BR", plan=named, tco=fmt.money(vs["best_plan_tco_brl"], "pt-BR", False),
-                 saving=fmt.money(vs["best_plan_saving_brl"], "pt-BR", False))
+    assert named.startswith("Plano ") and named != vs.best_plan
+    expected = t("nt_best_plan", "pt-BR", plan=named, tco=fmt.money(vs.best_plan_tco_brl, "pt-BR", False),
+                 saving=fmt.money(vs.best_plan_saving_brl, "pt-BR", False))
     assert expected in _lines(small_run)
-    assert not any(vs["best_plan"] in line for line in _lines(small_run))
+    assert not any(vs.best_plan in line for line in _lines(small_run))
 
 
 def test_no_saving_no_plan_line(small_run):
     found = small_run.analysis.plans
-    plans = dataclasses.replace(found, vs_options=dict(found.vs_options, best_plan_saving_brl=0.0))
+    plans = dataclasses.replace(found, vs_options=dataclasses.replace(found.vs_options, best_plan_saving_brl=0.0))
     lines = _lines(dataclasses.replace(small_run, analysis=dataclasses.replace(small_run.analysis, plans=plans)))
     assert not any(x.startswith("A busca de planos") for x in lines)
 

@@ -79,8 +79,8 @@ def test_the_saving_against_the_options(small_run, book, sheet):
     r_opt, r_plan, r_save = (rows[t(k, LOC)] for k in ("plan_cheapest_option", "plan_best_plan", "plan_saving"))
     cheapest = min(o.tco.deterministic for o in small_run.options)
     assert book.cached(sheet, r_opt, 3) == pytest.approx(cheapest, rel=1e-12)
-    assert book.cached(sheet, r_plan, 3) == pytest.approx(vs["best_plan_tco_brl"], rel=1e-12)
-    assert book.cached(sheet, r_save, 3) == pytest.approx(vs["best_plan_saving_brl"], rel=1e-9)
+    assert book.cached(sheet, r_plan, 3) == pytest.approx(vs.best_plan_tco_brl, rel=1e-12)
+    assert book.cached(sheet, r_save, 3) == pytest.approx(vs.best_plan_saving_brl, rel=1e-9)
     # the cheapest option is live: a cheaper option written in the Comparison moves the saving
     cmp_ = t("sh_comparison", LOC)
     first = next(r for r in range(4, 4 + len(small_run.options))
