@@ -38,6 +38,11 @@ PER_BILLION = Named(1e9, "c_per_billion", "1/10⁹", "parameters are given in bi
 FLOPS_PER_TFLOPS = Named(1e12, "c_flop_per_tflop", "FLOP/TFLOP", "SI prefix tera = 10¹²")
 TRAIN_FLOPS = Named(6.0, "c_train_flops_per_param_token", "FLOP/(param·token)",
                     "training compute C ≈ 6·N·D (Kaplan et al. 2020, Scaling Laws for Neural Language Models, §2.1)")
+TRAIN_ATTN_FLOPS = Named(6.0, "c_train_attn_flops", "FLOP/(layer·token·position)",
+                         "causal self-attention, forward and backward, per layer, token, attended position and unit "
+                         "of query width: 2 products (Q·Kᵀ, scores·V) × 2 FLOP per multiply-add × 3 (forward, two "
+                         "backward) / 2 (the causal mask leaves half the positions): Narayanan et al. 2021 (Megatron-LM, "
+                         "arXiv:2104.04473, appendix) count 12·l·h·s unmasked; Megatron-Bridge's flop_utils halves it")
 ADAM_BYTES = Named(16.0, "c_adam_bytes_per_param", "B/param",
                    "mixed-precision Adam: 2 + 2 + 12 = 16 B per parameter (Rajbhandari et al. 2020, ZeRO, §3.1)")
 FROZEN_BYTES = Named(2.0, "c_frozen_bytes_per_param", "B/param", "frozen LoRA base weights in bf16: 2 B per parameter")
@@ -57,5 +62,5 @@ power-of-two scale) takes 4.25 bits, 0.53125 B: 0.5625 covers both. The serving 
 read weight and KV bytes from this table."""
 
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
-       TRAIN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED)
+       TRAIN_FLOPS, TRAIN_ATTN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED)
 """Every named constant, in the order the workbook lists them."""

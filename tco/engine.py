@@ -54,6 +54,7 @@ def training_mfu_table(tr: dict) -> dict:
             "moe_lowp": float(moe.get("low_precision", 1.0)),
             "width_k": float(width.get("k", 0.0)), "hidden_ref": float(width.get("reference", 8192)),
             **({"fp4_share": float(tr["fp4"]["share"])} if "fp4" in tr else {}),
+            **({"sequence_length": int(tr["sequence_length"])} if "sequence_length" in tr else {}),
             "uncalibrated": [str(g) for g in tr.get("uncalibrated_generations", [])]}
 
 
@@ -126,7 +127,9 @@ def training_for(tf, s: Scenario, model, mfu: float, dflt: dict) -> sizing.Train
         interconnect=tf.gpu.interconnect, target_days=tr.target_days, servers=tr.servers,
         activation_share=tr.activation_memory_share, lora_share=tr.lora_trainable_share, defaults=dflt,
         mfu_base=base, layers=model.layers, experts=model.experts, precision=tr.precision,
-        hidden=model.hidden_size or model.kv_heads * model.head_dim)
+        hidden=model.hidden_size or model.kv_heads * model.head_dim, sequence_length=tr.sequence_length or 0,
+        attention_width=sizing.attention_width(model))
+
 
 
 def run_scenario(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None,

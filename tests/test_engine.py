@@ -188,9 +188,10 @@ def _fp4_run(serve="fp4", train="fp4", serve_offer=B200, train_offer=B200):
 def test_fp4_on_b200_sizes_weights_kv_and_training():
     """NVFP4 on 8 × B200: the replica holds 0.5625 B per weight and per KV value (BYTES_PER_PARAM), and the training
     cluster runs at the FP4 dense peak 9,000 TFLOPS with the fp4 base from fp8's (defaults.toml [training.fp4] share
-    0.452 of the fp8 step at twice the rate: 0.405 / (0.452 + 9,000 / 4,500 × 0.548) = 0.405 / 1.548 = 0.26163) ×
-    Blackwell 0.957 = 0.25038 (Llama 3 70B, hidden 8192: width factor 1): 6 × 70.55e9 × 1e10 FLOPs / (9,000e12 ×
-    0.25038 × 3600) = 521.8 useful GPU-hours (fp8 on the same GPU: 0.405 × 0.957 of 4,500 TFLOPS, 674.2 GPU-hours)."""
+    0.453 of the fp8 step at twice the rate: 0.429 / (0.453 + 9,000 / 4,500 × 0.547) = 0.429 / 1.547 = 0.27731) ×
+    Blackwell 0.973 = 0.26982 (Llama 3 70B, hidden 8192: width factor 1). FLOPs per token at the default 4,096-token
+    sequence: 6 × 70.55e9 + 6 × 80 × 4096 × 8192 = 4.23300e11 + 1.61061e10 = 4.39406e11; × 1e10 tokens / (9,000e12
+    × 0.26982 × 3600) = 502.6 useful GPU-hours (fp8 on the same GPU: 0.429 × 0.973 of 4,500 TFLOPS, 649.8)."""
     res = _fp4_run()
     o = res.options[0]
     assert o.replica is not None and o.replica.replicas_per_server >= 1
@@ -199,14 +200,16 @@ def test_fp4_on_b200_sizes_weights_kv_and_training():
     assert rep.kv_mb_per_token == pytest.approx(80 * 2 * 8 * 128 * 0.5625 / 1e6)  # K and V, 80 layers × 8 × 128
     ts = res.training_by_option[o.name]
     assert (ts.precision, ts.peak_tflops) == ("fp4", 9000.0)
-    mfu = 0.405 / (0.452 + 9000 / 4500 * (1 - 0.452)) * 0.957
-    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.25038, abs=1e-5)
-    assert ts.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (9000e12 * mfu * 3600), rel=1e-9)
-    assert ts.gpu_hours == pytest.approx(521.8, abs=0.1)
+    mfu = 0.429 / (0.453 + 9000 / 4500 * (1 - 0.453)) * 0.973
+    assert ts.mfu == pytest.approx(mfu, rel=1e-12) and mfu == pytest.approx(0.26982, abs=1e-5)
+    per_token = 6 * 70.55e9 + 6 * 80 * 4096 * 8192
+    assert (ts.sequence_length, ts.flops_per_token) == (4096, pytest.approx(per_token, rel=1e-12))
+    assert ts.gpu_hours == pytest.approx(per_token * 1e10 / (9000e12 * mfu * 3600), rel=1e-9)
+    assert ts.gpu_hours == pytest.approx(502.6, abs=0.1)
     fp8 = _fp4_run(train="fp8").training_by_option[o.name]
-    assert fp8.gpu_hours == pytest.approx(6 * 70.55e9 * 1e10 / (4500e12 * 0.405 * 0.957 * 3600), rel=1e-9)
-    assert fp8.gpu_hours == pytest.approx(674.2, abs=0.1)
-    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.26163 / (4500 * 0.405), rel=1e-4)  # 1.292
+    assert fp8.gpu_hours == pytest.approx(per_token * 1e10 / (4500e12 * 0.429 * 0.973 * 3600), rel=1e-9)
+    assert fp8.gpu_hours == pytest.approx(649.8, abs=0.1)
+    assert fp8.gpu_hours / ts.gpu_hours == pytest.approx(9000 * 0.27731 / (4500 * 0.429), rel=1e-4)  # 1.293
 
 
 def test_fp4_on_a_gpu_without_fp4_is_refused_naming_what_has_it():
@@ -230,8 +233,8 @@ def test_fp8_training_on_an_a100_is_refused_naming_what_has_fp8():
 
 
 def test_training_on_an_uncalibrated_generation_says_so():
-    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.426, carried over, × the 8B's width
-    factor (4096 / 8192)^0.196 = 0.87297, and a notice says so; the H200 seed has none."""
+    """The L4 scenario trains LoRA on L4 (Ada): its MFU is Hopper's BF16 base 0.449, carried over, × the 8B's width
+    factor (4096 / 8192)^0.146 = 0.90375, and a notice says so; the H200 seed has none."""
     from pathlib import Path
 
     from tco.catalog import load_catalog
@@ -240,7 +243,7 @@ def test_training_on_an_uncalibrated_generation_says_so():
     path = Path(SEED).parent / "assistant_8b_l4.toml"
     res = run_scenario(load(path)[0], load_catalog(), file=str(path), simulate=False)
     found = [n for n in res.notices if n.code == "training_mfu_uncalibrated"]
-    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.426 * 0.5 ** 0.196)
+    assert found and {n.params["generation"] for n in found} == {"ada"} and found[0].params["mfu"] == pytest.approx(0.449 * 0.5 ** 0.146)
 
 
 def test_a_ttft_target_missed_at_the_planned_load_gets_a_notice():

@@ -166,6 +166,9 @@ def _check_defaults(p, data: dict, problems) -> None:
                 problems.append(Problem(str(p), f"{k}.{kk}", f"must be {want}, got {x!r}"))
             elif share and x < MIN_EFFICIENCY:  # a share near zero multiplies a fleet without limit
                 problems.append(Problem(str(p), f"{k}.{kk}", f"must be at least {MIN_EFFICIENCY:g}, got {x!r}"))
+            elif (k, kk) == ("training", "sequence_length") and not (isinstance(x, int) and 128 <= x <= 1_048_576):
+                # the default training sequence length: as [training] sequence_length of a scenario
+                problems.append(Problem(str(p), f"{k}.{kk}", f"must be an integer from 128 to 1,048,576, got {x!r}"))
 
 
 

@@ -80,6 +80,9 @@ class ModelArch:
     scores over the 512 + 64 latent and weighs the 512 latent: (576 + 512)/2 = 544."""
     mtp_modules: int = 0
     """Multi-token-prediction modules shipped with the weights (DeepSeek-V3/R1: 1); 0: no MTP speculative decoding."""
+    moe_layers: int = 0
+    """Layers that carry routed experts (Llama 4 Maverick: 24 of 48, DeepSeek-V3/R1: 58 of 61); 0: every layer of a
+    mixture of experts (and none of a dense model)."""
 
 
 

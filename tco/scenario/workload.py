@@ -106,6 +106,10 @@ class Training(Frozen):
     """Wall-clock days the training burst should take; sets the cluster size unless `servers` is given."""
     servers: int | None = Field(None, ge=1, le=MAX_SERVERS)
     """Training cluster size in servers (overrides target_days)."""
+    sequence_length: int | None = Field(None, ge=128, le=1_048_576)
+    """Tokens per training sequence, 128–1,048,576 (an integer): sets the causal attention's FLOPs, 6 · layers ·
+    sequence length · query width per token on top of 6·N; default the catalog's (defaults.toml [training]
+    sequence_length, 4096)."""
     activation_memory_share: Annotated[float, Field(ge=0.0, le=100.0)] = 0.25
     """Activation memory as a share of weight+optimizer memory (planning assumption)."""
     lora_trainable_share: Share = 0.01

@@ -1,8 +1,8 @@
 """Sizing GPU fleets from first principles.
 
-Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
-Models", §2.1), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), both at the training precision; the
-cluster's rules are declared in tco/sizing/training_rules.py and ``size_training`` evaluates them, with the MFU
+Training is compute-bound: FLOPs = (6·N + 6·L·s·w)·D (Kaplan et al. 2020, "Scaling Laws for Neural Language
+Models", §2.1, and the causal attention over s tokens), GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), both at
+the training precision; the cluster's rules are declared in tco/sizing/training_rules.py and ``size_training`` evaluates them, with the MFU
 the catalog gives the GPU's generation and the precision (``training_mfu_base``, fitted in
 docs/calibration_training.md).
 Inference replicas (memory, bandwidth, compute, tensor-parallel all-reduce, MoE expert touch, chunked
@@ -61,6 +61,15 @@ class TrainingSize:
     """Number format of the training matmuls ([training] precision)."""
     peak_tflops: float = 0.0
     """Dense peak of the GPU at ``precision`` [TFLOPS]."""
+    sequence_length: int = 0
+    """Training sequence length [tokens] ([training] sequence_length, else defaults.toml's)."""
+    flops_per_token: float = 0.0
+    """Training FLOPs per token, 6·N_active + 6·layers·sequence length·query width [FLOP] (0 when the GPU-hours are
+    given or there is no training)."""
+    attention_share: float = 0.0
+    """The causal attention's part of ``flops_per_token`` over 6·N_active [-]."""
+    attention_width: float = 0.0
+    """The attention's query width, query heads × head size [-] (``attention_width``)."""
 
     def as_dict(self) -> dict:
         """The figures the JSON reports (every field but the rows) and ``scope``: what the GPU-hours count and
@@ -76,12 +85,15 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
                   memory_usable_share: float, gpus_per_server: int, interconnect: str, target_days: float,
                   servers: int | None, activation_share: float, lora_share: float, defaults: dict,
                   mfu_base: float = 0.0, layers: int = 1, experts: int = 0,
-                  precision: str = Precision.BF16, hidden: float = 0.0) -> TrainingSize:
+                  precision: str = Precision.BF16, hidden: float = 0.0, sequence_length: int = 0,
+                  attention_width: float = 0.0) -> TrainingSize:
     """Size the training cluster by evaluating the rules of ``tco.sizing.training_rules``: memory gives the minimum, the
     target duration (or the servers given) the rest. ``mfu`` is the scenario's MFU (None: ``mfu_base``, the catalog's
     for the GPU and precision, × the width factor of ``hidden`` (0: the reference width, factor 1) and the MoE factor
     of ``layers`` and ``experts``, whose coefficients are ``defaults['training_mfu']``); ``peak_tflops`` is the GPU's
-    dense peak at ``precision``; ``defaults['scaling_efficiency']`` is the catalog's table of multi-GPU scaling by interconnect."""
+    dense peak at ``precision``; ``defaults['scaling_efficiency']`` is the catalog's table of multi-GPU scaling by interconnect.
+    ``sequence_length`` (0: ``defaults['training_mfu']['sequence_length']``, else none) and ``attention_width`` (0:
+    ``hidden``) set the causal attention's FLOPs per token."""
     if method == TrainingMethod.NONE:
         return TrainingSize(method, 0.0, 0.0, 0.0, 0, 0, 0, 1.0, 0.0, 0.0, mfu or 0.0, precision=precision)
     moe = defaults.get("training_mfu", {})
@@ -96,13 +108,31 @@ def size_training(*, method: str, params: float, active_params: float, tokens: f
               "gpus_per_server": gpus_per_server, "target_days": target_days,
               "servers": servers if servers is not None else 0, "activation_share": activation_share,
               "lora_share": lora_share,
+              "seq_len": float(sequence_length or moe.get("sequence_length", 0.0)),
+              "attn_width": float(attention_width or hidden or moe.get("hidden_ref", 8192.0)),
               "multi_gpu_scaling": multi_gpu_scaling(interconnect, defaults.get("scaling_efficiency", {}))}
     v = evaluate_cluster(rules(method, hours_given=gpu_hours is not None, servers_given=servers is not None,
                                mfu_given=mfu is not None), inputs)
     used = v.get("tr_mfu", mfu if mfu is not None else mfu_base)
+    per_token = 0.0 if gpu_hours is not None else v["tr_flops_per_token"]
+    six_n = 6.0 * active_params
     return TrainingSize(method, v["tr_flops"], v["gpu_hours"], v["tr_mem_b"] / 1e9, int(v["tr_min_gpus"]),
                         int(v["tr_servers"]), int(v["tr_gpus"]), v["scaling_eff"], v["wall_hours"],
-                        v["tr_billed_gpu_hours"], used, v, gpu_hours is not None, precision, peak_tflops)
+                        v["tr_billed_gpu_hours"], used, v, gpu_hours is not None, precision, peak_tflops,
+                        int(inputs["seq_len"]), per_token, per_token / six_n - 1 if per_token and six_n else 0.0,
+                        inputs["attn_width"])
+
+
+def attention_width(model) -> float:
+    """The attention's query width in training, query heads × head size [-] (Megatron-Bridge's
+    ``query_projection_size``): models.csv ``attention_heads × head_dim``; the hidden size where the row gives no
+    query heads, or where it is an MLA model (``attention_head_dim`` set), whose ``head_dim`` encodes the latent cache,
+    not the training heads (an undercount: DeepSeek-V3's 128 × (192 + 128) / 2 = 20,480 against 7,168;
+    docs/calibration_training.md "Sequence length")."""
+    hidden = model.hidden_size or model.kv_heads * model.head_dim
+    if model.attention_heads and not model.attention_head_dim:
+        return float(model.attention_heads * model.head_dim)
+    return float(hidden)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -99,7 +99,7 @@ def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:
     hidden = m.hidden_size or m.kv_heads * m.head_dim
     return ModelSpec(m.params_b * 1e9, m.active_params_b * 1e9, m.layers, hidden, m.kv_heads, m.head_dim,
                      m.experts, m.experts_per_token, precision, kv_precision, getattr(m, "attention_heads", 0),
-                     float(getattr(m, "attention_head_dim", 0.0) or 0.0))
+                     float(getattr(m, "attention_head_dim", 0.0) or 0.0), int(getattr(m, "moe_layers", 0) or 0))
 
 
 def check_rows(rows: list[BenchRow], cat) -> None:

@@ -95,6 +95,8 @@ class ModelSpec:
     attn_dim: float = 0.0
     """Mean width of the attention's score and value products per head [-] (models.csv attention_head_dim);
     0: head_dim."""
+    moe_layers: int = 0
+    """Layers with routed experts [-] (models.csv moe_layers); 0: every layer."""
 
 
 @dataclass(frozen=True)
@@ -258,6 +260,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "kv_bytes": BYTES_PER_PARAM[m.kv_precision], "layers": m.layers, "hidden": m.hidden,
         "kv_heads": m.kv_heads, "head_dim": m.head_dim, "heads": attention_shape(m)[0],
         "attn_dim": attention_shape(m)[1], "experts": m.experts, "experts_k": m.experts_per_token,
+        "moe_layers": m.moe_layers or m.layers,
         "in_tokens": load.input_tokens, "out_tokens": load.output_tokens,
         "target_tps": load.target_tps or 0.0, "ttft": load.ttft_seconds or 0.0, "max_batch": load.max_batch,
         "mem_usable": load.memory_usable_share, "bw_eff": eff.bandwidth_share, "fl_eff": eff.flops_share,

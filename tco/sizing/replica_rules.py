@@ -13,13 +13,14 @@ the terms of the chosen batch are the direct sums, so the figures do not depend 
 from __future__ import annotations
 
 from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
+from tco.sizing import moe_rules as moe
 from tco.sizing.prefill_rules import cycle_at, gemm_time, gemm_weights, hidden_share, limit
 
 INPUTS: dict[str, str] = {
     "params": "(in_params_b*1000000000)", "active_params": "(in_active_params_b*1000000000)",
     "weight_bytes": "in_weight_bytes", "kv_bytes": "in_kv_bytes", "layers": "in_layers", "hidden": "in_hidden",
     "kv_heads": "in_kv_heads", "head_dim": "in_head_dim", "heads": "in_heads", "attn_dim": "in_attn_dim",
-    "experts": "in_experts", "experts_k": "in_experts_k",
+    "experts": "in_experts", "experts_k": "in_experts_k", "moe_layers": "in_moe_layers",
     "in_tokens": "in_in_tokens", "out_tokens": "in_out_tokens", "target_tps": "in_target_tps", "ttft": "in_ttft",
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
@@ -42,9 +43,8 @@ G = TP * NODES
 """GPUs of the replica."""
 L, D, K, E = In("layers"), In("hidden"), In("experts_k"), In("experts")
 ISL, OSL = In("in_tokens"), In("out_tokens")
-OVER = In("overhead") + In("layers") * In("layer_over")
-"""Fixed cost of a step [s] = t0 + layers × t_layer: the kernels of each layer (norms, rotary, activation, the
-attention's own) take a few microseconds each even when they move little data."""
+OVER = In("overhead") + In("layers") * In("layer_over") + moe.block_overhead(Row("ep"))
+"""Fixed cost of a step [s] = t0 + layers × t_layer (+ MoE layers × t_layer under expert parallel, tco.sizing.moe_rules)."""
 LINK_LAT = In("link_lat") + In("coll_lat")
 """α of one collective inside a server [s]: the interconnect's (tco.sizing.replica.LINK_LATENCY_SECONDS) plus the
 calibration's extra latency per collective (0 in the shipped fit)."""
@@ -208,7 +208,7 @@ def _ep_lat() -> Expr:
 def _collectives() -> Expr:
     """All-reduces, all-to-alls and pipeline hops of the chosen batch's cycle [s]."""
     per_node = _tokens() / NODES * ACT
-    expert = L * alltoall(_tokens() / _ep_parts() * ACT * K, _ep_parts(), _ep_link(), _ep_lat())
+    expert = moe.exchange(_tokens() * moe.token_share(_ep_parts(), NODES) * ACT, _ep_parts(), _ep_link(), _ep_lat())
     tensor = (2 * L * allreduce(per_node, TP, Row("link"))
               + IF(NODES > 1, NODES * (NET_LAT + per_node / Row("net")), 0))
     return IF(EP.eq(1), expert, tensor) / A_SPEC
@@ -227,7 +227,7 @@ def _prefill() -> Expr:
     weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
             + IF(PP, (NODES - 1) * (NET_LAT + act / Row("net")), 0)
-            + IF(EP.eq(1), L * alltoall(act * K, _ep_parts(), _ep_link(), _ep_lat()), 0) + OVER)
+            + IF(EP.eq(1), moe.prompt_exchange(act, _ep_parts(), NODES, _ep_link(), _ep_lat()), 0) + OVER)
 
 
 def _bound() -> Expr:
@@ -296,11 +296,11 @@ def _sequence_terms() -> tuple[Rule, ...]:
 def _collective_terms() -> tuple[Rule, ...]:
     """The collectives of a cycle (a latency part and a part per sequence) and the cycle time per sequence."""
     parts = _ep_parts()
-    seq_coll_ep = IF(parts > 1, L * 2 * (parts - 1) / parts * (S_SPEC / A_SPEC + Row("ratio")) / parts * K * ACT / _ep_link(), 0)
+    seq_coll_ep = moe.per_sequence(parts, NODES, S_SPEC / A_SPEC + Row("ratio"), ACT, _ep_link())
     seq_coll_tp = (IF(TP > 1, 2 * L * 2 * (TP - 1) / TP * (S_SPEC / A_SPEC + Row("ratio")) / NODES * ACT / Row("link"), 0)
                    + IF(NODES > 1, (S_SPEC / A_SPEC + Row("ratio")) * ACT / Row("net"), 0))
     return (
-        Rule("c_const", IF(EP.eq(1), IF(parts > 1, L * 2 * _ep_lat(), 0),
+        Rule("c_const", IF(EP.eq(1), IF(parts > 1, moe.moe_layers() * 2 * _ep_lat(), 0),
                            IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)) / A_SPEC, "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),

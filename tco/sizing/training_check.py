@@ -31,9 +31,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tco.constants import FLOPS_PER_TFLOPS, S_PER_H, TRAIN_FLOPS
+from tco.constants import FLOPS_PER_TFLOPS, S_PER_H, TRAIN_ATTN_FLOPS, TRAIN_FLOPS
 
 _SIX, _S_PER_H, _TERA = TRAIN_FLOPS.value, S_PER_H.value, FLOPS_PER_TFLOPS.value
+_ATTN = TRAIN_ATTN_FLOPS.value
 
 DATA = Path(__file__).parents[1] / "catalog" / "data" / "calibration_training.csv"
 
@@ -77,6 +78,9 @@ class Run:
     """NVLink per GPU, both directions [GB/s] (NVIDIA's tables; one direction is half)."""
     scaleout_gbs: float = 0.0
     """Scale-out network per GPU, one direction [GB/s] (a 400 Gb/s NIC per GPU: 50)."""
+    attn_width: int = 0
+    """Query width of the attention, query heads × head size [-] (0: ``hidden``), as the engine counts it
+    (tco.engine.attention_width)."""
 
     @property
     def production(self) -> bool:
@@ -99,9 +103,25 @@ class Run:
         return self.tokens_per_s or self.tokens / (self.gpu_hours * _S_PER_H)
 
     @property
+    def flops_per_token(self) -> float:
+        """Training FLOPs per token [FLOP]: 6·N_active + 6·layers·seq·attention width (``flops_per_token``)."""
+        return flops_per_token(self.active_params, self.layers, self.seq, self.attn_width or self.hidden)
+
+    @property
     def expert_b(self) -> float:
         """Parameters of one expert [10⁹] ≈ total / (layers × routed experts), as tco.sizing.training_rules.EXPERT_B."""
         return self.params / (self.layers * max(1, self.experts)) / 1e9
+
+
+def flops_per_token(active: float, layers: float, seq: float, width: float) -> float:
+    """Training FLOPs per token, forward and backward [FLOP]: 6·N_active (the weight matmuls, Kaplan et al. 2020) +
+    6·layers·seq·width, the causal attention's score and value products (TRAIN_ATTN_FLOPS: Narayanan et al. 2021's
+    12·l·h·s halved by the mask, as Megatron-Bridge's flop_utils counts it), width = query heads × head size.
+
+    >>> flops_per_token(70.55e9, 80, 8192, 8192)  # 6 × 70.55e9 = 423.3e9, + 6 × 80 × 8192 × 8192 = 32.21e9
+    455512342528.0
+    """
+    return _SIX * active + _ATTN * layers * seq * width
 
 
 A2A_BOARD = 8
@@ -146,13 +166,14 @@ def read(path: Path = DATA) -> list[Run]:
                     float(r["active_params_b"]) * 1e9, int(r["experts"] or 0), r["generation"], r["precision"],
                     _num(r["tokens_per_s_per_gpu"]), r["regime"], r["use"], int(_num(r["gpus"])),
                     int(_num(r["nvlink_domain"]) or 8), _num(r["fp8_peak_tflops"]), int(_num(r["ep"])),
-                    int(_num(r["top_k"])), _num(r["nvlink_gbs"]), _num(r["scaleout_gbs"]))
+                    int(_num(r["top_k"])), _num(r["nvlink_gbs"]), _num(r["scaleout_gbs"]),
+                    int(_num(r["attention_width"])))
                 for r in csv.DictReader(f)]
 
 
 def attention_share(run: Run) -> float:
-    """Attention-score FLOPs per token over the 6·N FLOPs per token [-]: 12·L·d·seq / (6·N) (Chowdhery et al. 2022,
-    "PaLM", Appendix B).
+    """PaLM's attention-score FLOPs per token over the 6·N FLOPs per token [-]: 12·L·d·seq / (6·N) (Chowdhery et al.
+    2022, "PaLM", Appendix B: unmasked, on the hidden size), the earlier candidate of the benchmark's table.
 
     >>> round(attention_share(Run("x", 8.03e9, 32, 4096, 8192, "H100", 989.5, 1e12, 1.0)), 3)
     0.267
@@ -160,17 +181,18 @@ def attention_share(run: Run) -> float:
     return 12 * run.layers * run.hidden * run.seq / (_SIX * run.active_params)
 
 
-def implied_mfu(run: Run, scaling: float, *, attention: bool = False) -> float:
-    """The MFU [-] at which the tool's billed hours equal the reported ones: 6·N_active·rate / (peak × 10¹² ×
-    scaling), rate in tokens/s per GPU (× (1 + attention share) with ``attention``)."""
-    flops = _SIX * run.active_params * run.rate * (1 + (attention_share(run) if attention else 0.0))
+def implied_mfu(run: Run, scaling: float, *, attention: bool = True) -> float:
+    """The MFU [-] at which the tool's billed hours equal the reported ones: FLOPs per token (``flops_per_token``,
+    with the causal attention; 6·N_active alone without ``attention``, the count before 2026-12-02) × rate / (peak ×
+    10¹² × scaling), rate in tokens/s per GPU."""
+    flops = (run.flops_per_token if attention else _SIX * run.active_params) * run.rate
     return flops / (run.peak_tflops * _TERA * scaling)
 
 
 def power_law(runs: Sequence[Run], scaling: float) -> tuple[float, float]:
-    """Least-squares fit of ln(implied MFU) = ln(a) + k·ln(N): returns (a, k). One run gives k = 0."""
+    """Least-squares fit of ln(implied MFU, 6·N alone) = ln(a) + k·ln(N): returns (a, k). One run gives k = 0."""
     xs = [math.log(r.params) for r in runs]
-    ys = [math.log(implied_mfu(r, scaling)) for r in runs]
+    ys = [math.log(implied_mfu(r, scaling, attention=False)) for r in runs]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     sxx = sum((x - mx) ** 2 for x in xs)
     k = sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sxx if sxx else 0.0
@@ -310,16 +332,16 @@ def fitted(scaling: float) -> Predict:
     return predict
 
 
-def errors(runs: Sequence[Run], predict: Predict, scaling: float, group: Callable[[Run], str] = lambda r: r.id
-           ) -> list[tuple[str, float, float]]:
+def errors(runs: Sequence[Run], predict: Predict, scaling: float, group: Callable[[Run], str] = lambda r: r.id,
+           *, attention: bool = True) -> list[tuple[str, float, float]]:
     """Per row (id, in-sample error, leave-one-out error) of the predicted GPU-hours over the reported ones − 1 [-]:
     predicted / reported = implied MFU / predicted MFU. Leave-one-out refits without the row's ``group`` (rows of
     the same model family and size are correlated, so they leave together); nan where the rest cannot fix it."""
     out = []
     for r in runs:
         rest = [x for x in runs if group(x) != group(r)]
-        out.append((r.id, implied_mfu(r, scaling) / predict(runs, r) - 1,
-                    implied_mfu(r, scaling) / predict(rest, r) - 1 if rest else math.nan))
+        implied = implied_mfu(r, scaling, attention=attention)
+        out.append((r.id, implied / predict(runs, r) - 1, implied / predict(rest, r) - 1 if rest else math.nan))
     return out
 
 

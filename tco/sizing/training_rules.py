@@ -1,7 +1,9 @@
 """The training cluster as rules: one declaration that the engine evaluates (``tco.sizing.size_training``) and the
 Sizing sheet writes as live formulas, one column per option, with that evaluation's values as cache.
 
-Training is compute-bound: FLOPs = 6·N·D (Kaplan et al. 2020, "Scaling Laws for Neural Language Models", §2.1),
+Training is compute-bound: FLOPs = (6·N + 6·L·s·w)·D, the weight matmuls (Kaplan et al. 2020, "Scaling Laws for
+Neural Language Models", §2.1) and the causal attention's score and value products over a sequence of s tokens, w the
+query width (Narayanan et al. 2021's 12·l·h·s halved by the mask, as Megatron-Bridge counts it),
 GPU-hours = FLOPs / (peak dense FLOPS × MFU × 3600), the peak and the MFU both at the training precision (bf16, fp8 or
 fp4, each against its own dense peak). The MFU is the catalog's table cell for the GPU's generation and the precision
 (``mfu_base``, ``tco.sizing.training_mfu_base``) times a width factor (hidden size / 8192)^k and a mixture-of-experts
@@ -21,6 +23,7 @@ branches.
 
 >>> rows = evaluate_cluster(rules(TrainingMethod.LORA, hours_given=False, servers_given=False), dict(
 ...     params=70e9, active_params=70e9, tokens=2e9, epochs=3.0, mfu_base=0.4, layers=80, experts=0, moe_a=0.1,
+...     seq_len=4096, attn_width=8192,
 ...     moe_k=0.4, moe_lowp=1.0, hidden=8192, width_k=0.2, hidden_ref=8192, peak_tflops=989.5,
 ...     gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25,
 ...     lora_share=0.01, multi_gpu_scaling=0.9))
@@ -41,6 +44,7 @@ from tco.constants import (
     H_PER_DAY,
     PER_BILLION,
     S_PER_H,
+    TRAIN_ATTN_FLOPS,
     TRAIN_FLOPS,
 )
 from tco.domain import Interconnect, TrainingMethod
@@ -55,14 +59,16 @@ INPUTS: dict[str, str] = {
     "multi_gpu_scaling": "{p}tr_scaling", "mfu_base": "{p}tr_mfu_base", "layers": "in_layers",
     "experts": "in_experts", "moe_a": "in_moe_mfu_a", "moe_k": "in_moe_mfu_k", "hidden": "in_hidden",
     "width_k": "in_tr_width_k", "hidden_ref": "in_tr_hidden_ref", "moe_lowp": "in_moe_mfu_lowp",
+    "seq_len": "in_tr_seq_len", "attn_width": "in_attn_width",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``): parameters [-], tokens
 [-], epochs [-], MFU given [-], GPU-hours [GPU·h], shares [-], target duration [d], servers [-], peak dense TFLOPS
 at the training precision [TFLOPS], GPU memory [GB], GPUs per server [-], the multi-GPU scaling efficiency of the
 interconnect [-], the catalog's MFU for the GPU generation and precision [-], layers and routed experts [-], the
 mixture-of-experts factor's coefficient and exponent [-], its factor at the training precision (1 in bf16) [-],
-the hidden size [-], and the width factor's exponent [-] and
-reference hidden size [-]."""
+the hidden size [-], the width factor's exponent [-] and
+reference hidden size [-], the training sequence length [tokens] and the attention's query width (query heads × head
+size) [-]."""
 
 UNLISTED_INTERCONNECT_SCALING = 0.5
 """Multi-GPU scaling efficiency [-] of an interconnect the catalog's table (defaults.toml ``[scaling_efficiency]``)
@@ -81,10 +87,10 @@ def multi_gpu_scaling(interconnect: str, table: Mapping[str, float]) -> float:
 
 
 SCOPE_DERIVED = {
-    "counts": "the 6·N·D model FLOPs of the training steps (N active parameters, D tokens × epochs) at the MFU, "
-              "then the multi-GPU scaling loss of the cluster",
-    "excludes": "attention-score FLOPs beyond what the fitted MFU folds in (12·L·d·seq per token: about +8 % for "
-                "Llama 3.1 405B at 8K context, which the MFU absorbs, +27 % for an 8B), restarts and failed runs, "
+    "counts": "the model FLOPs of the training steps, (6·N + 6·L·s·w)·D (N active parameters, L layers, s the "
+              "sequence length, w the attention's query width, D tokens × epochs: the weight matmuls and the causal "
+              "attention), at the MFU, then the multi-GPU scaling loss of the cluster",
+    "excludes": "restarts and failed runs, "
                 "checkpoint stalls, evaluation, ablations and hyper-parameter searches, long-context, annealing and "
                 "post-training stages, idle reserved capacity (docs/calibration_training.md)",
 }
@@ -126,8 +132,13 @@ MFU_DERIVED = Rule("tr_mfu", In("mfu_base") * Row("tr_width") * Row("tr_moe_fact
                    "mixture-of-experts factor")
 MFU_GIVEN = Rule("tr_mfu", In("mfu"), "-", "MFU, as the scenario gives it")
 
-FLOPS = Rule("tr_flops", TRAIN_FLOPS * ACTIVE * In("tokens") * In("epochs"), "FLOP",
-             "training compute = 6 · active parameters · tokens · epochs (Kaplan et al. 2020, §2.1)")
+FLOPS_PER_TOKEN = Rule("tr_flops_per_token", TRAIN_FLOPS * ACTIVE + TRAIN_ATTN_FLOPS * In("layers") * In("seq_len")
+                       * In("attn_width"), "FLOP",
+                       "training FLOPs per token = 6 · active parameters (Kaplan et al. 2020, §2.1) + 6 · layers · "
+                       "sequence length · query width (causal attention, forward and backward: Narayanan et al. 2021's "
+                       "12·l·h·s halved by the mask)")
+FLOPS = Rule("tr_flops", Row("tr_flops_per_token") * In("tokens") * In("epochs"), "FLOP",
+             "training compute = FLOPs per token · tokens · epochs")
 HOURS_DERIVED = Rule("gpu_hours", Row("tr_flops") / (In("peak_tflops") * FLOPS_PER_TFLOPS * Row("tr_mfu") * S_PER_H),
                      "GPU·h", "useful GPU-hours = FLOPs / (peak TFLOPS at the training precision × 10¹² × MFU × 3600 "
                      "s/h); the training steps only, without restarts, ablations, long-context or post-training stages")
@@ -169,7 +180,7 @@ def rules(method: str, *, hours_given: bool, servers_given: bool, mfu_given: boo
     comparison node, so rules are told apart by identity)."""
     mem = Rule("tr_mem_b", memory(TrainingMethod(method)), "B",
                "memory to train = bytes of the method's states per parameter × (1 + activation share)")
-    return (FLOPS, mem, MIN_GPUS, MIN_SERVERS, *mfu_rules(hours_given=hours_given, mfu_given=mfu_given),
+    return (FLOPS_PER_TOKEN, FLOPS, mem, MIN_GPUS, MIN_SERVERS, *mfu_rules(hours_given=hours_given, mfu_given=mfu_given),
             HOURS_GIVEN if hours_given else HOURS_DERIVED, WANTED_GIVEN if servers_given else WANTED_SIZED, SERVERS,
             GPUS, SCALING, WALL, BILLED)
 
@@ -178,7 +189,7 @@ def sheet_rules(method: str, *, hours_given: bool, servers_given: bool, mfu_give
     """The rules the Sizing sheet writes: all, but the FLOPs when the GPU-hours are given (they drive nothing then,
     and the Inputs sheet has no tokens)."""
     return tuple(r for r in rules(method, hours_given=hours_given, servers_given=servers_given, mfu_given=mfu_given)
-                 if not (hours_given and r is FLOPS))
+                 if not (hours_given and (r is FLOPS or r is FLOPS_PER_TOKEN)))
 
 
 def evaluate_cluster(rule_set: tuple[Rule, ...], inputs: Mapping[str, float]) -> dict[str, float]:

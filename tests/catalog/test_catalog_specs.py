@@ -81,3 +81,20 @@ def test_interconnect_optional_file(tmp_path):
                  "x/y/z,,unverified,none,\n", encoding="utf-8")
     rows = load_interconnect([p], problems)
     assert rows["aws/*/p5.48xlarge"].scale_out_gbps == 3200 and rows["x/y/z"].scale_out_gbps is None
+
+
+def test_moe_layers_shipped_and_bounded_by_the_layers(tmp_path):
+    """models.csv moe_layers: Llama 4 Maverick has experts on every other of its 48 layers (interleave_moe_layer_step 2),
+    DeepSeek-R1 on 61 − 3 dense = 58; blank means every layer; more than the layers is refused with file, line, key."""
+    problems = []
+    models = load_models([DATA_DIR / "models.csv"], problems)
+    assert problems == []
+    assert (models["llama-4-maverick"].moe_layers, models["llama-4-maverick"].layers) == (24, 48)
+    assert models["deepseek-r1"].moe_layers == 61 - 3 and models["llama-3.1-8b"].moe_layers == 0
+    p = tmp_path / "models.csv"
+    p.write_text(MODEL_HEAD.replace("experts_per_token,", "experts_per_token,moe_layers,")
+                 + "m,f,400,17,48,5120,40,8,128,128,1,50,8192,src,2026\n", encoding="utf-8")
+    problems = []
+    load_models([p], problems)
+    assert [(q.line, q.key) for q in problems] == [(2, "moe_layers")]
+    assert problems[0].message == "must be a whole number ≥ 0 and ≤ 48, got '50'"

@@ -47,13 +47,23 @@ def test_toml_syntax_error_names_the_line(tmp_path):
     assert problems[0].line == 3 and problems[0].message.startswith("TOML syntax error")
 
 
+@pytest.mark.parametrize("value", ["64", "4096.0", "2000000"])
+def test_the_default_sequence_length_is_an_integer_in_bounds(tmp_path, value):
+    p = tmp_path / "defaults.toml"
+    p.write_text(f"[training]\nsequence_length = {value}\n", encoding="utf-8")
+    problems = []
+    out = load_defaults([DATA_DIR / "defaults.toml", p], problems)
+    assert [q.key for q in problems] == ["training.sequence_length"] and "128 to 1,048,576" in problems[0].message
+    assert out["training"]["sequence_length"] == 4096  # the shipped default stays
+
+
 def test_defaults_checks_shares_and_merges_files(tmp_path):
     p = tmp_path / "defaults.toml"
     p.write_text("[training]\nmfu = 1.2\n[inference]\nbandwidth_efficiency_share = 0.6\n", encoding="utf-8")
     problems = []
     out = load_defaults([DATA_DIR / "defaults.toml", p], problems)
     assert [(q.key, q.message) for q in problems] == [("training.mfu", "must be a share in (0, 1], got 1.2")]
-    assert out["training"]["mfu"] == 0.426                        # the bad file is left out whole
+    assert out["training"]["mfu"] == 0.449                        # the bad file is left out whole
     q = tmp_path / "ok.toml"
     q.write_text("[inference]\nbandwidth_efficiency_share = 0.6\n", encoding="utf-8")
     out = load_defaults([DATA_DIR / "defaults.toml", q], [])

@@ -114,13 +114,35 @@ def test_training_needs_work_unless_none():
 @pytest.mark.parametrize(("key", "ok", "bad"), [("epochs", (0.001, 1000.0), (0.0, 1000.1)),
                                                 ("target_days", (0.1, 3650.0), (0.09, 3651.0)),
                                                 ("servers", (1, 100_000), (0, 100_001)),
-                                                ("start_month", (1, 240), (0, 241))])
+                                                ("start_month", (1, 240), (0, 241)),
+                                                ("sequence_length", (128, 1_048_576), (127, 1_048_577))])
 def test_training_bounds(key, ok, bad):
     base = {"method": "lora", "tokens": 1e9}
     for v in ok:
         assert getattr(Training.model_validate(base | {key: v}), key) == v
     for v in bad:
         _errors(Training, base | {key: v})
+
+
+def test_training_sequence_length_is_an_integer_and_unset_by_default():
+    base = {"method": "lora", "tokens": 1e9}
+    assert Training.model_validate(base).sequence_length is None  # the engine takes defaults.toml's
+    assert "integer" in _errors(Training, base | {"sequence_length": 4096.0}).lower()
+    assert "integer" in _errors(Training, base | {"sequence_length": "8k"}).lower()
+
+
+def test_a_bad_sequence_length_names_file_line_and_key():
+    """Out of bounds or not an integer: one problem with the file, the line of the key and the key's path."""
+    from tco.errors import InputError
+    from tco.scenario import load_text
+
+    text = ('[scenario]\nname = "S"\nstart = "2027-01"\nhorizon_months = 12\n[model]\nid = "llama-3.1-8b"\n'
+            '[training]\nmethod = "lora"\ntokens = 1e9\nsequence_length = {v}\n')
+    for v, words in (("64", "greater than or equal to 128"), ("4096.5", "integer")):
+        with pytest.raises(InputError) as e:
+            load_text(text.format(v=v), "s.toml")
+        p = [x for x in e.value.problems if "sequence_length" in str(x.key)]
+        assert p and p[0].file == "s.toml" and p[0].line == 10 and words in p[0].message, (v, e.value.problems)
 
 
 # --- users curves ----------------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from tco.catalog.types import Gpu
 from tco.sizing import (
+    attention_width,
     dense_peak,
     fp4_base,
     kv_bytes_per_token,
@@ -67,6 +68,37 @@ def test_size_training_lora_70b_on_one_hgx():
     assert t.wall_hours == pytest.approx(hours / (8 * 0.9))
     assert t.billed_gpu_hours == pytest.approx(hours / (8 * 0.9) * 8)
     assert t.mfu == 0.385
+
+
+def test_size_training_counts_the_causal_attention_of_the_sequence_length():
+    """Llama 3.1 70B-like (80 layers, query width 8,192) at 8,192 tokens: 6 × 70e9 + 6 × 80 × 8192 × 8192 = 4.2e11 +
+    3.2212e10 = 4.52212e11 FLOPs per token (+7.67 %), × 2e9 tokens × 3 epochs; without a length the catalog's default
+    (here 4,096: 4.2e11 + 1.6106e10); with neither, 6·N alone."""
+    t = _train(sequence_length=8192, layers=80, hidden=8192)
+    assert (t.sequence_length, t.attention_width) == (8192, 8192)
+    assert t.flops_per_token == pytest.approx(4.2e11 + 32_212_254_720, rel=1e-12)
+    assert t.flops == pytest.approx((4.2e11 + 32_212_254_720) * 2e9 * 3, rel=1e-12)
+    assert t.attention_share == pytest.approx(32_212_254_720 / 4.2e11) == pytest.approx(0.0767, abs=1e-4)
+    assert t.gpu_hours == pytest.approx(t.flops / (989.5e12 * 0.385 * 3600), rel=1e-12)
+    d = _train(layers=80, hidden=8192, defaults=DEFAULTS | {"training_mfu": {"sequence_length": 4096}})
+    assert d.sequence_length == 4096 and d.flops_per_token == pytest.approx(4.2e11 + 16_106_127_360, rel=1e-12)
+    assert _train(layers=80, hidden=8192).flops_per_token == pytest.approx(4.2e11)  # no length anywhere: 6·N
+    # a query wider than the hidden size (Qwen3: 64 heads × 128 on hidden 4,096) is counted at its own width
+    q = _train(sequence_length=4096, layers=94, hidden=4096, attention_width=8192, active_params=22e9)
+    assert q.flops_per_token == pytest.approx(6 * 22e9 + 6 * 94 * 4096 * 8192, rel=1e-12)
+    assert _train(gpu_hours=500.0, sequence_length=8192).flops_per_token == 0.0  # given hours: no FLOPs counted
+
+
+def test_attention_width_of_the_catalog_models():
+    """Query heads × head size from models.csv: Llama 3.1 70B 64 × 128 = 8,192 (its hidden size), Qwen3-235B-A22B
+    64 × 128 = 8,192 (twice its hidden 4,096); an MLA model (DeepSeek-V3) at its hidden size 7,168, since its head_dim
+    encodes the latent cache."""
+    from tco.catalog import load_catalog
+
+    m = load_catalog().models
+    assert attention_width(m["llama-3.1-70b"]) == 8192 and attention_width(m["llama-3.1-8b"]) == 4096
+    assert attention_width(m["qwen3-235b-a22b"]) == 64 * 128 == 2 * m["qwen3-235b-a22b"].hidden_size
+    assert attention_width(m["deepseek-v3"]) == m["deepseek-v3"].hidden_size == 7168
 
 
 def test_size_training_servers_from_target_days():

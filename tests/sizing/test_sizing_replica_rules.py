@@ -120,17 +120,18 @@ def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
     assert round(v["cycle"] * 1e3, 2) == 7.61 and round(coll_s * 1e3, 3) == 1.779
 
 
-def test_expert_parallel_all_to_all_by_hand():
+def test_expert_parallel_exchange_by_hand():
     """EP4 inside a server (attention data-parallel, experts split over 4 GPUs) of the toy MoE at batch 10, r = 5:
-    60 tokens; each GPU dispatches its 15 tokens × k 2 × 64 × 2 B = 3,840 B, 3/4 of it leaves; per layer
-    2 × (α + 3/4 × 3,840 / 5e9) with α = 5.7 µs + the calibration's 10 µs; 2 layers: 2 × 2 × (15.7e-6 + 5.76e-7)
-    = 65.104 µs. No all-reduce: the replica holds 4 × shared + experts, its KV once."""
+    60 tokens in the group. Inside one server the exchange is AllGather + ReduceScatter (tco.sizing.moe_rules): each
+    GPU receives the other GPUs' tokens, 3/4 × 60 × 64 × 2 B = 3/4 × 7,680 B, and returns as much, whatever k; per layer
+    2 × (α + 3/4 × 7,680 / 5e9) with α = 5.7 µs + the calibration's 10 µs; 2 layers: 2 × 2 × (15.7e-6 + 1.152e-6)
+    = 67.408 µs. No all-reduce: the replica holds 4 × shared + experts, its KV once."""
     hw = replace(TOY_HW, link_latency_s=5.7e-6)
     v = replica_table([Layout(4, 1, "ep")], TOY_MOE, hw, TOY_LOAD, TOY_EFF, batch=10)[0]
-    message = 60 / 4 * 2 * 64 * 2
-    assert message == 3840
+    message = 60 * 64 * 2
+    assert message == 7680
     assert v["coll_s"] == pytest.approx(2 * 2 * ((5.7e-6 + 1e-5) + 3 / 4 * message / 5e9), rel=1e-12)
-    assert round(v["coll_s"] * 1e6, 3) == 65.104
+    assert round(v["coll_s"] * 1e6, 3) == 67.408
     experts = (1e9 - 0.4e9) / (1 - 2 / 8)
     assert v["held_b"] == pytest.approx(2 * (4 * (1e9 - experts) + experts), rel=1e-12)
     assert v["kv_rep"] == v["kv_tok"] == 512

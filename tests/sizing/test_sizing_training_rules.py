@@ -10,6 +10,8 @@ from pathlib import Path
 import numpy as np
 import openpyxl
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tco.sizing import training_rules
 from tco.domain import TrainingMethod
@@ -21,9 +23,10 @@ ROOT = Path(__file__).resolve().parents[2]
 BASE = dict(params=70e9, active_params=70e9, tokens=2e9, epochs=1.0, mfu=0.3, gpu_hours=0.0, peak_tflops=989.0,
             gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, servers=0.0,
             activation_share=0.25, lora_share=0.01, multi_gpu_scaling=0.9, mfu_base=0.4, layers=80, experts=0,
-            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, hidden=8192, width_k=0.2, hidden_ref=8192)
+            moe_a=2.345, moe_k=0.512, moe_lowp=1.0, hidden=8192, width_k=0.2, hidden_ref=8192, seq_len=0.0,
+            attn_width=8192)
 """A dense 70B at the reference width: the width and MoE factors are 1, so the derived MFU is ``mfu_base`` = 0.4
-(``mfu`` = 0.3 is the given branch's)."""
+(``mfu`` = 0.3 is the given branch's); sequence length 0 leaves the attention out, so the FLOPs are 6·N·D."""
 BRANCHES = [(m, h, s) for m in ("lora", "full", "pretrain") for h in (False, True) for s in (False, True)]
 
 
@@ -41,6 +44,30 @@ def test_flops_are_six_n_d_times_epochs():
     assert _rows()["tr_flops"] == pytest.approx(6 * 70e9 * 2e9)
     assert _rows(epochs=3.0)["tr_flops"] == pytest.approx(6 * 70e9 * 2e9 * 3)
     assert _rows(active_params=13e9)["tr_flops"] == pytest.approx(6 * 13e9 * 2e9)  # a MoE trains its active part
+
+
+def test_flops_per_token_count_the_causal_attention_by_hand():
+    """Llama 3.1 70B (80 layers, 64 query heads × 128 = 8,192 wide) at 8,192 tokens per sequence: 6 × 70e9 = 4.2e11
+    for the weight matmuls, 6 × 80 × 8192 × 8192 = 3.2212e10 for the causal attention (Q·Kᵀ and scores·V, 2 FLOP per
+    multiply-add, forward and two backward, half the positions under the mask), 4.52212e11 per token, +7.67 %."""
+    v = _rows(seq_len=8192.0)
+    assert 6 * 80 * 8192 * 8192 == 32_212_254_720
+    assert v["tr_flops_per_token"] == pytest.approx(4.2e11 + 32_212_254_720, rel=1e-12)
+    assert v["tr_flops"] == pytest.approx((4.2e11 + 32_212_254_720) * 2e9, rel=1e-12)
+    assert 32_212_254_720 / 4.2e11 == pytest.approx(0.0767, abs=1e-4)
+    # at 4,096 tokens half that: 1.6106e10, +3.83 %; an 8B (32 layers × 4,096) at 8K: 6 × 32 × 4096 × 8192 = 6.4425e9
+    # on 6 × 8.03e9 = 4.818e10, +13.4 %: the narrow model pays more for the same context
+    assert _rows(seq_len=4096.0)["tr_flops_per_token"] == pytest.approx(4.2e11 + 16_106_127_360, rel=1e-12)
+    eight_b = _rows(seq_len=8192.0, active_params=8.03e9, layers=32, attn_width=4096)["tr_flops_per_token"]
+    assert eight_b / (6 * 8.03e9) - 1 == pytest.approx(6 * 32 * 4096 * 8192 / 4.818e10, rel=1e-12)
+    assert 6 * 32 * 4096 * 8192 / 4.818e10 == pytest.approx(0.1337, abs=1e-4)
+
+
+@given(st.floats(128, 1_048_576), st.floats(128, 1_048_576))
+def test_flops_per_token_grow_linearly_with_the_sequence_length(s1, s2):
+    a, b = _rows(seq_len=s1)["tr_flops_per_token"], _rows(seq_len=s2)["tr_flops_per_token"]
+    assert (a - 6 * 70e9) * s2 == pytest.approx((b - 6 * 70e9) * s1, rel=1e-9)
+    assert (a <= b) == (s1 <= s2) or a == pytest.approx(b, rel=1e-12)
 
 
 def test_gpu_hours_divide_the_flops_by_peak_mfu_and_seconds():
@@ -214,8 +241,9 @@ def test_every_rule_has_a_unit_a_sentence_and_named_inputs(method, hours_given, 
 
 def test_the_sheet_leaves_out_the_flops_only_when_the_hours_are_given():
     keys = [r.key for r in training_rules.sheet_rules("lora", hours_given=True, servers_given=False)]
-    assert "tr_flops" not in keys and "gpu_hours" in keys
-    assert [r.key for r in training_rules.sheet_rules("lora", hours_given=False, servers_given=True)][0] == "tr_flops"
+    assert "tr_flops" not in keys and "tr_flops_per_token" not in keys and "gpu_hours" in keys
+    assert [r.key for r in training_rules.sheet_rules("lora", hours_given=False, servers_given=True)][:2] == [
+        "tr_flops_per_token", "tr_flops"]
 
 
 def _excel(rule: Rule, inputs: dict, row_values: dict) -> float:

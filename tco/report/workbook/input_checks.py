@@ -10,9 +10,10 @@ import re
 
 from xlsxwriter.utility import xl_cell_to_rowcol, xl_rowcol_to_cell
 
-SIGNED = re.compile(r"^in_(fx_drift|growth_rate|o\d+_trend|fx_b|fx_w|fx_list)$")
+SIGNED = re.compile(r"^in_(fx_drift|growth_rate|o\d+_trend|fx_b|fx_w|fx_list|moe_mfu_k|tr_width_k)$")
 """Defined names of the inputs the schema lets be negative (price_trend_rate ≥ −0.9, drift ≥ −1, monthly growth
-≥ −1, the FX path's offsets and values as given)."""
+≥ −1, the FX path's offsets and values as given) and the fitted exponents of the training MFU's expert-size and width
+laws (defaults.toml [training.moe] k, −0.004 since the attention FLOPs are counted; [training.width] k)."""
 
 
 def _cells(ref: str) -> list[str]:

@@ -272,6 +272,13 @@ def _training(w: _Writer, res: Results) -> None:
                   t("moe_mfu_src"))
         w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
         w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
+        # training sequence length and attention width (issue 21): the causal attention's FLOPs per token
+        from tco.sizing import attention_width
+
+        seq = tr.sequence_length or int(res.efficiencies.training_mfu.get("sequence_length", 0))
+        w.add("in_tr_seq_len", t("tr_seq_len"), seq, "tokens", "in_int",
+              "" if tr.sequence_length else t("tr_seq_len_default"))
+        w.add("in_attn_width", t("tr_attn_width"), attention_width(res.model), "", "in_int", t("tr_attn_width_src"))
     w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
     if tr.method == TrainingMethod.LORA:
         w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
@@ -318,6 +325,7 @@ def _serving_inputs(w, t, res: Results) -> None:
     w.add("in_hidden", t("hidden"), m.hidden_size or m.kv_heads * m.head_dim, "", "in_int")
     w.add("in_experts", t("experts"), m.experts, "", "in_int")
     w.add("in_experts_k", t("experts_k"), m.experts_per_token, "", "in_int")
+    w.add("in_moe_layers", t("moe_layers"), (m.moe_layers or m.layers) if m.experts else 0, "", "in_int")
     w.add("in_ttft", t("ttft_target"), inf.time_to_first_token_seconds or 0.0, "s", "in_num")
     w.add("in_link_eff", t("link_eff"), cal["interconnect_share"], "", "in_pct", cal["name"])
     w.add("in_overhead", t("overhead"), cal["step_overhead_seconds"], "s", "in_num6", cal["name"])

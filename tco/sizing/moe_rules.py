@@ -1,0 +1,70 @@
+"""Mixture-of-experts terms of the replica rules (tco/sizing/replica_rules.py): which layers carry experts, the fixed
+cost of their blocks, and how an expert-parallel replica moves the experts' tokens between its GPUs.
+
+* **MoE layers** (models.csv ``moe_layers``): only they run an MoE block and exchange tokens. Llama 4 Maverick
+  interleaves dense and MoE layers (``interleave_moe_layer_step`` 2: 24 of 48); DeepSeek-V3/R1 keep their first three
+  layers dense (``first_k_dense_replace`` 3: 58 of 61); Qwen3-235B-A22B and Mixtral have experts in every layer.
+* **The MoE block's kernels under expert parallel**: the router GEMM and top-k, the AllGather of every rank's tokens
+  (padded to the largest rank's count), their permutation and quantization, the grouped GEMMs and activation, the
+  ReduceScatter and the finalize (un-permute, weighted sum): as many small kernels again as the rest of the layer, so
+  each MoE layer of an expert-parallel replica costs one more t_layer, the calibration's fixed cost per layer (no
+  parameter of its own). Under tensor parallel one fused MoE kernel and the layer's two all-reduces are what the fit's
+  t_layer already holds (the Mixtral rows are fitted with it; an extra t_layer there too made the dense rows'
+  leave-one-out worse, docs/calibration.md).
+* **The exchange inside one server** is AllGather + ReduceScatter: TensorRT-LLM's EP traces, "for EP4/EP8
+  Reduce/Scatter is used, while for EP>8 All2All is used" (NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/
+  blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md, Figure 24), as its MoE layers gather every attention-DP rank's
+  tokens (``modeling_llama.py``, pull request 4065: the hidden states padded to the largest rank's token count and
+  routed on every rank). Each GPU then receives every other GPU's tokens and returns their outputs: (p − 1)/p of the
+  group's tokens × 2·d bytes each way, whatever k. **Across servers** an all-to-all sends each token to its k experts
+  only: (p − 1)/p of a part's tokens × k (DeepSeek-V3 technical report arXiv:2412.19437 §3.2.2).
+
+>>> from tco.expr import Const, Env
+>>> env = Env({"experts": 128.0, "experts_k": 1.0, "moe_layers": 24.0, "layer_over": 1e-4}, 1)
+>>> round(float(block_overhead(Const(1)).np(env)), 6)        # Maverick, expert parallel: 24 MoE blocks × 100 µs
+0.0024
+>>> float(block_overhead(Const(0)).np(env))                    # tensor parallel: in the layers' own t_layer
+0.0
+>>> float(token_share(Const(8), Const(1)).np(env)), float(token_share(Const(2), Const(2)).np(env))
+(1.0, 0.5)
+"""
+
+from __future__ import annotations
+
+from tco.expr import AND, IF, Expr, In
+
+
+def moe_layers() -> Expr:
+    """Layers with routed experts [-]: models.csv moe_layers (every layer when it is empty); 0 for a dense model."""
+    return IF(AND(In("experts") > 0, In("experts_k") > 0), In("moe_layers"), 0)
+
+
+def block_overhead(ep: Expr) -> Expr:
+    """Fixed cost of a step's MoE blocks beyond the layers' own [s] = MoE layers × t_layer under expert parallel (`ep`
+    1), 0 under tensor parallel and for a dense model."""
+    return IF(ep.eq(1), moe_layers() * In("layer_over"), 0)
+
+
+def token_share(parts: Expr, nodes: Expr) -> Expr:
+    """Tokens each GPU moves in one direction of an MoE layer's exchange, per token of the expert-parallel group and
+    over (p − 1)/p [-]: 1 inside one server (AllGather + ReduceScatter move every token of the group), k/p across
+    servers (an all-to-all moves a part's tokens to their k experts)."""
+    return IF(nodes <= 1, 1, In("experts_k") / parts)
+
+
+def exchange(message: Expr, parts: Expr, link: Expr, lat: Expr) -> Expr:
+    """A step's exchanges over all MoE layers [s] = MoE layers × 2·(α + (p − 1)/p · n / B): dispatch and combine (or
+    AllGather and ReduceScatter) of n bytes per GPU each; 0 on one part."""
+    return IF(parts <= 1, 0, moe_layers() * 2 * (lat + (parts - 1) / parts * message / link))
+
+
+def per_sequence(parts: Expr, nodes: Expr, tokens: Expr, act: Expr, link: Expr) -> Expr:
+    """The exchanges' time per sequence of the batch [s] = MoE layers × 2 · (p − 1)/p · tokens × share × activations / B
+    (`tokens` each sequence adds to a step); 0 on one part."""
+    return IF(parts <= 1, 0, moe_layers() * 2 * (parts - 1) / parts * tokens * token_share(parts, nodes) * act / link)
+
+
+def prompt_exchange(act: Expr, parts: Expr, nodes: Expr, link: Expr, lat: Expr) -> Expr:
+    """One prompt's exchanges, alone on one GPU of the group [s]: its `act` bytes of activations go to the other GPUs
+    (padded to it, every GPU's share is gathered: n = p × act × share), or to its tokens' k experts across servers."""
+    return exchange(act * parts * token_share(parts, nodes), parts, link, lat)
