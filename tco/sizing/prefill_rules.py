@@ -1,7 +1,7 @@
 """The prompts' GEMMs in a decode cycle: in the decode steps (mixed) or in prefill steps of their own.
 
 The replica rules (tco/sizing/replica_rules.py) give each decode cycle r = ISL/OSL prompt tokens per sequence: per
-cycle n = b / OSL requests finish and as many prompts of ISL tokens arrive. Write w = W / BW for the weight read,
+cycle b / OSL requests finish and as many prompts of ISL tokens arrive. Write w = W / BW for the weight read,
 g_d = b · (S/A) · 2 · N_a / peak for the decode tokens' GEMMs and g_p = b · r · 2 · N_a / peak for the prompt tokens'
 (S/A = 1 without speculative decoding). Spreading every prompt evenly over the cycles would cost max(w, g_d + g_p),
 the prompt hidden under the weight read; no framework does that. A prompt enters whole (TensorRT-LLM's in-flight
@@ -9,26 +9,29 @@ batching without chunked context, its default; a prefill batch of SGLang or vLLM
 tokens (vLLM V1's token budget), far past the GEMM's ridge point P = bytes per weight · peak / (2 · BW) (H100 in BF16
 or H200 in FP8 at the shipped shares: 118–170 tokens), so the step that carries it runs at the compute roofline.
 
-* A framework that runs the prompt **inside a decode step** (m = 1): a share n = min(1, b/OSL) of the cycles carry
-  a prompt and cost max(w, g_d + ISL · 2 · N_a / peak), the others max(w, g_d); the cycle's GEMMs cost on average
+Per step A · b / OSL requests end and as many prompts arrive (A tokens kept per step, 1 without speculative
+decoding), so a share n = min(1, A · b / OSL) of the steps carry one; per cycle (a generated token) its GEMMs are
+g_p / n. Over the period of 1/n steps the cycle's GEMMs with their weight read cost, exactly for n ≤ 1:
 
-      (1 − n) · max(w, g_d) + n · max(w, g_d + ISL · g) = max(w, g_d) + g_p − n · max(0, w − g_d)
+* decode-only steps, a share 1 − n: max(w, g_d) each;
+* a framework that runs the prompt **inside a decode step** (m = 1): that step costs max(w, g_d + g_p / n), so
+  n · max(w, g_d + g_p/n) = max(n·w, n·g_d + g_p): compute-bound past the ridge point, it saves its weight read;
+* a framework that runs **prefill steps of its own** (m = 0): every decode step max(w, g_d), and the prefill step
+  max(w, g_p / n) once per 1/n steps, n · max(w, g_p/n) = max(n·w, g_p) (a prompt below the ridge point reads the
+  weights for itself).
 
-  when the prompt step is compute-bound (g the GEMM time of one token): the step that carries a prompt saves its
-  weight read. With n = 1 (a prompt in every step) it is max(w, g_d + g_p), the evenly spread form.
-* A framework that runs **prefill steps of its own** (m = 0) stalls every decode while the prompt runs alone: the
-  decode step reads the weights for the decode tokens and the prefill step's GEMMs add, max(w, g_d) + g_p.
+    gemm = (1 − m·n) · max(w, g_d) + m · max(n·w, n·g_d + g_p) + (1 − m) · max(n·w, g_p)
 
-Both in one rule, exact in either case and never below the roofline of all the work (tests/sizing/
-test_sizing_prefill_rules.py works each by hand):
+With n = 1 and m = 1 it is max(w, g_d + g_p), the evenly spread form; m = 1 is never slower than m = 0 (the
+difference is n·max(w, g_d) + max(n·w, g_p) − max(n·w, n·g_d + g_p) ≥ 0). At n = 1 several prompts share a step: the
+form holds with g_p the step's prompt GEMMs.
 
-    gemm = max(w, g_d + g_p, max(w, g_d) + g_p − m · n · max(0, w − g_d))
-
-The batch's closed form (two straight lines, replica_rules.batch_limit) takes the m = 0 form, max(w, g_d) + g_p, an
-upper bound of the cycle for every m (the step that carries a prompt saves at most one weight read): the batch it
-gives always meets the targets, at most n · w of cycle short of the largest. Left out: the prefill step's own fixed
-cost (t0 + layers · t_layer once per prefill step, m = 0) and a vLLM V1 chunk smaller than the prompt (more steps that
-each save a weight read); the prompt's attention, collectives and per-sequence costs are the cycle's other terms.
+The batch's closed form (``limit``) solves the same cycle for b, exact while b ≤ OSL/A. Left out: the prefill step's
+own fixed cost (t0 + layers · t_layer once per prefill step, m = 0) and a chunk smaller than the prompt (vLLM V1's
+token budget, ``max_num_batched_tokens`` 8,192 on H100/H200 and 2,048 on smaller GPUs for its API server; TensorRT-LLM's
+``max_num_tokens`` 8,192 with chunked context off by default): a prompt of k chunks makes k · n steps carry prompt
+tokens, each saving a weight read; the prompt's attention, collectives and per-sequence costs are the cycle's other
+terms.
 """
 
 from __future__ import annotations
