@@ -36,6 +36,8 @@ def target_problem(path: str | Path) -> str | None:
     name = str(path)
     if not name.strip():
         return "the file name is empty"
+    if name.endswith(("/", os.sep)):  # realpath drops the slash: `-o newdir/` wrote a file named newdir
+        return "ends with a slash, so it names a folder: tco writes a file here; give a file name"
     real = Path(os.path.realpath(name))
     try:
         st = os.stat(real)
@@ -63,25 +65,40 @@ def write_whole(path: str | Path, data: str | bytes) -> None:
     over it. A symbolic link is followed (the file it names is replaced, the link kept); the file keeps the mode of the
     one it replaces, or gets the umask's (0666 less the umask) when new. A target that is not a regular file is an
     InputError; an OSError names `path`, never the temporary file."""
+    write_all([(path, data)])
+
+
+def write_all(files: list[tuple[str | Path, str | bytes]]) -> None:
+    """Several files as ``write_whole`` writes one, all or none: every one is written to its temporary name first and
+    renamed over its target only when all were written, so a second file that cannot be written (``calibrate``'s
+    report) leaves the first (the calibration) as it was, not replaced by a run that then reports failure."""
     import tempfile
 
-    if (problem := target_problem(path)) is not None:
-        raise InputError([Problem(str(path), "", problem, None)])
-    real = Path(os.path.realpath(path))
+    for path, _ in files:
+        if (problem := target_problem(path)) is not None:
+            raise InputError([Problem(str(path), "", problem, None)])
+    done: list[tuple[str, Path]] = []  # (temporary name, target) of each file written
+    current = ""
     try:
-        mode = stat.S_IMODE(os.stat(real).st_mode)
-    except FileNotFoundError:
-        mode = 0o666 & ~_umask()
-    raw = data.encode("utf-8", errors="surrogateescape") if isinstance(data, str) else data
-    tmp = None
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
-        with os.fdopen(fd, "wb") as fh:
-            os.fchmod(fh.fileno(), mode)
-            fh.write(raw)
-        os.replace(tmp, real)
+        for path, data in files:
+            current = str(path)
+            real = Path(os.path.realpath(path))
+            try:
+                mode = stat.S_IMODE(os.stat(real).st_mode)
+            except FileNotFoundError:
+                mode = 0o666 & ~_umask()
+            raw = data.encode("utf-8", errors="surrogateescape") if isinstance(data, str) else data
+            fd, tmp = tempfile.mkstemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
+            done.append((tmp, real))
+            with os.fdopen(fd, "wb") as fh:
+                os.fchmod(fh.fileno(), mode)
+                fh.write(raw)
+        for (tmp, real), (path, _) in zip(done, files):
+            current = str(path)
+            os.replace(tmp, real)
     except OSError as exc:
-        raise OSError(exc.errno, exc.strerror or str(exc), str(path)) from None
+        raise OSError(exc.errno, exc.strerror or str(exc), current) from None
     finally:
-        if tmp is not None and os.path.lexists(tmp):
-            os.unlink(tmp)
+        for tmp, _ in done:
+            if os.path.lexists(tmp):
+                os.unlink(tmp)

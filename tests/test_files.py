@@ -63,3 +63,29 @@ def test_a_failed_write_names_the_path_and_leaves_nothing(tmp_path, monkeypatch)
         write_whole(tmp_path / "x.json", "{}")
     assert got.value.filename == str(tmp_path / "x.json") and got.value.errno in MACHINE_ERRNOS
     assert list(tmp_path.iterdir()) == []
+
+
+def test_write_all_writes_every_file_or_none(tmp_path, monkeypatch):
+    """The second file cannot be written (its temporary file fails on a full disk): the first keeps its old bytes,
+    no temporary file is left, and the error names the second file."""
+    from tco.files import write_all
+
+    a, b = tmp_path / "a.toml", tmp_path / "b.md"
+    a.write_text("old")
+    real_fdopen = os.fdopen
+    calls = []
+
+    def fdopen(fd, *args, **kw):
+        calls.append(fd)
+        if len(calls) == 2:
+            os.close(fd)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_fdopen(fd, *args, **kw)
+
+    monkeypatch.setattr(os, "fdopen", fdopen)
+    with pytest.raises(OSError) as got:
+        write_all([(a, "new"), (b, "report")])
+    assert got.value.filename == str(b) and a.read_text() == "old" and sorted(tmp_path.iterdir()) == [a]
+    monkeypatch.setattr(os, "fdopen", real_fdopen)
+    write_all([(a, "new"), (b, "report")])
+    assert (a.read_text(), b.read_text()) == ("new", "report")

@@ -72,7 +72,8 @@ def load_interconnect(paths, problems):
             continue
         r = Rows(p, ("key", "scale_out_gbps", "status", "source", "as_of"))
         for line, row in r.rows:
-            out[row["key"]] = Interconnect(row["key"], r.num(line, row, "scale_out_gbps", False), row["status"],
-                                           row["source"], row["as_of"])
+            # 1-100,000 Gb/s, as a benchmark row's network_gbps: a negative one was costed (exit 0), 1e-300 gave 0 tokens/s
+            gbps = r.num(line, row, "scale_out_gbps", False, lo=1.0, hi=100_000.0)
+            out[row["key"]] = Interconnect(row["key"], gbps, row["status"], row["source"], row["as_of"])
         problems += r.problems
     return out

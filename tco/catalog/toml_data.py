@@ -157,6 +157,11 @@ def _check_defaults(p, data: dict, problems) -> None:
             problems.append(Problem(str(p), k, f"must be a [{k}] table, got {v!r}"))
             continue
         for kk, x in v.items():
+            if k == "training" and isinstance(x, dict):
+                _check_training_table(p, kk, x, problems)
+            if k == "training" and kk == "uncalibrated_generations" and not (
+                    isinstance(x, list) and all(isinstance(g, str) for g in x)):  # "ada" was read as 'a', 'd', 'a'
+                problems.append(Problem(str(p), f"{k}.{kk}", f'must be a list of generations, e.g. ["ada"], got {x!r}'))
             if isinstance(x, (dict, str, list)):
                 continue
             share = kk.endswith("_share") or kk == "mfu" or k == "scaling_efficiency"
@@ -170,6 +175,32 @@ def _check_defaults(p, data: dict, problems) -> None:
                 # the default training sequence length: as [training] sequence_length of a scenario
                 problems.append(Problem(str(p), f"{k}.{kk}", f"must be an integer from 128 to 1,048,576, got {x!r}"))
 
+
+
+TRAINING_BOUNDS: dict[str, tuple[float, float, bool]] = {
+    "mfu_by_precision": (MIN_EFFICIENCY, 1.0, True), "fp4.share": (0.0, 1.0, True),
+    "generation_factor": (0.0, 10.0, False), "width.reference": (0.0, 1e6, False), "width.k": (-4.0, 4.0, True),
+    "moe.a": (0.0, 100.0, False), "moe.k": (-4.0, 4.0, True), "moe.low_precision": (0.0, 10.0, False),
+    "moe.one_server": (0.0, 10.0, False)}
+"""(least, most, least allowed) of each number in a [training.<table>] of defaults.toml, by "table" or "table.key"
+(red team 2026-12c T1): a catalog overlay's reference width 0, a generation factor 0 or an exponent of 10⁶ was an
+OverflowError traceback or an "internal error", and an fp8 MFU of 5 costed a fifth of the GPU-hours. MFUs are
+shares; factors positive and at most 10 (the fitted ones are 0.65–1.4); the exponents of (hidden / reference) and of
+the expert size within ±4 (fitted 0.17–0.19)."""
+
+
+def _check_training_table(p, table: str, data: dict, problems) -> None:
+    """The numbers of defaults.toml [training.<table>] within TRAINING_BOUNDS (other keys, text, as they are)."""
+    for key, x in data.items():
+        bound = TRAINING_BOUNDS.get(f"{table}.{key}") or TRAINING_BOUNDS.get(table)
+        if bound is None or (isinstance(x, str) and key in ("source", "as_of", "note")):
+            continue
+        lo, hi, closed = bound
+        ok = (not isinstance(x, bool) and isinstance(x, (int, float)) and math.isfinite(x)
+              and (lo <= x if closed else lo < x) and x <= hi)
+        if not ok:
+            low = f"[{lo:g}" if closed else f"({lo:g}"
+            problems.append(Problem(str(p), f"training.{table}.{key}", f"must be a number in {low}, {hi:g}], got {x!r}"))
 
 
 def load_defaults(paths, problems):

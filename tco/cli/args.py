@@ -38,8 +38,8 @@ def stem_problem(scenario_path: str) -> str | None:
     return None
 
 
-def at_least(minimum: int):
-    """An argparse type: a whole number ≥ minimum."""
+def at_least(minimum: int, maximum: int | None = None):
+    """An argparse type: a whole number ≥ minimum (and ≤ maximum when given)."""
 
     def parse(text: str) -> int:
         try:
@@ -49,6 +49,8 @@ def at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"not a whole number: {shown!r}") from None
         if v < minimum:
             raise argparse.ArgumentTypeError(f"must be {minimum} or more, got {v}")
+        if maximum is not None and v > maximum:
+            raise argparse.ArgumentTypeError(f"must be {maximum} or less, got {v}")
         return v
 
     return parse
@@ -136,7 +138,7 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
                            "(needs the 'web' extra)")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: 127.0.0.1, this computer "
                        "only; another address prints a warning: the page has no login)")
-    serve.add_argument("--port", type=at_least(1), default=8000, help="port (default: 8000)")
+    serve.add_argument("--port", type=at_least(1, 65_535), default=8000, help="port (default: 8000)")
     serve.add_argument("--scenarios", metavar="DIR", help="folder of example scenarios to start from (default: "
                        "./scenarios when it exists)")
     serve.add_argument("--data", metavar="DIR", help="folder of the saved proposals (SQLite); absent: none saved")

@@ -47,14 +47,18 @@ def run(args, out=print) -> int:
     import hashlib
 
     from tco.catalog import load_catalog
-    from tco.files import target_problem, write_whole
+    from tco.files import target_problem, write_all
     from tco.scenario import read_limited
     from tco.sizing import benchmarks
     from tco.sizing.calibrate import check_rows, errors, fit, median, to_toml, validate
 
     target = Path(args.output) if args.output else Path(args.file).with_suffix(".calibration.toml")
-    bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", target), ("--report", args.report))
+    bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", args.output or target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
+    bad += same_file_problems(args, target)
+    if args.catalog_dir and not Path(args.catalog_dir).is_dir():  # was "[scenario.catalog_dir]", a key of no scenario
+        bad.append(Problem(str(args.catalog_dir), "--catalog-dir", "not a folder" if Path(args.catalog_dir).exists()
+                           else "folder not found", None))
     if bad:  # before the fit, which may take seconds
         raise InputError(bad)
     cat = load_catalog(args.catalog_dir)
@@ -64,6 +68,7 @@ def run(args, out=print) -> int:
     rows = benchmarks.read(args.file, meta)
     check_rows(rows, cat)
     check_precision(rows, cat, args.file)
+    check_mtp(rows, cat, args.file)
     used = [r for r in rows if not r.exclude]
     if not used:
         raise InputError([Problem(args.file, "exclude", "every row is excluded: nothing to fit", None)])
@@ -89,16 +94,44 @@ def run(args, out=print) -> int:
         from tco.cli.calibrate_frameworks import fit_frameworks
 
         with time_limit(MAX_FIT_SECONDS, args.frameworks):
-            extra, tables, covered = fit_frameworks(args.frameworks, cat, eff, loo=not args.no_loo,
-                                                    check_fits=check_fits)
+            def checks(rs, c) -> None:  # the --frameworks rows as the main file's
+                check_mtp(rs, c, args.frameworks)
+                check_fits(rs, c)
+
+            extra, tables, covered = fit_frameworks(args.frameworks, cat, eff, loo=not args.no_loo, check_fits=checks)
         text += extra
         stats["frameworks"] = ",".join(sorted(set(filter(None, str(stats["frameworks"]).split(","))) | set(covered)))
     out(text)
-    write_whole(target, to_toml(eff, stats) + tables)
-    if args.report:
-        write_whole(args.report, text)
+    # both or neither: a report that could not be written left a new calibration behind an exit 2 (review 2026-12c C11)
+    write_all([(target, to_toml(eff, stats) + tables)] + ([(args.report, text)] if args.report else []))
     out(f"wrote {target}")
     return 0
+
+
+def same_file_problems(args, target: Path) -> list[Problem]:
+    """`-o` or `--report` naming a file this command reads (the benchmark file, `--frameworks`), through a link too,
+    or both naming one file: the benchmark was replaced by the calibration, or the calibration by the report."""
+    import os
+
+    def ident(name) -> object:
+        try:
+            st = os.stat(name)
+            return (st.st_dev, st.st_ino)  # a hard link or a symlink to it is the same file
+        except OSError:
+            return os.path.realpath(name)
+
+    reads = {ident(f): (opt, f) for opt, f in (("the benchmark file", args.file),
+                                                 ("--frameworks", getattr(args, "frameworks", None))) if f}
+    writes = [(opt, f) for opt, f in (("-o", args.output or target), ("--report", args.report)) if f is not None]
+    bad = []
+    for opt, f in writes:
+        if (hit := reads.get(ident(f))) is not None:
+            bad.append(Problem(str(f), opt, f"names {hit[0]} {str(hit[1])!r}, which calibrate reads: writing there "
+                               "would replace it; give another file name", None))
+    if len(writes) == 2 and ident(writes[0][1]) == ident(writes[1][1]):
+        bad.append(Problem(str(args.report), "--report", f"names the same file as -o ({target}): the report would "
+                           "replace the calibration; give the report its own name (e.g. calibration.md)", None))
+    return bad
 
 
 def check_precision(rows, cat, file: str) -> None:
@@ -109,6 +142,22 @@ def check_precision(rows, cat, file: str) -> None:
                         f"gives it no fp4_dense_tflops); GPUs with FP4: {', '.join(have) or 'none'}", r.line)
                 for r in rows if "fp4" in (r.precision, r.kv_precision) and r.gpu in cat.gpus
                 and not cat.gpus[r.gpu].fp4_tflops]
+    if problems:
+        raise InputError(problems)
+
+
+def check_mtp(rows, cat, file: str) -> None:
+    """Rows with MTP draft tokens on a model without a multi-token-prediction module (models.csv mtp_modules), every one
+    at once: the fit costed a draft layer the model does not have and credited its accepted tokens (a scenario with
+    speculative = "mtp" on such a model stops with exit 2 too). Other speculative methods (EAGLE, a draft model) are
+    not modelled."""
+    have = sorted(k for k, m in cat.models.items() if m.mtp_modules > 0)
+    problems = [Problem(file, "draft_tokens", f"row {r.id!r}: MTP draft tokens on {r.model!r}, which has no "
+                        f"multi-token-prediction module (models.csv mtp_modules); models that have one: "
+                        f"{', '.join(have) or 'none'}; another speculative method (EAGLE, a draft model) is not "
+                        "modelled: leave the row out or give its `exclude` reason", r.line)
+                for r in rows if r.draft_tokens and not r.exclude and r.model in cat.models
+                and not cat.models[r.model].mtp_modules]
     if problems:
         raise InputError(problems)
 
@@ -166,9 +215,10 @@ def time_limit(seconds: float, file: str):
 
 def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
     """The fit report: parameters, then every row with measured, predicted, errors and what bounds it."""
+    from tco.cli.calibrate_frameworks import md_cell
     from tco.sizing.calibrate import PARAMS, predict
 
-    lines = [f"# Serving calibration: {stats['file']}", "",
+    lines = [f"# Serving calibration: {md_cell(stats['file'])}", "",
              (f"Fitted on {stats['rows_fitted']} rows ({stats['rows_excluded']} excluded), least squares on "
               "log(predicted / measured) output tokens/s; leave-one-out refits without each row."), "",
              "| parameter | value | unit |", "|---|---|---|"]
@@ -180,13 +230,13 @@ def report(rows, cat, eff, ins: dict, loo: dict, stats: dict) -> str:
               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in rows:
         if r.id not in ins:
-            lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp or ''} | not stated | "
-                         f"{r.output_tokens_per_second:,.0f} | — | — | — | — | — | {r.exclude} |")
+            lines.append(f"| {md_cell(r.id)} | {md_cell(r.model)} | {md_cell(r.gpu)} × {r.gpu_count} | {r.tp or ''} | "
+                         f"not stated | {r.output_tokens_per_second:,.0f} | — | — | — | — | — | {md_cell(r.exclude)} |")
             continue
         p = predict(r, cat, eff)
         lo = f"{loo[r.id]:+.1%}" if r.id in loo and not r.exclude else ""
-        lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | "
+        lines.append(f"| {md_cell(r.id)} | {md_cell(r.model)} | {md_cell(r.gpu)} × {r.gpu_count} | {r.tp} | "
                      f"{r.input_tokens:g}/{r.output_tokens:g} | {r.output_tokens_per_second:,.0f} | {p['tps']:,.0f} | "
                      f"{ins[r.id]:+.1%} | {lo} | {p['batch']:g} | "
-                     f"{p['bound']} | {r.exclude} |")
+                     f"{p['bound']} | {md_cell(r.exclude)} |")
     return "\n".join(lines) + "\n"

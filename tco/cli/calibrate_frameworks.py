@@ -29,6 +29,17 @@ exit 2."""
 FRAMEWORKS = ("trtllm", "vllm", "sglang")
 
 
+def md_cell(x) -> str:
+    """Text from a benchmark file (an id, a model, an `exclude` reason, a file name) as a Markdown table cell: <, > and
+    & written as entities (never HTML where the report is rendered), a pipe escaped (never a new cell), a line break
+    a space, as tco.diff's Markdown does; another control character as \\xNN (tco.errors.printable), so a terminal
+    showing the file never runs an escape sequence from it."""
+    from tco.errors import printable
+
+    text = str(x).replace("\r", " ").replace("\n", " ").replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return printable(text.replace("|", "\\|").replace("`", "'"))
+
+
 def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> tuple[str, str, list[str]]:
     """Fit every framework of `file` with enough rows: (report section, TOML tables, frameworks covered);
     `check_fits` (tco.cli.calibrate.check_fits, passed in: that module calls this one) refuses rows the model cannot
@@ -38,15 +49,16 @@ def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> t
 
     rows = benchmarks.read(file, {})
     check_rows(rows, cat)
-    unknown = sorted({r.framework for r in rows} - set(FRAMEWORKS))
-    if unknown:
-        raise InputError([Problem(file, "framework", f"unknown framework(s) {', '.join(map(repr, unknown))}: use one of "
-                                  f"{', '.join(FRAMEWORKS)}", None)])
+    unnamed = [r for r in rows if r.framework not in FRAMEWORKS]  # the reader refuses any other name: these are ''
+    if unnamed:  # "unknown framework(s) ''", with no line, was all it said
+        raise InputError([Problem(file, "framework", f"row {md_cell(r.id)}: no framework named; --frameworks fits each "
+                                  f"framework on its own rows: give one of {', '.join(FRAMEWORKS)}", r.line)
+                          for r in unnamed])
     if check_fits is not None:
         check_fits([r for r in rows if not r.exclude], cat)
     era = _versions(file)
     start = tuple(getattr(base, k) for k in PARAMS)
-    lines = ["", f"## Frameworks: {Path(file).name}", "",
+    lines = ["", f"## Frameworks: {md_cell(Path(file).name)}", "",
              (f"Each framework's {', '.join(FRAMEWORK_FREE)} fitted on its own rows (at least {MIN_FRAMEWORK_ROWS}), "
               "the other parameters as above; leave-one-out refits without each row of the framework."), ""]
     tables: list[str] = []
@@ -78,9 +90,9 @@ def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> t
         for r in mine:
             lo = f"{out[r.id]:+.1%}" if r.id in out and not r.exclude else ""
             conc = f"{r.concurrency:g}" if r.concurrency else "max"
-            lines.append(f"| {r.id} | {r.model} | {r.gpu} × {r.gpu_count} | {r.tp} | {r.input_tokens:g}/"
-                         f"{r.output_tokens:g} | {conc} | {r.output_tokens_per_second:,.0f} | {ins[r.id]:+.1%} | {lo} "
-                         f"| {base_err[r.id]:+.1%} | {r.exclude} |")
+            lines.append(f"| {md_cell(r.id)} | {md_cell(r.model)} | {md_cell(r.gpu)} × {r.gpu_count} | {r.tp} | "
+                         f"{r.input_tokens:g}/{r.output_tokens:g} | {conc} | {r.output_tokens_per_second:,.0f} | "
+                         f"{ins[r.id]:+.1%} | {lo} | {base_err[r.id]:+.1%} | {md_cell(r.exclude)} |")
         lines.append("")
         tables.append(framework_table(fw, eff, len(used), m_in, m_loo if out else None, versions))
         covered.append(fw)
@@ -91,8 +103,13 @@ def _versions(file: str) -> dict[str, str]:
     """id → the `framework_version` column (the version era of the run), where the file has one."""
     import csv
 
-    text = Path(file).read_text(encoding="utf-8")
-    return {r.get("id") or "": (r.get("framework_version") or "").strip() for r in csv.DictReader(text.splitlines())}
+    from tco.scenario import read_limited
+    from tco.sizing.benchmarks import MAX_BENCHMARK_BYTES
+
+    # read as benchmarks.read does (a byte that is not UTF-8 replaced): strict UTF-8 was a UnicodeDecodeError traceback
+    text = read_limited(Path(file), MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8-sig", errors="replace")
+    reader = csv.DictReader(text.splitlines())  # a row without an id is the reader's f"row{line}"
+    return {r.get("id") or f"row{reader.line_num}": (r.get("framework_version") or "").strip() for r in reader}
 
 
 def framework_table(fw: str, eff, rows: int, m_in: float, m_loo: float | None, versions: list[str]) -> str:

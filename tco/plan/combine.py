@@ -9,7 +9,7 @@ import numpy as np
 from tco.catalog import Catalog
 from tco.errors import InputError, Problem
 from tco.plan_results import GroupPlans, OverallPlans, Plan, PlanSearch, ServingFleet, TrainingFleet
-from tco.plan.precheck import precheck
+from tco.plan.precheck import no_fit, precheck
 from tco.plan.components import (Comp, Ctx, accepted, constraints, context, offers, prime_serving, residency_ok,
                                  training_problem, training_size)
 from tco.plan.costing import serving_comps, shared_comps, training_comps
@@ -111,9 +111,7 @@ def _components(ctx: Ctx, fleets, file: str, lines: dict | None
     T = training_comps(ctx, fleets, rep_any) if with_training and rep_any is not None else []
     S = shared_comps(ctx, fleets)
     if not Iv and not S:
-        raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
-                                  "per-user speed asked (see the skipped offers with `python -m tco plan`)",
-                                  (lines or {}).get(("plan",)))])
+        raise InputError([no_fit(ctx.s, file, lines)])
     if with_training and not T:
         Iv = []
     return (list(T) if with_training else [NO_TRAINING]), Iv, S

@@ -19,6 +19,19 @@ from tco.plan.components import Ctx, context, offers, prime_serving, serving_mod
 from tco.scenario import MAX_PLAN_CANDIDATES, Scenario
 
 
+def no_fit(s: Scenario, file: str, lines: dict | None) -> Problem:
+    """"No plan fits": no offer within [plan] serves the model at the targets asked, named with their values (the
+    time to first token too, when the scenario sets one: it alone made a 405B scenario at 0.05 s fit nowhere, and the
+    message spoke of the per-user speed and sent the user to `tco plan`, the command that said it)."""
+    inf = s.inference
+    ttft = getattr(inf, "time_to_first_token_seconds", None)
+    targets = f"{inf.tokens_per_second_per_user:g} tokens/s per user" + (
+        f" and a first token within {ttft:g} s" if ttft is not None else "")
+    return Problem(file, "plan", f"no plan fits: no offer within [plan] can serve the model at {targets}; lower "
+                   "the target" + ("s" if ttft is not None else "") + ", or widen plan.providers and plan.gpus",
+                   (lines or {}).get(("plan",)))
+
+
 def precheck(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict | None = None) -> int:
     """The number of plans the search would score (``scored``); raises InputError for a bad ``[plan]`` section,
     for a scenario no offer can serve, or for a search larger than ``plan.max_candidates``."""
@@ -29,9 +42,7 @@ def precheck(s: Scenario, cat: Catalog, *, file: str = "<scenario>", lines: dict
     ctx = context(s, cat, file)
     parts = scored_parts(ctx)
     if parts is None:
-        raise InputError([Problem(file, "plan", "no plan fits: no offer within [plan] can serve the model at the "
-                                  "per-user speed asked (see the skipped offers with `python -m tco plan`)",
-                                  lines.get(("plan",)))])
+        raise InputError([no_fit(s, file, lines)])
     n = sum(parts)
     if n > ctx.spec.max_candidates:
         raise InputError([_too_many(s, ctx.spec.max_candidates, parts, file, lines)])

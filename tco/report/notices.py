@@ -43,6 +43,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "autoscale_ignored_shared": {},
     "training_keys_ignored": {"keys": "text"},
     "fx_history_ignored": {"keys": "text", "model": "text"},
+    "speculative_keys_ignored": {"keys": "text"},
     "spot_interruptible": {},
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},

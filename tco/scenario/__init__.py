@@ -101,6 +101,8 @@ RUNAWAY_USERS = 1e9
 
 TRAINING_KEYS = ("training_offer", "training_pricing", "training_usd_per_hour", "training_brl_per_month")
 """An option's keys about its training fleet."""
+SPECULATIVE_KEYS = ("speculative_draft_tokens", "speculative_acceptance_share")
+"""[inference] keys only speculative = "mtp" reads."""
 HISTORY_KEYS = ("history_csv", "block_months")
 """[fx] keys the bootstrap model reads, and no other."""
 
@@ -127,6 +129,9 @@ def plausibility(s: Scenario) -> list:
         out.append(Notice("users_runaway", None, {"rate": users.monthly_growth_rate, "months": horizon_months}))
     if isinstance(users, ListGrowth) and len(users.users) > horizon_months:
         out.append(Notice("users_list_too_long", None, {"values": len(users.users), "months": horizon_months}))
+    spec = [k for k in SPECULATIVE_KEYS if k in given_keys(s.inference)]
+    if spec and getattr(s.inference, "speculative", "none") == "none":
+        out.append(Notice("speculative_keys_ignored", None, {"keys": ", ".join(spec)}))
     history = [k for k in HISTORY_KEYS if k in given_keys(s.fx)]
     if history and s.fx.model != FxModel.BOOTSTRAP:
         out.append(Notice("fx_history_ignored", None, {"keys": ", ".join(history), "model": str(s.fx.model)}))

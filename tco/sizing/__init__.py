@@ -193,7 +193,12 @@ def training_mfu_base(gpu, precision: str, table: dict, gpus=()) -> float:
         raise ValueError(f"no training MFU for {gpu.gpu}: its generation {gpu.generation or '(blank)'!r} (gpus.csv "
                        f"generation) has no factor in defaults.toml [training.generation_factor] ({sorted(gen)}); "
                        "set the GPU's generation, add the factor, or give [training] mfu")
-    return float(base[precision]) * float(gen[gpu.generation])
+    mfu = float(base[precision]) * float(gen[gpu.generation])
+    if not mfu <= 1.0:  # an overlay's factor of 3 on a 0.37 MFU gave 1.11: fewer GPU-hours than the peak allows
+        raise ValueError(f"the catalog's training MFU for {gpu.gpu} at {precision} is {mfu:.3g} (defaults.toml "
+                         f"[training.mfu_by_precision] × [training.generation_factor] {gpu.generation}), more than 1: "
+                         "no run beats its GPUs' peak; check those tables, or give [training] mfu")
+    return mfu
 
 
 def training_problem(gpu, precision: str, table: dict, gpus, mfu_given: bool) -> str | None:
@@ -282,6 +287,10 @@ def _check_framework(serving, data: dict, file: str, lines: dict | None) -> None
         "calibration to the file it writes, or use framework = \"generic\""), (lines or {}).get(("inference", "framework")))])
 
 
+FRAMEWORK_FIT_KEYS = frozenset({"rows_fitted", "median_abs_error_in_sample", "median_abs_error_leave_one_out", "versions"})
+"""The figures `tco calibrate --frameworks` writes in a [framework.<name>] table beside its parameters."""
+
+
 def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
     """The calibration of a named framework: the file's ``[framework.<name>]`` parameters (its own fit of the shares
     and overheads, tco/cli/calibrate_frameworks.py) over the main ones; unchanged for "generic" or a framework the
@@ -292,6 +301,13 @@ def _framework_eff(eff: Calibration, data: dict, framework: str) -> Calibration:
     own = tables.get(framework) if framework != "generic" else None
     if not isinstance(own, dict):
         return eff
+    from tco.errors import InputError, Problem
+
+    stray = sorted(set(own) - set(PARAMS) - FRAMEWORK_FIT_KEYS)
+    if stray:  # a misspelt parameter was dropped in silence: the "vllm fit" was the main fit (red team 2026-12c K3)
+        raise InputError([Problem(str(data.get("file", "calibration file")), f"framework.{framework}.{k}",
+                                  f"unknown key; a [framework.{framework}] table holds {', '.join(PARAMS)} and the "
+                                  "fit's figures (rows_fitted, median_abs_error_…, versions)", None) for k in stray])
     base = {k: getattr(eff, k) for k in PARAMS} | {k: v for k, v in own.items() if k in PARAMS}
     where = f"{data.get('file', 'calibration file')} [framework.{framework}]"
     return replace(from_dict(base, where), name=f"{eff.name}, {framework} fit", source=eff.source)

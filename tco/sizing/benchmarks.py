@@ -53,18 +53,19 @@ def read(path: str | Path, meta: dict | None = None) -> list[BenchRow]:
     p = Path(path)
     if not p.exists():
         raise InputError([Problem(str(p), "", "benchmark file not found", None)])
-    text = read_limited(p, MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8", errors="replace")
+    # utf-8-sig: a spreadsheet's "CSV UTF-8" starts with a byte-order mark, which named the first column '\ufeffid'
+    text = read_limited(p, MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8-sig", errors="replace")
     meta = {k: v for k, v in (meta or {}).items() if v is not None}
     if p.suffix == ".json":
         return [_vllm(p, text, meta)]
+    first = text.splitlines()[0] if text.strip() else ""
+    cols: list[str] = next(_csv_rows(p, [first]), [])
+    if all(c in cols for c in PLAIN_REQUIRED):  # first: a plain CSV whose notes quote "PERFORMANCE OVERVIEW" is ours
+        return _plain(p, text)
     if "PERFORMANCE OVERVIEW" in text or "Request Throughput (req/sec)" in text:
         return [_trtllm(p, text, meta)]
-    first = text.splitlines()[0] if text.strip() else ""
     if first.startswith("Metric,"):
         return [_genai_perf(p, text, meta)]
-    cols: list[str] = next(_csv_rows(p, [first]), [])
-    if all(c in cols for c in PLAIN_REQUIRED):
-        return _plain(p, text)
     raise InputError([Problem(str(p), "", "unknown benchmark format: expected a plain CSV with columns "
                               f"{', '.join(PLAIN_REQUIRED)}, a vLLM benchmark_serving JSON, a GenAI-Perf/AIPerf "
                               "profile_export CSV or a trtllm-bench throughput report", 1)])
@@ -135,10 +136,26 @@ def _plain(p: Path, text: str) -> list[BenchRow]:
     rows: list[BenchRow] = []
     problems: list[Problem] = []
     reader = csv.DictReader(text.splitlines())
+    header = reader.fieldnames or []
+    twice = sorted({c for c in header if header.count(c) > 1})
+    if twice:  # csv.DictReader keeps the last column of a name: the first one's values were dropped in silence
+        raise InputError([Problem(str(p), c, "this column appears more than once in the header; keep one", 1)
+                          for c in twice])
+    seen: dict[str, int] = {}
     for r in _located(p, reader):
         line = reader.line_num
         if not (r.get("model") or "").strip() or (r.get("model") or "").startswith("#"):
             continue
+        if None in r:  # more cells than the header: a comma in an unquoted value ("2,048") shifted the row's values
+            problems.append(Problem(str(p), "", f"{len(header) + len(r[None])} cells where the header has "
+                                    f"{len(header)}: a comma inside a value shifts every later column; quote the "
+                                    'value ("2,048") or remove the comma', line))
+            continue
+        rid = r.get("id") or f"row{line}"
+        if rid in seen:  # the report and its errors are keyed by id: a second row of one id showed the other's error
+            problems.append(Problem(str(p), "id", f"{_show(rid)} is the id of line {seen[rid]} too: give each row its "
+                                    "own id", line))
+        seen.setdefault(rid, line)
         if len(rows) >= MAX_BENCHMARK_ROWS:
             raise InputError([Problem(str(p), "", f"more than {MAX_BENCHMARK_ROWS:,} benchmark rows: the fit's time "
                                       "grows with the square of the rows; keep the runs that differ", line)])
@@ -153,6 +170,9 @@ def _plain(p: Path, text: str) -> list[BenchRow]:
     return rows
 
 
+MODES = ("", "tp", "ep")
+"""Values of a plain CSV's `mode` column: 'ep' (experts split over the GPUs, attention data-parallel) or tensor
+parallel ('tp' or empty; pipeline parallel over nodes)."""
 FP4_NAMES = ("fp4", "nvfp4", "mxfp4", "fp4_e2m1", "nvfp4_e2m1")
 """Names of the 4-bit formats (NVFP4, MXFP4) a benchmark may give: all costed as fp4 (0.5625 B per value,
 tco.constants.BYTES_PER_PARAM)."""
@@ -182,15 +202,30 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
             n[k] = _num(p, line, k, r.get(k), required)
         except InputError as exc:
             problems += exc.problems
+    if n.get("network_gbps") is not None and (n.get("nodes") or 1) <= 1:  # dropped in silence: nodes forgotten?
+        problems.append(Problem(str(p), "network_gbps", "is read only for a replica over several servers (nodes of 2 or "
+                                "more); this row has nodes = 1: give its nodes, or leave network_gbps empty", line))
+    for k, other in (("draft_tokens", "acceptance_share"), ("acceptance_share", "draft_tokens")):
+        if n.get(k) and n.get(other) is None:  # 3 draft tokens at acceptance 0 was a run paying drafts for nothing
+            problems.append(Problem(str(p), other, f"an MTP run needs both draft_tokens and acceptance_share; {k} is "
+                                    f"given, {other} is not", line))
     prec = number_format((r.get("precision") or "bf16").strip().lower())
     if prec not in ("bf16", "fp8", "fp4"):
         problems.append(Problem(str(p), "precision", f"{_show(prec)}: use bf16 (also for fp16), fp8 or fp4 "
                                 "(also for nvfp4 and mxfp4)", line))
+    kv = number_format((r.get("kv_precision") or "").strip().lower()) or prec
+    if kv not in ("bf16", "fp8", "fp4") and kv != prec:  # a KeyError traceback in the fit; a bad `precision` said once
+        problems.append(Problem(str(p), "kv_precision", f"{_show(kv)}: use bf16 (also for fp16), fp8 or fp4 (also "
+                                "for nvfp4 and mxfp4), or leave it empty for the weights' precision", line))
+    mode = (r.get("mode") or "").strip().lower()
+    if mode not in MODES:  # anything but 'ep' was read as tensor parallel in silence
+        problems.append(Problem(str(p), "mode", f"{_show(mode)}: use 'ep' (experts split over the GPUs, attention "
+                                "data-parallel), 'tp' or leave it empty (tensor parallel, pipeline over nodes)", line))
     fw = (r.get("framework") or "").strip().lower()
     if fw and fw not in FRAMEWORKS:  # "vllm,sglang" would list both in [fit] frameworks: a calibration they never ran
         problems.append(Problem(str(p), "framework", f"{_show(fw)}: use one of {', '.join(FRAMEWORKS)} (or leave "
                                 "it empty)", line))
-    for k in ("id", "model", "gpu", "source", "framework_version"):
+    for k in ("id", "model", "gpu", "source", "framework_version"):  # a version goes into the calibration file
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
                                     f"{MAX_ID_CHARACTERS * (10 if k == 'source' else 1):,}", line))
@@ -198,11 +233,10 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
         raise InputError(problems)
     count = int(n["gpu_count"] or 0)
     return BenchRow(r.get("id") or f"row{line}", r["model"].strip(), (r.get("gpu") or "").strip(), count,
-                    int(n["tp"] or count or 1), int(n["nodes"] or 1), prec,
-                    number_format((r.get("kv_precision") or prec).strip().lower()), n["input_tokens"] or 0.0,
+                    int(n["tp"] or count or 1), int(n["nodes"] or 1), prec, kv, n["input_tokens"] or 0.0,
                     n["output_tokens"] or 0.0, n["output_tokens_per_second"] or 0.0, n["concurrency"],
                     int(n["max_batch"] or 2048), n["itl_ms"], n["ttft_ms"], excl, r.get("source") or "", str(p), line,
-                    (r.get("mode") or "").strip().lower(), (r.get("framework") or "").strip().lower(),
+                    mode, fw,
                     int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0), n["network_gbps"],
                     (r.get("framework_version") or "").strip().lower())
 
@@ -218,8 +252,8 @@ def _row(p: Path, meta: dict, isl, osl, tps, conc, itl, ttft, max_batch=2048) ->
     """A row of a format without the hardware; each number is (the key as the file names it, its value), checked
     against BOUNDS with every problem at once."""
     _need_meta(p, meta)
-    given_prec = str(meta["precision"]).lower()
-    prec = "fp8" if given_prec.startswith("fp8") else "fp4" if number_format(given_prec) == "fp4" else "bf16"
+    prec = _format_of(p, "precision", meta["precision"])
+    kv_fmt = _format_of(p, "kv_precision", meta.get("kv_precision")) or prec
     given = {"input_tokens": isl, "output_tokens": osl, "output_tokens_per_second": tps, "concurrency": conc,
              "itl_ms": itl, "ttft_ms": ttft, "max_batch": max_batch}
     given |= {k: (k, meta.get(k, 1 if k == "nodes" else None)) for k in ("gpu_count", "tp", "nodes")}
@@ -234,9 +268,23 @@ def _row(p: Path, meta: dict, isl, osl, tps, conc, itl, ttft, max_batch=2048) ->
     if problems:
         raise InputError(problems)
     return BenchRow(p.stem, str(meta["model"]), str(meta["gpu"]), int(n["gpu_count"]), int(n["tp"]),
-                    int(n["nodes"]), prec, str(meta.get("kv_precision", prec)), n["input_tokens"], n["output_tokens"],
+                    int(n["nodes"]), prec, kv_fmt, n["input_tokens"], n["output_tokens"],
                     n["output_tokens_per_second"], n["concurrency"], int(n["max_batch"] or 2048), n["itl_ms"],
                     n["ttft_ms"], "", str(meta.get("source", p.name)), str(p), None)
+
+
+def _format_of(p: Path, key: str, given) -> str:
+    """The number format (bf16, fp8, fp4; '' when not given) of a run's --precision or a JSON's precision and
+    kv_precision: fp16/bf16 names, fp8 variants (fp8_e4m3) and the 4-bit names; anything else was bf16 in silence
+    (precision) or a KeyError traceback in the fit (kv_precision)."""
+    if given is None:
+        return ""
+    name = str(given).strip().lower() if isinstance(given, str) else ""
+    fmt = "fp8" if name.startswith("fp8") else number_format(name)
+    if fmt not in ("bf16", "fp8", "fp4"):
+        raise InputError([Problem(str(p), key, f"{_show(given)}: use bf16 (also fp16, bfloat16), fp8 (fp8_e4m3, …) "
+                                  "or fp4 (nvfp4, mxfp4)", None)])
+    return fmt
 
 
 def _vllm(p: Path, text: str, meta: dict) -> BenchRow:

@@ -59,11 +59,13 @@ def set_in(data, parts: tuple, value):
 
 
 def case_data(base: Base, values: tuple) -> dict:
-    """The case's scenario TOML (as a dict): the base with each axis value at its key."""
+    """The case's scenario TOML (as a dict): the base with each axis value at its key; a relative file name an axis
+    gives (`inference.calibration = "cal.toml"`) read, as the base's own, from the base scenario's folder (it was
+    read from the folder the sweep ran in, so the base's own value failed there, or named another file)."""
     data = base.data
     for parts, v in zip(base.parts, values):
         data = set_in(data, parts, v)
-    return data
+    return absolute_paths(data, Path(base.path).parent) if base.path else data
 
 
 def case_toml(base: Base, values: tuple) -> str:

@@ -155,23 +155,26 @@ async def _in_worker(desk: Desk, fn, *args):
 
     loop = asyncio.get_running_loop()
     limit = jobs.JOB_SECONDS
+    ran_on = desk.pool  # the pool this job runs on: by the time it fails, another job may have replaced it
     try:
-        return await asyncio.wait_for(loop.run_in_executor(desk.pool, jobs.timed, fn, limit, *args),  # type: ignore[arg-type]
+        return await asyncio.wait_for(loop.run_in_executor(ran_on, jobs.timed, fn, limit, *args),  # type: ignore[arg-type]
                                       limit + jobs.STUCK_SECONDS)
     except (TimeoutError, asyncio.TimeoutError):
-        _replace_pool(desk)
+        _replace_pool(desk, ran_on)
         return {"problems": [jobs._internal(RuntimeError(f"the job took longer than {limit:g} s"))]}
     except BrokenExecutor as exc:  # the next job gets a new pool (this one refuses every job from now on)
-        if desk.renew is not None:
+        if desk.renew is not None and desk.pool is ran_on:
             desk.pool = desk.renew()
         return {"problems": [jobs._internal(exc)]}
 
 
-def _replace_pool(desk: Desk) -> None:
+def _replace_pool(desk: Desk, stuck: object | None = None) -> None:
     """A new pool for the next jobs and the stuck one's processes ended: ProcessPoolExecutor cannot cancel a running
     job, so its processes (its private ``_processes``) are terminated; another job still running there gets the
-    broken pool's problem. Nothing is done for a pool that cannot be renewed (a test's thread pool)."""
-    if desk.renew is None:
+    broken pool's problem. Nothing is done for a pool that cannot be renewed (a test's thread pool), nor when
+    `stuck` (the pool the stuck job ran on; default the current one) was replaced already: a second job stuck on
+    the same pool ended the new pool's processes, and with them the jobs other users had started there."""
+    if desk.renew is None or (stuck is not None and desk.pool is not stuck):
         return
     old, desk.pool = desk.pool, desk.renew()
     for proc in list((getattr(old, "_processes", None) or {}).values()):
