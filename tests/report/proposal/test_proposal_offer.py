@@ -73,15 +73,15 @@ def test_no_dedicated_fleet_no_offer(small_run, theme):
 # --- written items --------------------------------------------------------------------------------------------------
 
 def test_written_items_and_totals_by_hand(seed_results, theme):
-    # the seed's [proposal]: 5 servers with 1 H200 NVL at R$ 17,400 a month, R$ 1,740 setup each
+    # the seed's [proposal]: 7 servers with 1 H200 NVL at R$ 17,400 a month, R$ 1,740 setup each
     out = _offer(seed_results, seed_results.scenario, theme)
     (row,) = out["table"]["rows"]
-    expected_month = 5 * 17400  # R$ 87,000
-    expected_setup = 5 * 1740  # R$ 8,700
-    assert [_norm(x) for x in row[1:]] == ["5", "R$ 17.400", "R$ 87.000", "R$ 1.740", t("pv_estimate", PT)]
+    expected_month = 7 * 17400  # R$ 121,800
+    expected_setup = 7 * 1740  # R$ 12,180
+    assert [_norm(x) for x in row[1:]] == ["7", "R$ 17.400", "R$ 121.800", "R$ 1.740", t("pv_estimate", PT)]
     foot = [_norm(x) for x in out["table"]["foot"]]
-    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 87.000"
-    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 8.700"
+    assert foot[3] == _norm(fmt.money(expected_month, PT, False)) == "R$ 121.800"
+    assert foot[4] == _norm(fmt.money(expected_setup, PT, False)) == "R$ 12.180"
     assert out["estimate_note"] == t("pv_estimate_once", PT)  # the item is not a firm quote
 
 
