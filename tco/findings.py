@@ -46,6 +46,10 @@ class UsersBreakeven:
     base_peak_users: float
     direction: str | None = None
     note: str | None = None
+    unflipped_scale: float | None = None
+    """The other end of the bisection's last bracket, within 0.1 % of `users_scale`, where the leader still leads
+    (the TCOs step with whole servers, so the difference can cross zero more than once near the flip); not in the
+    JSON."""
 
     def as_dict(self) -> dict:
         out: dict[str, Any] = {"leader": self.leader, "challenger": self.challenger, "users_scale": self.users_scale,

@@ -58,20 +58,20 @@ def users_breakeven(res: Results, lo: float = 0.02, hi: float = 50.0) -> UsersBr
         prev = 1.0
         for f in side:
             if diff(f) > 0:
-                f_star = _flip_scale(diff, *sorted((prev, f)))
+                f_star, f_not = _flip_bracket(diff, *sorted((prev, f)))
                 base_users = float(res.users.max())
                 return UsersBreakeven(leader=a.name, challenger=b.name, users_scale=f_star,
                                       peak_users=base_users * f_star, base_peak_users=base_users,
-                                      direction="more users" if f > 1 else "fewer users")
+                                      direction="more users" if f > 1 else "fewer users", unflipped_scale=f_not)
             prev = f
     return UsersBreakeven(leader=a.name, challenger=b.name, users_scale=None, peak_users=None,
                           base_peak_users=float(res.users.max()),
                           note=f"the ranking does not flip between {lo:g}× and {hi:g}× the users")
 
 
-def _flip_scale(diff, lo_f: float, hi_f: float) -> float:
-    """The scale in [lo_f, hi_f] where diff changes sign, bisected geometrically to 0.1 %: the end on the flipped
-    side (diff > 0) when that end is hi_f, else lo_f."""
+def _flip_bracket(diff, lo_f: float, hi_f: float) -> tuple[float, float]:
+    """The scale in [lo_f, hi_f] where diff changes sign, bisected geometrically to 0.1 %: (the end on the flipped
+    side (diff > 0), the other end)."""
     for _ in range(40):
         mid = (lo_f * hi_f) ** 0.5
         if (diff(mid) > 0) == (diff(hi_f) > 0):
@@ -80,7 +80,7 @@ def _flip_scale(diff, lo_f: float, hi_f: float) -> float:
             lo_f = mid
         if hi_f / lo_f < 1.001:
             break
-    return hi_f if diff(hi_f) > 0 else lo_f
+    return (hi_f, lo_f) if diff(hi_f) > 0 else (lo_f, hi_f)
 
 
 # ---------------------------------------------------------------------------------------------

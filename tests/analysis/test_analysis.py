@@ -60,8 +60,10 @@ def test_users_breakeven_flips_the_ranking(seed_flip):
     assert b.users_scale is not None
     f = b.users_scale
     after = {o.name: o.tco.deterministic for o in run_scenario(analysis.scale_users(s, f), cat, simulate=False).options}
+    g = b.unflipped_scale  # the bisection's other end, within 0.1 % (whole servers: the sign can change twice nearby)
+    assert g is not None and abs(g / f - 1) < 0.0011
     before = {o.name: o.tco.deterministic
-              for o in run_scenario(analysis.scale_users(s, f / 1.002), cat, simulate=False).options}
+              for o in run_scenario(analysis.scale_users(s, g), cat, simulate=False).options}
     assert after[b.leader] > after[b.challenger]
     assert before[b.leader] <= before[b.challenger]
 
