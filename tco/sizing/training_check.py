@@ -119,7 +119,7 @@ def flops_per_token(active: float, layers: float, seq: float, width: float) -> f
     12·l·h·s halved by the mask, as Megatron-Bridge's flop_utils counts it), width = query heads × head size.
 
     >>> flops_per_token(70.55e9, 80, 8192, 8192)  # 6 × 70.55e9 = 423.3e9, + 6 × 80 × 8192 × 8192 = 32.21e9
-    455512342528.0
+    455512254720.0
     """
     return _SIX * active + _ATTN * layers * seq * width
 

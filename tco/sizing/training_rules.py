@@ -28,7 +28,7 @@ branches.
 ...     gpu_memory_gb=141.0, memory_usable_share=0.9, gpus_per_server=8, target_days=14.0, activation_share=0.25,
 ...     lora_share=0.01, multi_gpu_scaling=0.9))
 >>> rows["tr_mfu"], rows["tr_min_gpus"], rows["tr_servers"], round(rows["wall_hours"], 1)
-(0.4, 2.0, 1.0, 245.6)
+(0.4, 2.0, 1.0, 255.1)
 """
 
 from __future__ import annotations
