@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tco.errors import InputError, Problem
+from tco.sizing.precision_rules import attention_format
 from tco.sizing.prefill_rules import prefill_mix_share
 from tco.sizing.replica import (
     KV_RESERVE_SHARE,
@@ -134,7 +135,8 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     g = cat.gpus[r.gpu]
     peak = getattr(g, f"{r.precision}_tflops", None) or g.bf16_tflops  # as tco.sizing.peak_tflops
     net = (r.network_gbps or RUN_NETWORK_GBPS) if r.nodes > 1 else None
-    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak)
+    attn = getattr(g, f"{attention_format(r.kv_precision)}_tflops", None) or g.bf16_tflops  # the KV format's peak
+    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,

@@ -115,6 +115,9 @@ class Hardware:
     """α of one collective or hop between servers [s]."""
     link_share: float = 0.0
     """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
+    attn_tflops: float = 0.0
+    """Peak dense TFLOPS in the format the attention runs in (the KV cache's, tco.sizing.precision_rules); 0: the
+    weights' peak_tflops."""
 
 
 KV_RESERVE_SHARE: dict[str, float] = {"generic": 1.0, "trtllm": 1.0, "vllm": 0.5, "sglang": 0.5}
@@ -271,7 +274,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "prefill_mix": load.prefill_mix_share,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
-        "net_lat": hw.network_latency_s, "link_share": hw.link_share,
+        "net_lat": hw.network_latency_s, "link_share": hw.link_share, "attn_tflops": hw.attn_tflops or hw.peak_tflops,
     }
 
 

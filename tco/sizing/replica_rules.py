@@ -13,7 +13,7 @@ the terms of the chosen batch are the direct sums, so the figures do not depend 
 from __future__ import annotations
 
 from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
-from tco.sizing import moe_rules as moe
+from tco.sizing import moe_rules as moe, precision_rules as prec
 from tco.sizing.prefill_rules import hidden_share, split
 
 INPUTS: dict[str, str] = {
@@ -28,7 +28,7 @@ INPUTS: dict[str, str] = {
     "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix",
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
-    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
+    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share", "attn_tflops": "{p}inf_attn_tflops",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``). Numpy reads the
 same names from ``inputs_of`` (tco.sizing.replica): ``target_tps`` and ``ttft`` are 0 for no target."""
@@ -106,8 +106,8 @@ def prompt_imbalance(batch: Expr) -> Expr:
 def prompt_extra(ratio: Expr, f: Expr) -> Expr:
     """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
     attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
-    work = ratio * 2 * (In("active_params") - active_expert_params()) + ratio * attention_flops(ISL / 2)
-    return (f - 1) * work / Row("fl")
+    work = ratio * 2 * (In("active_params") - active_expert_params()) / Row("fl")
+    return (f - 1) * (work + prec.attention_time(ratio * attention_flops(ISL / 2)))
 
 
 def expert_params() -> Expr:
@@ -223,9 +223,9 @@ def _prefill() -> Expr:
     act = ISL * ACTIVATION_BYTES * D
     expert = 2 * active_expert_params() * ISL
     dense = 2 * (In("active_params") - active_expert_params()) * ISL
-    attention = attention_flops(ISL / 2) * ISL
     peak = Row("fl") / Row("gpus")
-    compute = IF(EP.eq(1), (dense + attention) / peak + expert / Row("fl"), (dense + expert + attention) / (peak * TP))
+    attention = attention_flops(ISL / 2) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
+    compute = IF(EP.eq(1), dense / peak + expert / Row("fl"), (dense + expert) / (peak * TP)) + attention
     weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
             + IF(PP, (NODES - 1) * (NET_LAT + act / Row("net")), 0)
@@ -306,7 +306,7 @@ def _collective_terms() -> tuple[Rule, ...]:
                            IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)) / A_SPEC, "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + Row("attn_tok") / Row("fl") + Row("c_seq")
+        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + prec.attention_time(Row("attn_tok")) + Row("c_seq")
              + (In("seq_over") + Row("draft_s")) / A_SPEC, "s",
              "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
         Rule("a0", Row("c_const") + (OVER + Row("draft_c")) / A_SPEC, "s",
@@ -356,7 +356,7 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "cycle: weight GEMM FLOPs"),
         Rule("mem_s", (Row("kv_read") + IF(w_s >= hid, Row("w_read"), 0)) / Row("bw_dec"), "s",
              "cycle: memory reads (KV, and the weights when they outlast their GEMMs)"),
-        Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
+        Rule("cmp_s", Row("batch") * (prec.attention_time(Row("attn_tok"))
                                        + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
              + IF(w_s >= hid, 0, hid) + Row("gemm_s") - hid, "s", "cycle: compute (attention, the busiest GPU's extra "
              "prompt work, the GEMMs when they outlast their weights, prompt GEMMs in steps of their own)"),

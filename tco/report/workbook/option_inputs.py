@@ -9,6 +9,7 @@ from tco.report import i18n
 from tco.report.workbook.book import Book, abs_cell, merged
 from tco.report.workbook.owned import add_validation, owned_inputs
 from tco.sizing import peak_tflops
+from tco.sizing.precision_rules import attention_format
 
 EGRESS_PARTS = ("lo", "hi", "p")
 
@@ -153,6 +154,9 @@ def _serving_hardware(book: Book, w: _Column, p: str, o, s) -> None:
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num",
           s.model.precision)
+    attn = attention_format(s.model.kv_precision)
+    w.add(p + "inf_attn_tflops", t("inf_attn_tflops"), peak_tflops(inf.gpu, attn), "TFLOPS", "in_num",
+          t("inf_attn_tflops_src", kv=s.model.kv_precision, fmt=attn))
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.sizing.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
