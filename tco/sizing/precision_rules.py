@@ -21,7 +21,13 @@ has when it lacks it, as for the weights).
 
 from __future__ import annotations
 
-from tco.expr import Expr, In, Row
+from tco.expr import IF, Expr, In, Row
+
+INPUTS: dict[str, str] = {
+    "attn_tflops": "{p}inf_attn_tflops", "wide_params": "(in_wide_params_b*1000000000)", "wide_bytes": "in_wide_bytes",
+    "wide_tflops": "{p}inf_wide_tflops", "attn_dim_prompt": "in_attn_dim_prompt",
+}
+"""The inputs these rules add to tco.sizing.replica_rules.INPUTS (name → the workbook's defined name)."""
 
 ATTENTION_FORMAT: dict[str, str] = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp8"}
 """Number format the attention's matrix products run in, by KV-cache format (scenario ``model.kv_precision``, a
@@ -38,6 +44,48 @@ benchmark row's ``kv_precision``):
   computation" (NVIDIA Technical Blog, E. Alvarez, "Optimizing Inference for Long Context and Large Batch Sizes with
   NVFP4 KV Cache", 2025-12-08, as summarised at personal-wiki-ddd.pages.dev; the blog itself not read here): FP8.
 """
+
+
+ATTENTION_KEPT: dict[tuple[str, str], str] = {("deepseek", "fp4"): "bf16"}
+"""Format a checkpoint keeps its attention projections in when it is wider than the other weights, by (models.csv
+``family``, weight precision); the parameters are models.csv ``attention_params_b``:
+
+* (deepseek, fp4) → bf16: NVIDIA's NVFP4 checkpoints of DeepSeek-V3/R1 (nvidia/DeepSeek-R1-FP4, -0528-FP4) come from
+  TensorRT Model Optimizer's DeepSeek recipe, which turns the quantizers of every attention module off
+  (``mtq_cfg["quant_cfg"]["*attn*"] = {"enable": False}`` unless ``--mla_quant``; NVIDIA/TensorRT-Model-Optimizer
+  examples/deepseek/ptq.py@103b1bb1) and, converting the FP8 original, dequantizes every FP8 weight to BF16 and
+  re-quantizes to NVFP4 only the layers with a calibrated quantizer (examples/deepseek/quantize_to_nvfp4.py@1ef1d72a,
+  ``convert_fp8_ckpt_to_nvfp4``): the MLA projections stay BF16, the dense FFNs, shared and routed experts NVFP4. The
+  TensorRT-LLM team's B200 blog says the same of the deployed model: "64x Attention Modules bf16, 3x Dense FFN Layers
+  nvfp4, 58x MoE FFN Layers nvfp4" (docs/source/blogs/tech_blog/blog1_…B200_GPUs.md@56851033, "Precision Strategy").
+
+Not listed, so at the weights' precision: DeepSeek's own FP8 checkpoint, whose attention projections are FP8 block-scaled
+like its experts (config.json ``quantization_config`` fp8, weight_block_size [128, 128]), and the FP8 dense checkpoints
+(every linear layer of the transformer blocks FP8). The output head (lm_head) stays BF16 in all of them; outside the
+layers and 1–6 % of the active weights, it is left at the weights' precision as before (the fit absorbs it)."""
+
+
+def kept_wide(family: str, precision: str, attention_params_b: float) -> tuple[float, str]:
+    """Parameters a checkpoint keeps wider than its weights and their format [-]: (attention projections, format) where
+    ATTENTION_KEPT lists the pair and the model gives them, else (0, '').
+
+    >>> kept_wide("deepseek", "fp4", 11.413), kept_wide("deepseek", "fp8", 11.413), kept_wide("llama-3.1", "fp4", 0.0)
+    ((11413000000.0, 'bf16'), (0.0, ''), (0.0, ''))
+    """
+    fmt = ATTENTION_KEPT.get((family, precision), "")
+    return (attention_params_b * 1e9, fmt) if fmt and attention_params_b > 0 else (0.0, "")
+
+
+def weight_bytes() -> Expr:
+    """Bytes of the model's weights [B] = N · bytes + N_w · (bytes_w − bytes): the N_w parameters kept in a wider
+    format take its bytes (the attention projections are shared weights, on every GPU under expert parallel)."""
+    return In("params") * In("weight_bytes") + In("wide_params") * (In("wide_bytes") - In("weight_bytes"))
+
+
+def gemm_params() -> Expr:
+    """Active parameters as the GEMMs' time counts them at the weights' peak [-] = N_a + N_w · (peak / peak_w − 1): the
+    N_w kept wider run at their own format's peak (a BF16 projection at a quarter of B200's NVFP4 rate counts 4×)."""
+    return In("active_params") + In("wide_params") * (In("peak_tflops") / In("wide_tflops") - 1)
 
 
 def attention_format(kv_precision: str) -> str:
@@ -58,3 +106,10 @@ def attention_compute(fl: Expr) -> Expr:
 def attention_time(flops: Expr) -> Expr:
     """Time of `flops` attention FLOPs on the whole replica [s] = FLOPs / (fl · peak_attn / peak), fl the ``fl`` row."""
     return flops / attention_compute(Row("fl"))
+
+
+def prompt_attn_dim() -> Expr:
+    """Mean width of the score and value products per head for a prompt's tokens [-]: models.csv
+    ``prompt_attention_head_dim`` where given (DeepSeek's MLA, run non-absorbed for prompts: (192 + 128)/2 = 160), else
+    the decode width ``attn_dim``."""
+    return IF(In("attn_dim_prompt") > 0, In("attn_dim_prompt"), In("attn_dim"))

@@ -97,6 +97,14 @@ class ModelSpec:
     0: head_dim."""
     moe_layers: int = 0
     """Layers with routed experts [-] (models.csv moe_layers); 0: every layer."""
+    wide_params: float = 0.0
+    """Active non-expert parameters the checkpoint keeps in a wider format than ``precision`` [-]
+    (tco.sizing.precision_rules.kept_wide: DeepSeek's MLA projections in BF16 beside NVFP4 experts); 0: none."""
+    wide_precision: str = ""
+    """Their format ('': ``precision``)."""
+    prompt_attn_dim: float = 0.0
+    """Mean width of the attention's products per head for a prompt's tokens [-] (models.csv
+    prompt_attention_head_dim); 0: attn_dim."""
 
 
 @dataclass(frozen=True)
@@ -117,6 +125,9 @@ class Hardware:
     """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
     attn_tflops: float = 0.0
     """Peak dense TFLOPS in the format the attention runs in (the KV cache's, tco.sizing.precision_rules); 0: the
+    weights' peak_tflops."""
+    wide_tflops: float = 0.0
+    """Peak dense TFLOPS in the format of the layers a checkpoint keeps wider (ModelSpec.wide_precision); 0: the
     weights' peak_tflops."""
 
 
@@ -275,6 +286,8 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
         "net_lat": hw.network_latency_s, "link_share": hw.link_share, "attn_tflops": hw.attn_tflops or hw.peak_tflops,
+        "wide_params": m.wide_params, "wide_bytes": BYTES_PER_PARAM[m.wide_precision or m.precision],
+        "wide_tflops": hw.wide_tflops or hw.peak_tflops, "attn_dim_prompt": m.prompt_attn_dim,
     }
 
 

@@ -25,10 +25,10 @@ INPUTS: dict[str, str] = {
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
     "layer_over": "in_layer_over", "spec_tokens": "in_spec_tokens", "spec_accept": "in_spec_accept",
-    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix",
+    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix", **prec.INPUTS,
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
-    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share", "attn_tflops": "{p}inf_attn_tflops",
+    "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
 }
 """Input name → the workbook's defined name (``{p}`` is the option's prefix ``in_o<i>_``). Numpy reads the
 same names from ``inputs_of`` (tco.sizing.replica): ``target_tps`` and ``ttft`` are 0 for no target."""
@@ -106,8 +106,8 @@ def prompt_imbalance(batch: Expr) -> Expr:
 def prompt_extra(ratio: Expr, f: Expr) -> Expr:
     """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
     attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
-    work = ratio * 2 * (In("active_params") - active_expert_params()) / Row("fl")
-    return (f - 1) * (work + prec.attention_time(ratio * attention_flops(ISL / 2)))
+    work = ratio * 2 * (prec.gemm_params() - active_expert_params()) / Row("fl")
+    return (f - 1) * (work + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
 
 
 def expert_params() -> Expr:
@@ -133,24 +133,24 @@ def kv_replicas() -> Expr:
     return IF(EP.eq(1), 1, MAX(1, TP / In("kv_heads")))
 
 
-def attention_flops(context: Expr) -> Expr:
+def attention_flops(context: Expr, width: Expr = In("attn_dim")) -> Expr:
     """Attention score and value FLOPs of one token at a context [FLOP] = 4 · layers · heads · d_attn · context:
     2 FLOPs per multiply-add for QKᵀ and for A·V over each query head (Hoffmann et al. 2022, Chinchilla,
     Appendix F, with heads × head dim for d); d_attn is the mean of the score and value widths per head (128 for
     Llama; (576 + 512)/2 for DeepSeek's absorbed MLA, arXiv:2405.04434 §2.1.3)."""
-    return 4 * L * In("heads") * In("attn_dim") * context
+    return 4 * L * In("heads") * width * context
 
 
 def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
     """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = (1 + r)·2·(N_a + (imb − 1)·
     N_ae): the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
-    return (S_SPEC / A_SPEC + ratio) * 2 * (In("active_params") + (imb - 1) * active_expert_params())
+    return (S_SPEC / A_SPEC + ratio) * 2 * (prec.gemm_params() + (imb - 1) * active_expert_params())
 
 
 def attn_flops(ratio: Expr) -> Expr:
     """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention
     at ISL/2 (a prompt token attends to ISL/2 tokens on average)."""
-    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2)
+    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())
 
 
 def flops_per_token(ratio: Expr) -> Expr:
@@ -222,9 +222,9 @@ def _prefill() -> Expr:
     is data-parallel; its experts on all G), 2 all-reduces per layer, the pipeline hops or the all-to-alls, t0."""
     act = ISL * ACTIVATION_BYTES * D
     expert = 2 * active_expert_params() * ISL
-    dense = 2 * (In("active_params") - active_expert_params()) * ISL
+    dense = 2 * (prec.gemm_params() - active_expert_params()) * ISL
     peak = Row("fl") / Row("gpus")
-    attention = attention_flops(ISL / 2) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
+    attention = attention_flops(ISL / 2, prec.prompt_attn_dim()) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
     compute = IF(EP.eq(1), dense / peak + expert / Row("fl"), (dense + expert) / (peak * TP)) + attention
     weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
@@ -256,7 +256,7 @@ def _replica_resources() -> tuple[Rule, ...]:
     w, we = Row("weights_b"), Row("expert_b")
     return (
         Rule("gpus", G, "GPU", "GPUs of one replica"),
-        Rule("weights_b", In("params") * In("weight_bytes"), "B", "weights of the model"),
+        Rule("weights_b", prec.weight_bytes(), "B", "weights of the model (the layers a checkpoint keeps wider in their format)"),
         Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
         Rule("held_b", IF(EP.eq(1), G * (w - we) + we, w), "B",
              "weights the replica holds: expert parallel keeps the shared weights on every GPU"),

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tco.expr import Const, Env
 from tco.sizing import peak_tflops
-from tco.sizing.precision_rules import ATTENTION_FORMAT, attention_compute, attention_format
+from tco.sizing.precision_rules import ATTENTION_FORMAT, attention_compute, attention_format, kept_wide
 from tco.sizing.replica import Calibration, Hardware, Layout, Load, ModelSpec, replica_table
 
 M70 = ModelSpec(70e9, 70e9, 80, 8192, 8, 128, precision="fp8", kv_precision="bf16")
@@ -76,3 +76,55 @@ def test_a_slower_attention_format_never_shortens_the_cycle(attn, batch):
     slow = replica_table([Layout(8)], M70, replace(H100, attn_tflops=attn), load, EFF, batch=batch)[0]
     fast = replica_table([Layout(8)], M70, replace(H100, attn_tflops=attn * 2), load, EFF, batch=batch)[0]
     assert slow["cycle"] >= fast["cycle"] and slow["prefill"] >= fast["prefill"]
+
+
+def _r1_fp4():
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import model_spec
+
+    return model_spec(load_catalog().models["deepseek-r1"], "fp4", "fp8")
+
+
+B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0)
+
+
+def test_the_nvfp4_deepseek_checkpoint_keeps_its_mla_projections_in_bf16():
+    m = _r1_fp4()
+    assert (m.wide_params, m.wide_precision, m.prompt_attn_dim) == (11.413e9, "bf16", 160.0)
+    assert kept_wide("deepseek", "fp8", 11.413) == (0.0, "")       # DeepSeek's own FP8: one precision
+    assert 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168) == 11_413_422_080
+
+
+def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
+    """DeepSeek-R1 NVFP4 on 8 × B200, TP8, batch 64, 1,024/2,048 (r = 0.5), η_c 0.5:
+
+    weights 671e9 × 0.5625 + 11.413e9 × (2 − 0.5625) = 377.44e9 + 16.41e9 = 393.84e9 B; under expert parallel each GPU
+    holds the shared 393.84e9 − 654.45e9 × 0.5625 = 25.72e9 B and 1/8 of the experts' 368.13e9: 71.7 GB a GPU
+    (NVIDIA: "the weights and activation occupies about 80 GB memory for each GPU", TensorRT-LLM blog3);
+    GEMMs 64 × 1.5 × 2 × (37e9 + 11.413e9 × (9,000 / 2,250 − 1)) / (8 × 9,000e12 × 0.5) = 64 × 1.5 × 2 × 71.239e9
+    / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
+    attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
+    (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak."""
+    m = _r1_fp4()
+    eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
+    load = Load(1024.0, 2048.0, None, None, 4096)
+    v = replica_table([Layout(8)], m, B200, load, eff, batch=64)[0]
+    assert v["weights_b"] == pytest.approx(671e9 * 0.5625 + 11.413e9 * (2 - 0.5625), rel=1e-12)
+    experts = (671e9 - 37e9) / (1 - 8 / 256)
+    assert v["expert_b"] == pytest.approx(experts * 0.5625, rel=1e-12)
+    ep = replica_table([Layout(8, 1, "ep")], m, B200, load, eff, batch=64)[0]
+    per_gpu = ep["held_b"] / 8
+    assert per_gpu == pytest.approx((v["weights_b"] - experts * 0.5625) + experts * 0.5625 / 8, rel=1e-12)
+    assert round(per_gpu / 1e9, 1) == 71.7
+    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (9000 / 2250 - 1)) / (8 * 9000e12 * 0.5)
+    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.3799
+    attn = 4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512
+    assert attn == 36_075_208_704 and v["attn_tok"] == pytest.approx(attn, rel=1e-12)
+
+
+def test_without_a_wider_part_the_rules_are_the_one_precision_ones():
+    """N_w = 0: weights N · bytes and GEMMs at N_a, whatever the wide format's peak says."""
+    m = replace(M70, wide_params=0.0)
+    a = replica_table([Layout(8)], m, replace(H100, wide_tflops=1.0), Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    b = replica_table([Layout(8)], m, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    assert a["cycle"] == b["cycle"] and a["weights_b"] == 70e9 * 1.0
