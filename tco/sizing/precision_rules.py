@@ -1,4 +1,10 @@
-"""Each part of a decode cycle at the peak of the number format it runs in.
+"""Each part of a decode cycle at the peak and the bytes of the number format it runs in.
+
+Three parts apart from the weights' one precision (docs/calibration.md, "Each part of the cycle at its own format's
+peak"): the attention's products at the KV cache's format (below); the layers a checkpoint keeps wider than its weights
+(ATTENTION_KEPT: their bytes, W = N · B + N_w · (B_w − B), and their GEMMs at their peak, N_a' = N_a + N_w · (peak /
+peak_w − 1)); and a prompt's attention width where it differs from the decode's (DeepSeek's MLA, non-absorbed for
+prompts: ``prompt_attn_dim``).
 
 The replica rules (tco/sizing/replica_rules.py) charge the weight GEMMs at the dense peak of the model's weight
 precision (``peak_tflops``). The attention's score and value products (QKᵀ and P·V over the KV cache, and a prompt's

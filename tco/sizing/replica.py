@@ -6,12 +6,13 @@ gives every sequence of the batch b one token. With chunked prefill (vLLM, Tenso
 batching) the prompts of new requests ride in the same steps: in steady state each cycle also carries
 r = ISL/OSL prompt tokens per sequence. The cycle costs
 
-    cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak + collectives per sequence)
+    cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak_attn + collectives per sequence)
             + collectives' latency + t0 + layers · t_layer
 
 (Williams et al. 2009, CACM 52(4): one roofline per operation. The weight GEMMs of a batch are bound by
 reading the weights or by their FLOPs, whichever is longer; the KV-cache read and the attention follow them,
-and the collectives and the fixed step overhead t0 add up. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
+and the collectives and the fixed step overhead t0 add up; peak_attn is the peak of the KV cache's format and layers a
+checkpoint keeps wider run at theirs, tco.sizing.precision_rules. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
 η_c.) η_bw, η_c, η_link (PCIe and network; NVLink's is measured, LINK_SHARE), t0, t_layer and t_seq are
 fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the latency α of a collective is
 the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
