@@ -79,8 +79,7 @@ def touched(tokens: Expr) -> Expr:
 
 
 def touch_share(batch: Expr) -> Expr:
-    """The expert-touch share of one weight read at a batch: tokens = b·(1 + r), per micro-batch for
-    pipeline parallel."""
+    """The expert-touch share of one weight read at a batch: tokens = b·(1 + r), per micro-batch under PP."""
     return touched(batch * (S_SPEC + Row("ratio") * A_SPEC) / IF(PP, NODES, 1))
 
 
@@ -104,10 +103,11 @@ def prompt_imbalance(batch: Expr) -> Expr:
 
 
 def prompt_extra(ratio: Expr, f: Expr) -> Expr:
-    """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
-    attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
+    """Extra time per sequence of the busiest GPU's prompt tokens beyond their even share [s] = (f − 1) × (r · (2 · (N_a −
+    N_ae) + attention at ISL/2) / FLOP/s + their exchange through its own port, tco.sizing.moe_rules)."""
     work = ratio * 2 * (prec.gemm_params() - active_expert_params()) / Row("fl")
-    return (f - 1) * (work + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
+    port = moe.per_sequence(_ep_parts(), NODES, ratio, ACT, _ep_link())  # (f − 1) = 0 without expert parallel
+    return (f - 1) * (work + port + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
 
 
 def expert_params() -> Expr:
@@ -307,7 +307,7 @@ def _collective_terms() -> tuple[Rule, ...]:
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
         Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + prec.attention_time(Row("attn_tok")) + Row("c_seq")
-             + (In("seq_over") + Row("draft_s")) / A_SPEC, "s",
+             + (moe.sequence_overhead(EP, G) + Row("draft_s")) / A_SPEC, "s",
              "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
         Rule("a0", Row("c_const") + (OVER + Row("draft_c")) / A_SPEC, "s",
              "cycle at zero batch outside the weights: collectives' latency, step and draft overheads"),
@@ -361,7 +361,7 @@ def _cycle_terms() -> tuple[Rule, ...]:
              + IF(w_s >= hid, 0, hid) + Row("gemm_s") - hid, "s", "cycle: compute (attention, the busiest GPU's extra "
              "prompt work, the GEMMs when they outlast their weights, prompt GEMMs in steps of their own)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
-        Rule("overhead_s", (OVER + Row("batch") * In("seq_over") + Row("draft_c") + Row("batch") * Row("draft_s"))
+        Rule("overhead_s", (OVER + Row("batch") * moe.sequence_overhead(EP, G) + Row("draft_c") + Row("batch") * Row("draft_s"))
              / A_SPEC, "s", "cycle: step overhead t0 + layers × t_layer + t_seq per sequence, and the MTP draft"),
         Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
     )
