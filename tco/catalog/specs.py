@@ -47,6 +47,8 @@ def load_models(paths, problems):
             attn = r.num(line, row, "attention_head_dim", False, lo=0, hi=1e5)
             mtp = r.num(line, row, "mtp_modules", False, lo=0, hi=16, integer=True)
             moe_layers = r.num(line, row, "moe_layers", False, lo=0, hi=vals[2] if vals else 1e5, integer=True)
+            attn_params = r.num(line, row, "attention_params_b", False, lo=0, hi=vals[1])
+            prompt_dim = r.num(line, row, "prompt_attention_head_dim", False, lo=0, hi=1e5)
             hidden, experts, per_token, heads = (int(x or 0) for x in extra)
             if any(x is None and (row.get(k) or "").strip() for x, k in zip(extra, ("hidden_size", "experts",
                                                                                   "experts_per_token"))):
@@ -59,7 +61,8 @@ def load_models(paths, problems):
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"], hidden, experts, per_token, heads,
-                                          float(attn or 0.0), int(mtp or 0), int(moe_layers or 0))
+                                          float(attn or 0.0), int(mtp or 0), int(moe_layers or 0), float(attn_params or 0.0),
+                                          float(prompt_dim or 0.0))
         problems += r.problems
     return out
 

@@ -83,6 +83,12 @@ class ModelArch:
     moe_layers: int = 0
     """Layers that carry routed experts (Llama 4 Maverick: 24 of 48, DeepSeek-V3/R1: 58 of 61); 0: every layer of a
     mixture of experts (and none of a dense model)."""
+    attention_params_b: float = 0.0
+    """Parameters of the attention projections over all layers [1e9] (DeepSeek-V3/R1's MLA: 11.413); 0: not given.
+    Used where a checkpoint keeps them in a wider format than the other weights (tco.sizing.precision_rules)."""
+    prompt_attention_head_dim: float = 0.0
+    """Mean width of the score and value products per query head for a prompt's tokens (0: attention_head_dim); MLA
+    runs prompts non-absorbed: (192 + 128)/2 = 160."""
 
 
 

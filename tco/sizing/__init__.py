@@ -29,6 +29,7 @@ from tco.sizing.replica import (  # noqa: F401
     replica_tables,
 )
 from tco.sizing.layout import ReplicaSize, candidates, choose, layouts
+from tco.sizing.precision_rules import attention_format
 from tco.sizing.prefill_rules import PREFILL_MIX_SHARE
 from tco.sizing.training_rules import SCOPE_DERIVED, SCOPE_GIVEN, evaluate_cluster, multi_gpu_scaling, rules
 
@@ -369,12 +370,15 @@ def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]
     from tco.sizing.calibrate import hardware_for, model_spec
 
     serving = s.inference
+    spec = model_spec(model, s.model.precision, s.model.kv_precision)
     hw = replace(hardware_for(fleet.gpu, fleet.gpus_per_server, network_gbps(network)),
-                 peak_tflops=peak_tflops(fleet.gpu, s.model.precision))
+                 peak_tflops=peak_tflops(fleet.gpu, s.model.precision),
+                 attn_tflops=peak_tflops(fleet.gpu, attention_format(s.model.kv_precision)),
+                 wide_tflops=peak_tflops(fleet.gpu, spec.wide_precision or s.model.precision))
     mtp = getattr(serving, "speculative", "none") == "mtp"
     load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
                 serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share,
                 serving.speculative_draft_tokens if mtp else 0, serving.speculative_acceptance_share if mtp else 0.0,
                 KV_RESERVE_SHARE[getattr(serving, "framework", "generic")],
                 PREFILL_MIX_SHARE[getattr(serving, "framework", "generic")])
-    return model_spec(model, s.model.precision, s.model.kv_precision), hw, load
+    return spec, hw, load

@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from tco.errors import InputError, Problem
+from tco.sizing.precision_rules import attention_format, kept_wide
 from tco.sizing.prefill_rules import prefill_mix_share
 from tco.sizing.replica import (
     KV_RESERVE_SHARE,
@@ -97,9 +98,11 @@ def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -
 
 def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:
     hidden = m.hidden_size or m.kv_heads * m.head_dim
+    wide, wide_fmt = kept_wide(getattr(m, "family", ""), precision, float(getattr(m, "attention_params_b", 0.0) or 0.0))
     return ModelSpec(m.params_b * 1e9, m.active_params_b * 1e9, m.layers, hidden, m.kv_heads, m.head_dim,
                      m.experts, m.experts_per_token, precision, kv_precision, getattr(m, "attention_heads", 0),
-                     float(getattr(m, "attention_head_dim", 0.0) or 0.0), int(getattr(m, "moe_layers", 0) or 0))
+                     float(getattr(m, "attention_head_dim", 0.0) or 0.0), int(getattr(m, "moe_layers", 0) or 0),
+                     wide, wide_fmt, float(getattr(m, "prompt_attention_head_dim", 0.0) or 0.0))
 
 
 def check_rows(rows: list[BenchRow], cat) -> None:
@@ -134,12 +137,14 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     g = cat.gpus[r.gpu]
     peak = getattr(g, f"{r.precision}_tflops", None) or g.bf16_tflops  # as tco.sizing.peak_tflops
     net = (r.network_gbps or RUN_NETWORK_GBPS) if r.nodes > 1 else None
-    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak)
+    spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
+    attn = getattr(g, f"{attention_format(r.kv_precision)}_tflops", None) or g.bf16_tflops  # the KV format's peak
+    wide = getattr(g, f"{spec.wide_precision or r.precision}_tflops", None) or g.bf16_tflops  # the wider layers'
+    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn, wide_tflops=wide)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,
                 KV_RESERVE_SHARE.get(r.framework or "trtllm", 1.0), prefill_mix_share(r.framework, r.framework_version))
-    spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
     mode = "ep" if r.mode == "ep" else "pp" if r.nodes > 1 else "tp"
     return Layout(r.tp, r.nodes, mode), inputs_of(spec, hw, load, eff), replicas
 

@@ -11,6 +11,12 @@ cost of their blocks, and how an expert-parallel replica moves the experts' toke
   parameter of its own). Under tensor parallel one fused MoE kernel and the layer's two all-reduces are what the fit's
   t_layer already holds (the Mixtral rows are fitted with it; an extra t_layer there too made the dense rows'
   leave-one-out worse, docs/calibration.md).
+* **The host's cost per sequence under attention data-parallel**: every rank runs its own executor loop over its own
+  requests (TensorRT-LLM's PyExecutor fetches ``new_requests_cur_rank``, schedules and samples only its rank's
+  ``active_requests``; the request queue spreads new requests over the ranks by a heap on their active tokens, up to
+  ``expected_num_active_requests`` = ⌈all active / ranks⌉ each: ``executor_request_queue.py``,
+  ``_balance_requests_across_ranks``), so the G loops each serve b/G sequences side by side: t_seq × b/G a step, not
+  t_seq × b as one tensor-parallel loop serving the whole batch.
 * **The exchange inside one server** is AllGather + ReduceScatter: TensorRT-LLM's EP traces, "for EP4/EP8
   Reduce/Scatter is used, while for EP>8 All2All is used" (NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/
   blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md, Figure 24), as its MoE layers gather every attention-DP rank's
@@ -18,6 +24,15 @@ cost of their blocks, and how an expert-parallel replica moves the experts' toke
   routed on every rank). Each GPU then receives every other GPU's tokens and returns their outputs: (p − 1)/p of the
   group's tokens × 2·d bytes each way, whatever k. **Across servers** an all-to-all sends each token to its k experts
   only: (p − 1)/p of a part's tokens × k (DeepSeek-V3 technical report arXiv:2412.19437 §3.2.2).
+* **The busiest rank's port**: each rank's tokens reach every other rank through its own link (NVLink via NVSwitch, one
+  port per GPU each way; the NIC across servers), so the exchange lasts as long as the rank with the most tokens takes
+  to send them (AllGather) and to take their sums back (ReduceScatter): (p − 1) × n_max, not (p − 1) × the mean. Under
+  attention data-parallel the decode tokens are even (the request queue balances the ranks) and the prompts are not:
+  the busiest rank holds f times its share of the prompt tokens (replica_rules.prompt_imbalance), and its exchange
+  carries the (f − 1) shares beyond the mean (replica_rules.prompt_extra). TensorRT-LLM pads every rank's tokens to
+  that maximum outright where the gathered activations carry scale factors (NVFP4) or the MoE backend is not CUTLASS
+  (``modeling_deepseekv3.py``, ``modeling_qwen3_moe.py``: ``use_dp_padding``, ``max(all_rank_num_tokens)``); the
+  variable-size gather of the CUTLASS FP8 path still waits for the busiest rank's port.
 
 >>> from tco.expr import Const, Env
 >>> env = Env({"experts": 128.0, "experts_k": 1.0, "moe_layers": 24.0, "layer_over": 1e-4}, 1)
@@ -25,6 +40,8 @@ cost of their blocks, and how an expert-parallel replica moves the experts' toke
 0.0024
 >>> float(block_overhead(Const(0)).np(env))                    # tensor parallel: in the layers' own t_layer
 0.0
+>>> round(float(sequence_overhead(Const(1), Const(8)).np(Env({"seq_over": 8e-6}, 1))) * 1e6, 3)  # 8 µs over 8 ranks
+1.0
 >>> float(token_share(Const(8), Const(1)).np(env)), float(token_share(Const(2), Const(2)).np(env))
 (1.0, 0.5)
 """
@@ -43,6 +60,12 @@ def block_overhead(ep: Expr) -> Expr:
     """Fixed cost of a step's MoE blocks beyond the layers' own [s] = MoE layers × t_layer under expert parallel (`ep`
     1), 0 under tensor parallel and for a dense model."""
     return IF(ep.eq(1), moe_layers() * In("layer_over"), 0)
+
+
+def sequence_overhead(ep: Expr, gpus: Expr) -> Expr:
+    """Host time a step spends per sequence of the replica's batch [s] = t_seq / G under attention data-parallel (`ep` 1:
+    G ranks, each its own loop over b/G sequences, side by side), t_seq otherwise (one loop serves every sequence)."""
+    return In("seq_over") / IF(ep.eq(1), gpus, 1)
 
 
 def token_share(parts: Expr, nodes: Expr) -> Expr:

@@ -6,12 +6,13 @@ gives every sequence of the batch b one token. With chunked prefill (vLLM, Tenso
 batching) the prompts of new requests ride in the same steps: in steady state each cycle also carries
 r = ISL/OSL prompt tokens per sequence. The cycle costs
 
-    cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak + collectives per sequence)
+    cycle = max(W / BW, b·FLOPs_gemm / peak) + b·(KV / BW + FLOPs_attn / peak_attn + collectives per sequence)
             + collectives' latency + t0 + layers · t_layer
 
 (Williams et al. 2009, CACM 52(4): one roofline per operation. The weight GEMMs of a batch are bound by
 reading the weights or by their FLOPs, whichever is longer; the KV-cache read and the attention follow them,
-and the collectives and the fixed step overhead t0 add up. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
+and the collectives and the fixed step overhead t0 add up; peak_attn is the peak of the KV cache's format and layers a
+checkpoint keeps wider run at theirs, tco.sizing.precision_rules. BW = memory bandwidth · η_bw, peak = dense FLOPS ·
 η_c.) η_bw, η_c, η_link (PCIe and network; NVLink's is measured, LINK_SHARE), t0, t_layer and t_seq are
 fitted to public benchmarks (tco/sizing/calibrate.py, docs/calibration.md); the latency α of a collective is
 the interconnect's own (LINK_LATENCY_SECONDS, NETWORK_LATENCY_SECONDS), not a fitted number.
@@ -97,6 +98,14 @@ class ModelSpec:
     0: head_dim."""
     moe_layers: int = 0
     """Layers with routed experts [-] (models.csv moe_layers); 0: every layer."""
+    wide_params: float = 0.0
+    """Active non-expert parameters the checkpoint keeps in a wider format than ``precision`` [-]
+    (tco.sizing.precision_rules.kept_wide: DeepSeek's MLA projections in BF16 beside NVFP4 experts); 0: none."""
+    wide_precision: str = ""
+    """Their format ('': ``precision``)."""
+    prompt_attn_dim: float = 0.0
+    """Mean width of the attention's products per head for a prompt's tokens [-] (models.csv
+    prompt_attention_head_dim); 0: attn_dim."""
 
 
 @dataclass(frozen=True)
@@ -115,6 +124,12 @@ class Hardware:
     """α of one collective or hop between servers [s]."""
     link_share: float = 0.0
     """Measured share of link_gbs a collective achieves (LINK_SHARE); 0: the calibration's interconnect_share."""
+    attn_tflops: float = 0.0
+    """Peak dense TFLOPS in the format the attention runs in (the KV cache's, tco.sizing.precision_rules); 0: the
+    weights' peak_tflops."""
+    wide_tflops: float = 0.0
+    """Peak dense TFLOPS in the format of the layers a checkpoint keeps wider (ModelSpec.wide_precision); 0: the
+    weights' peak_tflops."""
 
 
 KV_RESERVE_SHARE: dict[str, float] = {"generic": 1.0, "trtllm": 1.0, "vllm": 0.5, "sglang": 0.5}
@@ -271,7 +286,9 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "prefill_mix": load.prefill_mix_share,
         "memory_gb": hw.memory_gb, "bandwidth_tbs": hw.bandwidth_tbs, "peak_tflops": hw.peak_tflops,
         "link_gbs": hw.link_gbs, "network_gbps": hw.network_gbps or 0.0, "link_lat": hw.link_latency_s,
-        "net_lat": hw.network_latency_s, "link_share": hw.link_share,
+        "net_lat": hw.network_latency_s, "link_share": hw.link_share, "attn_tflops": hw.attn_tflops or hw.peak_tflops,
+        "wide_params": m.wide_params, "wide_bytes": BYTES_PER_PARAM[m.wide_precision or m.precision],
+        "wide_tflops": hw.wide_tflops or hw.peak_tflops, "attn_dim_prompt": m.prompt_attn_dim,
     }
 
 

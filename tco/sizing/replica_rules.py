@@ -13,7 +13,7 @@ the terms of the chosen batch are the direct sums, so the figures do not depend 
 from __future__ import annotations
 
 from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
-from tco.sizing import moe_rules as moe
+from tco.sizing import moe_rules as moe, precision_rules as prec
 from tco.sizing.prefill_rules import cycle_at, gemm_time, gemm_weights, hidden_share, limit
 
 INPUTS: dict[str, str] = {
@@ -25,7 +25,7 @@ INPUTS: dict[str, str] = {
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
     "layer_over": "in_layer_over", "spec_tokens": "in_spec_tokens", "spec_accept": "in_spec_accept",
-    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix",
+    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix", **prec.INPUTS,
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
     "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
@@ -79,8 +79,7 @@ def touched(tokens: Expr) -> Expr:
 
 
 def touch_share(batch: Expr) -> Expr:
-    """The expert-touch share of one weight read at a batch: tokens = b·(1 + r), per micro-batch for
-    pipeline parallel."""
+    """The expert-touch share of one weight read at a batch: tokens = b·(1 + r), per micro-batch under PP."""
     return touched(batch * (S_SPEC + Row("ratio") * A_SPEC) / IF(PP, NODES, 1))
 
 
@@ -104,10 +103,11 @@ def prompt_imbalance(batch: Expr) -> Expr:
 
 
 def prompt_extra(ratio: Expr, f: Expr) -> Expr:
-    """Extra time per sequence of the busiest GPU's prompt work [s] = (f − 1) × (r · 2 · (N_a − N_ae) + r ·
-    attention at ISL/2) / FLOP/s: the dense layers and attention of the prompt tokens beyond their even share."""
-    work = ratio * 2 * (In("active_params") - active_expert_params()) + ratio * attention_flops(ISL / 2)
-    return (f - 1) * work / Row("fl")
+    """Extra time per sequence of the busiest GPU's prompt tokens beyond their even share [s] = (f − 1) × (r · (2 · (N_a −
+    N_ae) + attention at ISL/2) / FLOP/s + their exchange through its own port, tco.sizing.moe_rules)."""
+    work = ratio * 2 * (prec.gemm_params() - active_expert_params()) / Row("fl")
+    port = moe.per_sequence(_ep_parts(), NODES, ratio, ACT, _ep_link())  # (f − 1) = 0 without expert parallel
+    return (f - 1) * (work + port + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
 
 
 def expert_params() -> Expr:
@@ -133,24 +133,24 @@ def kv_replicas() -> Expr:
     return IF(EP.eq(1), 1, MAX(1, TP / In("kv_heads")))
 
 
-def attention_flops(context: Expr) -> Expr:
+def attention_flops(context: Expr, width: Expr = In("attn_dim")) -> Expr:
     """Attention score and value FLOPs of one token at a context [FLOP] = 4 · layers · heads · d_attn · context:
     2 FLOPs per multiply-add for QKᵀ and for A·V over each query head (Hoffmann et al. 2022, Chinchilla,
     Appendix F, with heads × head dim for d); d_attn is the mean of the score and value widths per head (128 for
     Llama; (576 + 512)/2 for DeepSeek's absorbed MLA, arXiv:2405.04434 §2.1.3)."""
-    return 4 * L * In("heads") * In("attn_dim") * context
+    return 4 * L * In("heads") * width * context
 
 
 def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
     """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = (1 + r)·2·(N_a + (imb − 1)·
     N_ae): the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
-    return (S_SPEC / A_SPEC + ratio) * 2 * (In("active_params") + (imb - 1) * active_expert_params())
+    return (S_SPEC / A_SPEC + ratio) * 2 * (prec.gemm_params() + (imb - 1) * active_expert_params())
 
 
 def attn_flops(ratio: Expr) -> Expr:
     """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention
     at ISL/2 (a prompt token attends to ISL/2 tokens on average)."""
-    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2)
+    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())
 
 
 def flops_per_token(ratio: Expr) -> Expr:
@@ -220,10 +220,10 @@ def _prefill() -> Expr:
     is data-parallel; its experts on all G), 2 all-reduces per layer, the pipeline hops or the all-to-alls, t0."""
     act = ISL * ACTIVATION_BYTES * D
     expert = 2 * active_expert_params() * ISL
-    dense = 2 * (In("active_params") - active_expert_params()) * ISL
-    attention = attention_flops(ISL / 2) * ISL
+    dense = 2 * (prec.gemm_params() - active_expert_params()) * ISL
     peak = Row("fl") / Row("gpus")
-    compute = IF(EP.eq(1), (dense + attention) / peak + expert / Row("fl"), (dense + expert + attention) / (peak * TP))
+    attention = attention_flops(ISL / 2, prec.prompt_attn_dim()) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
+    compute = IF(EP.eq(1), dense / peak + expert / Row("fl"), (dense + expert) / (peak * TP)) + attention
     weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
             + IF(PP, (NODES - 1) * (NET_LAT + act / Row("net")), 0)
@@ -254,7 +254,7 @@ def _replica_resources() -> tuple[Rule, ...]:
     w, we = Row("weights_b"), Row("expert_b")
     return (
         Rule("gpus", G, "GPU", "GPUs of one replica"),
-        Rule("weights_b", In("params") * In("weight_bytes"), "B", "weights of the model"),
+        Rule("weights_b", prec.weight_bytes(), "B", "weights of the model (the layers a checkpoint keeps wider in their format)"),
         Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
         Rule("held_b", IF(EP.eq(1), G * (w - we) + we, w), "B",
              "weights the replica holds: expert parallel keeps the shared weights on every GPU"),
@@ -304,8 +304,8 @@ def _collective_terms() -> tuple[Rule, ...]:
                            IF(TP > 1, 2 * L * LINK_LAT, 0) + IF(NODES > 1, NODES * NET_LAT, 0)) / A_SPEC, "s",
              "collectives: the latency part of a cycle"),
         Rule("c_seq", IF(EP.eq(1), seq_coll_ep, seq_coll_tp), "s", "collectives: the part per sequence in the batch"),
-        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + Row("attn_tok") / Row("fl") + Row("c_seq")
-             + (In("seq_over") + Row("draft_s")) / A_SPEC, "s",
+        Rule("slope", CTX * Row("kv_rep") / IF(PP, NODES, 1) / Row("bw_dec") + prec.attention_time(Row("attn_tok")) + Row("c_seq")
+             + (moe.sequence_overhead(EP, G) + Row("draft_s")) / A_SPEC, "s",
              "s: cycle time per sequence outside the weight GEMMs (KV read, attention, collectives, overhead)"),
         Rule("a0", Row("c_const") + (OVER + Row("draft_c")) / A_SPEC, "s",
              "cycle at zero batch outside the weights: collectives' latency, step and draft overheads"),
@@ -354,12 +354,12 @@ def _cycle_terms() -> tuple[Rule, ...]:
              "cycle: weight GEMM FLOPs"),
         Rule("gemm_t", gemm_time(w_s), "s", "cycle: weight GEMMs with their weight read (prompt steps compute-bound)"),
         Rule("mem_s", Row("kv_read") / Row("bw_dec") + gemm_weights(w_s), "s", "cycle: memory reads (KV, the weights)"),
-        Rule("cmp_s", Row("batch") * (Row("attn_tok") / Row("fl")
+        Rule("cmp_s", Row("batch") * (prec.attention_time(Row("attn_tok"))
                                        + prompt_extra(Row("ratio"), prompt_imbalance(Row("batch"))))
              + Row("gemm_t") - gemm_weights(w_s), "s", "cycle: compute (attention, the busiest GPU's extra prompt work, "
              "the GEMMs beyond the weight read)"),
         Rule("coll_s", _collectives(), "s", "cycle: all-reduces, all-to-alls and pipeline hops"),
-        Rule("overhead_s", (OVER + Row("batch") * In("seq_over") + Row("draft_c") + Row("batch") * Row("draft_s"))
+        Rule("overhead_s", (OVER + Row("batch") * moe.sequence_overhead(EP, G) + Row("draft_c") + Row("batch") * Row("draft_s"))
              / A_SPEC, "s", "cycle: step overhead t0 + layers × t_layer + t_seq per sequence, and the MTP draft"),
         Rule("cycle", Row("mem_s") + Row("cmp_s") + Row("coll_s") + Row("overhead_s"), "s", "inter-token latency"),
     )

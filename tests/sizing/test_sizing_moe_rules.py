@@ -53,10 +53,28 @@ def test_exchange_inside_a_server_moves_every_token_whatever_k():
 
 
 def test_overhead_adds_one_t_layer_per_moe_layer_under_expert_parallel_only():
-    # t0 0 + (48 + 24) × 100 µs + 1,000 × 10 µs = 17.2 ms under EP8; TP8 keeps 48 × 100 µs + 10 ms = 14.8 ms
+    # t0 0 + (48 + 24) × 100 µs + 1,000 / 8 × 10 µs = 7.2 + 1.25 = 8.45 ms under EP8 (each rank's loop its 125
+    # sequences, side by side); TP8 keeps 48 × 100 µs + 1,000 × 10 µs = 4.8 + 10 = 14.8 ms (one loop, every sequence)
     ep, tp = replica_table([Layout(8, 1, "ep"), Layout(8)], MAVERICK, H200, LOAD, EFF, batch=1000)
-    assert ep["overhead_s"] == pytest.approx((48 + 24) * 1e-4 + 1000 * 1e-5, rel=1e-12)
+    assert ep["overhead_s"] == pytest.approx((48 + 24) * 1e-4 + 1000 / 8 * 1e-5, rel=1e-12)
+    assert round(ep["overhead_s"] * 1e3, 2) == 8.45
     assert tp["overhead_s"] == pytest.approx(48 * 1e-4 + 1000 * 1e-5, rel=1e-12)
+
+
+def test_the_host_cost_per_sequence_is_each_ranks_under_attention_data_parallel():
+    """DeepSeek-R1's MOE36 shape: 3,072 sequences on EP8 at t_seq 8.68 µs. One loop over all would take
+    3,072 × 8.68 µs = 26.66 ms a step; eight ranks, 384 sequences each, side by side: 384 × 8.68 µs = 3.33 ms."""
+    env = Env({"seq_over": 8.68e-6}, 1)
+    per_seq = float(moe_rules.sequence_overhead(Const(1), Const(8)).np(env))
+    assert per_seq == pytest.approx(8.68e-6 / 8, rel=1e-12)
+    assert round(3072 * per_seq * 1e3, 2) == 3.33
+    assert round(3072 * float(moe_rules.sequence_overhead(Const(0), Const(8)).np(env)) * 1e3, 2) == 26.66
+    # through the rules: t_seq adds 10 µs / 8 = 1.25 µs to the EP8 slope (the batch's closed form), 10 µs to TP8's
+    lays = [Layout(8, 1, "ep"), Layout(8)]
+    ep, tp = replica_table(lays, MAVERICK, H200, LOAD, EFF, batch=1000)
+    ep0, tp0 = replica_table(lays, MAVERICK, H200, LOAD, replace(EFF, sequence_overhead_seconds=0.0), batch=1000)
+    assert ep["slope"] - ep0["slope"] == pytest.approx(1.25e-6, rel=1e-9)
+    assert tp["slope"] - tp0["slope"] == pytest.approx(1e-5, rel=1e-9)
 
 
 def test_across_servers_the_all_to_all_sends_each_token_to_its_k_experts():

@@ -243,10 +243,14 @@ def test_prompt_imbalance_of_attention_data_parallel_by_hand():
     """EP4 of the toy MoE at batch 40, 1000/200 tokens: μ_p = 40 / (4 × 200) = 0.05 prompts per GPU per step;
     1 + √(2 ln 4 / 0.05) = 8.45 > 4, so the busiest GPU carries all 4 shares: f = 4. Its extra work per sequence
     (f − 1) × r × (2 × (N_a − N_ae) + attention at ISL/2) / FLOP/s, N_ae = 0.8e9 × 2/8 = 0.2e9:
-    3 × 5 × (2 × 0.2e9 + 4·2·1·64·500) / (4 × 100e12 × 0.5) = 3.00192e-5 s."""
+    3 × 5 × (2 × 0.2e9 + 4·2·1·64·500) / (4 × 100e12 × 0.5) = 3.00192e-5 s; plus those 3 × 5 tokens through its own
+    port, gathered out and reduced back on both layers: 3 × 2 layers × 2 × 3/4 × 5 × 128 B / (10 GB/s × 0.5) =
+    3 × 1,920 / 5e9 = 1.152e-6 s; together 3.117120e-5 s."""
     v = replica_table([Layout(4, 1, "ep"), Layout(4)], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=40)
-    extra = 3 * 5 * (2 * (0.4e9 - 0.2e9) + 4 * 2 * 1 * 64 * 500) / (4 * 100e12 * 0.5)
-    assert round(extra, 10) == 3.00192e-5
+    port = 3 * 2 * 2 * 3 / 4 * 5 * 2 * 64 / (10e9 * 0.5)
+    assert round(port, 12) == 1.152e-6
+    extra = 3 * 5 * (2 * (0.4e9 - 0.2e9) + 4 * 2 * 1 * 64 * 500) / (4 * 100e12 * 0.5) + port
+    assert round(extra, 11) == 3.117120e-5
     attn = 40 * 4 * 2 * 1 * 64 * (1100 + 5 * 500) / (4 * 100e12 * 0.5)
     gemm = v[0]["gemm_s"]
     w_s = v[0]["w_read"] / v[0]["bw"]

@@ -238,8 +238,14 @@ def _model(w: _Writer, res: Results) -> None:
     heads, attn_dim = attention_shape(model_spec(m, s.model.precision, s.model.kv_precision))
     w.add("in_heads", t("sv_heads"), heads, "", "in_int")
     w.add("in_attn_dim", t("sv_attn_dim"), attn_dim, "", "in_num")
+    w.add("in_attn_dim_prompt", t("attn_dim_prompt"), float(getattr(m, "prompt_attention_head_dim", 0.0) or 0.0), "",
+          "in_num", t("attn_dim_prompt_src"))
     w.add("in_weight_bytes", t("weight_bytes"), BYTES_PER_PARAM[s.model.precision], "B", "in_num", s.model.precision)
     w.add("in_kv_bytes", t("kv_bytes"), BYTES_PER_PARAM[s.model.kv_precision], "B", "in_num", s.model.kv_precision)
+    spec = model_spec(m, s.model.precision, s.model.kv_precision)
+    w.add("in_wide_params_b", t("wide_params_b"), spec.wide_params / 1e9, "1e9", "in_num", t("wide_params_src"))
+    w.add("in_wide_bytes", t("wide_bytes"), BYTES_PER_PARAM[spec.wide_precision or s.model.precision], "B", "in_num",
+          spec.wide_precision or s.model.precision)
     w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
     w.add("in_max_batch", t("max_batch"), inf.max_batch_sequences, "seq", "in_int")
     w.add("in_kv_reserve", t("kv_reserve"), KV_RESERVE_SHARE[inf.framework], "", "in_pct", inf.framework)

@@ -9,6 +9,7 @@ from tco.report import i18n
 from tco.report.workbook.book import Book, abs_cell, merged
 from tco.report.workbook.owned import add_validation, owned_inputs
 from tco.sizing import peak_tflops
+from tco.sizing.precision_rules import attention_format, kept_wide
 
 EGRESS_PARTS = ("lo", "hi", "p")
 
@@ -53,7 +54,7 @@ def write_option_inputs(book: Book, w, res) -> None:
     cols = []
     for i, o in enumerate(res.options, start=1):
         c = _Column(t)
-        _option_inputs(book, c, i, o, res.scenario)
+        _option_inputs(book, c, i, o, res.scenario, _wide_format(res))
         cols.append(c)
     keys = merged([list(c.rows) for c in cols])
     w.r += 1
@@ -95,12 +96,18 @@ def _cell(book: Book, ws, sheet: str, r: int, c: int, g: dict) -> None:
         ws.write_comment(r, c, g["source"], {"x_scale": 2, "y_scale": 1.5})
 
 
-def _option_inputs(book: Book, w: _Column, i: int, o, s) -> None:
+def _wide_format(res) -> str:
+    """The format of the layers the scenario's checkpoint keeps wider than its weights (precision_rules.kept_wide)."""
+    m, prec = res.model, res.scenario.model.precision
+    return kept_wide(getattr(m, "family", ""), prec, float(getattr(m, "attention_params_b", 0.0) or 0.0))[1] or prec
+
+
+def _option_inputs(book: Book, w: _Column, i: int, o, s, wide: str) -> None:
     """One option's column, top to bottom: its fleet and serving prices, the serving hardware, the training fleet,
     the price factors and storage, the taxes of its invoices, the credits its buyer takes back, the egress tiers."""
     p = f"in_o{i}_"
     _serving_prices(book, w, p, o.resolved)
-    _serving_hardware(book, w, p, o, s)
+    _serving_hardware(book, w, p, o, s, wide)
     if o.resolved.training is not None:
         _training_fleet(book, w, p, o.resolved)
     _factors_and_storage(book, w, p, o)
@@ -145,7 +152,7 @@ def _serving_prices(book: Book, w: _Column, p: str, r) -> None:
             w.add(p + f"commit_{j}", t("commit_n", j=j), k, "", "in_int")
 
 
-def _serving_hardware(book: Book, w: _Column, p: str, o, s) -> None:
+def _serving_hardware(book: Book, w: _Column, p: str, o, s, wide: str) -> None:
     """The serving server: GPUs, memory, bandwidth, peak TFLOPS at the model's precision, link and network."""
     t, inf = book.t, o.resolved.inference
     w.add(p + "inf_gps", t("inf_gps"), inf.gpus_per_server, "GPU", "in_int")
@@ -153,6 +160,11 @@ def _serving_hardware(book: Book, w: _Column, p: str, o, s) -> None:
     w.add(p + "inf_bw", t("inf_bw"), inf.gpu.bandwidth_tbs, "TB/s", "in_num", f"{inf.gpu.source} ({inf.gpu.as_of})")
     w.add(p + "inf_tflops", t("inf_tflops"), peak_tflops(inf.gpu, s.model.precision), "TFLOPS", "in_num",
           s.model.precision)
+    attn = attention_format(s.model.kv_precision)
+    w.add(p + "inf_attn_tflops", t("inf_attn_tflops"), peak_tflops(inf.gpu, attn), "TFLOPS", "in_num",
+          t("inf_attn_tflops_src", kv=s.model.kv_precision, fmt=attn))
+    w.add(p + "inf_wide_tflops", t("inf_wide_tflops"), peak_tflops(inf.gpu, wide), "TFLOPS", "in_num",
+          t("inf_wide_tflops_src", fmt=wide))
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.sizing.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))

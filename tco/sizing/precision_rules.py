@@ -1,0 +1,121 @@
+"""Each part of a decode cycle at the peak and the bytes of the number format it runs in.
+
+Three parts apart from the weights' one precision (docs/calibration.md, "Each part of the cycle at its own format's
+peak"): the attention's products at the KV cache's format (below); the layers a checkpoint keeps wider than its weights
+(ATTENTION_KEPT: their bytes, W = N · B + N_w · (B_w − B), and their GEMMs at their peak, N_a' = N_a + N_w · (peak /
+peak_w − 1)); and a prompt's attention width where it differs from the decode's (DeepSeek's MLA, non-absorbed for
+prompts: ``prompt_attn_dim``).
+
+The replica rules (tco/sizing/replica_rules.py) charge the weight GEMMs at the dense peak of the model's weight
+precision (``peak_tflops``). The attention's score and value products (QKᵀ and P·V over the KV cache, and a prompt's
+attention over itself) are not weight GEMMs: their operands are the query and the cached keys and values, so they run
+in the KV cache's format, whatever the weights' (a BF16 KV cache beside FP8 weights runs its attention at the BF16
+peak, half the FP8 one). Their time is FLOPs / (peak_attn · η_c · GPUs), the compute of the replica scaled by
+peak_attn / peak:
+
+    attention time = attention FLOPs / (fl · peak_attn / peak)
+
+with the same fitted η_c (one share of peak for matrix work, whatever the format). The attention's format is the KV
+cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.sizing.peak_tflops: the next wider format the GPU
+has when it lacks it, as for the weights).
+
+>>> from tco.expr import Const, Env
+>>> env = Env({"peak_tflops": 1979.0, "attn_tflops": 989.5}, 1)
+>>> float(attention_compute(Const(8 * 1979e12 * 0.5)).np(env)) / 1e12     # 8 H100 at η_c 0.5, BF16 KV, FP8 weights
+3958.0
+"""
+
+from __future__ import annotations
+
+from tco.expr import IF, Expr, In, Row
+
+INPUTS: dict[str, str] = {
+    "attn_tflops": "{p}inf_attn_tflops", "wide_params": "(in_wide_params_b*1000000000)", "wide_bytes": "in_wide_bytes",
+    "wide_tflops": "{p}inf_wide_tflops", "attn_dim_prompt": "in_attn_dim_prompt",
+}
+"""The inputs these rules add to tco.sizing.replica_rules.INPUTS (name → the workbook's defined name)."""
+
+ATTENTION_FORMAT: dict[str, str] = {"bf16": "bf16", "fp8": "fp8", "fp4": "fp8"}
+"""Number format the attention's matrix products run in, by KV-cache format (scenario ``model.kv_precision``, a
+benchmark row's ``kv_precision``):
+
+* bf16 → bf16: the attention kernels read 16-bit keys and values and multiply at the 16-bit tensor rate; FP8 weights do
+  not change that (TensorRT-LLM's blog "Pushing Latency Boundaries: Optimizing DeepSeek-R1 Performance on NVIDIA B200
+  GPUs", NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog1_…md@56851033, "Precision Strategy": with the NVFP4
+  checkpoint "TensorRT LLM already supports FP8 Attention while for this latency scenario low-precision attention
+  computation doesn't help with performance so we choose to use bf16 precision for the Attention Modules").
+* fp8 → fp8: an FP8 KV cache runs FP8 attention (the same blog links TensorRT-LLM's "FP8 KV cache and MLA", where the
+  FP8 cache and FP8 attention kernels go together).
+* fp4 → fp8: an NVFP4 KV cache is stored in 4 bits but "dequantisation back to FP8 is required before each attention
+  computation" (NVIDIA Technical Blog, E. Alvarez, "Optimizing Inference for Long Context and Large Batch Sizes with
+  NVFP4 KV Cache", 2025-12-08, as summarised at personal-wiki-ddd.pages.dev; the blog itself not read here): FP8.
+"""
+
+
+ATTENTION_KEPT: dict[tuple[str, str], str] = {("deepseek", "fp4"): "bf16"}
+"""Format a checkpoint keeps its attention projections in when it is wider than the other weights, by (models.csv
+``family``, weight precision); the parameters are models.csv ``attention_params_b``:
+
+* (deepseek, fp4) → bf16: NVIDIA's NVFP4 checkpoints of DeepSeek-V3/R1 (nvidia/DeepSeek-R1-FP4, -0528-FP4) come from
+  TensorRT Model Optimizer's DeepSeek recipe, which turns the quantizers of every attention module off
+  (``mtq_cfg["quant_cfg"]["*attn*"] = {"enable": False}`` unless ``--mla_quant``; NVIDIA/TensorRT-Model-Optimizer
+  examples/deepseek/ptq.py@103b1bb1) and, converting the FP8 original, dequantizes every FP8 weight to BF16 and
+  re-quantizes to NVFP4 only the layers with a calibrated quantizer (examples/deepseek/quantize_to_nvfp4.py@1ef1d72a,
+  ``convert_fp8_ckpt_to_nvfp4``): the MLA projections stay BF16, the dense FFNs, shared and routed experts NVFP4. The
+  TensorRT-LLM team's B200 blog says the same of the deployed model: "64x Attention Modules bf16, 3x Dense FFN Layers
+  nvfp4, 58x MoE FFN Layers nvfp4" (docs/source/blogs/tech_blog/blog1_…B200_GPUs.md@56851033, "Precision Strategy").
+
+Not listed, so at the weights' precision: DeepSeek's own FP8 checkpoint, whose attention projections are FP8 block-scaled
+like its experts (config.json ``quantization_config`` fp8, weight_block_size [128, 128]), and the FP8 dense checkpoints
+(every linear layer of the transformer blocks FP8). The output head (lm_head) stays BF16 in all of them; outside the
+layers and 1–6 % of the active weights, it is left at the weights' precision as before (the fit absorbs it)."""
+
+
+def kept_wide(family: str, precision: str, attention_params_b: float) -> tuple[float, str]:
+    """Parameters a checkpoint keeps wider than its weights and their format [-]: (attention projections, format) where
+    ATTENTION_KEPT lists the pair and the model gives them, else (0, '').
+
+    >>> kept_wide("deepseek", "fp4", 11.413), kept_wide("deepseek", "fp8", 11.413), kept_wide("llama-3.1", "fp4", 0.0)
+    ((11413000000.0, 'bf16'), (0.0, ''), (0.0, ''))
+    """
+    fmt = ATTENTION_KEPT.get((family, precision), "")
+    return (attention_params_b * 1e9, fmt) if fmt and attention_params_b > 0 else (0.0, "")
+
+
+def weight_bytes() -> Expr:
+    """Bytes of the model's weights [B] = N · bytes + N_w · (bytes_w − bytes): the N_w parameters kept in a wider
+    format take its bytes (the attention projections are shared weights, on every GPU under expert parallel)."""
+    return In("params") * In("weight_bytes") + In("wide_params") * (In("wide_bytes") - In("weight_bytes"))
+
+
+def gemm_params() -> Expr:
+    """Active parameters as the GEMMs' time counts them at the weights' peak [-] = N_a + N_w · (peak / peak_w − 1): the
+    N_w kept wider run at their own format's peak (a BF16 projection at a quarter of B200's NVFP4 rate counts 4×)."""
+    return In("active_params") + In("wide_params") * (In("peak_tflops") / In("wide_tflops") - 1)
+
+
+def attention_format(kv_precision: str) -> str:
+    """The format the attention's products run in for a KV-cache format (ATTENTION_FORMAT; the KV format if unlisted).
+
+    >>> attention_format("bf16"), attention_format("fp8"), attention_format("fp4")
+    ('bf16', 'fp8', 'fp8')
+    """
+    return ATTENTION_FORMAT.get(kv_precision, kv_precision)
+
+
+def attention_compute(fl: Expr) -> Expr:
+    """Effective compute of the replica for the attention's products [FLOP/s] = fl · peak_attn / peak: the GEMMs'
+    effective compute `fl` (GPUs · peak · η_c) at the attention format's peak instead of the weights'."""
+    return fl * In("attn_tflops") / In("peak_tflops")
+
+
+def attention_time(flops: Expr) -> Expr:
+    """Time of `flops` attention FLOPs on the whole replica [s] = FLOPs / (fl · peak_attn / peak), fl the ``fl`` row."""
+    return flops / attention_compute(Row("fl"))
+
+
+def prompt_attn_dim() -> Expr:
+    """Mean width of the score and value products per head for a prompt's tokens [-]: models.csv
+    ``prompt_attention_head_dim`` where given (DeepSeek's MLA, run non-absorbed for prompts: (192 + 128)/2 = 160), else
+    the decode width ``attn_dim``."""
+    return IF(In("attn_dim_prompt") > 0, In("attn_dim_prompt"), In("attn_dim"))

@@ -1,0 +1,130 @@
+"""Each part of the cycle at its own format's peak (tco.sizing.precision_rules): the attention at the KV cache's."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tco.expr import Const, Env
+from tco.sizing import peak_tflops
+from tco.sizing.precision_rules import ATTENTION_FORMAT, attention_compute, attention_format, kept_wide
+from tco.sizing.replica import Calibration, Hardware, Layout, Load, ModelSpec, replica_table
+
+M70 = ModelSpec(70e9, 70e9, 80, 8192, 8, 128, precision="fp8", kv_precision="bf16")
+H100 = Hardware(80.0, 3.35, 1979.0, 8, 450.0, None, 5.7e-6, attn_tflops=989.5)
+EFF = Calibration(0.9, 0.6, 0.8, 2e-3, 0.0)
+
+
+def test_attention_format_follows_the_kv_cache_and_fp4_kv_runs_fp8():
+    assert [attention_format(k) for k in ("bf16", "fp8", "fp4")] == ["bf16", "fp8", "fp8"]
+    assert set(ATTENTION_FORMAT) == {"bf16", "fp8", "fp4"}
+
+
+def test_attention_compute_scales_the_replica_compute_by_the_peaks_ratio():
+    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0}, 1)    # B200 FP8 weights, BF16 KV
+    fl = 8 * 4500e12 * 0.5
+    assert float(attention_compute(Const(fl)).np(env)) == pytest.approx(8 * 2250e12 * 0.5, rel=1e-15)
+
+
+def test_a_bf16_kv_cache_beside_fp8_weights_pays_its_attention_at_the_bf16_peak_by_hand():
+    """The test_sizing_replica_rules 70B FP8 step at TP8 on H100 (batch 4, 2,048/128, η_c 0.6), KV cache BF16 now:
+
+    attention 4 × 4·80·64·128·(2,112 + 16 × 1,024) FLOPs over 8 × 989.5e12 × 0.6 = 4.7496e15 FLOP/s (the BF16 peak,
+    not FP8's 1,979) = 0.0408 ms, twice the FP8 KV's 0.0204 ms; the weights still bound the GEMMs (1.002 < 2.902 ms)
+    and their peak stays FP8's; the KV read doubles with the BF16 cache (327,680 B a token over 8 GPUs' KV heads)."""
+    v = replica_table([Layout(8)], M70, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    flops = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024)
+    attn_s = flops / (8 * 989.5e12 * 0.6)
+    assert v["cmp_s"] == pytest.approx(attn_s, rel=1e-12)
+    assert round(attn_s * 1e3, 4) == 0.0408
+    w_s, kv_s = 70e9 / (8 * 3.35e12 * 0.9), 4 * 2112 * 327_680 / (8 * 3.35e12 * 0.9)
+    assert v["mem_s"] == pytest.approx(w_s + kv_s, rel=1e-12)
+    fp8 = replica_table([Layout(8)], M70, replace(H100, attn_tflops=1979.0), Load(2048.0, 128.0, None, None, 2048),
+                        EFF, batch=4)[0]
+    assert v["cmp_s"] == pytest.approx(2 * fp8["cmp_s"], rel=1e-12)
+
+
+def test_a_prompt_alone_pays_its_attention_at_the_kv_formats_peak_by_hand():
+    """The 70B's prompt of 2,048 tokens alone at TP8: GEMMs 2 × 70e9 × 2,048 / (8 × 1,979e12 × 0.6) = 30.18 ms at the
+    FP8 peak, attention 4·80·64·128·1,024 × 2,048 / (8 × 989.5e12 × 0.6) = 1.16 ms at the BF16 one; the weights'
+    2.902 ms are shorter, so the prompt's compute, 31.34 ms, plus 160 all-reduces of 2,048 × 16,384 B (27.01 ms)
+    and t0 2 ms."""
+    v = replica_table([Layout(8)], M70, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    gemm = 2 * 70e9 * 2048 / (8 * 1979e12 * 0.6)
+    attn = 4 * 80 * 64 * 128 * 1024 * 2048 / (8 * 989.5e12 * 0.6)
+    ar = 160 * (5.7e-6 + 2 * 7 / 8 * 2048 * 16_384 / (450e9 * 0.8))
+    assert v["prefill"] == pytest.approx(gemm + attn + ar + 2e-3, rel=1e-12)
+    assert round(gemm * 1e3, 2) == 30.18 and round(attn * 1e3, 2) == 1.16 and round(ar * 1e3, 2) == 27.01
+
+
+def test_the_serving_peak_of_the_attention_format_is_the_gpus():
+    from types import SimpleNamespace
+
+    h100 = SimpleNamespace(bf16_tflops=989.5, fp8_tflops=1979.0, fp4_tflops=None)
+    b200 = SimpleNamespace(bf16_tflops=2250.0, fp8_tflops=4500.0, fp4_tflops=9000.0)
+    assert peak_tflops(h100, attention_format("bf16")) == 989.5
+    assert peak_tflops(b200, attention_format("fp4")) == 4500.0      # an NVFP4 KV cache attends in FP8, not at 9,000
+
+
+@settings(max_examples=40, deadline=None)
+@given(attn=st.floats(100.0, 5000.0), batch=st.integers(1, 64))
+def test_a_slower_attention_format_never_shortens_the_cycle(attn, batch):
+    load = Load(1024.0, 256.0, None, None, 512)
+    slow = replica_table([Layout(8)], M70, replace(H100, attn_tflops=attn), load, EFF, batch=batch)[0]
+    fast = replica_table([Layout(8)], M70, replace(H100, attn_tflops=attn * 2), load, EFF, batch=batch)[0]
+    assert slow["cycle"] >= fast["cycle"] and slow["prefill"] >= fast["prefill"]
+
+
+def _r1_fp4():
+    from tco.catalog import load_catalog
+    from tco.sizing.calibrate import model_spec
+
+    return model_spec(load_catalog().models["deepseek-r1"], "fp4", "fp8")
+
+
+B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0)
+
+
+def test_the_nvfp4_deepseek_checkpoint_keeps_its_mla_projections_in_bf16():
+    m = _r1_fp4()
+    assert (m.wide_params, m.wide_precision, m.prompt_attn_dim) == (11.413e9, "bf16", 160.0)
+    assert kept_wide("deepseek", "fp8", 11.413) == (0.0, "")       # DeepSeek's own FP8: one precision
+    assert 61 * (7168 * 1536 + 1536 * 128 * 192 + 7168 * 576 + 512 * 128 * 256 + 128 * 128 * 7168) == 11_413_422_080
+
+
+def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
+    """DeepSeek-R1 NVFP4 on 8 × B200, TP8, batch 64, 1,024/2,048 (r = 0.5), η_c 0.5:
+
+    weights 671e9 × 0.5625 + 11.413e9 × (2 − 0.5625) = 377.44e9 + 16.41e9 = 393.84e9 B; under expert parallel each GPU
+    holds the shared 393.84e9 − 654.45e9 × 0.5625 = 25.72e9 B and 1/8 of the experts' 368.13e9: 71.7 GB a GPU
+    (NVIDIA: "the weights and activation occupies about 80 GB memory for each GPU", TensorRT-LLM blog3);
+    GEMMs 64 × 1.5 × 2 × (37e9 + 11.413e9 × (9,000 / 2,250 − 1)) / (8 × 9,000e12 × 0.5) = 64 × 1.5 × 2 × 71.239e9
+    / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
+    attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
+    (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak."""
+    m = _r1_fp4()
+    eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
+    load = Load(1024.0, 2048.0, None, None, 4096)
+    v = replica_table([Layout(8)], m, B200, load, eff, batch=64)[0]
+    assert v["weights_b"] == pytest.approx(671e9 * 0.5625 + 11.413e9 * (2 - 0.5625), rel=1e-12)
+    experts = (671e9 - 37e9) / (1 - 8 / 256)
+    assert v["expert_b"] == pytest.approx(experts * 0.5625, rel=1e-12)
+    ep = replica_table([Layout(8, 1, "ep")], m, B200, load, eff, batch=64)[0]
+    per_gpu = ep["held_b"] / 8
+    assert per_gpu == pytest.approx((v["weights_b"] - experts * 0.5625) + experts * 0.5625 / 8, rel=1e-12)
+    assert round(per_gpu / 1e9, 1) == 71.7
+    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (9000 / 2250 - 1)) / (8 * 9000e12 * 0.5)
+    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.3799
+    attn = 4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512
+    assert attn == 36_075_208_704 and v["attn_tok"] == pytest.approx(attn, rel=1e-12)
+
+
+def test_without_a_wider_part_the_rules_are_the_one_precision_ones():
+    """N_w = 0: weights N · bytes and GEMMs at N_a, whatever the wide format's peak says."""
+    m = replace(M70, wide_params=0.0)
+    a = replica_table([Layout(8)], m, replace(H100, wide_tflops=1.0), Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    b = replica_table([Layout(8)], m, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
+    assert a["cycle"] == b["cycle"] and a["weights_b"] == 70e9 * 1.0
