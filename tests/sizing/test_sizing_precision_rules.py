@@ -33,18 +33,24 @@ def test_a_bf16_kv_cache_beside_fp8_weights_pays_its_attention_at_the_bf16_peak_
     """The test_sizing_replica_rules 70B FP8 step at TP8 on H100 (batch 4, 2,048/128, η_c 0.6), KV cache BF16 now:
 
     attention 4 × 4·80·64·128·(2,112 + 16 × 1,024) FLOPs over 8 × 989.5e12 × 0.6 = 4.7496e15 FLOP/s (the BF16 peak,
-    not FP8's 1,979) = 0.0408 ms, twice the FP8 KV's 0.0204 ms; the weights still bound the GEMMs (1.002 < 2.902 ms)
-    and their peak stays FP8's; the KV read doubles with the BF16 cache (327,680 B a token over 8 GPUs' KV heads)."""
+    not FP8's 1,979) = 0.0408 ms, twice the FP8 KV's 0.0204 ms. The GEMMs stay at FP8's peak, with the prompt's
+    granularity (tco.sizing.prefill_rules): 1.002 ms a cycle, decode g_d = 1.002/17 = 0.059 ms, prompt g_p = 1.002 ×
+    16/17 = 0.943 ms, n = 4/128 steps carry a prompt; the decode-only steps read the weights (2.902 ms > g_d), the
+    prompt steps are compute-bound (n·g_d + g_p = 0.945 ms > n·w = 0.091 ms), so the compute is attention + 0.945 ms
+    and the memory (1 − n)·w + the KV read, which doubles with the BF16 cache (327,680 B a token over 8 GPUs)."""
     v = replica_table([Layout(8)], M70, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     flops = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024)
     attn_s = flops / (8 * 989.5e12 * 0.6)
-    assert v["cmp_s"] == pytest.approx(attn_s, rel=1e-12)
     assert round(attn_s * 1e3, 4) == 0.0408
     w_s, kv_s = 70e9 / (8 * 3.35e12 * 0.9), 4 * 2112 * 327_680 / (8 * 3.35e12 * 0.9)
-    assert v["mem_s"] == pytest.approx(w_s + kv_s, rel=1e-12)
+    gemm = 4 * 2 * 70e9 * 17 / (8 * 1979e12 * 0.6)
+    g_d, g_p, n = gemm / 17, gemm * 16 / 17, 4 / 128
+    assert round(gemm * 1e3, 3) == 1.002 and n * g_d + g_p > n * w_s and w_s > g_d
+    assert v["cmp_s"] == pytest.approx(attn_s + n * g_d + g_p, rel=1e-12)
+    assert v["mem_s"] == pytest.approx((1 - n) * w_s + kv_s, rel=1e-12)
     fp8 = replica_table([Layout(8)], M70, replace(H100, attn_tflops=1979.0), Load(2048.0, 128.0, None, None, 2048),
                         EFF, batch=4)[0]
-    assert v["cmp_s"] == pytest.approx(2 * fp8["cmp_s"], rel=1e-12)
+    assert v["cmp_s"] - fp8["cmp_s"] == pytest.approx(attn_s / 2, rel=1e-9)  # the attention alone, at half the peak
 
 
 def test_a_prompt_alone_pays_its_attention_at_the_kv_formats_peak_by_hand():
