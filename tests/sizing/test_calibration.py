@@ -80,9 +80,10 @@ def test_mtp_speedup_at_batch_one_against_the_tensorrt_llm_blog(cat):
     of 2.16 (2.12) and its tokens/s within the issue's ±25 % for a row (the speed-up is below 2.533: the step verifies
     4 positions and pays 3 passes of the MTP layer). The blog states no acceptance, so the row is listed, not fitted.
 
-    The tokens/s are +16 % (319): with the prompts' stalls in the cycle (tco/sizing/prefill_rules.py) the per-layer
-    cost the dense interactive rows fit is t_layer = 89 µs, not the 111 µs that also absorbed those stalls, and a
-    batch-1 DeepSeek-R1 step is 1.2 ms (≈ 21 µs per layer) short of the blog's: its layer runs 13 modules (TensorRT-LLM
+    The tokens/s are +10.5 % (303 with the fit of 2026-12-02's end): with the prompts' stalls in the cycle
+    (tco/sizing/prefill_rules.py) the per-layer cost the dense interactive rows fit is t_layer = 90 µs, not the 111 µs
+    that also absorbed those stalls, and a batch-1 DeepSeek-R1 step is about 0.9 ms (2.533/303.3 = 8.35 ms against
+    2.533/274.42 = 9.23 ms; ≈ 14 µs per layer) short of the blog's: its layer runs 13 modules (TensorRT-LLM
     blog 1, "Pushing Latency Boundaries", the MoE layer's diagram: Fuse_A GEMM, 2 RMSNorms, UQ_QR GEMM, UK BGEMM,
     KV concat and RoPE, attention, UV GEMM, WO GEMM, the fused all-reduce, router GEMM and top-k, shared and sparse
     experts, the final all-reduce), MLA's five small projections where a GQA layer has one QKV GEMM, each
