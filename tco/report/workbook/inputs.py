@@ -278,13 +278,13 @@ def _training(w: _Writer, res: Results) -> None:
                   t("moe_mfu_src"))
         w.add("in_train_tokens", t("train_tokens"), tr.tokens, "tokens", "in_sci")
         w.add("in_epochs", t("epochs"), tr.epochs, "", "in_num")
-        # training sequence length and attention width (issue 21): the causal attention's FLOPs per token
-        from tco.sizing import attention_width
-
-        seq = tr.sequence_length or int(res.efficiencies.training_mfu.get("sequence_length", 0))
-        w.add("in_tr_seq_len", t("tr_seq_len"), seq, "tokens", "in_int",
-              "" if tr.sequence_length else t("tr_seq_len_default"))
-        w.add("in_attn_width", t("tr_attn_width"), attention_width(res.model), "", "in_int", t("tr_attn_width_src"))
+        # training sequence length and attention width (issue 21): the causal attention's FLOPs per token, as the
+        # engine sized them (one model, so every option's training cluster has the same two)
+        ts = next(iter(res.training_by_option.values()), None)
+        if ts is not None:  # no option trains: no training cell reads them
+            w.add("in_tr_seq_len", t("tr_seq_len"), ts.sequence_length, "tokens", "in_int",
+                  "" if tr.sequence_length else t("tr_seq_len_default"))
+            w.add("in_attn_width", t("tr_attn_width"), ts.attention_width, "", "in_int", t("tr_attn_width_src"))
     w.add("in_act_share", t("act_share"), tr.activation_memory_share, "", "in_pct")
     if tr.method == TrainingMethod.LORA:
         w.add("in_lora_share", t("lora_share"), tr.lora_trainable_share, "", "in_pct")
