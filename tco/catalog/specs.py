@@ -58,14 +58,43 @@ def load_models(paths, problems):
                                           f"1 to `experts` experts; got experts = {experts}, experts_per_token = "
                                           f"{per_token} (both empty or 0 for a dense model)", line))
                 continue
+            vocab = _vocabulary(r, p, line, row, hidden, vals[1])
+            if vocab is None:
+                continue
             out[row["model"]] = ModelArch(row["model"], row.get("family", ""), vals[0], vals[1], int(vals[2]),
                                           int(vals[3]), int(vals[4]), int(ctx) if ctx else None,
                                           row["source"], row["as_of"], hidden, experts, per_token, heads,
                                           float(attn or 0.0), int(mtp or 0), int(moe_layers or 0), float(attn_params or 0.0),
-                                          float(prompt_dim or 0.0))
+                                          float(prompt_dim or 0.0), *vocab)
         problems += r.problems
     return out
 
+
+
+TIED = {"": False, "false": False, "no": False, "0": False, "true": True, "yes": True, "1": True}
+"""Values of models.csv ``tied_embeddings`` (config.json tie_word_embeddings; empty: not tied)."""
+
+
+def _vocabulary(r: Rows, p, line: int, row: dict, hidden: int, active_b: float) -> tuple[int, bool] | None:
+    """(vocab_size, tied_embeddings) of a models.csv row, (0, False) when not given; None with a problem recorded when
+    the vocabulary is not a count, has no hidden size to make a matrix of, or its matrices outweigh the active weights."""
+    vocab = r.num(line, row, "vocab_size", False, lo=0, hi=1e7, integer=True)
+    tied_text = (row.get("tied_embeddings") or "").strip().lower()
+    if vocab is None and (row.get("vocab_size") or "").strip() or tied_text not in TIED:
+        if tied_text not in TIED:
+            r.problems.append(Problem(str(p), "tied_embeddings", f"must be true or false (config.json "
+                                      f"tie_word_embeddings), got {row.get('tied_embeddings')!r}", line))
+        return None
+    n, tied = int(vocab or 0), TIED[tied_text]
+    if n and not hidden:
+        r.problems.append(Problem(str(p), "hidden_size", "vocab_size needs hidden_size: the embedding and the head "
+                                  "are vocab_size × hidden_size", line))
+        return None
+    if n * hidden * (1 if tied else 2) > active_b * 1e9:
+        r.problems.append(Problem(str(p), "vocab_size", f"the embedding and head ({n} × {hidden} each) outweigh the "
+                                  f"active parameters ({active_b:g} B)", line))
+        return None
+    return n, tied
 
 
 def load_interconnect(paths, problems):

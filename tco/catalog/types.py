@@ -89,6 +89,11 @@ class ModelArch:
     prompt_attention_head_dim: float = 0.0
     """Mean width of the score and value products per query head for a prompt's tokens (0: attention_head_dim); MLA
     runs prompts non-absorbed: (192 + 128)/2 = 160."""
+    vocab_size: int = 0
+    """Rows of the input embedding and of the output head (config.json vocab_size); 0: not given (the body then counts
+    them, read every step at the weights' precision). Used by tco.sizing.vocab_rules."""
+    tied_embeddings: bool = False
+    """The output head is the input embedding (config.json tie_word_embeddings): one matrix, held once, read each step."""
 
 
 

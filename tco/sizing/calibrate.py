@@ -16,6 +16,7 @@ import numpy as np
 
 from tco.errors import InputError, Problem
 from tco.sizing.precision_rules import attention_format, kept_wide
+from tco.sizing.vocab_rules import vocab_format, vocab_params
 from tco.sizing.prefill_rules import prefill_mix_share
 from tco.sizing.replica import (
     KV_RESERVE_SHARE,
@@ -99,10 +100,12 @@ def hardware_for(gpu, gpus_per_server: int, network_gbps: float | None = None) -
 def model_spec(m, precision: str, kv_precision: str) -> ModelSpec:
     hidden = m.hidden_size or m.kv_heads * m.head_dim
     wide, wide_fmt = kept_wide(getattr(m, "family", ""), precision, float(getattr(m, "attention_params_b", 0.0) or 0.0))
+    embed, head = vocab_params(int(getattr(m, "vocab_size", 0) or 0), hidden, bool(getattr(m, "tied_embeddings", False)))
     return ModelSpec(m.params_b * 1e9, m.active_params_b * 1e9, m.layers, hidden, m.kv_heads, m.head_dim,
                      m.experts, m.experts_per_token, precision, kv_precision, getattr(m, "attention_heads", 0),
                      float(getattr(m, "attention_head_dim", 0.0) or 0.0), int(getattr(m, "moe_layers", 0) or 0),
-                     wide, wide_fmt, float(getattr(m, "prompt_attention_head_dim", 0.0) or 0.0))
+                     wide, wide_fmt, float(getattr(m, "prompt_attention_head_dim", 0.0) or 0.0), embed, head,
+                     vocab_format(precision) if head else "")
 
 
 def check_rows(rows: list[BenchRow], cat) -> None:
@@ -140,7 +143,8 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     spec = model_spec(cat.models[r.model], r.precision, r.kv_precision)
     attn = getattr(g, f"{attention_format(r.kv_precision)}_tflops", None) or g.bf16_tflops  # the KV format's peak
     wide = getattr(g, f"{spec.wide_precision or r.precision}_tflops", None) or g.bf16_tflops  # the wider layers'
-    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn, wide_tflops=wide)
+    vocab = getattr(g, f"{spec.vocab_precision or r.precision}_tflops", None) or g.bf16_tflops  # the output head's
+    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn, wide_tflops=wide, vocab_tflops=vocab)
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,

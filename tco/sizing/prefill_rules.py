@@ -37,6 +37,7 @@ terms.
 from __future__ import annotations
 
 from tco.expr import IF, MAX, MIN, Expr, In, Row
+from tco.sizing import vocab_rules as vocab
 
 PREFILL_MIX_SHARE: dict[str, float] = {
     "generic": 1.0, "trtllm": 1.0, "vllm": 1.0, "sglang": 0.0,
@@ -73,9 +74,13 @@ def prefill_mix_share(framework: str, version: str = "") -> float:
 
 
 def hidden_share() -> Expr:
-    """The decode tokens' share of a cycle's GEMM FLOPs, h [-] = (S/A) / (S/A + r): g_d = gemm_s · h, g_p = gemm_s · (1 − h)."""
-    s_a = In("spec_tokens") / In("spec_accept")
-    return s_a / (s_a + Row("ratio"))
+    """The decode tokens' share of a cycle's GEMM FLOPs, h [-] = (S/A)·P_d / ((S/A)·P_d + r·P_p): g_d = gemm_s · h, g_p =
+    gemm_s · (1 − h); P_d, P_p the parameters a decode and a prompt token multiply (tco.sizing.vocab_rules: the output
+    head only for decode tokens), (S/A) / (S/A + r) when they are equal. The busiest expert-parallel GPU's extra
+    expert work, (1 + r)·(imb − 1)·N_ae, is split the same way (its own split is (S/A) / (S/A + r): a few per cent of
+    the head's share apart)."""
+    s_a = In("spec_tokens") / In("spec_accept") * vocab.decode_params()
+    return s_a / (s_a + Row("ratio") * vocab.prompt_params())
 
 
 def prompt_steps(batch: Expr) -> Expr:

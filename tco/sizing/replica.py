@@ -106,6 +106,12 @@ class ModelSpec:
     prompt_attn_dim: float = 0.0
     """Mean width of the attention's products per head for a prompt's tokens [-] (models.csv
     prompt_attention_head_dim); 0: attn_dim."""
+    embed_params: float = 0.0
+    """Input-embedding parameters, held and never read whole [-] (tco.sizing.vocab_rules: vocab × hidden, 0 if tied)."""
+    head_params: float = 0.0
+    """Output-head parameters, read and multiplied every step [-] (vocab × hidden); 0: counted in the body."""
+    vocab_precision: str = ""
+    """Format of the embedding and head (vocab_rules.VOCAB_KEPT: BF16 in FP8/FP4 checkpoints; '': ``precision``)."""
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,8 @@ class Hardware:
     wide_tflops: float = 0.0
     """Peak dense TFLOPS in the format of the layers a checkpoint keeps wider (ModelSpec.wide_precision); 0: the
     weights' peak_tflops."""
+    vocab_tflops: float = 0.0
+    """Peak dense TFLOPS in the output head's format (ModelSpec.vocab_precision); 0: the weights' peak_tflops."""
 
 
 KV_RESERVE_SHARE: dict[str, float] = {"generic": 1.0, "trtllm": 1.0, "vllm": 0.5, "sglang": 0.5}
@@ -289,6 +297,8 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "net_lat": hw.network_latency_s, "link_share": hw.link_share, "attn_tflops": hw.attn_tflops or hw.peak_tflops,
         "wide_params": m.wide_params, "wide_bytes": BYTES_PER_PARAM[m.wide_precision or m.precision],
         "wide_tflops": hw.wide_tflops or hw.peak_tflops, "attn_dim_prompt": m.prompt_attn_dim,
+        "embed_params": m.embed_params, "head_params": m.head_params,
+        "vocab_bytes": BYTES_PER_PARAM[m.vocab_precision or m.precision], "vocab_tflops": hw.vocab_tflops or hw.peak_tflops,
     }
 
 

@@ -13,7 +13,7 @@ the terms of the chosen batch are the direct sums, so the figures do not depend 
 from __future__ import annotations
 
 from tco.expr import AND, IF, INT, LN, MAX, MIN, Const, Expr, In, Row, Rule, evaluate
-from tco.sizing import moe_rules as moe, precision_rules as prec
+from tco.sizing import moe_rules as moe, precision_rules as prec, vocab_rules as vocab
 from tco.sizing.prefill_rules import cycle_at, gemm_time, gemm_weights, hidden_share, limit
 
 INPUTS: dict[str, str] = {
@@ -25,7 +25,7 @@ INPUTS: dict[str, str] = {
     "max_batch": "in_max_batch", "mem_usable": "in_mem_usable", "bw_eff": "in_bw_eff", "fl_eff": "in_fl_eff",
     "link_eff": "in_link_eff", "overhead": "in_overhead", "seq_over": "in_seq_over", "coll_lat": "in_coll_lat",
     "layer_over": "in_layer_over", "spec_tokens": "in_spec_tokens", "spec_accept": "in_spec_accept",
-    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix", **prec.INPUTS,
+    "kv_reserve": "in_kv_reserve", "prefill_mix": "in_prefill_mix", **prec.INPUTS, **vocab.INPUTS,
     "memory_gb": "{p}inf_mem", "bandwidth_tbs": "{p}inf_bw", "peak_tflops": "{p}inf_tflops",
     "link_gbs": "{p}inf_link", "network_gbps": "{p}inf_net", "link_lat": "{p}inf_link_lat",
     "net_lat": "{p}inf_net_lat", "link_share": "{p}inf_link_share",
@@ -105,7 +105,7 @@ def prompt_imbalance(batch: Expr) -> Expr:
 def prompt_extra(ratio: Expr, f: Expr) -> Expr:
     """Extra time per sequence of the busiest GPU's prompt tokens beyond their even share [s] = (f − 1) × (r · (2 · (N_a −
     N_ae) + attention at ISL/2) / FLOP/s + their exchange through its own port, tco.sizing.moe_rules)."""
-    work = ratio * 2 * (prec.gemm_params() - active_expert_params()) / Row("fl")
+    work = ratio * 2 * (vocab.prompt_params() - active_expert_params()) / Row("fl")
     port = moe.per_sequence(_ep_parts(), NODES, ratio, ACT, _ep_link())  # (f − 1) = 0 without expert parallel
     return (f - 1) * (work + port + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
 
@@ -142,9 +142,11 @@ def attention_flops(context: Expr, width: Expr = In("attn_dim")) -> Expr:
 
 
 def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
-    """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = (1 + r)·2·(N_a + (imb − 1)·
-    N_ae): the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
-    return (S_SPEC / A_SPEC + ratio) * 2 * (prec.gemm_params() + (imb - 1) * active_expert_params())
+    """Weight (GEMM) FLOPs per generated token with its share of the prompt [FLOP] = 2·(P_d + r·P_p + (1 + r)·(imb − 1)·
+    N_ae): decode and prompt tokens' parameters (tco.sizing.vocab_rules: no embedding GEMM, the head only for decode
+    tokens); the busiest expert-parallel GPU does imb times its share of the routed experts' work."""
+    return 2 * (S_SPEC / A_SPEC * vocab.decode_params() + ratio * vocab.prompt_params()
+                + (S_SPEC / A_SPEC + ratio) * (imb - 1) * active_expert_params())
 
 
 def attn_flops(ratio: Expr) -> Expr:
@@ -154,16 +156,15 @@ def attn_flops(ratio: Expr) -> Expr:
 
 
 def flops_per_token(ratio: Expr) -> Expr:
-    """FLOPs per generated token with its share of the prompt [FLOP] =
-    (1 + r)·2·N_a + 4·layers·heads·d_attn·(L̄ + r·ISL/2)."""
+    """FLOPs per generated token with its share of the prompt [FLOP] = 2·(P_d + r·P_p) + 4·layers·heads·d_attn·(L̄ + r·ISL/2)."""
     return gemm_flops(ratio, Const(1)) + attn_flops(ratio)
 
 
 def weights_read(touch: Expr) -> Expr:
-    """Weight bytes one cycle reads over the replica [B]: the experts not touched are skipped; with expert
-    parallel every GPU reads the shared weights and its 1/G of the touched experts."""
-    shared = Row("weights_b") - Row("expert_b")
-    return IF(EP.eq(1), G * shared + Row("expert_b") * touch, Row("weights_b") - Row("expert_b") * (1 - touch))
+    """Weight bytes one cycle reads over the replica [B]: not the embedding (vocab_rules), nor the experts not touched;
+    with expert parallel every GPU reads the shared weights and its 1/G of the touched experts."""
+    shared = Row("weights_b") - Row("expert_b") - vocab.embed_bytes()
+    return IF(EP.eq(1), G * shared + Row("expert_b") * touch, shared + Row("expert_b") * touch)
 
 
 def _limit(budget: Expr, a_w: Expr, a_0: Expr, gemm: Expr, extra: Expr) -> Expr:
@@ -220,11 +221,11 @@ def _prefill() -> Expr:
     is data-parallel; its experts on all G), 2 all-reduces per layer, the pipeline hops or the all-to-alls, t0."""
     act = ISL * ACTIVATION_BYTES * D
     expert = 2 * active_expert_params() * ISL
-    dense = 2 * (prec.gemm_params() - active_expert_params()) * ISL
+    dense = 2 * (vocab.prompt_params() - active_expert_params()) * ISL
     peak = Row("fl") / Row("gpus")
     attention = attention_flops(ISL / 2, prec.prompt_attn_dim()) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
     compute = IF(EP.eq(1), dense / peak + expert / Row("fl"), (dense + expert) / (peak * TP)) + attention
-    weights = IF(EP.eq(1), Row("held_b"), Row("weights_b")) / Row("bw")
+    weights = weights_read(Const(1)) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
             + IF(PP, (NODES - 1) * (NET_LAT + act / Row("net")), 0)
             + IF(EP.eq(1), moe.prompt_exchange(act, _ep_parts(), NODES, _ep_link(), _ep_lat()), 0) + OVER)
@@ -254,7 +255,7 @@ def _replica_resources() -> tuple[Rule, ...]:
     w, we = Row("weights_b"), Row("expert_b")
     return (
         Rule("gpus", G, "GPU", "GPUs of one replica"),
-        Rule("weights_b", prec.weight_bytes(), "B", "weights of the model (the layers a checkpoint keeps wider in their format)"),
+        Rule("weights_b", vocab.held_bytes(), "B", "weights held (the layers, embedding and head a checkpoint keeps wider in their format)"),
         Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
         Rule("held_b", IF(EP.eq(1), G * (w - we) + we, w), "B",
              "weights the replica holds: expert parallel keeps the shared weights on every GPU"),

@@ -246,6 +246,10 @@ def _model(w: _Writer, res: Results) -> None:
     w.add("in_wide_params_b", t("wide_params_b"), spec.wide_params / 1e9, "1e9", "in_num", t("wide_params_src"))
     w.add("in_wide_bytes", t("wide_bytes"), BYTES_PER_PARAM[spec.wide_precision or s.model.precision], "B", "in_num",
           spec.wide_precision or s.model.precision)
+    w.add("in_embed_params_b", t("embed_params_b"), spec.embed_params / 1e9, "1e9", "in_num", t("embed_params_src"))
+    w.add("in_head_params_b", t("head_params_b"), spec.head_params / 1e9, "1e9", "in_num", t("head_params_src"))
+    w.add("in_vocab_bytes", t("vocab_bytes"), BYTES_PER_PARAM[spec.vocab_precision or s.model.precision], "B", "in_num",
+          spec.vocab_precision or s.model.precision)
     w.add("in_target_tps", t("target_tps"), inf.tokens_per_second_per_user, "tokens/s", "in_num")
     w.add("in_max_batch", t("max_batch"), inf.max_batch_sequences, "seq", "in_int")
     w.add("in_kv_reserve", t("kv_reserve"), KV_RESERVE_SHARE[inf.framework], "", "in_pct", inf.framework)

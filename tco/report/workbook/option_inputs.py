@@ -10,6 +10,7 @@ from tco.report.workbook.book import Book, abs_cell, merged
 from tco.report.workbook.owned import add_validation, owned_inputs
 from tco.sizing import peak_tflops
 from tco.sizing.precision_rules import attention_format, kept_wide
+from tco.sizing.vocab_rules import vocab_format
 
 EGRESS_PARTS = ("lo", "hi", "p")
 
@@ -165,6 +166,9 @@ def _serving_hardware(book: Book, w: _Column, p: str, o, s, wide: str) -> None:
           t("inf_attn_tflops_src", kv=s.model.kv_precision, fmt=attn))
     w.add(p + "inf_wide_tflops", t("inf_wide_tflops"), peak_tflops(inf.gpu, wide), "TFLOPS", "in_num",
           t("inf_wide_tflops_src", fmt=wide))
+    head = vocab_format(s.model.precision)
+    w.add(p + "inf_vocab_tflops", t("inf_vocab_tflops"), peak_tflops(inf.gpu, head), "TFLOPS", "in_num",
+          t("inf_vocab_tflops_src", fmt=head))
     hw = o.replica_candidates[0]  # the link and network the engine used (tco.sizing.calibrate.hardware_for, interconnect.csv)
     w.add(p + "inf_link", t("inf_link"), hw["link_gbs"], "GB/s", "in_num", f"{inf.gpu.interconnect}, {inf.gpu.gpu}")
     w.add(p + "inf_net", t("inf_net"), hw["network_gbps"], "Gb/s", "in_num", t("net_note"))
