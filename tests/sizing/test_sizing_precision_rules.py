@@ -111,7 +111,7 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
     attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
     (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak."""
-    m = _r1_fp4()
+    m = replace(_r1_fp4(), embed_params=0.0, head_params=0.0)  # the embedding and head apart: test_sizing_vocab_rules
     eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
     load = Load(1024.0, 2048.0, None, None, 4096)
     v = replica_table([Layout(8)], m, B200, load, eff, batch=64)[0]

@@ -173,3 +173,25 @@ def test_properties_of_the_parts(n, share, tied, fmt):
                 embed_params=0.0, head_params=vd, vocab_bytes=b, vocab_tflops=peak)
     assert _v(held_bytes(), same) == pytest.approx(n * b, rel=1e-12)
     assert _v(decode_params(), same) == pytest.approx(n, rel=1e-12)
+
+
+def test_deepseek_r1_nvfp4_holds_its_bf16_embedding_and_head_on_every_gpu_by_hand():
+    """DeepSeek-R1 NVFP4 (V·d = 129,280 × 7,168 = 926,679,040) as EP8 on 8 × B200: the weights 671e9 × 0.5625 + MLA
+    11.413e9 × (2 − 0.5625) + embedding and head 2 × 926,679,040 × (2 − 0.5625) = 377.44e9 + 16.41e9 + 2.66e9 =
+    396.5e9 B; each GPU holds the shared 396.5e9 − 654.45e9 × 0.5625 = 28.38e9 B and 1/8 of the experts' 368.13e9:
+    74.4 GB a GPU (NVIDIA: "the weights and activation occupies about 80 GB memory for each GPU", TensorRT-LLM
+    blog3; 71.7 GB without the BF16 vocabulary)."""
+    from tco.catalog import load_catalog
+
+    m = model_spec(load_catalog().models["deepseek-r1"], "fp4", "fp8")
+    vd = 129_280 * 7_168
+    assert (m.embed_params, m.head_params, m.vocab_precision) == (float(vd), float(vd), "bf16")
+    b200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0,
+                    vocab_tflops=2250.0)
+    ep = replica_table([Layout(8, 1, "ep")], m, b200, Load(1024.0, 2048.0, None, None, 4096),
+                       Calibration(0.9, 0.5, 0.8, 2e-3, 0.0), batch=64)[0]
+    weights = 671e9 * 0.5625 + 11.413e9 * (2 - 0.5625) + 2 * vd * (2 - 0.5625)
+    experts = (671e9 - 37e9) / (1 - 8 / 256) * 0.5625
+    assert ep["weights_b"] == pytest.approx(weights, rel=1e-12) and round(weights / 1e9, 1) == 396.5
+    assert ep["held_b"] / 8 == pytest.approx(weights - experts + experts / 8, rel=1e-12)
+    assert round(ep["held_b"] / 8 / 1e9, 1) == 74.4
