@@ -67,8 +67,8 @@ ATTENTION_KEPT: dict[tuple[str, str], str] = {("deepseek", "fp4"): "bf16"}
 
 Not listed, so at the weights' precision: DeepSeek's own FP8 checkpoint, whose attention projections are FP8 block-scaled
 like its experts (config.json ``quantization_config`` fp8, weight_block_size [128, 128]), and the FP8 dense checkpoints
-(every linear layer of the transformer blocks FP8). The output head (lm_head) stays BF16 in all of them; outside the
-layers and 1–6 % of the active weights, it is left at the weights' precision as before (the fit absorbs it)."""
+(every linear layer of the transformer blocks FP8). The output head (lm_head) and the embedding stay BF16 in all of
+them: tco.sizing.vocab_rules counts them apart."""
 
 
 def kept_wide(family: str, precision: str, attention_params_b: float) -> tuple[float, str]:

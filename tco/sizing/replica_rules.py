@@ -255,7 +255,7 @@ def _replica_resources() -> tuple[Rule, ...]:
     w, we = Row("weights_b"), Row("expert_b")
     return (
         Rule("gpus", G, "GPU", "GPUs of one replica"),
-        Rule("weights_b", vocab.held_bytes(), "B", "weights held (the layers, embedding and head a checkpoint keeps wider in their format)"),
+        Rule("weights_b", vocab.held_bytes(), "B", "weights held (layers, embedding and head a checkpoint keeps wider in their format)"),
         Rule("expert_b", expert_params() * In("weight_bytes"), "B", "weights in routed experts (0 for a dense model)"),
         Rule("held_b", IF(EP.eq(1), G * (w - we) + we, w), "B",
              "weights the replica holds: expert parallel keeps the shared weights on every GPU"),

@@ -118,8 +118,8 @@ def test_a_405b_on_4_servers_of_8_h100_sizes_by_hand():
     """Llama 3.1 405B in BF16 (811.7 GB) over 4 servers of 8 × H100 (TP8 inside each, a 4-stage pipeline over a
     3,200 Gb/s network), 2,048/512 tokens, 20 tokens/s/user: the replica fits and meets the target. Each stage reads
     its quarter of the weights once per micro-batch, 4 micro-batches a cycle: the whole 811.7 GB less the 4.2 GB
-    embedding no step reads, 807.5 GB, at one stage's bandwidth; the KV cache per stage is a quarter; every micro-batch crosses the 4 stage boundaries once (α = 20 µs
-    + its activations over the network)."""
+    embedding no step reads, 807.5 GB, at one stage's bandwidth; the KV cache per stage is a quarter; every
+    micro-batch crosses the 4 stage boundaries once (α = 20 µs + its activations over the network)."""
     from tco.catalog import load_catalog
     from tco.sizing.calibrate import from_dict, hardware_for, model_spec
     from tco.sizing.replica import Layout, replica_table
