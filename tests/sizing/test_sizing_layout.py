@@ -151,3 +151,22 @@ def test_a_405b_on_4_servers_of_8_h100_sizes_by_hand():
     assert v["coll_s"] == pytest.approx(2 * 126 * allreduce + hops)
     rep = to_replica_size(v, 8)
     assert rep.replicas_per_server == 1 / 4 and rep.nodes == 4 and rep.parallel_mode == "pp"
+
+
+def test_the_mlperf_405b_fp8_case_sizes_one_tp8_replica_per_h100_server_as_the_runs_did():
+    """MN01–MN04 (MLPerf v5.1, 405B FP8 on 2 and 4 servers of 8 × H100, docs/calibration.md "The multi-server rows"):
+    at the dataset's mean input 9,428.6 tokens, 626.1 out and the Server TPOT limit 175 ms (5.71 tokens/s/user),
+    with the cluster's 3,200 Gb/s known, the engine keeps each replica inside a server, TP8 as the runs did: the
+    weights, 405.85 GB, exceed TP4's 4 × 80 × 0.9 = 288 GB and fit 8 × 80 × 0.9 = 576 GB, so no pipeline across
+    servers is tried. The batch is the KV room, (576 GB − W) / ((9,428.6 + 626.1) × 258,048 B = 2.5946 GB per
+    sequence; 126 layers × 8 KV heads × 128 × 2 × 1 B per FP8 token, TensorRT-LLM reserving each sequence's whole
+    length): at W = 405.85 GB (every weight in FP8) 170.15 / 2.5946 = 65.6 → 65 sequences; W grows by a few GB where
+    the checkpoint keeps the head or embedding wider (410.05 GB: 63), hence the range."""
+    cands, rep = _catalog_case("llama-3.1-405b", "H100-SXM-80GB", "fp8", 9428.6, 626.1, 1 / 0.175, network_gbps=3200)
+    assert [c["layout"] for c in cands if c["fits"]] == ["TP8"] and all(c["nodes"] == 1 for c in cands)
+    assert rep is not None and (rep.tensor_parallel, rep.nodes, rep.replicas_per_server) == (8, 1, 1.0)
+    assert rep.kv_mb_per_token * 1e6 == pytest.approx(126 * 8 * 128 * 2 * 1)
+    assert 288 < rep.weights_gb < 576
+    assert rep.batch == int((576 - rep.weights_gb) * 1e9 / ((9428.6 + 626.1) * 258_048))
+    assert 60 <= rep.batch <= 65
+    assert rep.target_met and rep.inter_token_seconds <= 0.175
