@@ -102,3 +102,10 @@ def write_all(files: list[tuple[str | Path, str | bytes]]) -> None:
         for tmp, _ in done:
             if os.path.lexists(tmp):
                 os.unlink(tmp)
+
+
+def entry(path: str | Path) -> str:
+    """The directory entry `path` names: its folder resolved (symbolic links, `..`), its last part as given. Two names
+    of one entry are one file a rename would replace (a hard link elsewhere is another entry, left as it was)."""
+    p = os.path.abspath(str(path))
+    return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
