@@ -11,6 +11,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tco.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,3 +38,40 @@ def test_o1_run_into_the_scenarios_own_folder_never_replaces_it(tmp_path, capsys
         assert scen.read_bytes() == before
         made.add(name)
         assert {p.name for p in tmp_path.iterdir()} == made  # nothing else written either
+
+
+def _with(tmp_path: Path, old: str, new: str, name: str = "s.toml", base: Path = SMALL) -> Path:
+    text = base.read_text(encoding="utf-8")
+    assert old in text
+    p = tmp_path / name
+    p.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return p
+
+
+def _problems(path: Path) -> list[str]:
+    from tco import api
+    from tco.errors import InputError
+
+    with pytest.raises(InputError) as exc:
+        api.check(path)
+    return [str(p) for p in exc.value.problems]
+
+
+# ---------------------------------------------------------------------------------------------
+# Q1: a training sequence longer than the model's context window
+
+
+def test_q1_a_training_sequence_past_the_context_window_is_refused(tmp_path):
+    """[training] sequence_length = 1,048,576 on Llama 3.1 8B (context 131,072) ran, exit 0: 2,963 GPU-hours instead of
+    174 (the attention FLOPs grow with the length), R$ 3.07 M instead of 0.42 M, where a request past the context is
+    refused."""
+    p = _with(tmp_path, "target_days = 3", "target_days = 3\nsequence_length = 1048576")
+    (msg,) = _problems(p)
+    assert msg.startswith(f"{p}:24: [training.sequence_length] 1,048,576 tokens per training sequence is longer than "
+                          "the context window of 'llama-3.1-8b' (131,072 tokens"), msg
+    ok = _with(tmp_path, "target_days = 3", "target_days = 3\nsequence_length = 131072", "ok.toml")
+    from tco import api
+
+    api.check(ok)  # the window itself is allowed
+    none = _with(tmp_path, 'method = "lora"', 'method = "none"\nsequence_length = 1048576', "none.toml")
+    api.check(none)  # nothing trained: the notice about unused keys, not an error

@@ -141,10 +141,15 @@ def context_problems(s: Scenario, model, file: str, line) -> list[Problem]:
     limit = model.max_context_tokens
     inf = s.inference
     total = inf.input_tokens_per_request + inf.output_tokens_per_request
+    seq = s.training.sequence_length if s.training.method != "none" else None
+    out = [] if not limit or not seq or seq <= limit else [  # 1,048,576 on Llama 3.1 8B was costed, 7x the GPU-hours
+        Problem(file, "training.sequence_length", f"{seq:,} tokens per training sequence is longer than the context "
+                f"window of {s.model.id!r} ({limit:,} tokens, models.csv max_context_tokens); give at most {limit:,}",
+                line("training", "sequence_length"))]
     if not limit or total <= limit:
-        return []
+        return out
     key = "input_tokens_per_request" if inf.input_tokens_per_request > limit else "output_tokens_per_request"
-    return [Problem(file, f"inference.{key}", f"a request of {inf.input_tokens_per_request:,.0f} input + "
+    return out + [Problem(file, f"inference.{key}", f"a request of {inf.input_tokens_per_request:,.0f} input + "
                     f"{inf.output_tokens_per_request:,.0f} output tokens = {total:,.0f} is longer than the context "
                     f"window of {s.model.id!r} ({limit:,} tokens, models.csv max_context_tokens); shorten the "
                     "requests or choose a model with a longer context", line("inference", key))]
