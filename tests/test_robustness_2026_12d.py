@@ -75,3 +75,33 @@ def test_q1_a_training_sequence_past_the_context_window_is_refused(tmp_path):
     api.check(ok)  # the window itself is allowed
     none = _with(tmp_path, 'method = "lora"', 'method = "none"\nsequence_length = 1048576', "none.toml")
     api.check(none)  # nothing trained: the notice about unused keys, not an error
+
+
+# ---------------------------------------------------------------------------------------------
+# C18: a benchmark row's framework_version is an era of its own framework
+
+
+def test_c18_a_version_era_of_another_framework_or_a_patch_version_is_refused(tmp_path):
+    """An era the table lacks takes the framework's current engine: `vllm-0.6.0` (the version vLLM prints) was fitted
+    as vLLM V1 (prompts inside the decode steps: 13.59 ms predicted where the 0.6 era gives 14.29 ms), and `sglang-0.3`
+    on a TensorRT-LLM row as SGLang's prefill steps, in silence."""
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+
+    head = "model,gpu,gpu_count,input_tokens,output_tokens,output_tokens_per_second,framework,framework_version\n"
+    cases = [("vllm", "vllm-0.6.0", "the eras are named by major.minor version; use 'vllm-0.6'"),
+             ("trtllm", "sglang-0.3", "'sglang-0.3' is not an era of this row's framework ('trtllm')"),
+             ("", "vllm-0.6", "'vllm-0.6' is not an era of this row's framework ('')"),
+             ("vllm", "0.6", "'0.6' is not an era of this row's framework ('vllm')")]
+    f = tmp_path / "b.csv"
+    f.write_text(head + "".join(f"llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,{fw},{era}\n" for fw, era, _ in cases),
+                 encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        benchmarks.read(f)
+    got = [str(p) for p in exc.value.problems]
+    assert len(got) == len(cases)
+    for line, (msg, (_, _, want)) in enumerate(zip(got, cases), start=2):
+        assert msg.startswith(f"{f}:{line}: [framework_version] ") and want in msg, msg
+    f.write_text(head + "llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,vllm,vllm-0.24-aiconfigurator\n"
+                 "llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,sglang,SGLANG-0.3\n", encoding="utf-8")
+    assert [r.framework_version for r in benchmarks.read(f)] == ["vllm-0.24-aiconfigurator", "sglang-0.3"]
