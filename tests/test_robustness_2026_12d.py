@@ -105,3 +105,51 @@ def test_c18_a_version_era_of_another_framework_or_a_patch_version_is_refused(tm
     f.write_text(head + "llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,vllm,vllm-0.24-aiconfigurator\n"
                  "llama-3.1-8b,A100-SXM-80GB,1,231,194.4,778,sglang,SGLANG-0.3\n", encoding="utf-8")
     assert [r.framework_version for r in benchmarks.read(f)] == ["vllm-0.24-aiconfigurator", "sglang-0.3"]
+
+
+# ---------------------------------------------------------------------------------------------
+# C19, C20: a benchmark row's layout and MTP cells
+
+HEAD = ("id,model,gpu,gpu_count,tp,nodes,precision,kv_precision,input_tokens,output_tokens,concurrency,max_batch,"
+        "output_tokens_per_second,itl_ms,ttft_ms,exclude,source,mode,draft_tokens,acceptance_share")
+
+
+def _bench(tmp_path: Path, *rows: str) -> Path:
+    p = tmp_path / "bench.csv"
+    p.write_text(HEAD + "\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    return p
+
+
+def test_c19_mode_ep_on_a_dense_model_is_refused(tmp_path):
+    """`mode = ep` on Llama 3.1 70B (no experts) was fitted as eight copies of the whole model, one per GPU (18.7
+    tokens/s predicted at the fit's start for a TP8 run's 3,300), exit 0 and a calibration written."""
+    from tco.catalog import load_catalog
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+    from tco.sizing.calibrate import check_rows
+
+    f = _bench(tmp_path, "G,llama-3.1-70b,H100-SXM-80GB,8,8,1,fp8,fp8,128,128,,2048,2700,,,,src,ep,,",
+               "R,deepseek-r1,H200-SXM-141GB,8,8,1,fp8,fp8,128,128,,2048,2700,,,,src,ep,,")
+    with pytest.raises(InputError) as exc:
+        check_rows(benchmarks.read(f), load_catalog())
+    assert [str(p) for p in exc.value.problems] == [
+        f"{f}:2: [mode] row G: mode 'ep' splits a mixture of experts' experts over the GPUs; 'llama-3.1-70b' has none "
+        "(models.csv experts): leave mode empty or 'tp'"]  # DeepSeek-R1 (256 experts) in ep is a layout
+
+
+def test_c20_a_refused_mtp_cell_is_said_once(tmp_path):
+    """`draft_tokens = nan` (or 5, or 1.5) with `acceptance_share = 0.8` gave its own problem and a second, false one:
+    "an MTP run needs both draft_tokens and acceptance_share; acceptance_share is given, draft_tokens is not"."""
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+
+    for draft, acc, key in (("nan", "0.8", "draft_tokens"), ("5", "0.8", "draft_tokens"), ("2", "2", "acceptance_share")):
+        f = _bench(tmp_path, f"G,deepseek-r1,H200-SXM-141GB,8,8,1,fp8,fp8,128,128,,2048,2700,,,,src,,{draft},{acc}")
+        with pytest.raises(InputError) as exc:
+            benchmarks.read(f)
+        (p,) = exc.value.problems
+        assert p.key == key and "needs both" not in p.message, p
+    f = _bench(tmp_path, "G,deepseek-r1,H200-SXM-141GB,8,8,1,fp8,fp8,128,128,,2048,2700,,,,src,,3,")
+    with pytest.raises(InputError) as exc:
+        benchmarks.read(f)
+    assert "needs both draft_tokens and acceptance_share; draft_tokens is given" in str(exc.value.problems[0])

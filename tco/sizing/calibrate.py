@@ -117,6 +117,10 @@ def check_rows(rows: list[BenchRow], cat) -> None:
         if r.gpu not in cat.gpus:
             problems.append(Problem(r.file, "gpu", f"row {r.id}: GPU {r.gpu!r} is not in the catalog; choose one of "
                                     f"{', '.join(sorted(cat.gpus))}", r.line))
+        if r.mode == "ep" and r.model in cat.models and not cat.models[r.model].experts:  # read as copies of the whole model, one per GPU
+            problems.append(Problem(r.file, "mode", f"row {r.id}: mode 'ep' splits a mixture of experts' experts over "
+                                    f"the GPUs; {r.model!r} has none (models.csv experts): leave mode empty or 'tp'",
+                                    r.line))
         if r.tp < 1 or r.gpu_count % (r.tp * r.nodes):
             problems.append(Problem(r.file, "tp", f"row {r.id}: {r.gpu_count} GPUs do not split into replicas of "
                                     f"tp {r.tp} × nodes {r.nodes}", r.line))
