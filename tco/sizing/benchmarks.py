@@ -206,7 +206,8 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
         problems.append(Problem(str(p), "network_gbps", "is read only for a replica over several servers (nodes of 2 or "
                                 "more); this row has nodes = 1: give its nodes, or leave network_gbps empty", line))
     for k, other in (("draft_tokens", "acceptance_share"), ("acceptance_share", "draft_tokens")):
-        if n.get(k) and n.get(other) is None:  # 3 draft tokens at acceptance 0 was a run paying drafts for nothing
+        # 3 draft tokens at acceptance 0 was a run paying drafts for nothing; a cell given but refused is said once
+        if n.get(k) and n.get(other) is None and not (r.get(other) or "").strip():
             problems.append(Problem(str(p), other, f"an MTP run needs both draft_tokens and acceptance_share; {k} is "
                                     f"given, {other} is not", line))
     prec = number_format((r.get("precision") or "bf16").strip().lower())
