@@ -153,3 +153,19 @@ def test_c20_a_refused_mtp_cell_is_said_once(tmp_path):
     with pytest.raises(InputError) as exc:
         benchmarks.read(f)
     assert "needs both draft_tokens and acceptance_share; draft_tokens is given" in str(exc.value.problems[0])
+
+
+# ---------------------------------------------------------------------------------------------
+# F2: init names a file
+
+
+def test_f2_init_of_a_name_ending_with_a_slash_writes_no_file(tmp_path, capsys, monkeypatch):
+    """`init newdir/` (a folder meant, none there yet) wrote the starter into a file named `newdir`, exit 0, as
+    `calibrate -o newdir/` did before 2026-12c F1; `init ""` said ".: exists already"."""
+    monkeypatch.chdir(tmp_path)
+    assert main(["init", "newdir/"]) == 2
+    assert "newdir/: ends with a slash, so it names a folder" in capsys.readouterr().err
+    assert main(["init", ""]) == 2
+    assert ": the file name is empty" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+    assert main(["init", "s.toml"]) == 0 and (tmp_path / "s.toml").is_file()

@@ -273,8 +273,11 @@ def _json_target_problem(name: str) -> str | None:
 def cmd_init(args) -> int:
     from tco.scenario.starter import STARTER
 
-    from tco.files import write_whole
+    from tco.files import target_problem, write_whole
 
+    if not args.path.strip() or args.path.endswith(("/", os.sep)):  # `init newdir/` wrote a file named newdir (2026-12d F2)
+        _err(f"{args.path}: {target_problem(args.path)}")
+        return 2
     path = Path(args.path)
     if path.exists() or path.is_symlink():  # a dangling symlink too: init never writes through one (H1)
         _err(f"{path}: exists already; choose another name")
