@@ -169,3 +169,22 @@ def test_f2_init_of_a_name_ending_with_a_slash_writes_no_file(tmp_path, capsys, 
     assert ": the file name is empty" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
     assert main(["init", "s.toml"]) == 0 and (tmp_path / "s.toml").is_file()
+
+
+def test_o2_a_sweep_never_writes_over_its_sweep_file_or_base(tmp_path):
+    """`sweep s.csv -o . --csv` (a sweep file saved with a .csv name) replaced the sweep file with its table, exit 0."""
+    from tco.errors import InputError
+    from tco.sweep import driver, plan
+
+    shutil.copy(SMALL, tmp_path / "small.toml")
+    sweep = tmp_path / "sw.csv"
+    sweep.write_text('[sweep]\nbase = "small.toml"\ndesign = "grid"\nkeep = ["tco"]\n\n[[axes]]\nkey = "fx.usdbrl"\n'
+                     "values = [5.0, 6.0]\n", encoding="utf-8")
+    work = plan.prepare(str(sweep), plan.MAX_CASES)
+    with pytest.raises(InputError) as exc:
+        driver.check_inputs(work, tmp_path, csv=True)
+    assert [str(p) for p in exc.value.problems] == [
+        f"{sweep}: [-o] would replace {sweep}, which this sweep reads; write the output to another folder (-o) or "
+        "rename the input"]
+    driver.check_inputs(work, tmp_path, csv=False)  # no CSV asked: sw.parquet and the map land beside it
+    driver.check_inputs(work, tmp_path / "out", csv=True)

@@ -76,6 +76,7 @@ def command(args) -> int:
         return 2
     work = plan.prepare(args.sweep, args.max_cases or plan.MAX_CASES)
     out = Path(args.output)
+    driver.check_inputs(work, out, args.csv)
     kept = 0
     if args.resume:  # a table of another sweep is refused before a cluster starts
         kept = len({r["case"] for r in driver.resumed(work, out) or []})
