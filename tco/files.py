@@ -109,3 +109,19 @@ def entry(path: str | Path) -> str:
     of one entry are one file a rename would replace (a hard link elsewhere is another entry, left as it was)."""
     p = os.path.abspath(str(path))
     return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+
+
+def input_files(scenario, path: str | Path) -> list[str]:
+    """The files a run of `scenario` (read from `path`) reads: the scenario file, its calibration and FX history, and
+    the files of its catalog folder (relative names resolved from the scenario's folder, as the loader does)."""
+    out = [str(path)]
+    if scenario is None:
+        return out
+    out += [str(x) for x in (scenario.inference.calibration, scenario.fx.history_csv) if x]
+    if scenario.scenario.catalog_dir:
+        folder = Path(path).parent / scenario.scenario.catalog_dir
+        try:
+            out += [str(f) for f in folder.iterdir() if f.is_file()]
+        except OSError:
+            pass
+    return out

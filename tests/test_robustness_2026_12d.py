@@ -188,3 +188,17 @@ def test_o2_a_sweep_never_writes_over_its_sweep_file_or_base(tmp_path):
         "rename the input"]
     driver.check_inputs(work, tmp_path, csv=False)  # no CSV asked: sw.parquet and the map land beside it
     driver.check_inputs(work, tmp_path / "out", csv=True)
+
+
+def test_o3_plan_json_never_replaces_a_file_the_run_reads(tmp_path, capsys):
+    """`plan s.toml --json s.toml` (or --json a link to it, or a catalog overlay's file) replaced the scenario with the
+    plan's JSON, exit 0 (a typo for --json s.json loses the scenario)."""
+    scen = tmp_path / "s.toml"
+    shutil.copy(SMALL, scen)
+    before = scen.read_bytes()
+    (tmp_path / "link.json").symlink_to(scen)
+    for target in (scen, tmp_path / "link.json"):
+        assert main(["plan", str(scen), "--json", str(target)]) == 2
+        err = capsys.readouterr().err
+        assert f"--json {target}: would replace {scen}, which this run reads" in err, err
+        assert scen.read_bytes() == before

@@ -268,16 +268,10 @@ def _check_inputs(res, out_dir: Path, stem: str, formats: list[str], scenario_pa
     scenario with its own JSON (exit 0; red team 2026-12d O1), as would ``-o`` naming the folder of the calibration,
     FX history or catalog overlay whose name a format takes (``models.toml -o cat --formats csv``)."""
     from tco.errors import InputError, Problem
-    from tco.files import entry
+    from tco.files import entry, input_files
 
     names = [f"{stem}.{fmt}" for fmt in formats] + ([f"{stem}.notes.txt"] if "pdf" in formats else [])
-    s = getattr(res, "scenario", None)
-    reads = [scenario_path]
-    if s is not None:
-        reads += [x for x in (s.inference.calibration, s.fx.history_csv) if x]
-        if s.scenario.catalog_dir:
-            folder = Path(scenario_path).parent / s.scenario.catalog_dir
-            reads += [str(folder / n) for n in names]  # an overlay file of that name, if there is one
+    reads = input_files(getattr(res, "scenario", None), scenario_path)
     inputs = {entry(f): f for f in reads if os.path.isfile(f)}
     hits = [(n, inputs[entry(out_dir / n)]) for n in names if entry(out_dir / n) in inputs]
     if hits:
