@@ -202,3 +202,20 @@ def test_o3_plan_json_never_replaces_a_file_the_run_reads(tmp_path, capsys):
         err = capsys.readouterr().err
         assert f"--json {target}: would replace {scen}, which this run reads" in err, err
         assert scen.read_bytes() == before
+
+
+def test_c21_calibrate_never_writes_over_its_catalog_overlay(tmp_path, capsys):
+    """`calibrate bench.csv --catalog-dir cat -o cat/models.csv` (or --report there) replaced the overlay's models.csv
+    with the calibration, exit 0 (2026-12c C1 guarded the benchmark and --frameworks files only)."""
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    shutil.copy(ROOT / "tco" / "catalog" / "data" / "models.csv", cat / "models.csv")
+    before = (cat / "models.csv").read_bytes()
+    bench = tmp_path / "bench.csv"
+    bench.write_text(HEAD + "\nA,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,,,\n",
+                     encoding="utf-8")
+    for opt in (["-o", str(cat / "models.csv")], ["-o", str(tmp_path / "c.toml"), "--report", str(cat / "models.csv")]):
+        rc = main(["calibrate", str(bench), "--catalog-dir", str(cat), *opt, "--no-loo"])
+        err = capsys.readouterr().err
+        assert rc == 2 and f"names the catalog file '{cat / 'models.csv'}', which calibrate reads" in err, err
+        assert (cat / "models.csv").read_bytes() == before and not (tmp_path / "c.toml").exists()
