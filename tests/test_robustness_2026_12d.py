@@ -219,3 +219,46 @@ def test_c21_calibrate_never_writes_over_its_catalog_overlay(tmp_path, capsys):
         err = capsys.readouterr().err
         assert rc == 2 and f"names the catalog file '{cat / 'models.csv'}', which calibrate reads" in err, err
         assert (cat / "models.csv").read_bytes() == before and not (tmp_path / "c.toml").exists()
+
+
+# ---------------------------------------------------------------------------------------------
+# T3, W9: an integer past Python's 4,300 digits
+
+BIG = "9" * 5000
+
+
+def test_t3_a_5000_digit_integer_in_a_toml_file_is_a_located_problem(tmp_path, capsys, monkeypatch):
+    """tomllib raises ValueError (not TOMLDecodeError) for an integer past 4,300 digits: `validate`/`run` of such a
+    scenario, a sweep file, a calibration file and the config file ended in a traceback (exit 1)."""
+    p = _with(tmp_path, "storage_gb = 200", f"storage_gb = {BIG}")
+    (msg,) = _problems(p)
+    assert msg == (f"{p}:36: [storage_gb] an integer of more than 4,300 digits: too long to read; write the number "
+                   "in scientific notation (1.5e9) or check the value")
+    cfg = tmp_path / "config.toml"
+    cfg.write_text(f"x = {BIG}\n", encoding="utf-8")
+    monkeypatch.setenv("TCO_CONFIG", str(cfg))
+    assert main(["validate", str(SMALL)]) == 2
+    assert "config.toml: an integer of more than 4,300 digits" in capsys.readouterr().err
+
+
+def test_w9_the_desk_answers_a_5000_digit_number_with_a_page(tmp_path):
+    """A 5,000-digit number typed into a numeric field of the sales desk (int() past 4,300 digits), or in an uploaded
+    scenario (tomllib), was a 500 Internal Server Error with a ValueError traceback in the server's terminal."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from starlette.testclient import TestClient
+
+    from tco.web import app as webapp
+    from tco.web import fields as F
+
+    assert F.typed(BIG, "int") == float("inf")  # refused by the schema, which names the field
+    text = SMALL.read_text(encoding="utf-8")
+    with ThreadPoolExecutor(1) as pool:
+        desk = webapp.Desk({}, None, pool, ("testserver",))
+        with TestClient(webapp.create_app(desk), raise_server_exceptions=False) as c:
+            same = {"Origin": "http://testserver"}
+            r = c.post("/recalc", data={"base": text, "training.tokens": BIG}, headers=same)
+            assert r.status_code == 422 and "training.tokens" in r.text
+            big = text.replace("storage_gb = 200", f"storage_gb = {BIG}")
+            r = c.post("/upload", files={"scenario": ("big.toml", big.encode())}, headers=same)
+            assert r.status_code == 422 and "4,300 digits" in r.text
