@@ -262,3 +262,20 @@ def test_w9_the_desk_answers_a_5000_digit_number_with_a_page(tmp_path):
             big = text.replace("storage_gb = 200", f"storage_gb = {BIG}")
             r = c.post("/upload", files={"scenario": ("big.toml", big.encode())}, headers=same)
             assert r.status_code == 422 and "4,300 digits" in r.text
+
+
+def test_c22_tp_past_the_largest_server_is_refused(tmp_path):
+    """tp 16 (or 64 L4s, or 1,024 H100s) with nodes empty was fitted as one NVLink domain of that many GPUs in one
+    server, no network (1,504 tokens/s predicted for 405B on 16 H100s): a forgotten `nodes = 2` fitted in silence."""
+    from tco.catalog import load_catalog
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+    from tco.sizing.calibrate import check_rows
+
+    f = _bench(tmp_path, "X,llama-3.1-405b,H100-SXM-80GB,16,16,1,fp8,fp8,1024,1024,64,2048,2700,,,,src,,,",
+               "Y,llama-3.1-405b,H100-SXM-80GB,16,8,2,fp8,fp8,1024,1024,64,2048,2700,,,,src,,,")
+    with pytest.raises(InputError) as exc:
+        check_rows(benchmarks.read(f), load_catalog())
+    assert [str(p) for p in exc.value.problems] == [
+        f"{f}:2: [tp] row X: tp 16 in one server, but no H100-SXM-80GB server holds more than 8 GPUs; for a replica "
+        "over several servers give tp per server and nodes (e.g. tp 8, nodes 2)"]  # Y, over two servers, is a layout
