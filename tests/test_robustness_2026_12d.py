@@ -279,3 +279,21 @@ def test_c22_tp_past_the_largest_server_is_refused(tmp_path):
     assert [str(p) for p in exc.value.problems] == [
         f"{f}:2: [tp] row X: tp 16 in one server, but no H100-SXM-80GB server holds more than 8 GPUs; for a replica "
         "over several servers give tp per server and nodes (e.g. tp 8, nodes 2)"]  # Y, over two servers, is a layout
+
+
+# ---------------------------------------------------------------------------------------------
+# Q2: [training] keys that gpu_hours makes inert
+
+
+def test_q2_mfu_and_sequence_length_beside_gpu_hours_get_a_notice(tmp_path):
+    """With `gpu_hours` the GPU-hours are given, not sized from 6·N·D: `mfu = 0.2` or `0.6` and `sequence_length =
+    65536` changed nothing (every option's TCO equal: R$ 696,726 / 282,882 / 188,342 / 146,153) and nothing said so;
+    the JSON showed the sequence length beside the given hours as if it had sized them."""
+    from tco import api
+    from tco.scenario import plausibility
+
+    p = _with(tmp_path, "target_days = 3", "target_days = 3\ngpu_hours = 500\nmfu = 0.2\nsequence_length = 65536")
+    got = [n for n in plausibility(api.load(p).scenario) if n.code == "training_hours_keys_ignored"]
+    assert [n.params for n in got] == [{"keys": "mfu, sequence_length"}]
+    plain = _with(tmp_path, "target_days = 3", "target_days = 3\nmfu = 0.2\nsequence_length = 65536", "plain.toml")
+    assert not [n for n in plausibility(api.load(plain).scenario) if n.code == "training_hours_keys_ignored"]
