@@ -119,9 +119,8 @@ def input_files(scenario, path: str | Path) -> list[str]:
         return out
     out += [str(x) for x in (scenario.inference.calibration, scenario.fx.history_csv) if x]
     if scenario.scenario.catalog_dir:
+        from tco.catalog import CATALOG_FILES  # the names the loader reads there (not the folder's other files)
+
         folder = Path(path).parent / scenario.scenario.catalog_dir
-        try:
-            out += [str(f) for f in folder.iterdir() if f.is_file()]
-        except OSError:
-            pass
+        out += [str(folder / n) for n in CATALOG_FILES if (folder / n).is_file()]
     return out

@@ -297,3 +297,16 @@ def test_q2_mfu_and_sequence_length_beside_gpu_hours_get_a_notice(tmp_path):
     assert [n.params for n in got] == [{"keys": "mfu, sequence_length"}]
     plain = _with(tmp_path, "target_days = 3", "target_days = 3\nmfu = 0.2\nsequence_length = 65536", "plain.toml")
     assert not [n for n in plausibility(api.load(plain).scenario) if n.code == "training_hours_keys_ignored"]
+
+
+def test_o1_a_catalog_folder_beside_the_outputs_guards_only_its_catalog_files(tmp_path, capsys):
+    """`catalog_dir = "."` with `-o .`: a second run replaces its own earlier outputs (not files the run reads), but
+    a scenario named like a catalog file (models.toml, --formats csv) would replace the overlay's models.csv."""
+    scen = _with(tmp_path, 'locale = "pt-BR"', 'locale = "pt-BR"\ncatalog_dir = "."')
+    shutil.copy(ROOT / "tco" / "catalog" / "data" / "models.csv", tmp_path / "models.csv")
+    for _ in range(2):
+        assert main(["run", str(scen), "-o", str(tmp_path), "--formats", "json,csv", "--quiet"]) == 0
+    capsys.readouterr()
+    shutil.copy(scen, tmp_path / "models.toml")
+    assert main(["run", str(tmp_path / "models.toml"), "-o", str(tmp_path), "--formats", "csv", "--quiet"]) == 2
+    assert "models.csv, which this run reads" in capsys.readouterr().err
