@@ -122,8 +122,10 @@ def same_file_problems(args, target: Path) -> list[Problem]:
 
     given = [("the benchmark file", args.file), ("--frameworks", getattr(args, "frameworks", None))]
     folder = getattr(args, "catalog_dir", None)  # -o cat/models.csv replaced the overlay calibrate reads (2026-12d C21)
-    if folder and Path(folder).is_dir():
-        given += [("the catalog file", str(f)) for f in sorted(Path(folder).iterdir()) if f.is_file()]
+    if folder and Path(folder).is_dir():  # the files the loader reads there, not an earlier calibration beside them
+        from tco.catalog import CATALOG_FILES
+
+        given += [("the catalog file", str(Path(folder) / n)) for n in CATALOG_FILES if (Path(folder) / n).is_file()]
     reads = {ident(f): (opt, f) for opt, f in given if f}
     writes = [(opt, f) for opt, f in (("-o", args.output or target), ("--report", args.report)) if f is not None]
     bad = []
