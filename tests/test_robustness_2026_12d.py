@@ -122,7 +122,8 @@ def _bench(tmp_path: Path, *rows: str) -> Path:
 
 def test_c19_mode_ep_on_a_dense_model_is_refused(tmp_path):
     """`mode = ep` on Llama 3.1 70B (no experts) was fitted as eight copies of the whole model, one per GPU (18.7
-    tokens/s predicted at the fit's start for a TP8 run's 3,300), exit 0 and a calibration written."""
+    tokens/s predicted with the shipped calibration where the same row in tp predicts 3,300), exit 0 and a calibration
+    written."""
     from tco.catalog import load_catalog
     from tco.errors import InputError
     from tco.sizing import benchmarks
