@@ -311,3 +311,24 @@ def test_o1_a_catalog_folder_beside_the_outputs_guards_only_its_catalog_files(tm
     shutil.copy(scen, tmp_path / "models.toml")
     assert main(["run", str(tmp_path / "models.toml"), "-o", str(tmp_path), "--formats", "csv", "--quiet"]) == 2
     assert "models.csv, which this run reads" in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------------------------------------
+# K4: a contract term past the horizon
+
+
+def test_k4_a_contract_or_minimum_term_past_the_horizon_gets_a_notice(tmp_path):
+    """The seed with `[proposal.contract] duration_months = 240` (horizon 36): validated and ran without a word, the
+    PDF offering a 20-year contract whose TCO and totals cover 3 years."""
+    from tco import api
+    from tco.report.notices import text
+    from tco.scenario import plausibility
+
+    seed = ROOT / "scenarios" / "seed_70b_h200.toml"
+    p = _with(tmp_path, "duration_months = 36", "duration_months = 240", base=seed)
+    got = [n for n in plausibility(api.load(p).scenario) if n.code == "proposal_term_beyond_horizon"]
+    assert [n.params for n in got] == [{"name": "proposal.contract.duration_months", "term": 240, "months": 36}]
+    assert text(got[0], "en") == ("proposal.contract.duration_months = 240 months is longer than the 36-month horizon: "
+                                  "the client commits to months the TCO and the proposal's totals do not cost; "
+                                  "lengthen scenario.horizon_months or shorten the term.")
+    assert not [n for n in plausibility(api.load(seed).scenario) if n.code == "proposal_term_beyond_horizon"]

@@ -45,6 +45,7 @@ PARAMS: dict[str, dict[str, str]] = {
     "fx_history_ignored": {"keys": "text", "model": "text"},
     "speculative_keys_ignored": {"keys": "text"},
     "training_hours_keys_ignored": {"keys": "text"},
+    "proposal_term_beyond_horizon": {"name": "text", "term": "int", "months": "int"},
     "spot_interruptible": {},
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},

@@ -140,6 +140,12 @@ def plausibility(s: Scenario) -> list:
     history = [k for k in HISTORY_KEYS if k in given_keys(s.fx)]
     if history and s.fx.model != FxModel.BOOTSTRAP:
         out.append(Notice("fx_history_ignored", None, {"keys": ", ".join(history), "model": str(s.fx.model)}))
+    prop = s.proposal
+    terms = [(k, v) for k, v in (("proposal.min_term_months", prop.min_term_months if prop else None),
+                                 ("proposal.contract.duration_months", prop.contract.duration_months if prop else None))
+             if v is not None and v > horizon_months]
+    for key, months in terms:  # the client commits past what the TCO and the proposal's totals cover (2026-12d K4)
+        out.append(Notice("proposal_term_beyond_horizon", None, {"name": key, "term": months, "months": horizon_months}))
     for o in s.options:
         inert = [k for k in TRAINING_KEYS if k in given_keys(o)] if s.training.method == TrainingMethod.NONE else []
         if inert:
