@@ -332,3 +332,24 @@ def test_k4_a_contract_or_minimum_term_past_the_horizon_gets_a_notice(tmp_path):
                                   "the client commits to months the TCO and the proposal's totals do not cost; "
                                   "lengthen scenario.horizon_months or shorten the term.")
     assert not [n for n in plausibility(api.load(seed).scenario) if n.code == "proposal_term_beyond_horizon"]
+
+
+def test_c23_a_throughput_past_the_hardwares_roofline_is_refused(tmp_path):
+    """A fourth row of 9,000,000 tokens/s on one H100 (Llama 3.1 8B, 128/128; a unit or a digit slip) was fitted: every
+    share pushed to its bound, the row at -99.4 %, the median error 68.7 %, exit 0 and the calibration written."""
+    from tco.catalog import load_catalog
+    from tco.cli.calibrate import check_fits
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+
+    f = _bench(tmp_path, "A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,,,",
+               "D,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,9000000,,,,src,,,",
+               "E,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,128,,2048,9000000,,,excluded: a typo,src,,,")
+    with pytest.raises(InputError) as exc:
+        check_fits(benchmarks.read(f), load_catalog())
+    (p,) = exc.value.problems  # E is excluded: listed, not fitted
+    assert str(p).startswith(f"{f}:3: [output_tokens_per_second] row D: 9,000,000 tokens/s is more than 2 × what 1 × "
+                             "H100-SXM-80GB reach at their full bandwidth and peak with no overhead ("), p
+    for shipped in ("calibration_public.csv", "calibration_frameworks.csv"):  # every fitted public row passes
+        check_fits([r for r in benchmarks.read(ROOT / "tco" / "catalog" / "data" / shipped) if not r.exclude],
+                   load_catalog())

@@ -190,6 +190,22 @@ def check_fits(rows, cat) -> None:
                                     r.line))
     if problems:
         raise InputError(problems)
+    ideal = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0)  # every share 1, no overhead: the hardware's roofline
+    used = [r for r in rows if not r.exclude]
+    for r, p in zip(used, predict_rows(used, cat, ideal)):
+        if r.output_tokens_per_second > BEYOND_ROOFLINE * p["tps"]:  # 9,000,000 tokens/s on one H100 was fitted
+            problems.append(Problem(r.file, "output_tokens_per_second", f"row {r.id}: {r.output_tokens_per_second:,.0f} "
+                                    f"tokens/s is more than {BEYOND_ROOFLINE:g} × what {r.gpu_count} × {r.gpu} reach at "
+                                    f"their full bandwidth and peak with no overhead ({p['tps']:,.0f}); check the "
+                                    "number and its unit, or give the row an `exclude` reason", r.line))
+    if problems:
+        raise InputError(problems)
+
+
+BEYOND_ROOFLINE = 2.0
+"""A measured throughput more than this many times the ideal prediction (shares 1, overheads 0) is refused (red team
+2026-12d C23): the fitted rows of the shipped sets reach at most 0.84 of it (MOE41); a row past it is a typo or a run
+the model cannot describe (prefix caching, another speculative method), which would pull every share to its bound."""
 
 
 @contextmanager
