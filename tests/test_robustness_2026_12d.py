@@ -353,3 +353,29 @@ def test_c23_a_throughput_past_the_hardwares_roofline_is_refused(tmp_path):
     for shipped in ("calibration_public.csv", "calibration_frameworks.csv"):  # every fitted public row passes
         check_fits([r for r in benchmarks.read(ROOT / "tco" / "catalog" / "data" / shipped) if not r.exclude],
                    load_catalog())
+
+
+# ---------------------------------------------------------------------------------------------
+# S10: sweep --workers
+
+
+def test_s10_sweep_starts_no_more_local_workers_than_cases(tmp_path, monkeypatch):
+    """`sweep --workers 1000` on a 4-case sweep started 1,000 Dask worker processes on the two-core machine and had not
+    finished after 300 s (1.7 s with one worker); batch caps --jobs at its scenarios."""
+    from tco.errors import InputError, Problem
+    from tco.sweep import runner
+
+    asked = []
+
+    def connect(scheduler, workers):  # records what the command asks for, starts nothing
+        asked.append((scheduler, workers))
+        raise InputError([Problem("--scheduler", "", "not started in this test")])
+
+    monkeypatch.setattr(runner, "connect", connect)
+    shutil.copy(SMALL, tmp_path / "small.toml")
+    sweep = tmp_path / "sw.toml"
+    sweep.write_text('[sweep]\nbase = "small.toml"\ndesign = "grid"\nkeep = ["tco"]\n\n[[axes]]\nkey = "fx.usdbrl"\n'
+                     "values = [4.0, 5.0, 6.0, 7.0]\n", encoding="utf-8")
+    assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "--workers", "1000"]) == 2
+    assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "--workers", "2"]) == 2
+    assert asked == [(None, 4), (None, 2)]
