@@ -379,3 +379,17 @@ def test_s10_sweep_starts_no_more_local_workers_than_cases(tmp_path, monkeypatch
     assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "--workers", "1000"]) == 2
     assert main(["sweep", str(sweep), "-o", str(tmp_path / "out"), "--workers", "2"]) == 2
     assert asked == [(None, 4), (None, 2)]
+
+
+def test_c24_a_frameworks_file_that_is_not_a_plain_csv_with_frameworks_is_refused_first(tmp_path, capsys):
+    """`--frameworks run.json` (a vLLM benchmark_serving JSON) said "row run: no framework named …", a trtllm-bench
+    report "this format does not say the hardware: give --model …" (options of the main file), both after the main
+    fit; a plain CSV without a `framework` column a problem per row."""
+    bench = _bench(tmp_path, "A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,,,")
+    for name in ("vllm_benchmark_serving.json", "trtllm_bench_report.txt"):
+        fw = tmp_path / name
+        shutil.copy(ROOT / "tests" / "data" / "benchmarks" / name, fw)
+        rc = main(["calibrate", str(bench), "--frameworks", str(fw), "-o", str(tmp_path / "c.toml"), "--no-loo"])
+        out, err = capsys.readouterr()
+        assert rc == 2 and f"{fw}:1: [--frameworks] reads a plain CSV whose header has the columns model" in err, err
+        assert out == "" and not (tmp_path / "c.toml").exists()  # refused before the main fit printed its report

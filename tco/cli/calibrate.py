@@ -56,6 +56,10 @@ def run(args, out=print) -> int:
     bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", args.output or target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
     bad += same_file_problems(args, target)
+    if getattr(args, "frameworks", None):  # a JSON or a trtllm report there was refused after the main fit, misworded
+        from tco.cli.calibrate_frameworks import file_problem
+
+        bad += [x for x in (file_problem(args.frameworks),) if x is not None]
     if args.catalog_dir and not Path(args.catalog_dir).is_dir():  # was "[scenario.catalog_dir]", a key of no scenario
         bad.append(Problem(str(args.catalog_dir), "--catalog-dir", "not a folder" if Path(args.catalog_dir).exists()
                            else "folder not found", None))
