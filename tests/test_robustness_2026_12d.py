@@ -24,17 +24,21 @@ SMALL = ROOT / "scenarios" / "assistant_8b_l4.toml"
 # O1: a run never writes over a file it reads
 
 
-def test_o1_run_into_the_scenarios_own_folder_never_replaces_it(tmp_path, capsys):
+def test_o1_run_into_the_scenarios_own_folder_never_replaces_it(tmp_path):
     """`run s.json -o .` (a scenario saved with a .json, .csv, .xlsx or .pdf name) replaced the scenario with the run's
-    own JSON, exit 0: the user's input lost."""
+    own JSON, exit 0: the user's input lost (run, batch and api.write all publish through tco.output)."""
+    from tco import api
+    from tco.errors import InputError
+
     made = set()
     for name, fmt in (("s.json", "json"), ("t.csv", "csv")):
         scen = tmp_path / name
         shutil.copy(SMALL, scen)
         before = scen.read_bytes()
-        rc = main(["run", str(scen), "-o", str(tmp_path), "--formats", fmt, "--quiet"])
-        err = capsys.readouterr().err
-        assert rc == 2 and f"[-o] would replace {scen}, which this run reads" in err, err
+        res = api.run(scen, analysis=False)
+        with pytest.raises(InputError) as exc:
+            api.write(res, tmp_path, (fmt,))
+        assert f"[-o] would replace {scen}, which this run reads" in str(exc.value.problems[0])
         assert scen.read_bytes() == before
         made.add(name)
         assert {p.name for p in tmp_path.iterdir()} == made  # nothing else written either
@@ -300,17 +304,21 @@ def test_q2_mfu_and_sequence_length_beside_gpu_hours_get_a_notice(tmp_path):
     assert not [n for n in plausibility(api.load(plain).scenario) if n.code == "training_hours_keys_ignored"]
 
 
-def test_o1_a_catalog_folder_beside_the_outputs_guards_only_its_catalog_files(tmp_path, capsys):
+def test_o1_a_catalog_folder_beside_the_outputs_guards_only_its_catalog_files(tmp_path):
     """`catalog_dir = "."` with `-o .`: a second run replaces its own earlier outputs (not files the run reads), but
     a scenario named like a catalog file (models.toml, --formats csv) would replace the overlay's models.csv."""
+    from tco import api
+    from tco.errors import InputError
+
     scen = _with(tmp_path, 'locale = "pt-BR"', 'locale = "pt-BR"\ncatalog_dir = "."')
     shutil.copy(ROOT / "tco" / "catalog" / "data" / "models.csv", tmp_path / "models.csv")
+    res = api.run(scen, analysis=False)
     for _ in range(2):
-        assert main(["run", str(scen), "-o", str(tmp_path), "--formats", "json,csv", "--quiet"]) == 0
-    capsys.readouterr()
+        api.write(res, tmp_path, ("json", "csv"))
     shutil.copy(scen, tmp_path / "models.toml")
-    assert main(["run", str(tmp_path / "models.toml"), "-o", str(tmp_path), "--formats", "csv", "--quiet"]) == 2
-    assert "models.csv, which this run reads" in capsys.readouterr().err
+    with pytest.raises(InputError) as exc:
+        api.write(api.run(tmp_path / "models.toml", analysis=False), tmp_path, ("csv",))
+    assert "models.csv, which this run reads" in str(exc.value.problems[0])
 
 
 # ---------------------------------------------------------------------------------------------
