@@ -401,3 +401,19 @@ def test_c24_a_frameworks_file_that_is_not_a_plain_csv_with_frameworks_is_refuse
         out, err = capsys.readouterr()
         assert rc == 2 and f"{fw}:1: [--frameworks] reads a plain CSV whose header has the columns model" in err, err
         assert out == "" and not (tmp_path / "c.toml").exists()  # refused before the main fit printed its report
+
+
+def test_s11_a_sweep_base_that_is_a_folder_or_a_device_is_named_so(tmp_path):
+    """`base = "d"` (a folder) or `"/dev/zero"` said "base scenario … not found": the user looks for a missing file."""
+    from tco.errors import InputError
+    from tco.sweep import plan
+
+    (tmp_path / "d").mkdir()
+    for base, what in (("d", "is a folder"), ("/dev/zero", "is not a regular file"), ("none.toml", "not found")):
+        sweep = tmp_path / "sw.toml"
+        sweep.write_text(f'[sweep]\nbase = "{base}"\ndesign = "grid"\nkeep = ["tco"]\n\n[[axes]]\nkey = "fx.usdbrl"\n'
+                         "values = [5.0]\n", encoding="utf-8")
+        with pytest.raises(InputError) as exc:
+            plan.prepare(str(sweep), plan.MAX_CASES)
+        (p,) = exc.value.problems
+        assert p.key == "sweep.base" and p.line == 2 and what in p.message, p
