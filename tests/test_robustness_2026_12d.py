@@ -417,3 +417,19 @@ def test_s11_a_sweep_base_that_is_a_folder_or_a_device_is_named_so(tmp_path):
             plan.prepare(str(sweep), plan.MAX_CASES)
         (p,) = exc.value.problems
         assert p.key == "sweep.base" and p.line == 2 and what in p.message, p
+
+
+def test_q1_the_catalogs_default_length_past_a_models_context_is_refused_too(tmp_path):
+    """A models.csv overlay of a 2,048-token model: training at the default 4,096 tokens ran in silence."""
+    cat = tmp_path / "cat"
+    cat.mkdir()
+    rows = (ROOT / "tco" / "catalog" / "data" / "models.csv").read_text(encoding="utf-8").splitlines()
+    row = next(r for r in rows if r.startswith("llama-3.1-8b,"))
+    (cat / "models.csv").write_text(rows[0] + "\n" + row.replace("llama-3.1-8b,", "short-8b,", 1).replace(
+        ",131072,", ",2048,") + "\n", encoding="utf-8")
+    p = _with(tmp_path, 'locale = "pt-BR"', 'locale = "pt-BR"\ncatalog_dir = "cat"')
+    p.write_text(p.read_text(encoding="utf-8").replace('id = "llama-3.1-8b"', 'id = "short-8b"').replace(
+        "input_tokens_per_request = 1200", "input_tokens_per_request = 1000"), encoding="utf-8")
+    (msg,) = _problems(p)
+    assert ("[training.sequence_length] 4,096 tokens per training sequence (the catalog's default, defaults.toml "
+            "[training]) is longer than the context window of 'short-8b' (2,048 tokens") in msg, msg
