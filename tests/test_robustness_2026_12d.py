@@ -237,8 +237,11 @@ def test_t3_a_5000_digit_integer_in_a_toml_file_is_a_located_problem(tmp_path, c
     scenario, a sweep file, a calibration file and the config file ended in a traceback (exit 1)."""
     p = _with(tmp_path, "storage_gb = 200", f"storage_gb = {BIG}")
     (msg,) = _problems(p)
-    assert msg == (f"{p}:36: [storage_gb] an integer of more than 4,300 digits: too long to read; write the number "
-                   "in scientific notation (1.5e9) or check the value")
+    assert msg == (f"{p}:36: [inference.storage_gb] an integer of more than 4,300 digits: too long to read; write the "
+                   "number in scientific notation (1.5e9) or check the value")
+    opt = _with(tmp_path, 'fleet = "shared"', f'fleet = "shared"\nsetup_fee_brl = {BIG}', "opt.toml")
+    (msg,) = _problems(opt)
+    assert msg.startswith(f"{opt}:49: [options[0].setup_fee_brl] an integer of more than 4,300 digits"), msg
     cfg = tmp_path / "config.toml"
     cfg.write_text(f"x = {BIG}\n", encoding="utf-8")
     monkeypatch.setenv("TCO_CONFIG", str(cfg))

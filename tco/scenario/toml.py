@@ -38,7 +38,13 @@ def loads(text: str, file: str, key: str = "") -> dict:
         if m and not key:  # the key written before the number on its line, if one is
             start = text.rfind("\n", 0, m.start()) + 1
             k = re.match(r"\s*([A-Za-z0-9_.\-]+)\s*=", text[start:m.start()])
-            key = k.group(1) if k else ""
+            heads = re.findall(r"(?m)^\s*(\[\[?)\s*([A-Za-z0-9_.\-]+)\s*\]", text[:start])  # [table], [[array]]
+            where = ""
+            if heads:  # the table it sits in; an array's entry by its index (options[3])
+                kind, name = heads[-1]
+                n = sum(1 for h in heads if h == (kind, name)) - 1
+                where = f"{name}[{n}]." if kind == "[[" else f"{name}."
+            key = where + k.group(1) if k else ""
         raise InputError([Problem(file, key, "an integer of more than 4,300 digits: too long to read; write the "
                                   "number in scientific notation (1.5e9) or check the value", line)]) from None
     if _depth(data) > MAX_NESTING:
