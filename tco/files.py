@@ -102,3 +102,25 @@ def write_all(files: list[tuple[str | Path, str | bytes]]) -> None:
         for tmp, _ in done:
             if os.path.lexists(tmp):
                 os.unlink(tmp)
+
+
+def entry(path: str | Path) -> str:
+    """The directory entry `path` names: its folder resolved (symbolic links, `..`), its last part as given. Two names
+    of one entry are one file a rename would replace (a hard link elsewhere is another entry, left as it was)."""
+    p = os.path.abspath(str(path))
+    return os.path.join(os.path.realpath(os.path.dirname(p)), os.path.basename(p))
+
+
+def input_files(scenario, path: str | Path) -> list[str]:
+    """The files a run of `scenario` (read from `path`) reads: the scenario file, its calibration and FX history, and
+    the files of its catalog folder (relative names resolved from the scenario's folder, as the loader does)."""
+    out = [str(path)]
+    if scenario is None:
+        return out
+    out += [str(x) for x in (scenario.inference.calibration, scenario.fx.history_csv) if x]
+    if scenario.scenario.catalog_dir:
+        from tco.catalog import CATALOG_FILES  # the names the loader reads there (not the folder's other files)
+
+        folder = Path(path).parent / scenario.scenario.catalog_dir
+        out += [str(folder / n) for n in CATALOG_FILES if (folder / n).is_file()]
+    return out

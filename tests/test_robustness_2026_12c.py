@@ -143,8 +143,8 @@ def test_c3_a_frameworks_file_with_a_latin1_byte_is_read_as_the_benchmark_reader
 
     fw = tmp_path / "fw.csv"
     fw.write_bytes((HEAD + ",framework,framework_version\n" + "\n".join(
-        g.replace(",src", ",s\xe9c") + ",vllm,0.6" for g in GOOD) + "\n").encode("latin-1"))
-    assert _versions(str(fw)) == {"A": "0.6", "B": "0.6", "C": "0.6"}
+        g.replace(",src", ",s\xe9c") + ",vllm,vllm-0.6" for g in GOOD) + "\n").encode("latin-1"))
+    assert _versions(str(fw)) == {"A": "vllm-0.6", "B": "vllm-0.6", "C": "vllm-0.6"}
     rc, err = _calibrate(capsys, _csv(tmp_path), "-o", tmp_path / "c.toml", "--frameworks", fw)
     assert rc == 0, err  # 3 vllm rows: listed as not fitted (at least 6 needed), the main calibration written
 
@@ -525,7 +525,7 @@ def test_c15_a_framework_version_is_bounded_like_an_id(tmp_path):
     """Twelve vLLM rows with 100,000-character `framework_version` cells: calibrate wrote a 1,200,781-byte calibration
     (exit 0), which every scenario naming it then refused (the limit is 1,000,000 bytes)."""
     bench = _csv(tmp_path, head=HEAD + ",framework,framework_version",
-                 rows=[GOOD[0] + ",vllm," + "v" * 201, GOOD[1] + ",vllm,0.6"])
+                 rows=[GOOD[0] + ",vllm," + "v" * 201, GOOD[1] + ",vllm,vllm-0.6"])
     (p,) = _problems(bench)
     assert p.startswith(f"{bench}:2: [framework_version] 201 characters: at most 200"), p
 

@@ -244,6 +244,9 @@ def cmd_plan(args) -> int:
         _err(problem)  # before the search, which may take seconds
         return 2
     inputs = api.with_locale(api.load(args.scenario), args.locale)
+    if args.json is not None and (problem := _reads_problem(args.json, inputs)):
+        _err(problem)  # `plan s.toml --json s.toml` replaced the scenario with the plan (2026-12d O3)
+        return 2
     res = plan.search(inputs.scenario, inputs.catalog, file=inputs.path, lines=inputs.key_lines)
     plan_table(res, inputs.scenario.scenario.locale, show_skipped=args.show_skipped)
     if args.json:
@@ -270,11 +273,24 @@ def _json_target_problem(name: str) -> str | None:
     return None if problem is None else f"--json {name}: {problem}"
 
 
+def _reads_problem(name: str, inputs) -> str | None:
+    """A message if `--json` names a file the run reads (through a symbolic link too: the file it names is replaced)."""
+    from tco.files import input_files
+
+    target = os.path.realpath(name)
+    hit = next((f for f in input_files(inputs.scenario, inputs.path) if os.path.realpath(f) == target), None)
+    return None if hit is None else (f"--json {name}: would replace {hit}, which this run reads; give another file "
+                                     "name, e.g. --json plan.json")
+
+
 def cmd_init(args) -> int:
     from tco.scenario.starter import STARTER
 
-    from tco.files import write_whole
+    from tco.files import target_problem, write_whole
 
+    if not args.path.strip() or args.path.endswith(("/", os.sep)):  # `init newdir/` wrote a file named newdir (2026-12d F2)
+        _err(f"{args.path}: {target_problem(args.path)}")
+        return 2
     path = Path(args.path)
     if path.exists() or path.is_symlink():  # a dangling symlink too: init never writes through one (H1)
         _err(f"{path}: exists already; choose another name")

@@ -56,6 +56,10 @@ def run(args, out=print) -> int:
     bad = [Problem(str(f), opt, why, None) for opt, f in (("-o", args.output or target), ("--report", args.report))
            if f is not None and (why := target_problem(f)) is not None]
     bad += same_file_problems(args, target)
+    if getattr(args, "frameworks", None):  # a JSON or a trtllm report there was refused after the main fit, misworded
+        from tco.cli.calibrate_frameworks import file_problem
+
+        bad += [x for x in (file_problem(args.frameworks),) if x is not None]
     if args.catalog_dir and not Path(args.catalog_dir).is_dir():  # was "[scenario.catalog_dir]", a key of no scenario
         bad.append(Problem(str(args.catalog_dir), "--catalog-dir", "not a folder" if Path(args.catalog_dir).exists()
                            else "folder not found", None))
@@ -120,8 +124,13 @@ def same_file_problems(args, target: Path) -> list[Problem]:
         except OSError:
             return os.path.realpath(name)
 
-    reads = {ident(f): (opt, f) for opt, f in (("the benchmark file", args.file),
-                                                 ("--frameworks", getattr(args, "frameworks", None))) if f}
+    given = [("the benchmark file", args.file), ("--frameworks", getattr(args, "frameworks", None))]
+    folder = getattr(args, "catalog_dir", None)  # -o cat/models.csv replaced the overlay calibrate reads (2026-12d C21)
+    if folder and Path(folder).is_dir():  # the files the loader reads there, not an earlier calibration beside them
+        from tco.catalog import CATALOG_FILES
+
+        given += [("the catalog file", str(Path(folder) / n)) for n in CATALOG_FILES if (Path(folder) / n).is_file()]
+    reads = {ident(f): (opt, f) for opt, f in given if f}
     writes = [(opt, f) for opt, f in (("-o", args.output or target), ("--report", args.report)) if f is not None]
     bad = []
     for opt, f in writes:
@@ -185,6 +194,22 @@ def check_fits(rows, cat) -> None:
                                     r.line))
     if problems:
         raise InputError(problems)
+    ideal = Calibration(1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0)  # every share 1, no overhead: the hardware's roofline
+    used = [r for r in rows if not r.exclude]
+    for r, p in zip(used, predict_rows(used, cat, ideal)):
+        if r.output_tokens_per_second > BEYOND_ROOFLINE * p["tps"]:  # 9,000,000 tokens/s on one H100 was fitted
+            problems.append(Problem(r.file, "output_tokens_per_second", f"row {r.id}: {r.output_tokens_per_second:,.0f} "
+                                    f"tokens/s is more than {BEYOND_ROOFLINE:g} × what {r.gpu_count} × {r.gpu} reach at "
+                                    f"their full bandwidth and peak with no overhead ({p['tps']:,.0f}); check the "
+                                    "number and its unit, or give the row an `exclude` reason", r.line))
+    if problems:
+        raise InputError(problems)
+
+
+BEYOND_ROOFLINE = 2.0
+"""A measured throughput more than this many times the ideal prediction (shares 1, overheads 0) is refused (red team
+2026-12d C23): the fitted rows of the shipped sets reach at most 0.84 of it (MOE41); a row past it is a typo or a run
+the model cannot describe (prefix caching, another speculative method), which would pull every share to its bound."""
 
 
 @contextmanager

@@ -99,6 +99,29 @@ def fit_frameworks(file: str, cat, base, loo: bool = True, check_fits=None) -> t
     return "\n".join(lines) + "\n", "".join(tables), covered
 
 
+def file_problem(file: str) -> Problem | None:
+    """Why `file` cannot be a --frameworks file, else None: it must be a plain CSV with a `framework` column. A vLLM
+    JSON was refused as "row v: no framework named", a trtllm-bench report with "give --model …" (options that
+    describe the main file), after the main fit (red team 2026-12d C24)."""
+    import csv
+
+    from tco.scenario import read_limited
+    from tco.sizing.benchmarks import MAX_BENCHMARK_BYTES, PLAIN_REQUIRED
+
+    try:
+        text = read_limited(Path(file), MAX_BENCHMARK_BYTES, "benchmark file").decode("utf-8-sig", errors="replace")
+    except InputError as exc:
+        return exc.problems[0]
+    first = text.splitlines()[0] if text.strip() else ""
+    header = [c.strip() for c in next(csv.reader([first]), [])]
+    if all(c in header for c in (*PLAIN_REQUIRED, "framework")):
+        return None
+    return Problem(file, "--frameworks", "reads a plain CSV whose header has the columns "
+                   f"{', '.join(PLAIN_REQUIRED)} and framework (docs/calibration.md); this file's first line has "
+                   "not: give the other formats' runs as the main benchmark file, one framework's runs as plain CSV "
+                   "rows here", 1)
+
+
 def _versions(file: str) -> dict[str, str]:
     """id → the `framework_version` column (the version era of the run), where the file has one."""
     import csv

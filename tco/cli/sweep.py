@@ -76,10 +76,14 @@ def command(args) -> int:
         return 2
     work = plan.prepare(args.sweep, args.max_cases or plan.MAX_CASES)
     out = Path(args.output)
+    driver.check_inputs(work, out, args.csv)
     kept = 0
     if args.resume:  # a table of another sweep is refused before a cluster starts
         kept = len({r["case"] for r in driver.resumed(work, out) or []})
-    client, cluster = runner.connect(args.scheduler, args.workers)
+    # no more local workers than cases to run, as batch caps --jobs: `--workers 1000` on a 4-case sweep started 1,000
+    # processes on two cores and had not finished after 300 s (1.7 s with one) (red team 2026-12d S10)
+    workers = max(1, min(args.workers or runner.default_workers(), len(work.cases) - kept))
+    client, cluster = runner.connect(args.scheduler, None if args.scheduler else workers)
     bar = None if args.quiet or args.json or not sys.stderr.isatty() else _bar(len(work.cases), kept)
     t0, ran, last = time.perf_counter(), [0], [0.0]
 

@@ -221,6 +221,7 @@ def write_outputs(res, out_dir: Path, stem: str, formats: list[str], *, sha: str
 
     out_dir = Path(out_dir)
     _check_request(formats, stem)
+    _check_inputs(res, out_dir, stem, formats, scenario_path)
     with _long_lived_frozen():
         v = view.build(res)  # what every renderer reads; the JSON document is one of them
         doc = json_out.build(res, sha, scenario_path, v)  # refuses non-finite money before anything is created
@@ -260,6 +261,22 @@ def _check_request(formats: list[str], stem: str) -> None:
         raise ValueError(f"formats must be some of {', '.join(FORMATS)}, got {formats!r}")
     if not stem or stem.startswith(".") or "/" in stem or os.sep in stem:
         raise ValueError(f"output name {stem!r} must be a plain file name not starting with '.'")
+
+
+def _check_inputs(res, out_dir: Path, stem: str, formats: list[str], scenario_path: str) -> None:
+    """An InputError when a file of this set would land on a file the run reads: ``run s.json -o .`` replaced the
+    scenario with its own JSON (exit 0; red team 2026-12d O1), as would ``-o`` naming the folder of the calibration,
+    FX history or catalog overlay whose name a format takes (``models.toml -o cat --formats csv``)."""
+    from tco.errors import InputError, Problem
+    from tco.files import entry, input_files
+
+    names = [f"{stem}.{fmt}" for fmt in formats] + ([f"{stem}.notes.txt"] if "pdf" in formats else [])
+    reads = input_files(getattr(res, "scenario", None), scenario_path)
+    inputs = {entry(f): f for f in reads if os.path.isfile(f)}
+    hits = [(n, inputs[entry(out_dir / n)]) for n in names if entry(out_dir / n) in inputs]
+    if hits:
+        raise InputError([Problem(str(out_dir / n), "-o", f"would replace {f}, which this run reads; write the "
+                                  "output to another folder (-o) or rename the input", None) for n, f in hits])
 
 
 def _private_temp(out_dir: Path) -> Path:

@@ -7,7 +7,7 @@ from tco.catalog import Catalog
 from tco.errors import Problem, closest
 from tco.scenario.messages import _show
 from tco.plan.components import BRAZIL_REGIONS, SKIP_STATUSES
-from tco.resolve import context_problems, line_of, provider_problems
+from tco.resolve import context_problems, line_of, provider_problems, training_length
 from tco.scenario import Plan, Scenario
 from tco.domain import FleetKind
 
@@ -36,7 +36,7 @@ def check(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | Non
                        | {o.provider for o in cat.dedicated_offers.values()})
     out = _unknown_names(spec, cat, providers, file, line)
     if s.model.id in cat.models:  # the requests must fit the model's context window, whatever serves them
-        out += context_problems(s, cat.models[s.model.id], file, line)
+        out += context_problems(s, cat.models[s.model.id], file, line, training_length(cat))
     out += provider_problems(s, cat, file, line)  # [proposal.constraints] providers: the search respects them too
     if spec.brazil_only:
         out += _brazil(spec, cat, providers, file, line)

@@ -44,6 +44,8 @@ PARAMS: dict[str, dict[str, str]] = {
     "training_keys_ignored": {"keys": "text"},
     "fx_history_ignored": {"keys": "text", "model": "text"},
     "speculative_keys_ignored": {"keys": "text"},
+    "training_hours_keys_ignored": {"keys": "text"},
+    "proposal_term_beyond_horizon": {"name": "text", "term": "int", "months": "int"},
     "spot_interruptible": {},
     "min_term_beyond_horizon": {"term": "int", "months": "int"},
     "catalog_dir_empty": {"folder": "text"},

@@ -110,7 +110,7 @@ def resolve(s: Scenario, cat: Catalog, file: str = "<scenario>", lines: dict | N
         problems.append(Problem(file, "model.id", f"unknown model {s.model.id!r}; "
                                 f"{closest(s.model.id, list(cat.models))}", line("model", "id")))
     else:
-        problems += context_problems(s, model, file, line)
+        problems += context_problems(s, model, file, line, training_length(cat))
     problems += focus_problems(s.fx, file, line)
     problems += provider_problems(s, cat, file, line)
     out: list[ResolvedOption] = []
@@ -135,19 +135,30 @@ def provider_problems(s: Scenario, cat: Catalog, file: str, line) -> list[Proble
             for i, p in enumerate(c.providers if c is not None else ()) if p not in cat.providers]
 
 
-def context_problems(s: Scenario, model, file: str, line) -> list[Problem]:
+def context_problems(s: Scenario, model, file: str, line, default_length: int = 0) -> list[Problem]:
     """A request longer than the model's context window (models.csv max_context_tokens): the prompt and the output
     share it. Blamed on the prompt when it alone is too long, else on the output that pushes the sum over."""
     limit = model.max_context_tokens
     inf = s.inference
     total = inf.input_tokens_per_request + inf.output_tokens_per_request
+    seq = (s.training.sequence_length or default_length) if s.training.method != "none" else None
+    whose = "" if s.training.sequence_length else " (the catalog's default, defaults.toml [training])"
+    out = [] if not limit or not seq or seq <= limit else [  # 1,048,576 on Llama 3.1 8B was costed, 7x the GPU-hours
+        Problem(file, "training.sequence_length", f"{seq:,} tokens per training sequence{whose} is longer than the "
+                f"context window of {s.model.id!r} ({limit:,} tokens, models.csv max_context_tokens); give at most "
+                f"{limit:,}", line("training", "sequence_length"))]
     if not limit or total <= limit:
-        return []
+        return out
     key = "input_tokens_per_request" if inf.input_tokens_per_request > limit else "output_tokens_per_request"
-    return [Problem(file, f"inference.{key}", f"a request of {inf.input_tokens_per_request:,.0f} input + "
+    return out + [Problem(file, f"inference.{key}", f"a request of {inf.input_tokens_per_request:,.0f} input + "
                     f"{inf.output_tokens_per_request:,.0f} output tokens = {total:,.0f} is longer than the context "
                     f"window of {s.model.id!r} ({limit:,} tokens, models.csv max_context_tokens); shorten the "
                     "requests or choose a model with a longer context", line("inference", key))]
+
+
+def training_length(cat: Catalog) -> int:
+    """The catalog's default training sequence length (defaults.toml [training] sequence_length; 0 when absent)."""
+    return int((cat.defaults.get("training") or {}).get("sequence_length") or 0)
 
 
 def line_of(lines: dict):

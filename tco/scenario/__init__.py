@@ -103,6 +103,8 @@ TRAINING_KEYS = ("training_offer", "training_pricing", "training_usd_per_hour", 
 """An option's keys about its training fleet."""
 SPECULATIVE_KEYS = ("speculative_draft_tokens", "speculative_acceptance_share")
 """[inference] keys only speculative = "mtp" reads."""
+HOURS_IGNORE = ("mfu", "sequence_length")
+"""[training] keys that size the GPU-hours from 6·N·D, which `gpu_hours` replaces (red team 2026-12d Q2)."""
 HISTORY_KEYS = ("history_csv", "block_months")
 """[fx] keys the bootstrap model reads, and no other."""
 
@@ -132,9 +134,18 @@ def plausibility(s: Scenario) -> list:
     spec = [k for k in SPECULATIVE_KEYS if k in given_keys(s.inference)]
     if spec and getattr(s.inference, "speculative", "none") == "none":
         out.append(Notice("speculative_keys_ignored", None, {"keys": ", ".join(spec)}))
+    hours = [k for k in HOURS_IGNORE if k in given_keys(s.training)]
+    if hours and s.training.gpu_hours is not None and s.training.method != TrainingMethod.NONE:
+        out.append(Notice("training_hours_keys_ignored", None, {"keys": ", ".join(hours)}))
     history = [k for k in HISTORY_KEYS if k in given_keys(s.fx)]
     if history and s.fx.model != FxModel.BOOTSTRAP:
         out.append(Notice("fx_history_ignored", None, {"keys": ", ".join(history), "model": str(s.fx.model)}))
+    prop = s.proposal
+    terms = [(k, v) for k, v in (("proposal.min_term_months", prop.min_term_months if prop else None),
+                                 ("proposal.contract.duration_months", prop.contract.duration_months if prop else None))
+             if v is not None and v > horizon_months]
+    for key, months in terms:  # the client commits past what the TCO and the proposal's totals cover (2026-12d K4)
+        out.append(Notice("proposal_term_beyond_horizon", None, {"name": key, "term": months, "months": horizon_months}))
     for o in s.options:
         inert = [k for k in TRAINING_KEYS if k in given_keys(o)] if s.training.method == TrainingMethod.NONE else []
         if inert:

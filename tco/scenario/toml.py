@@ -30,6 +30,23 @@ def loads(text: str, file: str, key: str = "") -> dict:
         data = tomllib.loads(text)
     except RecursionError:
         raise _too_deep(text, file, key) from None
+    except tomllib.TOMLDecodeError:
+        raise
+    except ValueError:  # an integer past Python's 4,300 digits: a traceback (exit 1; a 500 on the desk) (2026-12d T3)
+        m = re.search(r"\d[\d_]{4000,}", text)
+        line = text.count("\n", 0, m.start()) + 1 if m else None
+        if m and not key:  # the key written before the number on its line, if one is
+            start = text.rfind("\n", 0, m.start()) + 1
+            k = re.match(r"\s*([A-Za-z0-9_.\-]+)\s*=", text[start:m.start()])
+            heads = re.findall(r"(?m)^\s*(\[\[?)\s*([A-Za-z0-9_.\-]+)\s*\]", text[:start])  # [table], [[array]]
+            where = ""
+            if heads:  # the table it sits in; an array's entry by its index (options[3])
+                kind, name = heads[-1]
+                n = sum(1 for h in heads if h == (kind, name)) - 1
+                where = f"{name}[{n}]." if kind == "[[" else f"{name}."
+            key = where + k.group(1) if k else ""
+        raise InputError([Problem(file, key, "an integer of more than 4,300 digits: too long to read; write the "
+                                  "number in scientific notation (1.5e9) or check the value", line)]) from None
     if _depth(data) > MAX_NESTING:
         raise _too_deep(text, file, key)
     return data

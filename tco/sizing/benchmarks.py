@@ -206,7 +206,8 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
         problems.append(Problem(str(p), "network_gbps", "is read only for a replica over several servers (nodes of 2 or "
                                 "more); this row has nodes = 1: give its nodes, or leave network_gbps empty", line))
     for k, other in (("draft_tokens", "acceptance_share"), ("acceptance_share", "draft_tokens")):
-        if n.get(k) and n.get(other) is None:  # 3 draft tokens at acceptance 0 was a run paying drafts for nothing
+        # 3 draft tokens at acceptance 0 was a run paying drafts for nothing; a cell given but refused is said once
+        if n.get(k) and n.get(other) is None and not (r.get(other) or "").strip():
             problems.append(Problem(str(p), other, f"an MTP run needs both draft_tokens and acceptance_share; {k} is "
                                     f"given, {other} is not", line))
     prec = number_format((r.get("precision") or "bf16").strip().lower())
@@ -225,6 +226,7 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
     if fw and fw not in FRAMEWORKS:  # "vllm,sglang" would list both in [fit] frameworks: a calibration they never ran
         problems.append(Problem(str(p), "framework", f"{_show(fw)}: use one of {', '.join(FRAMEWORKS)} (or leave "
                                 "it empty)", line))
+    problems += _era_problems(p, line, fw, (r.get("framework_version") or "").strip().lower())
     for k in ("id", "model", "gpu", "source", "framework_version"):  # a version goes into the calibration file
         if len(r.get(k) or "") > MAX_ID_CHARACTERS * (10 if k == "source" else 1):
             problems.append(Problem(str(p), k, f"{len(r[k]):,} characters: at most "
@@ -239,6 +241,25 @@ def _plain_row(p: Path, r: dict, line: int) -> BenchRow:
                     mode, fw,
                     int(n["draft_tokens"] or 0), float(n["acceptance_share"] or 0.0), n["network_gbps"],
                     (r.get("framework_version") or "").strip().lower())
+
+
+def _era_problems(p: Path, line: int, fw: str, era: str) -> list[Problem]:
+    """A `framework_version` must be an era of the row's own framework, `<framework>-<version>` (red team 2026-12d
+    C18): an era the table lacks takes the framework's current value, so `vllm-0.6.0` (the version as vLLM prints it)
+    was costed as vLLM V1 and `sglang-0.3` on a TensorRT-LLM row as SGLang's prefill steps, in silence."""
+    from tco.sizing.prefill_rules import PREFILL_MIX_SHARE
+
+    if not era or len(era) > MAX_ID_CHARACTERS:  # too long: said once, by the length check
+        return []
+    if not fw or not era.startswith(f"{fw}-"):
+        return [Problem(str(p), "framework_version", f"{_show(era)} is not an era of this row's framework "
+                        f"({_show(fw or '')}): write it as <framework>-<version>, e.g. vllm-0.6, with the framework in "
+                        "the `framework` column", line)]
+    listed = [e for e in PREFILL_MIX_SHARE if "-" in e and era.startswith(e + ".")]
+    if listed:
+        return [Problem(str(p), "framework_version", f"{_show(era)}: the eras are named by major.minor version; use "
+                        f"{max(listed, key=len)!r} (an era the table lacks would take {fw}'s current engine)", line)]
+    return []
 
 
 def _need_meta(p: Path, meta: dict) -> None:

@@ -120,7 +120,17 @@ def check_rows(rows: list[BenchRow], cat) -> None:
         if r.gpu not in cat.gpus:
             problems.append(Problem(r.file, "gpu", f"row {r.id}: GPU {r.gpu!r} is not in the catalog; choose one of "
                                     f"{', '.join(sorted(cat.gpus))}", r.line))
-        if r.tp < 1 or r.gpu_count % (r.tp * r.nodes):
+        if r.mode == "ep" and r.model in cat.models and not cat.models[r.model].experts:  # read as copies of the whole model, one per GPU
+            problems.append(Problem(r.file, "mode", f"row {r.id}: mode 'ep' splits a mixture of experts' experts over "
+                                    f"the GPUs; {r.model!r} has none (models.csv experts): leave mode empty or 'tp'",
+                                    r.line))
+        most = max([8] + [o.gpu_count for o in (*cat.cloud_offers.values(), *cat.dedicated_offers.values())
+                          if o.gpu == r.gpu])
+        if r.tp > most:  # tp 16 in one server was fitted as one NVLink domain of 16 GPUs: a forgotten nodes = 2?
+            problems.append(Problem(r.file, "tp", f"row {r.id}: tp {r.tp} in one server, but no {r.gpu} server holds "
+                                    f"more than {most} GPUs; for a replica over several servers give tp per server and "
+                                    f"nodes (e.g. tp {most}, nodes {-(-r.tp // most)})", r.line))
+        elif r.tp < 1 or r.gpu_count % (r.tp * r.nodes):
             problems.append(Problem(r.file, "tp", f"row {r.id}: {r.gpu_count} GPUs do not split into replicas of "
                                     f"tp {r.tp} × nodes {r.nodes}", r.line))
         if r.output_tokens_per_second <= 0 or r.input_tokens <= 0 or r.output_tokens <= 0:

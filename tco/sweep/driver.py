@@ -92,6 +92,21 @@ def write_outputs(work: Work, out_dir: Path, rows: list[dict], csv: bool) -> lis
     return publish_files(out_dir, render)
 
 
+def check_inputs(work: Work, out_dir: Path, csv: bool) -> None:
+    """An InputError when a file the sweep writes would land on the sweep file or its base scenario: `sweep s.csv -o .
+    --csv` replaced the sweep file with its own table (red team 2026-12d O2). Checked before any case runs."""
+    from tco.errors import InputError, Problem
+    from tco.files import entry
+
+    stem = Path(work.path).stem
+    names = [f"{stem}.parquet", f"{stem}.map.svg", f"{stem}.map.xlsx"] + ([f"{stem}.csv"] if csv else [])
+    inputs = {entry(f): f for f in (work.path, work.base.path)}
+    hits = [(n, inputs[entry(out_dir / n)]) for n in names if entry(out_dir / n) in inputs]
+    if hits:
+        raise InputError([Problem(str(out_dir / n), "-o", f"would replace {f}, which this sweep reads; write the "
+                                  "output to another folder (-o) or rename the input", None) for n, f in hits])
+
+
 def resumed(work: Work, out_dir: Path) -> list[dict] | None:
     """The rows of this sweep's table in `out_dir` (None if none), checked row by row (``table.tampered``)."""
     from tco.sweep.table import read_done

@@ -131,8 +131,10 @@ def prepare(path: str | Path, max_cases: int = MAX_CASES) -> Work:
     sweep, lines, sha = spec.load(path)
     file = str(path)
     bpath = spec.base_path(sweep, path)
-    if not bpath.is_file():
-        raise InputError([Problem(file, "sweep.base", f"base scenario {str(bpath)!r} not found",
+    if not bpath.is_file():  # a folder or a device was "not found" too (red team 2026-12d S11)
+        what = ("is a folder" if bpath.is_dir() else "is not a regular file (a device, pipe or socket)"
+                if bpath.exists() else "not found")
+        raise InputError([Problem(file, "sweep.base", f"base scenario {str(bpath)!r} {what}",
                                   lines.get(("sweep", "base")))])
     inputs = api.load(bpath)  # a bad base scenario is reported in its own file
     data = absolute_paths(loads(read_limited(bpath, 1_000_000, "scenario file").decode("utf-8-sig"), str(bpath)),

@@ -89,7 +89,7 @@ def page_context(text: str, stem: str, lang: str, *, result: dict | None = None,
 
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # TOMLDecodeError, or an integer past 4,300 digits (a 500: 2026-12d T3)
         data = {}
     choices = _choices()
     rows = F.option_rows(data, set(choices["dedicated"]))
@@ -139,7 +139,7 @@ def scenario_text(base: str, form) -> str:
 
     try:
         data = tomllib.loads(base)
-    except tomllib.TOMLDecodeError:
+    except ValueError:  # TOMLDecodeError, or an integer past 4,300 digits (a 500: 2026-12d T3)
         data = {}
     new, _ = F.apply(data, form)
     if new == data and data:  # nothing edited: the file as it came (its comments kept; the newlines a browser

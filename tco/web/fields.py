@@ -157,7 +157,10 @@ def typed(text: str, kind: str):
     if kind in ("int", "number"):
         plain = text.replace(",", ".") if text.count(",") == 1 and "." not in text else text
         if _INT.match(plain):
-            return int(plain)
+            try:
+                return int(plain)
+            except ValueError:  # past Python's 4,300 digits: a 500 traceback (2026-12d W9); inf, refused by the schema
+                return float(plain)
         if _REAL.match(plain):
             return float(plain)
     return text
