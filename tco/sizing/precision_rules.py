@@ -15,9 +15,10 @@ peak_attn / peak:
 
     attention time = attention FLOPs / (fl · peak_attn / peak)
 
-with the same fitted η_c (one share of peak for matrix work, whatever the format). The attention's format is the KV
-cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.sizing.peak_tflops: the next wider format the GPU
-has when it lacks it, as for the weights).
+with the same fitted η_c (one share of peak for matrix work, whatever the format); a prompt's attention FLOPs are
+first divided by r_a, its kernels' share of the peak over the GEMMs' (``prompt_attention``). The attention's format
+is the KV cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.sizing.peak_tflops: the next wider
+format the GPU has when it lacks it, as for the weights).
 
 >>> from tco.expr import Const, Env
 >>> env = Env({"peak_tflops": 1979.0, "attn_tflops": 989.5}, 1)

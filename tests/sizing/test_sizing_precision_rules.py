@@ -138,3 +138,34 @@ def test_without_a_wider_part_the_rules_are_the_one_precision_ones():
     a = replica_table([Layout(8)], m, replace(H100, wide_tflops=1.0), Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     b = replica_table([Layout(8)], m, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     assert a["cycle"] == b["cycle"] and a["weights_b"] == 70e9 * 1.0
+
+
+def test_a_prompts_attention_counts_its_flops_over_its_kernels_share_by_hand():
+    """Llama 3.1 8B at a 32,000-token prompt: 4 × 32 × 32 × 128 × 16,000 = 8.388608e9 FLOPs a token count
+    8.388608e9 / 0.89 = 9.4254e9 at the GEMMs' share; the constant is the median of the 18 ratios at 16,384 tokens that
+    benchmarks/attention_share_check.py prints from AIConfigurator 0.12.0 (H100 then H200; SGLang, vLLM, TensorRT-LLM;
+    8B, QwQ-32B TP2, 70B TP4): sorted, the 9th and 10th are 0.89 and 0.89."""
+    from tco.constants import PROMPT_ATTN_SHARE
+    from tco.sizing.precision_rules import prompt_attention
+
+    flops = 4 * 32 * 32 * 128 * 16_000
+    assert flops == 8_388_608_000
+    assert float(prompt_attention(Const(flops)).np(Env({}, 1))) == pytest.approx(flops / 0.89, rel=1e-15)
+    assert round(flops / 0.89 / 1e9, 4) == 9.4254
+    ratios = [0.85, 0.99, 0.92, 0.89, 0.87, 0.96, 0.67, 0.70, 0.69,   # H100
+              0.89, 0.96, 0.90, 0.90, 0.89, 0.89, 0.71, 0.68, 0.71]   # H200
+    assert sorted(ratios)[8:10] == [0.89, 0.89] and PROMPT_ATTN_SHARE.value == 0.89
+    assert PROMPT_ATTN_SHARE.xl(None) == "c_prompt_attn_share"
+
+
+@settings(max_examples=40, deadline=None)
+@given(isl=st.floats(16.0, 32_000.0), batch=st.integers(1, 64))
+def test_the_prompts_attention_share_slows_it_and_leaves_the_decode_alone(isl, batch):
+    """attn_tok = the decode's attention + r × the prompt's ÷ r_a: at least the raw FLOPs, and the excess is exactly
+    the prompt's part × (1/r_a − 1), whatever the lengths."""
+    load = Load(isl, 256.0, None, None, 512)
+    v = replica_table([Layout(8)], M70, H100, load, EFF, batch=batch)[0]
+    decode = 4 * 80 * 64 * 128 * (isl + 128.0)
+    prompt = isl / 256.0 * 4 * 80 * 64 * 128 * isl / 2
+    assert v["attn_tok"] == pytest.approx(decode + prompt / 0.89, rel=1e-12)
+    assert v["attn_tok"] >= decode + prompt
