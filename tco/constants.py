@@ -50,6 +50,13 @@ BELOW_ONE = Named(1e-9, "c_below_one", "replicas",
                   "tolerance under a whole replica: a load of 2.000000001 replicas needs 2, not 3 (tco.costs.fleet_rules)")
 TOL_BRL = Named(0.01, "c_tol_brl", "R$", "tolerance of the checks on amounts: one centavo")
 EPS = Named(1e-6, "c_eps", "-", "tolerance of the checks on counts, rates and capacities")
+PROMPT_ATTN_SHARE = Named(0.89, "c_prompt_attn_share", "-",
+                          "a prompt's attention kernels' share of the BF16 peak over the GEMMs' share (r_a): median of 18 "
+                          "pairs, NVIDIA AIConfigurator (PyPI aiconfigurator-core 0.12.0, Apache-2.0) tables measured on H100 "
+                          "and H200 SXM under SGLang 0.5.14 (FA3), vLLM 0.24.0 (FA3) and TensorRT-LLM 1.3.0rc20: causal "
+                          "context attention of one 16,384-token BF16 prompt (context_attention_perf) against the four BF16 "
+                          "GEMMs of a layer at 8,192 tokens (gemm_perf), Llama 3.1 8B, QwQ-32B TP2 and 70B TP4 shards; "
+                          "FA3 0.87-0.99, TensorRT-LLM 0.67-0.71 (docs/calibration.md, SGL19)")
 INPUT_CHANGED = Named(1e-12, "c_input_changed", "-", "relative difference at which an input counts as edited since the "
                       "run (a spreadsheet may read a 17-digit value back to 15 digits: not an edit)")
 
@@ -62,5 +69,6 @@ power-of-two scale) takes 4.25 bits, 0.53125 B: 0.5625 covers both. The serving 
 read weight and KV bytes from this table."""
 
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
-       TRAIN_FLOPS, TRAIN_ATTN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED)
+       TRAIN_FLOPS, TRAIN_ATTN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED,
+       PROMPT_ATTN_SHARE)
 """Every named constant, in the order the workbook lists them."""

@@ -15,9 +15,10 @@ peak_attn / peak:
 
     attention time = attention FLOPs / (fl · peak_attn / peak)
 
-with the same fitted η_c (one share of peak for matrix work, whatever the format). The attention's format is the KV
-cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.sizing.peak_tflops: the next wider format the GPU
-has when it lacks it, as for the weights).
+with the same fitted η_c (one share of peak for matrix work, whatever the format); a prompt's attention FLOPs are
+first divided by r_a, its kernels' share of the peak over the GEMMs' (``prompt_attention``). The attention's format
+is the KV cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.sizing.peak_tflops: the next wider
+format the GPU has when it lacks it, as for the weights).
 
 >>> from tco.expr import Const, Env
 >>> env = Env({"peak_tflops": 1979.0, "attn_tflops": 989.5}, 1)
@@ -27,6 +28,7 @@ has when it lacks it, as for the weights).
 
 from __future__ import annotations
 
+from tco.constants import PROMPT_ATTN_SHARE
 from tco.expr import IF, Expr, In, Row
 
 INPUTS: dict[str, str] = {
@@ -119,3 +121,19 @@ def prompt_attn_dim() -> Expr:
     ``prompt_attention_head_dim`` where given (DeepSeek's MLA, run non-absorbed for prompts: (192 + 128)/2 = 160), else
     the decode width ``attn_dim``."""
     return IF(In("attn_dim_prompt") > 0, In("attn_dim_prompt"), In("attn_dim"))
+
+
+def prompt_attention(flops: Expr) -> Expr:
+    """A prompt's attention FLOPs as the GEMMs' share of peak counts them [FLOP] = FLOPs / r_a (PROMPT_ATTN_SHARE).
+
+    The replica's one fitted η_c is the GEMMs' share; a prompt's causal attention kernels reach r_a = 0.89 of it at
+    16,384 tokens (tco.constants.PROMPT_ATTN_SHARE: NVIDIA's AIConfigurator tables, median of the SGLang, vLLM and
+    TensorRT-LLM kernels on H100/H200), so its FLOPs take 1/r_a as long: 8.4e9 FLOPs of a 32,000-token prompt's token on
+    Llama 3.1 8B count 8.4e9 / 0.89 = 9.438e9. The decode's attention over the cache is not scaled (its GQA products are
+    bound by the KV read, charged apart; no measured ratio for MLA decode here).
+
+    >>> from tco.expr import Const, Env
+    >>> round(float(prompt_attention(Const(8.4e9)).np(Env({}, 1))) / 1e9, 3)
+    9.438
+    """
+    return flops / PROMPT_ATTN_SHARE

@@ -107,7 +107,8 @@ def prompt_extra(ratio: Expr, f: Expr) -> Expr:
     N_ae) + attention at ISL/2) / FLOP/s + their exchange through its own port, tco.sizing.moe_rules)."""
     work = ratio * 2 * (vocab.prompt_params() - active_expert_params()) / Row("fl")
     port = moe.per_sequence(_ep_parts(), NODES, ratio, ACT, _ep_link())  # (f − 1) = 0 without expert parallel
-    return (f - 1) * (work + port + prec.attention_time(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
+    attention = prec.attention_time(prec.prompt_attention(ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())))
+    return (f - 1) * (work + port + attention)
 
 
 def expert_params() -> Expr:
@@ -149,10 +150,11 @@ def gemm_flops(ratio: Expr, imb: Expr) -> Expr:
                 + (S_SPEC / A_SPEC + ratio) * (imb - 1) * active_expert_params())
 
 
-def attn_flops(ratio: Expr) -> Expr:
-    """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention
-    at ISL/2 (a prompt token attends to ISL/2 tokens on average)."""
-    return attention_flops(CTX) * S_SPEC / A_SPEC + ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())
+def attn_flops(ratio: Expr, charged: bool = False) -> Expr:
+    """Attention FLOPs per generated token with its share of the prompt [FLOP] = attention at L̄ + r × attention at ISL/2
+    (a prompt token attends to ISL/2 on average); `charged`: the prompt's part ÷ its kernels' share ratio (prec.prompt_attention)."""
+    prompt = ratio * attention_flops(ISL / 2, prec.prompt_attn_dim())
+    return attention_flops(CTX) * S_SPEC / A_SPEC + (prec.prompt_attention(prompt) if charged else prompt)
 
 
 def flops_per_token(ratio: Expr) -> Expr:
@@ -223,7 +225,8 @@ def _prefill() -> Expr:
     expert = 2 * active_expert_params() * ISL
     dense = 2 * (vocab.prompt_params() - active_expert_params()) * ISL
     peak = Row("fl") / Row("gpus")
-    attention = attention_flops(ISL / 2, prec.prompt_attn_dim()) * ISL / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
+    attention = prec.prompt_attention(attention_flops(ISL / 2, prec.prompt_attn_dim()) * ISL)  # ÷ r_a, as in attn_flops
+    attention = attention / prec.attention_compute(peak * IF(EP.eq(1), 1, TP))
     compute = IF(EP.eq(1), dense / peak + expert / Row("fl"), (dense + expert) / (peak * TP)) + attention
     weights = weights_read(Const(1)) / Row("bw")
     return (MAX(weights, compute) + IF(EP.eq(1), 0, 2 * L * allreduce(act, TP, Row("link")))
@@ -232,8 +235,7 @@ def _prefill() -> Expr:
 
 
 def _bound() -> Expr:
-    """Code of what stops the batch (BOUND_TERMS): the smallest limit of the pass that set it, then the
-    largest term of the cycle."""
+    """Code of what stops the batch (BOUND_TERMS): the smallest limit of the pass that set it, then the largest term."""
     a_w = IF(Row("ok2"), Row("a2"), Row("a1"))
     a_0 = Row("a0")
     g, p = IF(Row("ok2"), Row("g2"), Row("g1")), IF(Row("ok2"), Row("p2"), Row("p1"))
@@ -278,13 +280,12 @@ def _replica_resources() -> tuple[Rule, ...]:
 
 
 def _sequence_terms() -> tuple[Rule, ...]:
-    """What one sequence needs: its prompt share, FLOPs per token, KV cache; the largest batch memory allows; a
-    prompt alone."""
+    """What one sequence needs: its prompt share, FLOPs per token, KV cache; the largest batch memory allows; a prompt."""
     return (
         Rule("ratio", ISL / OSL, "", "r = ISL/OSL: prompt tokens riding in each cycle per sequence"),
         Rule("hide", hidden_share(), "", "h = the decode tokens' share of the GEMMs (the prompt's, 1 − h, in prompt steps)"),
         Rule("flops_tok", flops_per_token(Row("ratio")), "FLOP", "FLOPs per generated token with its share of the prompt"),
-        Rule("attn_tok", attn_flops(Row("ratio")), "FLOP", "attention FLOPs per generated token with its prompt share"),
+        Rule("attn_tok", attn_flops(Row("ratio"), True), "FLOP", "attention FLOPs per generated token with its prompt share (÷ r_a)"),
         Rule("fits", Row("held_b") + Row("kv_rep") * (ISL + OSL) <= Row("mem_b"), "",
              "weights and one full sequence fit in the usable memory"),
         Rule("b_mem", MAX(0, INT((Row("mem_b") - Row("held_b")) / (Row("kv_rep") * RESERVED))), "seq",

@@ -171,7 +171,8 @@ TOY_EFF = Calibration(bandwidth_share=0.5, flops_share=0.5, interconnect_share=0
 # FLOPs per output token: (1 + r)·2·N_a + 4·layers·d·(ISL + OSL/2) + r·2·layers·d·ISL, r = 1000/200 = 5
 FLOPS_TOK = 6 * 2 * 1e9 + 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000   # 12,001,843,200
 GEMM_TOK = 6 * 2 * 1e9                       # the weight GEMMs' part, bound by max(weights read, FLOPs)
-ATTN_TOK = FLOPS_TOK - GEMM_TOK              # attention: 1,843,200
+ATTN_TOK = 4 * 2 * 64 * 1100 + 5 * 2 * 2 * 64 * 1000 / 0.89   # attention as charged, the prompt's ÷ r_a = 0.89 (tco.constants.
+# PROMPT_ATTN_SHARE): 563,200 + 1,280,000 / 0.89 = 2,001,402.2; its FLOPs FLOPS_TOK − GEMM_TOK = 1,843,200
 
 
 def test_allreduce_time_by_hand():
@@ -211,9 +212,9 @@ def test_replica_tp1_by_hand():
     bw, fl = 0.1e12 * 0.5, 100e12 * 0.5                   # 5e10 B/s, 5e13 FLOP/s
     a_w = 2e9 / bw + 0.001                                # weights once + overhead = 0.041 s
     g_d, g_p = 2e9 / fl, 5 * 2e9 / fl                     # GEMMs per sequence: decode 4e-5 s, its prompt share 2e-4 s
-    slope = kv_tok * ctx / bw + ATTN_TOK / fl             # per sequence: KV read + attention ≈ 1.130e-5 s
+    slope = kv_tok * ctx / bw + ATTN_TOK / fl             # per sequence: KV read + attention ≈ 1.1304e-5 s
     # the batch's closed form (tco/sizing/prefill_rules.limit), exact while b ≤ OSL: the weights alone,
-    # (0.05 − 0.041) / slope = 796.4; every step compute-bound, 0.049 / (g_d + g_p + slope) = 194.98; n = b/200 of the
+    # (0.05 − 0.041) / slope = 796.2; every step compute-bound, 0.049 / (g_d + g_p + slope) = 194.98; n = b/200 of the
     # steps carry a 1,000-token prompt (compute-bound) and the others read the weights: the root of
     # (g_d/200)·b² + (slope + g_p − 0.04/200)·b − 0.009 = 0, 185.75
     qa, qb, c = g_d / 200, slope + g_p - 2e9 / bw / 200, 1 / 20 - a_w
@@ -223,14 +224,14 @@ def test_replica_tp1_by_hand():
     n = batch / 200
     gemm = (1 - n) * 2e9 / bw + n * batch * g_d + batch * g_p   # 0.003 + 0.006845 + 0.037 = 0.046845 s
     cycle = gemm + batch * slope + 0.001
-    prefill = max(2e9 / bw, (2 * 1e9 * 1000 + 4 * 2 * 64 * 500 * 1000) / fl) + 0.001   # = 0.04100512 s
+    prefill = max(2e9 / bw, (2 * 1e9 * 1000 + 4 * 2 * 64 * 500 * 1000 / 0.89) / fl) + 0.001   # = 0.041005753 s
     assert v["b_mem"] == b_mem == 11_393
     assert v["flops_tok"] == pytest.approx(FLOPS_TOK)
     assert v["batch"] == batch == 185
     assert v["cycle"] == pytest.approx(cycle) and gemm == pytest.approx(0.046845) and cycle <= 0.05
     assert replica_terms(Layout(1), TOY_M, TOY_HW, TOY_LOAD, TOY_EFF, batch=186)["cycle"] > 0.05
     assert v["coll_s"] == 0.0                             # one GPU: no all-reduce
-    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.04100512)
+    assert v["prefill"] == pytest.approx(prefill) and prefill == pytest.approx(0.041005753)
     assert v["ttft"] == pytest.approx(prefill + cycle)
     assert v["cap"] == pytest.approx(batch / (200 * cycle))
     assert v["bound"] == "latency-compute" and v["met"]
@@ -303,15 +304,16 @@ def test_moe_step_reads_only_the_experts_it_touches():
 
 
 def test_ttft_target_limits_the_batch():
-    # TTFT = prefill + cycle ≤ 0.085 s: the cycle's budget 0.085 − 0.04100512 = 0.04399488 s, c = that − 0.041;
+    # TTFT = prefill + cycle ≤ 0.085 s: the prefill (2e12 + 4·2·64·500·1,000 / 0.89) / 5e13 + 0.001 = 0.041005753 s
+    # (its attention ÷ r_a = 0.89), the cycle's budget 0.085 − 0.041005753 = 0.043994247 s, c = that − 0.041;
     # b ≤ min(c / s, the root of (g_d/200)·b² + (s + g_p − 0.04/200)·b − c = 0, (budget − 0.001) / (g_d + g_p + s))
-    # = min(265.0, 97.34, 171.1) = 97, below the tokens/s target's 185
+    # = min(264.9, 97.32, 171.1) = 97, below the tokens/s target's 185
     slope, g_d, g_p = 512 * 1100 / 5e10 + ATTN_TOK / 5e13, 2e9 / 5e13, 5 * 2e9 / 5e13
     v = replica_terms(Layout(1), TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=0.085), TOY_EFF)
-    budget = 0.085 - 0.04100512
+    budget = 0.085 - (2e12 + 4 * 2 * 64 * 500 * 1000 / 0.89) / 5e13 - 0.001
     qa, qb, c = g_d / 200, slope + g_p - 0.04 / 200, budget - 0.041
     root = 2 * c / (qb + math.sqrt(qb * qb + 4 * qa * c))
-    assert round(root, 2) == 97.34
+    assert round(root, 2) == 97.32
     assert v["batch"] == math.floor(min(c / slope, root, (budget - 0.001) / (g_d + g_p + slope))) == 97
     assert v["bound"] == "latency-ttft" and v["met"]
     # 5 ms is below even TP 4's weight read (2e9 / (4 × 5e10) = 10 ms): target_met is False

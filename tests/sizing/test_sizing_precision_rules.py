@@ -32,16 +32,17 @@ def test_attention_compute_scales_the_replica_compute_by_the_peaks_ratio():
 def test_a_bf16_kv_cache_beside_fp8_weights_pays_its_attention_at_the_bf16_peak_by_hand():
     """The test_sizing_replica_rules 70B FP8 step at TP8 on H100 (batch 4, 2,048/128, η_c 0.6), KV cache BF16 now:
 
-    attention 4 × 4·80·64·128·(2,112 + 16 × 1,024) FLOPs over 8 × 989.5e12 × 0.6 = 4.7496e15 FLOP/s (the BF16 peak,
-    not FP8's 1,979) = 0.0408 ms, twice the FP8 KV's 0.0204 ms. The GEMMs stay at FP8's peak, with the prompt's
-    granularity (tco.sizing.prefill_rules): 1.002 ms a cycle, decode g_d = 1.002/17 = 0.059 ms, prompt g_p = 1.002 ×
-    16/17 = 0.943 ms, n = 4/128 steps carry a prompt; the decode-only steps read the weights (2.902 ms > g_d), the
-    prompt steps are compute-bound (n·g_d + g_p = 0.945 ms > n·w = 0.091 ms), so the compute is attention + 0.945 ms
-    and the memory (1 − n)·w + the KV read, which doubles with the BF16 cache (327,680 B a token over 8 GPUs)."""
+    attention 4 × 4·80·64·128·(2,112 + 16 × 1,024 / 0.89) FLOPs (the prompt's part ÷ r_a = 0.89) over 8 × 989.5e12
+    × 0.6 = 4.7496e15 FLOP/s (the BF16 peak, not FP8's 1,979) = 0.0453 ms, twice the FP8 KV's 0.0227 ms. The GEMMs
+    stay at FP8's peak, with the prompt's granularity (tco.sizing.prefill_rules): 1.002 ms a cycle, decode g_d =
+    1.002/17 = 0.059 ms, prompt g_p = 1.002 × 16/17 = 0.943 ms, n = 4/128 steps carry a prompt; the decode-only steps
+    read the weights (2.902 ms > g_d), the prompt steps are compute-bound (n·g_d + g_p = 0.945 ms > n·w = 0.091 ms),
+    so the compute is attention + 0.945 ms and the memory (1 − n)·w + the KV read, which doubles with the BF16 cache
+    (327,680 B a token over 8 GPUs)."""
     v = replica_table([Layout(8)], M70, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
-    flops = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024)
+    flops = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024 / 0.89)
     attn_s = flops / (8 * 989.5e12 * 0.6)
-    assert round(attn_s * 1e3, 4) == 0.0408
+    assert round(attn_s * 1e3, 4) == 0.0453
     w_s, kv_s = 70e9 / (8 * 3.35e12 * 0.9), 4 * 2112 * 327_680 / (8 * 3.35e12 * 0.9)
     gemm = 4 * 2 * 70e9 * 17 / (8 * 1979e12 * 0.6)
     g_d, g_p, n = gemm / 17, gemm * 16 / 17, 4 / 128
@@ -55,15 +56,15 @@ def test_a_bf16_kv_cache_beside_fp8_weights_pays_its_attention_at_the_bf16_peak_
 
 def test_a_prompt_alone_pays_its_attention_at_the_kv_formats_peak_by_hand():
     """The 70B's prompt of 2,048 tokens alone at TP8: GEMMs 2 × 70e9 × 2,048 / (8 × 1,979e12 × 0.6) = 30.18 ms at the
-    FP8 peak, attention 4·80·64·128·1,024 × 2,048 / (8 × 989.5e12 × 0.6) = 1.16 ms at the BF16 one; the weights'
-    2.902 ms are shorter, so the prompt's compute, 31.34 ms, plus 160 all-reduces of 2,048 × 16,384 B (27.01 ms)
-    and t0 2 ms."""
+    FP8 peak, attention 4·80·64·128·1,024 × 2,048 / 0.89 / (8 × 989.5e12 × 0.6) = 1.30 ms at the BF16 one (÷ r_a =
+    0.89, its kernels' share of the GEMMs'); the weights' 2.902 ms are shorter, so the prompt's compute, 31.48 ms,
+    plus 160 all-reduces of 2,048 × 16,384 B (27.01 ms) and t0 2 ms."""
     v = replica_table([Layout(8)], M70, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     gemm = 2 * 70e9 * 2048 / (8 * 1979e12 * 0.6)
-    attn = 4 * 80 * 64 * 128 * 1024 * 2048 / (8 * 989.5e12 * 0.6)
+    attn = 4 * 80 * 64 * 128 * 1024 * 2048 / 0.89 / (8 * 989.5e12 * 0.6)
     ar = 160 * (5.7e-6 + 2 * 7 / 8 * 2048 * 16_384 / (450e9 * 0.8))
     assert v["prefill"] == pytest.approx(gemm + attn + ar + 2e-3, rel=1e-12)
-    assert round(gemm * 1e3, 2) == 30.18 and round(attn * 1e3, 2) == 1.16 and round(ar * 1e3, 2) == 27.01
+    assert round(gemm * 1e3, 2) == 30.18 and round(attn * 1e3, 2) == 1.30 and round(ar * 1e3, 2) == 27.01
 
 
 def test_the_serving_peak_of_the_attention_format_is_the_gpus():
@@ -110,7 +111,8 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     GEMMs 64 × 1.5 × 2 × (37e9 + 11.413e9 × (9,000 / 2,250 − 1)) / (8 × 9,000e12 × 0.5) = 64 × 1.5 × 2 × 71.239e9
     / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
     attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
-    (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak."""
+    (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak; as
+    charged (attn_tok), the prompt's part ÷ r_a = 0.89: 34,795,945,984 + 1,437,373,843 = 36,233,319,827."""
     m = replace(_r1_fp4(), embed_params=0.0, head_params=0.0)  # the embedding and head apart: test_sizing_vocab_rules
     eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
     load = Load(1024.0, 2048.0, None, None, 4096)
@@ -125,7 +127,9 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (9000 / 2250 - 1)) / (8 * 9000e12 * 0.5)
     assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.3799
     attn = 4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512
-    assert attn == 36_075_208_704 and v["attn_tok"] == pytest.approx(attn, rel=1e-12)
+    assert attn == 36_075_208_704
+    assert v["attn_tok"] == pytest.approx(4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512 / 0.89, rel=1e-12)
+    assert round(v["attn_tok"]) == 36_233_319_827
 
 
 def test_without_a_wider_part_the_rules_are_the_one_precision_ones():
@@ -134,3 +138,34 @@ def test_without_a_wider_part_the_rules_are_the_one_precision_ones():
     a = replica_table([Layout(8)], m, replace(H100, wide_tflops=1.0), Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     b = replica_table([Layout(8)], m, H100, Load(2048.0, 128.0, None, None, 2048), EFF, batch=4)[0]
     assert a["cycle"] == b["cycle"] and a["weights_b"] == 70e9 * 1.0
+
+
+def test_a_prompts_attention_counts_its_flops_over_its_kernels_share_by_hand():
+    """Llama 3.1 8B at a 32,000-token prompt: 4 × 32 × 32 × 128 × 16,000 = 8.388608e9 FLOPs a token count
+    8.388608e9 / 0.89 = 9.4254e9 at the GEMMs' share; the constant is the median of the 18 ratios at 16,384 tokens that
+    benchmarks/attention_share_check.py prints from AIConfigurator 0.12.0 (H100 then H200; SGLang, vLLM, TensorRT-LLM;
+    8B, QwQ-32B TP2, 70B TP4): sorted, the 9th and 10th are 0.89 and 0.89."""
+    from tco.constants import PROMPT_ATTN_SHARE
+    from tco.sizing.precision_rules import prompt_attention
+
+    flops = 4 * 32 * 32 * 128 * 16_000
+    assert flops == 8_388_608_000
+    assert float(prompt_attention(Const(flops)).np(Env({}, 1))) == pytest.approx(flops / 0.89, rel=1e-15)
+    assert round(flops / 0.89 / 1e9, 4) == 9.4254
+    ratios = [0.85, 0.99, 0.92, 0.89, 0.87, 0.96, 0.67, 0.70, 0.69,   # H100
+              0.89, 0.96, 0.90, 0.90, 0.89, 0.89, 0.71, 0.68, 0.71]   # H200
+    assert sorted(ratios)[8:10] == [0.89, 0.89] and PROMPT_ATTN_SHARE.value == 0.89
+    assert PROMPT_ATTN_SHARE.xl(None) == "c_prompt_attn_share"
+
+
+@settings(max_examples=40, deadline=None)
+@given(isl=st.floats(16.0, 32_000.0), batch=st.integers(1, 64))
+def test_the_prompts_attention_share_slows_it_and_leaves_the_decode_alone(isl, batch):
+    """attn_tok = the decode's attention + r × the prompt's ÷ r_a: at least the raw FLOPs, and the excess is exactly
+    the prompt's part × (1/r_a − 1), whatever the lengths."""
+    load = Load(isl, 256.0, None, None, 512)
+    v = replica_table([Layout(8)], M70, H100, load, EFF, batch=batch)[0]
+    decode = 4 * 80 * 64 * 128 * (isl + 128.0)
+    prompt = isl / 256.0 * 4 * 80 * 64 * 128 * isl / 2
+    assert v["attn_tok"] == pytest.approx(decode + prompt / 0.89, rel=1e-12)
+    assert v["attn_tok"] >= decode + prompt

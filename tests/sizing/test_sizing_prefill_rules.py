@@ -87,11 +87,12 @@ def test_prompt_steps_count_the_accepted_tokens_by_hand():
 
 
 def test_batch_under_a_target_by_hand():
-    # target 20 tokens/s, s = 512 × 1,100 / 5e10 (KV at L̄ = 1,100) + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13.
+    # target 20 tokens/s, s = 512 × 1,100 / 5e10 (KV at L̄ = 1,100) + attention 4·2·1·64·(1,100 + 5 × 500 / 0.89) / 5e13
+    # (the prompt's attention ÷ r_a = 0.89, tco.constants.PROMPT_ATTN_SHARE).
     # Prefill steps of their own: max(0.04, b·g_d) + b·(s + g_p) + t0 ≤ 0.05 s (the prefill step of 1,000 tokens is
     # compute-bound, max(n·w, g_p) = g_p), b = floor(min((0.05 − 0.041) / (s + g_p), (0.05 − 0.001) / (g_d + s + g_p)))
     # = floor(min(42.59, 195.0)) = 42; inside the decode steps: 185 (test_sizing_replica_rules.test_rules_alone_by_hand)
-    s = 512 * 1100 / 5e10 + 4 * 2 * 1 * 64 * (1100 + 5 * 500) / 5e13
+    s = 512 * 1100 / 5e10 + 4 * 2 * 1 * 64 * (1100 + 5 * 500 / 0.89) / 5e13
     b = math.floor(min((0.05 - 0.041) / (s + G_PROMPT), (0.05 - 0.001) / (G_DECODE + s + G_PROMPT)))
     for mix, batch in ((0.0, 42), (1.0, 185)):
         v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, target_tps=20.0, prefill_mix_share=mix), TOY_EFF)[0]
@@ -106,10 +107,10 @@ def test_batch_under_a_target_by_hand():
     assert _cycle(1.0, b)["cycle"] == pytest.approx(alone["cycle"] - b / 200 * (0.04 - b * G_DECODE), rel=1e-9)
     # (1,000-token prompts: a prefill step's FLOPs, 1,000 × 4e-5 = 0.04 s, equal its weight read, so max(n·w, g_p) is
     # g_p). 100-token prompts: the closed form adds, at m = 0, the prefill step's weight read per sequence, max(w/OSL,
-    # g_p/b) = max(0.04/200, 0.5 × 4e-5) = 2e-4 s; s = 512 × 200 / 5e10 + 4·2·1·64·(200 + 0.5 × 50) / 5e13 (L̄ = 100 +
+    # g_p/b) = max(0.04/200, 0.5 × 4e-5) = 2e-4 s; s = 512 × 200 / 5e10 + 4·2·1·64·(200 + 0.5 × 50 / 0.89) / 5e13 (L̄ = 100 +
     # 100); b = floor(min((0.05 − 0.041) / (s + 2e-4), (0.05 − 0.001) / (4e-5 + s + 2e-4))) = floor(min(44.5, 202.4))
     # = 44, and the cycle there is exact (b ≤ OSL): 0.04 + 44 × 2e-4 + 44 · s + 0.001 = 0.04989 s
-    s = 512 * 200 / 5e10 + 4 * 2 * 1 * 64 * (200 + 0.5 * 50) / 5e13
+    s = 512 * 200 / 5e10 + 4 * 2 * 1 * 64 * (200 + 0.5 * 50 / 0.89) / 5e13
     b = math.floor(min((0.05 - 0.041) / (s + 2e-4), (0.05 - 0.001) / (G_DECODE + s + 2e-4)))
     v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, input_tokens=100.0, target_tps=20.0,
                                                            prefill_mix_share=0.0), TOY_EFF)[0]

@@ -39,11 +39,15 @@ def test_every_input_has_a_workbook_name_and_a_numpy_value():
 
 
 def _excel(rule, inputs: dict, row_values: dict) -> float:
-    """One rule's formula with every input and every other row in a cell of its own, evaluated as Excel."""
+    """One rule's formula with every input and every other row in a cell of its own, and the named constants of
+    tco.constants by name (c_prompt_attn_share), evaluated as Excel."""
+    from tco.constants import ALL
+
     names = {n: f"IN{i}" for i, n in enumerate(sorted(inputs), start=1)}
     keys = {k: i for i, k in enumerate(sorted(row_values), start=10)}
     ctx = XlContext(col="F", prev=None, row_of=lambda key: keys[key], name_of=lambda n: names[n])
     cells = {names[n]: float(v) for n, v in inputs.items()} | {f"F{keys[k]}": float(v) for k, v in row_values.items()}
+    cells |= {c.name.upper(): c.value for c in ALL}
     func = formulas.Parser().ast(rule.formula(ctx))[1].compile()
     out = func(*(cells[name.replace("$", "")] for name in func.inputs))
     return float(np.asarray(out, dtype=object).ravel()[0])
@@ -67,13 +71,14 @@ def test_rules_alone_by_hand():
     # TP 1 of the toy (bf16, 1 head of 64, r = 1000/200 = 5, L̄ = 1,100): b_mem = floor((9e9 − 2e9) / (512 × 1,200))
     # = 11,393 (KV reserved to completion, ISL + OSL = 1,200); the weights take a_w = 2e9 / 5e10 + 1 ms = 0.041 s;
     # the GEMMs g = 6 × 2 × 1e9 / 5e13 = 2.4e-4 s per sequence; s = 512 × 1,100 / 5e10 (the KV read is the mean L̄)
-    # + attention 4·2·1·64·(1,100 + 5 × 500) / 5e13 ≈ 1.1301e-5 s. The decode GEMMs g_d = g/6 = 4e-5 s, the prompt's
-    # g_p = 5g/6 = 2e-4 s; n = b/200 of the steps carry a 1,000-token prompt (compute-bound) and save their weight
-    # read (tco/sizing/prefill_rules.py). The target 20 tokens/s bounds b three ways: the weights alone,
-    # (0.05 − 0.041) / s = 796.4; every step compute-bound, (0.05 − 0.001) / (g + s) = 194.98; the prompt steps
+    # + attention 4·2·1·64·(1,100 + 5 × 500 / 0.89) / 5e13 ≈ 1.1304e-5 s (the prompt's part ÷ r_a = 0.89,
+    # tco.constants.PROMPT_ATTN_SHARE). The decode GEMMs g_d = g/6 = 4e-5 s, the prompt's g_p = 5g/6 = 2e-4 s;
+    # n = b/200 of the steps carry a 1,000-token prompt (compute-bound) and save their weight read
+    # (tco/sizing/prefill_rules.py). The target 20 tokens/s bounds b three ways: the weights alone,
+    # (0.05 − 0.041) / s = 796.2; every step compute-bound, (0.05 − 0.001) / (g + s) = 194.98; the prompt steps
     # compute-bound and the others reading the weights, (g_d/200)·b² + (s + g_p − 0.04/200)·b − 0.009 ≤ 0, whose
     # root 2 × 0.009 / (B + √(B² + 4 × 2e-7 × 0.009)), B = s + 2e-4 − 2e-4 = s, is 185.75: b = 185
-    attn = 4 * 2 * 1 * 64 * (1100 + 5 * 500)
+    attn = 4 * 2 * 1 * 64 * (1100 + 5 * 500 / 0.89)
     slope, g = 512 * 1100 / 5e10 + attn / 5e13, 6 * 2 * 1e9 / 5e13
     g_d, g_p = g / 6, 5 * g / 6
     v = replica_table([Layout(1)], TOY_M, TOY_HW, replace(TOY_LOAD, ttft_seconds=None), TOY_EFF)[0]
@@ -99,16 +104,17 @@ def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
     0.6) = 0.0590 ms, the prompt's 16 times that, 0.943 ms; n = 4/128 of the cycles carry a 2,048-token prompt
     (compute-bound) and save their weight read: GEMMs w + 0.943 − n × (w − 0.0590) = 3.757 ms, of which (1 − n) × w =
     2.811 ms reading the weights; KV 4 × 2,112 × 163,840 B / 2.412e13 = 0.0574 ms; attention 4 × 4·80·64·128·(2,112 +
-    16 × 1,024) / 9.4992e15 = 0.0204 ms; 160 all-reduces of 4 × 17 × 16,384 B: 160 × (5.7 µs + 2·7/8 × 1,114,112 /
-    3.6e11 B/s) = 1.779 ms; t0 2 ms. Step 7.61 ms: 131 tokens/s per user, the all-reduces 23 % of it (the fitted α of
-    74 µs at η_link 0.48 made them 13.3 ms)."""
+    16 × 1,024 / 0.89) / 9.4992e15 = 0.0227 ms (the prompt's part ÷ r_a = 0.89); 160 all-reduces of 4 × 17 × 16,384
+    B: 160 × (5.7 µs + 2·7/8 × 1,114,112 / 3.6e11 B/s) = 1.779 ms; t0 2 ms. Step 7.62 ms: 131 tokens/s per user, the
+    all-reduces 23 % of it (the fitted α of 74 µs at η_link 0.48 made them 13.3 ms)."""
     m = ModelSpec(70e9, 70e9, 80, 8192, 8, 128, precision="fp8", kv_precision="fp8")
     hw = Hardware(80.0, 3.35, 1979.0, 8, 450.0, None, 5.7e-6)
     eff = Calibration(0.9, 0.6, 0.8, 2e-3, 0.0)
     v = replica_table([Layout(8)], m, hw, Load(2048.0, 128.0, None, None, 2048), eff, batch=4)[0]
     w_s = 70e9 / (8 * 3.35e12 * 0.9)
     kv_s = 4 * 2112 * 163_840 / (8 * 3.35e12 * 0.9)
-    attn_s = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024) / (8 * 1979e12 * 0.6)
+    attn_s = 4 * 4 * 80 * 64 * 128 * (2112 + 16 * 1024 / 0.89) / (8 * 1979e12 * 0.6)
+    assert round(attn_s * 1e3, 4) == 0.0227
     coll_s = 160 * (5.7e-6 + 2 * 7 / 8 * (4 * 17 * 8192 * 2) / (450e9 * 0.8))
     g_d, n = 4 * 2 * 70e9 / (8 * 1979e12 * 0.6), 4 / 128
     gemm = w_s + 16 * g_d - n * (w_s - g_d)
@@ -117,7 +123,7 @@ def test_latency_bound_decode_step_of_a_70b_fp8_on_8_h100_by_hand():
     assert v["cmp_s"] == pytest.approx(attn_s + gemm - (1 - n) * w_s, rel=1e-12)
     assert v["coll_s"] == pytest.approx(coll_s, rel=1e-12)
     assert v["cycle"] == pytest.approx(gemm + kv_s + attn_s + coll_s + 2e-3, rel=1e-12)
-    assert round(v["cycle"] * 1e3, 2) == 7.61 and round(coll_s * 1e3, 3) == 1.779
+    assert round(v["cycle"] * 1e3, 2) == 7.62 and round(coll_s * 1e3, 3) == 1.779
 
 
 def test_expert_parallel_exchange_by_hand():
@@ -242,16 +248,16 @@ def test_the_plan_search_sizes_the_catalog_as_one_offer_at_a_time(monkeypatch):
 def test_prompt_imbalance_of_attention_data_parallel_by_hand():
     """EP4 of the toy MoE at batch 40, 1000/200 tokens: μ_p = 40 / (4 × 200) = 0.05 prompts per GPU per step;
     1 + √(2 ln 4 / 0.05) = 8.45 > 4, so the busiest GPU carries all 4 shares: f = 4. Its extra work per sequence
-    (f − 1) × r × (2 × (N_a − N_ae) + attention at ISL/2) / FLOP/s, N_ae = 0.8e9 × 2/8 = 0.2e9:
-    3 × 5 × (2 × 0.2e9 + 4·2·1·64·500) / (4 × 100e12 × 0.5) = 3.00192e-5 s; plus those 3 × 5 tokens through its own
+    (f − 1) × r × (2 × (N_a − N_ae) + attention at ISL/2 ÷ r_a) / FLOP/s, N_ae = 0.8e9 × 2/8 = 0.2e9, r_a = 0.89:
+    3 × 5 × (2 × 0.2e9 + 4·2·1·64·500 / 0.89) / (4 × 100e12 × 0.5) = 3.002157e-5 s; plus those 3 × 5 tokens through its own
     port, gathered out and reduced back on both layers: 3 × 2 layers × 2 × 3/4 × 5 × 128 B / (10 GB/s × 0.5) =
-    3 × 1,920 / 5e9 = 1.152e-6 s; together 3.117120e-5 s."""
+    3 × 1,920 / 5e9 = 1.152e-6 s; together 3.117357e-5 s."""
     v = replica_table([Layout(4, 1, "ep"), Layout(4)], TOY_MOE, TOY_HW, TOY_LOAD, TOY_EFF, batch=40)
     port = 3 * 2 * 2 * 3 / 4 * 5 * 2 * 64 / (10e9 * 0.5)
     assert round(port, 12) == 1.152e-6
-    extra = 3 * 5 * (2 * (0.4e9 - 0.2e9) + 4 * 2 * 1 * 64 * 500) / (4 * 100e12 * 0.5) + port
-    assert round(extra, 11) == 3.117120e-5
-    attn = 40 * 4 * 2 * 1 * 64 * (1100 + 5 * 500) / (4 * 100e12 * 0.5)
+    extra = 3 * 5 * (2 * (0.4e9 - 0.2e9) + 4 * 2 * 1 * 64 * 500 / 0.89) / (4 * 100e12 * 0.5) + port
+    assert round(extra, 11) == 3.117357e-5
+    attn = 40 * 4 * 2 * 1 * 64 * (1100 + 5 * 500 / 0.89) / (4 * 100e12 * 0.5)
     gemm = v[0]["gemm_s"]
     w_s = v[0]["w_read"] / v[0]["bw"]
     assert v[0]["cmp_s"] == pytest.approx(attn + 40 * extra + (gemm if gemm > w_s else 0), rel=1e-12)
