@@ -436,3 +436,39 @@ def test_q1_the_catalogs_default_length_past_a_models_context_is_refused_too(tmp
     (msg,) = _problems(p)
     assert ("[training.sequence_length] 4,096 tokens per training sequence (the catalog's default, defaults.toml "
             "[training]) is longer than the context window of 'short-8b' (2,048 tokens") in msg, msg
+
+
+# ---------------------------------------------------------------------------------------------
+# Left by the round (second pass): F3, T4, Q3, W10, K5, C25
+
+
+def _branded(tmp_path: Path, theme: str | None) -> Path:
+    """small.toml with `[proposal] brand = "brand"`; the brand's theme.toml holds `theme` (None: a link to
+    /proc/self/mem, whose read fails with EIO)."""
+    (tmp_path / "brand").mkdir()
+    th = tmp_path / "brand" / "theme.toml"
+    if theme is None:
+        th.symlink_to("/proc/self/mem")
+    else:
+        th.write_text(theme, encoding="utf-8")
+    p = tmp_path / "s.toml"
+    p.write_text(SMALL.read_text(encoding="utf-8") + '\n[proposal]\ndate = "2027-02-01"\nbrand = "brand"\n',
+                 encoding="utf-8")
+    return p
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").is_file(), reason="needs Linux's /proc/self/mem (EIO on read)")
+def test_f3_a_config_or_theme_file_that_fails_to_read_is_named(tmp_path, capsys, monkeypatch):
+    """A config file (TCO_CONFIG) or a brand theme.toml whose read fails with EIO said `error: : Input/output error`
+    (exit 1): the OSError of read() has no file name, so the user could not tell which file."""
+    from tco import api
+    from tco.report import brand
+
+    monkeypatch.setenv("TCO_CONFIG", "/proc/self/mem")
+    assert main(["validate", str(SMALL)]) == 2
+    err = capsys.readouterr().err
+    assert "/proc/self/mem: cannot read the config file: Input/output error" in err, err
+    monkeypatch.delenv("TCO_CONFIG")
+    inp = api.load(_branded(tmp_path, None))
+    assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
+        f"{tmp_path / 'brand' / 'theme.toml'}: [theme] cannot read the brand's theme.toml: Input/output error"]

@@ -66,6 +66,8 @@ def problems(scenario, scenario_path: str | Path | None, lines: dict | None = No
         th = load_theme(path)
     except (ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return [Problem(str(path), "theme", str(exc).removeprefix(f"{path}: "), None)]
+    except OSError as exc:  # EIO while reading had no file name: `error: : Input/output error`
+        return [Problem(str(path), "theme", f"cannot read the brand's theme.toml: {exc.strerror or exc}", None)]
     out = []
     if not th["provider"].get("name"):
         out.append(Problem(str(path), "provider.name", "the brand's provider name is empty", None))
