@@ -472,3 +472,15 @@ def test_f3_a_config_or_theme_file_that_fails_to_read_is_named(tmp_path, capsys,
     inp = api.load(_branded(tmp_path, None))
     assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
         f"{tmp_path / 'brand' / 'theme.toml'}: [theme] cannot read the brand's theme.toml: Input/output error"]
+
+
+def test_t4_a_5000_digit_number_in_a_brand_theme_is_located_at_its_key(tmp_path):
+    """A brand theme.toml with a 5,000-digit number was refused in Python's words ("Exceeds the limit (4300 digits)
+    for integer string conversion … use sys.set_int_max_str_digits()"): T3 reworded every other TOML file."""
+    from tco import api
+    from tco.report import brand
+
+    inp = api.load(_branded(tmp_path, f'[provider]\nname = "A"\n\n[contact]\nphone = {BIG}\n'))
+    assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
+        f"{tmp_path / 'brand' / 'theme.toml'}:5: [contact.phone] an integer of more than 4,300 digits: too long to "
+        "read; write the number in scientific notation (1.5e9) or check the value"]
