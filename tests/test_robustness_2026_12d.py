@@ -484,3 +484,17 @@ def test_t4_a_5000_digit_number_in_a_brand_theme_is_located_at_its_key(tmp_path)
     assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
         f"{tmp_path / 'brand' / 'theme.toml'}:5: [contact.phone] an integer of more than 4,300 digits: too long to "
         "read; write the number in scientific notation (1.5e9) or check the value"]
+
+
+def test_q3_an_empty_calibration_path_is_refused(tmp_path):
+    """`calibration = ""` ran on the catalog's calibration in silence: the scenario contract (docs/scenario.md) says
+    the catalog's is the default when the key is unset, and an empty path names no file."""
+    from tco import api
+
+    for value in ('""', '"  "'):
+        p = _with(tmp_path, "[inference]\n", f"[inference]\ncalibration = {value}\n")
+        (msg,) = _problems(p)
+        assert msg.startswith(f"{p}:26: [inference.calibration] the calibration file's path is empty; name the file "
+                              "`python -m tco calibrate` wrote (relative to the scenario), or leave calibration out "
+                              "for the catalog's"), msg
+    api.check(SMALL)  # unset: the catalog's calibration, as before
