@@ -498,3 +498,30 @@ def test_q3_an_empty_calibration_path_is_refused(tmp_path):
                               "`python -m tco calibrate` wrote (relative to the scenario), or leave calibration out "
                               "for the catalog's"), msg
     api.check(SMALL)  # unset: the catalog's calibration, as before
+
+
+def test_w10_serve_starts_no_more_workers_than_the_cores(monkeypatch, tmp_path, capsys):
+    """`serve --workers 1000` had no bound: the desk's pool starts a process for each job in flight, up to the number
+    given, whatever the cores (sweep caps its workers since S10)."""
+    import uvicorn
+
+    from tco.web import jobs, serve
+
+    asked = []
+
+    class NoPool:
+        def shutdown(self, **kw):
+            pass
+
+    monkeypatch.setattr(jobs, "pool", lambda n: asked.append(n) or NoPool())
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(serve, "cores", lambda: 4)
+    monkeypatch.chdir(tmp_path)
+    assert main(["serve", "--workers", "1000"]) == 0
+    assert "notice: --workers 1,000 is more than the 4 cores this computer gives tco; the desk starts at most 4" in (
+        capsys.readouterr().err)
+    assert main(["serve", "--workers", "3"]) == 0 and main(["serve"]) == 0
+    monkeypatch.setattr(serve, "cores", lambda: 1)  # one core: the default 2 still stands, without a notice
+    assert main(["serve"]) == 0 and main(["serve", "--workers", "5"]) == 0
+    assert asked == [4, 3, 2, 2, 2]
+    assert capsys.readouterr().err.count("notice") == 1
