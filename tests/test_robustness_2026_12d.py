@@ -525,3 +525,21 @@ def test_w10_serve_starts_no_more_workers_than_the_cores(monkeypatch, tmp_path, 
     assert main(["serve"]) == 0 and main(["serve", "--workers", "5"]) == 0
     assert asked == [4, 3, 2, 2, 2]
     assert capsys.readouterr().err.count("notice") == 1
+
+
+def test_k5_an_sla_credit_tier_above_the_promised_sla_is_refused(tmp_path):
+    """A [[proposal.contract.sla_credits]] tier with below_share 0.9995 beside [proposal.included] sla_share = 0.999
+    was accepted: the proposal offered a credit for months that meet the promised availability."""
+    from tco import scenario
+    from tco.errors import InputError
+
+    seed = ROOT / "scenarios" / "seed_70b_h200.toml"
+    p = _with(tmp_path, "below_share = 0.999\n", "below_share = 0.9995\n", base=seed)
+    with pytest.raises(InputError) as exc:
+        scenario.load(p)
+    assert [str(q) for q in exc.value.problems] == [
+        f"{p}:137: [proposal] contract.sla_credits[0].below_share = 0.9995 is above included.sla_share = 0.999: the "
+        "credit would be owed in months that meet the promised availability; give each tier a below_share at most "
+        "the SLA, or raise sla_share"]
+    scenario.load(seed)  # a tier at the SLA itself (below 0.999 with an SLA of 0.999) is the SLA's own breach
+    scenario.load(_with(tmp_path, "sla_share = 0.999\n", "", "no_sla.toml", base=seed))  # no SLA promised: no check
