@@ -543,3 +543,24 @@ def test_k5_an_sla_credit_tier_above_the_promised_sla_is_refused(tmp_path):
         "the SLA, or raise sla_share"]
     scenario.load(seed)  # a tier at the SLA itself (below 0.999 with an SLA of 0.999) is the SLA's own breach
     scenario.load(_with(tmp_path, "sla_share = 0.999\n", "", "no_sla.toml", base=seed))  # no SLA promised: no check
+
+
+def test_c25_underscores_and_full_width_digits_in_a_benchmark_number_are_refused(tmp_path):
+    """Python's float() reads '1_28', '１２８' (full-width) and '١٢٨' (Arabic-Indic) as 128: a benchmark cell with a
+    stray underscore or pasted from a full-width text was fitted as that number, where '0x1' or '12a' are refused."""
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+
+    good = "A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,,,"
+    assert benchmarks.read(_bench(tmp_path, good))[0].input_tokens == 128
+    for cell in ("1_28", "１２８", "١٢٨"):
+        f = _bench(tmp_path, good, good.replace("A,", "B,", 1).replace(",128,", f",{cell},"))
+        with pytest.raises(InputError) as exc:
+            benchmarks.read(f)
+        assert [str(p) for p in exc.value.problems] == [
+            f"{f}:3: [input_tokens] not a number: {cell!r}; write plain digits 0-9 (no _ between them, no full-width "
+            "or other scripts' digits)"]
+    f = _bench(tmp_path, good.replace(",21109.38,", ",21_109.38,"))
+    with pytest.raises(InputError) as exc:
+        benchmarks.read(f)
+    assert exc.value.problems[0].key == "output_tokens_per_second" and exc.value.problems[0].line == 2
