@@ -436,3 +436,131 @@ def test_q1_the_catalogs_default_length_past_a_models_context_is_refused_too(tmp
     (msg,) = _problems(p)
     assert ("[training.sequence_length] 4,096 tokens per training sequence (the catalog's default, defaults.toml "
             "[training]) is longer than the context window of 'short-8b' (2,048 tokens") in msg, msg
+
+
+# ---------------------------------------------------------------------------------------------
+# Left by the round (second pass): F3, T4, Q3, W10, K5, C25
+
+
+def _branded(tmp_path: Path, theme: str | None) -> Path:
+    """small.toml with `[proposal] brand = "brand"`; the brand's theme.toml holds `theme` (None: a link to
+    /proc/self/mem, whose read fails with EIO)."""
+    (tmp_path / "brand").mkdir()
+    th = tmp_path / "brand" / "theme.toml"
+    if theme is None:
+        th.symlink_to("/proc/self/mem")
+    else:
+        th.write_text(theme, encoding="utf-8")
+    p = tmp_path / "s.toml"
+    p.write_text(SMALL.read_text(encoding="utf-8") + '\n[proposal]\ndate = "2027-02-01"\nbrand = "brand"\n',
+                 encoding="utf-8")
+    return p
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").is_file(), reason="needs Linux's /proc/self/mem (EIO on read)")
+def test_f3_a_config_or_theme_file_that_fails_to_read_is_named(tmp_path, capsys, monkeypatch):
+    """A config file (TCO_CONFIG) or a brand theme.toml whose read fails with EIO said `error: : Input/output error`
+    (exit 1): the OSError of read() has no file name, so the user could not tell which file."""
+    from tco import api
+    from tco.report import brand
+
+    monkeypatch.setenv("TCO_CONFIG", "/proc/self/mem")
+    assert main(["validate", str(SMALL)]) == 2
+    err = capsys.readouterr().err
+    assert "/proc/self/mem: cannot read the config file: Input/output error" in err, err
+    monkeypatch.delenv("TCO_CONFIG")
+    inp = api.load(_branded(tmp_path, None))
+    assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
+        f"{tmp_path / 'brand' / 'theme.toml'}: [theme] cannot read the brand's theme.toml: Input/output error"]
+
+
+def test_t4_a_5000_digit_number_in_a_brand_theme_is_located_at_its_key(tmp_path):
+    """A brand theme.toml with a 5,000-digit number was refused in Python's words ("Exceeds the limit (4300 digits)
+    for integer string conversion … use sys.set_int_max_str_digits()"): T3 reworded every other TOML file."""
+    from tco import api
+    from tco.report import brand
+
+    inp = api.load(_branded(tmp_path, f'[provider]\nname = "A"\n\n[contact]\nphone = {BIG}\n'))
+    assert [str(p) for p in brand.problems(inp.scenario, inp.path, inp.key_lines)] == [
+        f"{tmp_path / 'brand' / 'theme.toml'}:5: [contact.phone] an integer of more than 4,300 digits: too long to "
+        "read; write the number in scientific notation (1.5e9) or check the value"]
+
+
+def test_q3_an_empty_calibration_path_is_refused(tmp_path):
+    """`calibration = ""` ran on the catalog's calibration in silence: the scenario contract (docs/scenario.md) says
+    the catalog's is the default when the key is unset, and an empty path names no file."""
+    from tco import api
+
+    for value in ('""', '"  "'):
+        p = _with(tmp_path, "[inference]\n", f"[inference]\ncalibration = {value}\n")
+        (msg,) = _problems(p)
+        assert msg.startswith(f"{p}:26: [inference.calibration] the calibration file's path is empty; name the file "
+                              "`python -m tco calibrate` wrote (relative to the scenario), or leave calibration out "
+                              "for the catalog's"), msg
+    api.check(SMALL)  # unset: the catalog's calibration, as before
+
+
+def test_w10_serve_starts_no_more_workers_than_the_cores(monkeypatch, tmp_path, capsys):
+    """`serve --workers 1000` had no bound: the desk's pool starts a process for each job in flight, up to the number
+    given, whatever the cores (sweep caps its workers since S10)."""
+    import uvicorn
+
+    from tco.web import jobs, serve
+
+    asked = []
+
+    class NoPool:
+        def shutdown(self, **kw):
+            pass
+
+    monkeypatch.setattr(jobs, "pool", lambda n: asked.append(n) or NoPool())
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(serve, "cores", lambda: 4)
+    monkeypatch.chdir(tmp_path)
+    assert main(["serve", "--workers", "1000"]) == 0
+    assert "notice: --workers 1,000 is more than the 4 cores this computer gives tco; the desk starts at most 4" in (
+        capsys.readouterr().err)
+    assert main(["serve", "--workers", "3"]) == 0 and main(["serve"]) == 0
+    monkeypatch.setattr(serve, "cores", lambda: 1)  # one core: the default 2 still stands, without a notice
+    assert main(["serve"]) == 0 and main(["serve", "--workers", "5"]) == 0
+    assert asked == [4, 3, 2, 2, 2]
+    assert capsys.readouterr().err.count("notice") == 1
+
+
+def test_k5_an_sla_credit_tier_above_the_promised_sla_is_refused(tmp_path):
+    """A [[proposal.contract.sla_credits]] tier with below_share 0.9995 beside [proposal.included] sla_share = 0.999
+    was accepted: the proposal offered a credit for months that meet the promised availability."""
+    from tco import scenario
+    from tco.errors import InputError
+
+    seed = ROOT / "scenarios" / "seed_70b_h200.toml"
+    p = _with(tmp_path, "below_share = 0.999\n", "below_share = 0.9995\n", base=seed)
+    with pytest.raises(InputError) as exc:
+        scenario.load(p)
+    assert [str(q) for q in exc.value.problems] == [
+        f"{p}:137: [proposal] contract.sla_credits[0].below_share = 0.9995 is above included.sla_share = 0.999: the "
+        "credit would be owed in months that meet the promised availability; give each tier a below_share at most "
+        "the SLA, or raise sla_share"]
+    scenario.load(seed)  # a tier at the SLA itself (below 0.999 with an SLA of 0.999) is the SLA's own breach
+    scenario.load(_with(tmp_path, "sla_share = 0.999\n", "", "no_sla.toml", base=seed))  # no SLA promised: no check
+
+
+def test_c25_underscores_and_full_width_digits_in_a_benchmark_number_are_refused(tmp_path):
+    """Python's float() reads '1_28', '１２８' (full-width) and '١٢٨' (Arabic-Indic) as 128: a benchmark cell with a
+    stray underscore or pasted from a full-width text was fitted as that number, where '0x1' or '12a' are refused."""
+    from tco.errors import InputError
+    from tco.sizing import benchmarks
+
+    good = "A,llama-3.1-8b,H100-SXM-80GB,1,1,1,fp8,fp8,128,2048,,2048,21109.38,,,,src,,,"
+    assert benchmarks.read(_bench(tmp_path, good))[0].input_tokens == 128
+    for cell in ("1_28", "１２８", "١٢٨"):
+        f = _bench(tmp_path, good, good.replace("A,", "B,", 1).replace(",128,", f",{cell},"))
+        with pytest.raises(InputError) as exc:
+            benchmarks.read(f)
+        assert [str(p) for p in exc.value.problems] == [
+            f"{f}:3: [input_tokens] not a number: {cell!r}; write plain digits 0-9 (no _ between them, no full-width "
+            "or other scripts' digits)"]
+    f = _bench(tmp_path, good.replace(",21109.38,", ",21_109.38,"))
+    with pytest.raises(InputError) as exc:
+        benchmarks.read(f)
+    assert exc.value.problems[0].key == "output_tokens_per_second" and exc.value.problems[0].line == 2

@@ -142,5 +142,6 @@ def parser() -> tuple[argparse.ArgumentParser, argparse._SubParsersAction]:
     serve.add_argument("--scenarios", metavar="DIR", help="folder of example scenarios to start from (default: "
                        "./scenarios when it exists)")
     serve.add_argument("--data", metavar="DIR", help="folder of the saved proposals (SQLite); absent: none saved")
-    serve.add_argument("--workers", type=at_least(1), default=2, help="processes that run scenarios (default: 2)")
+    serve.add_argument("--workers", type=at_least(1), default=2, help="processes that run scenarios (default: 2; at "
+                       "most the cores, or 2 where fewer)")
     return p, sub

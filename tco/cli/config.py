@@ -49,6 +49,8 @@ def load(path: Path) -> dict:
         raise InputError([Problem(str(path), "", "the config file is not UTF-8 text; save it as UTF-8")]) from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError([Problem(str(path), "", f"TOML syntax error: {exc}")]) from None
+    except OSError as exc:  # EIO while reading had no file name: `error: : Input/output error`
+        raise InputError([Problem(str(path), "", f"cannot read the config file: {exc.strerror or exc}")]) from None
     except ValueError:  # an integer past Python's 4,300 digits: a traceback on every command (2026-12d T3)
         raise InputError([Problem(str(path), "", "an integer of more than 4,300 digits: too long to read")]) from None
     from tco.report.i18n import LOCALES

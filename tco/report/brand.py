@@ -16,7 +16,7 @@ import re
 import tomllib
 from pathlib import Path
 
-from tco.errors import Problem
+from tco.errors import InputError, Problem
 
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 """The templates folder: proposal.html.j2, proposal.css, theme.toml (the example brand), logo, fonts/."""
@@ -64,8 +64,12 @@ def problems(scenario, scenario_path: str | Path | None, lines: dict | None = No
                         "and edit it)", line)]
     try:
         th = load_theme(path)
+    except InputError as exc:  # a 5,000-digit number: located at its key, in the words of every tco file (T4)
+        return list(exc.problems)
     except (ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         return [Problem(str(path), "theme", str(exc).removeprefix(f"{path}: "), None)]
+    except OSError as exc:  # EIO while reading had no file name: `error: : Input/output error`
+        return [Problem(str(path), "theme", f"cannot read the brand's theme.toml: {exc.strerror or exc}", None)]
     out = []
     if not th["provider"].get("name"):
         out.append(Problem(str(path), "provider.name", "the brand's provider name is empty", None))
@@ -101,7 +105,9 @@ def theme(scenario, scenario_path: str | Path | None, templates: Path) -> tuple[
 
 def load_theme(path: Path = TEMPLATES / "theme.toml") -> dict:
     """The branding: provider, contact, colours (hex only, so a colour cannot inject CSS)."""
-    theme = tomllib.loads(path.read_text(encoding="utf-8"))
+    from tco.scenario.toml import loads  # tomllib's, with an integer past 4,300 digits a located InputError
+
+    theme = loads(path.read_text(encoding="utf-8"), str(path))
     _check_shape(theme, path)
     colors = theme.setdefault("colors", {})
     for key, value in list(colors.items()):

@@ -138,7 +138,8 @@ Share = Annotated[float, Field(gt=0.0, le=1.0)]
 
 class Credit(Frozen):
     below_share: Share
-    """Monthly availability below which the credit applies (0.999 = 99,9 %)."""
+    """Monthly availability below which the credit applies (0.999 = 99,9 %); at most `[proposal.included]
+    sla_share` when one is promised."""
     credit_share: Share
     """Credit on that month's fee (0.10 = 10 %)."""
 
@@ -292,6 +293,14 @@ class Proposal(Frozen):
         if c.duration_months and self.min_term_months and c.duration_months < self.min_term_months:
             raise ValueError(f"contract.duration_months = {c.duration_months} is shorter than min_term_months = "
                              f"{self.min_term_months}: the contract would end before its minimum term")
+        sla = self.included.sla_share
+        above = [f"contract.sla_credits[{i}].below_share = {t.below_share:g}" for i, t in enumerate(c.sla_credits)
+                 if sla is not None and t.below_share > sla]
+        if above:  # a credit owed in a month the promised availability is met (2026-12d K5)
+            verb = "is" if len(above) == 1 else "are"
+            raise ValueError(f"{', '.join(above)} {verb} above included.sla_share = {sla:g}: the credit would be owed "
+                             "in months that meet the promised availability; give each tier a below_share at most the "
+                             "SLA, or raise sla_share")
         if c.quote_date and self.date and c.quote_date > self.date:
             raise ValueError(f"contract.quote_date {c.quote_date} is after the proposal's date {self.date}: a proposal "
                              "cannot carry a quote not yet made")

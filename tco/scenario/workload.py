@@ -185,7 +185,7 @@ class Inference(Frozen):
     unset."""
     calibration: Text | None = None
     """Serving calibration file written by `python -m tco calibrate` (path relative to the scenario); catalog default
-    if unset."""
+    if unset (an empty path is refused)."""
     framework: Literal["generic", "trtllm", "vllm", "sglang"] = "generic"
     """Serving framework: 'generic' uses the calibration as fitted; 'trtllm', 'vllm' or 'sglang' need a calibration
     fitted on that framework's runs (the catalog's covers trtllm; for another, fit your benchmark with
@@ -216,6 +216,14 @@ class Inference(Frozen):
     speculative_acceptance_share: Share = 0.85
     """Chance each draft token is accepted, a: DeepSeek-V3 technical report (arXiv:2412.19437 §5.4.3) measures
     85–90 % for its second token; a step keeps 1 + a + … + aⁿ tokens."""
+
+    @field_validator("calibration", mode="before")
+    @classmethod
+    def _calibration(cls, v):
+        if isinstance(v, str) and not v.strip():  # read as no file at all, in silence (2026-12d Q3)
+            raise ValueError("the calibration file's path is empty; name the file `python -m tco calibrate` wrote "
+                             "(relative to the scenario), or leave calibration out for the catalog's")
+        return v
 
     @field_validator("daily_profile")
     @classmethod

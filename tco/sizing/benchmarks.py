@@ -113,6 +113,9 @@ def _num(p: Path, line: int | None, key: str, v, required: bool = True, bound: s
         if required:
             raise InputError([Problem(str(p), key, "value is required", line)])
         return None
+    if isinstance(v, str) and ("_" in v or not v.isascii()):  # float() reads '1_28' and '１２８' as 128 (2026-12d C25)
+        raise InputError([Problem(str(p), key, f"not a number: {_show(v)}; write plain digits 0-9 (no _ between them, "
+                                  "no full-width or other scripts' digits)", line)])
     try:
         if isinstance(v, bool) or not isinstance(v, (int, float, str)):
             raise TypeError

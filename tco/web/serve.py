@@ -8,6 +8,24 @@ import sys
 from pathlib import Path
 
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+DEFAULT_WORKERS = 2
+"""`--workers` when not given: the processes that run scenarios."""
+
+
+def cores() -> int:
+    """The cores this process may use."""
+    import os
+
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def worker_cap() -> int:
+    """The most processes `--workers` starts: the cores (a scenario run is CPU-bound; more processes only queue for
+    them, each holding its memory), or the default where there are fewer."""
+    return max(DEFAULT_WORKERS, cores())
 
 
 def hosts_for(host: str, port: int) -> tuple[str, ...]:
@@ -46,14 +64,20 @@ def main(args, out=print, err=lambda s: print(s, file=sys.stderr)) -> int:
     if args.host not in LOCAL_HOSTS:
         err(f"warning: serving on {args.host}: anyone who can reach this address can use the desk (it has no login); "
             "the default, 127.0.0.1, keeps it on this computer")
+    # --workers had no bound: the pool starts a process for each job in flight up to the number given, on any number
+    # of cores (2026-12d W10); bounded by the cores as sweep bounds its own by the cases (S10)
+    workers = min(args.workers, worker_cap())
+    if workers < args.workers:
+        err(f"notice: --workers {args.workers:,} is more than the {cores()} cores this computer gives tco; the desk "
+            f"starts at most {workers} (more processes only wait for the cores)")
     import uvicorn
 
     from tco.web import jobs
     from tco.web.app import Desk, create_app, examples_in
 
-    pool = jobs.pool(args.workers)
+    pool = jobs.pool(workers)
     desk = Desk(examples_in(scenarios), Path(args.data) if args.data else None, pool, hosts_for(args.host, args.port),
-                renew=lambda: jobs.pool(args.workers))
+                renew=lambda: jobs.pool(workers))
     shown = f"[{args.host}]" if ":" in args.host else args.host
     out(f"tco sales desk: http://{shown}:{args.port}/  ({len(desk.examples)} examples"
         f"{', proposals saved in ' + str(desk.data) if desk.data else ''}; Ctrl-C stops it)")
