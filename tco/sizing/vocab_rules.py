@@ -107,7 +107,7 @@ def read_bytes() -> Expr:
 def decode_params() -> Expr:
     """Active parameters as a decode token's GEMMs count them at the weights' peak [-] = N_a' − N_e + N_h · (peak /
     peak_v − 1): no GEMM for the embedding, the head at its format's peak (BF16 at half FP8's counts 2×)."""
-    return prec.gemm_params() - In("embed_params") + In("head_params") * (In("peak_tflops") / In("vocab_tflops") - 1)
+    return prec.gemm_params() - In("embed_params") + In("head_params") * (prec.gemm_peak() / In("vocab_tflops") - 1)
 
 
 def prompt_params() -> Expr:

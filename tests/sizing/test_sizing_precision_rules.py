@@ -24,7 +24,7 @@ def test_attention_format_follows_the_kv_cache_and_fp4_kv_runs_fp8():
 
 
 def test_attention_compute_scales_the_replica_compute_by_the_peaks_ratio():
-    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0}, 1)    # B200 FP8 weights, BF16 KV
+    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0, "weight_bytes": 1.0}, 1)    # B200 FP8 weights, BF16 KV
     fl = 8 * 4500e12 * 0.5
     assert float(attention_compute(Const(fl)).np(env)) == pytest.approx(8 * 2250e12 * 0.5, rel=1e-15)
 
@@ -108,8 +108,10 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     weights 671e9 × 0.5625 + 11.413e9 × (2 − 0.5625) = 377.44e9 + 16.41e9 = 393.84e9 B; under expert parallel each GPU
     holds the shared 393.84e9 − 654.45e9 × 0.5625 = 25.72e9 B and 1/8 of the experts' 368.13e9: 71.7 GB a GPU
     (NVIDIA: "the weights and activation occupies about 80 GB memory for each GPU", TensorRT-LLM blog3);
-    GEMMs 64 × 1.5 × 2 × (37e9 + 11.413e9 × (9,000 / 2,250 − 1)) / (8 × 9,000e12 × 0.5) = 64 × 1.5 × 2 × 71.239e9
-    / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
+    GEMMs at the NVFP4 GEMM peak 9,000 × r_4 = 9,000 × 0.78 = 7,020 (tco.constants.FP4_GEMM_SHARE): 64 × 1.5 × 2 ×
+    (37e9 + 11.413e9 × (7,020 / 2,250 − 1)) / (8 × 7,020e12 × 0.5) = 64 × 1.5 × 2 × 61.19556e9 / 2.808e16 = 0.4184 ms
+    (the BF16 projections count 3.12× at the NVFP4 GEMMs' 7,020, so take 11.413e9 × 2 / (8 × 2,250e12 × 0.5) each
+    token as at their own peak);
     attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
     (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak; as
     charged (attn_tok), the prompt's part ÷ r_a = 0.89: 34,795,945,984 + 1,437,373,843 = 36,233,319,827."""
@@ -124,8 +126,8 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     per_gpu = ep["held_b"] / 8
     assert per_gpu == pytest.approx((v["weights_b"] - experts * 0.5625) + experts * 0.5625 / 8, rel=1e-12)
     assert round(per_gpu / 1e9, 1) == 71.7
-    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (9000 / 2250 - 1)) / (8 * 9000e12 * 0.5)
-    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.3799
+    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (7020 / 2250 - 1)) / (8 * 7020e12 * 0.5)
+    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.4184
     attn = 4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512
     assert attn == 36_075_208_704
     assert v["attn_tok"] == pytest.approx(4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512 / 0.89, rel=1e-12)
