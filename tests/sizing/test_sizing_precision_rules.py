@@ -171,3 +171,39 @@ def test_the_prompts_attention_share_slows_it_and_leaves_the_decode_alone(isl, b
     prompt = isl / 256.0 * 4 * 80 * 64 * 128 * isl / 2
     assert v["attn_tok"] == pytest.approx(decode + prompt / 0.89, rel=1e-12)
     assert v["attn_tok"] >= decode + prompt
+
+
+def test_nvfp4_weight_gemms_run_at_r4_of_their_peak_by_hand():
+    """Llama 3.1 405B dense (126 layers, hidden 16,384, 8 KV heads of 128, FP8 KV) on 8 × B200, TP8, batch 64,
+    1,024/2,048 (r = 0.5), η_c 0.5, the embedding and head left in the body:
+
+    NVFP4 GEMMs at 9,000 × r_4 = 9,000 × 0.78 = 7,020 TFLOPS (tco.constants.FP4_GEMM_SHARE, c_fp4_gemm_share):
+    64 × 1.5 × 2 × 405e9 / (8 × 7,020e12 × 0.5) = 7.776e13 / 2.808e16 = 2.7692 ms; FP8 at 4,500: 7.776e13 / 1.8e16 =
+    4.32 ms, so NVFP4 is 4.32 / 2.7692 = 1.56× FP8 (2 × 0.78), not the peaks' 2×. The attention (FP8 KV in both) keeps
+    the FP8 peak: fl · 4,500 / 7,020 = 8 × 4,500e12 × 0.5 = 1.8e16 FLOP/s either way."""
+    m = ModelSpec(405e9, 405e9, 126, 16384, 8, 128, precision="fp4", kv_precision="fp8")
+    b200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0)
+    eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
+    load = Load(1024.0, 2048.0, None, None, 4096)
+    fp4 = replica_table([Layout(8)], m, b200, load, eff, batch=64)[0]
+    fp8 = replica_table([Layout(8)], replace(m, precision="fp8"), replace(b200, peak_tflops=4500.0), load, eff,
+                        batch=64)[0]
+    assert fp4["fl"] == pytest.approx(8 * 9000e12 * 0.78 * 0.5, rel=1e-12) and fp8["fl"] == pytest.approx(1.8e16)
+    assert fp4["gemm_s"] == pytest.approx(64 * 1.5 * 2 * 405e9 / (8 * 7020e12 * 0.5), rel=1e-12)
+    assert round(fp4["gemm_s"] * 1e3, 4) == 2.7692 and round(fp8["gemm_s"] * 1e3, 2) == 4.32
+    assert fp8["gemm_s"] / fp4["gemm_s"] == pytest.approx(2 * 0.78, rel=1e-12)
+    attention = [float(attention_compute(Const(v["fl"])).np(Env({"attn_tflops": 4500.0, "peak_tflops": p,
+                                                                 "weight_bytes": b}, 1)))
+                 for v, p, b in ((fp4, 9000.0, 0.5625), (fp8, 4500.0, 1.0))]
+    assert attention == pytest.approx([1.8e16, 1.8e16], rel=1e-12)
+    assert fp4["attn_tok"] == fp8["attn_tok"]
+
+
+@given(st.floats(0.05, 1.0), st.sampled_from([0.5625, 1.0, 2.0]))
+def test_only_sub_byte_weights_take_the_fp4_share(peak_share, b):
+    """peak' = peak · r_4 for 4-bit weights and = peak otherwise; never above the peak."""
+    from tco.sizing.precision_rules import gemm_peak
+
+    got = float(gemm_peak().np(Env({"peak_tflops": 1000.0 * peak_share, "weight_bytes": b}, 1)))
+    assert got == pytest.approx(1000.0 * peak_share * (0.78 if b < 1 else 1.0), rel=1e-12)
+    assert got <= 1000.0 * peak_share

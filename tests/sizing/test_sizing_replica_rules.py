@@ -55,7 +55,9 @@ def _excel(rule, inputs: dict, row_values: dict) -> float:
 
 @pytest.mark.parametrize("model,lay", [(TOY_M, Layout(1)), (TOY_M, Layout(2)), (TOY_M, Layout(4, 2, "pp")),
                                        (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1)),
-                                       (TOY_MOE, Layout(4, 1, "ep"))])
+                                       (TOY_MOE, Layout(4, 1, "ep")), (replace(TOY_M, precision="fp4"), Layout(2)),
+                                       (replace(TOY_MOE, precision="fp4", wide_params=0.1e9, wide_precision="bf16",
+                                                head_params=0.05e9, vocab_precision="bf16"), Layout(4, 1, "ep"))])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
     v = replica_table([lay], model, TOY_HW, TOY_LOAD, TOY_EFF)[0]
     inputs = inputs_of(model, TOY_HW, TOY_LOAD, TOY_EFF)
