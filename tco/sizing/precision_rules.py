@@ -7,10 +7,11 @@ peak_w − 1)); and a prompt's attention width where it differs from the decode'
 prompts: ``prompt_attn_dim``).
 
 The replica rules (tco/sizing/replica_rules.py) charge the weight GEMMs at the dense peak of the model's weight
-precision (``peak_tflops``). The attention's score and value products (QKᵀ and P·V over the KV cache, and a prompt's
-attention over itself) are not weight GEMMs: their operands are the query and the cached keys and values, so they run
-in the KV cache's format, whatever the weights' (a BF16 KV cache beside FP8 weights runs its attention at the BF16
-peak, half the FP8 one). Their time is FLOPs / (peak_attn · η_c · GPUs), the compute of the replica scaled by
+precision (``peak_tflops``), times r_4 = 0.78 for 4-bit weights, whose GEMMs reach less of their peak than FP8 ones do of
+theirs (``gemm_peak``, tco.constants.FP4_GEMM_SHARE). The attention's score and value products (QKᵀ and P·V over the
+KV cache, and a prompt's attention over itself) are not weight GEMMs: their operands are the query and the cached keys
+and values, so they run in the KV cache's format, whatever the weights' (a BF16 KV cache beside FP8 weights runs its
+attention at the BF16 peak, half the FP8 one). Their time is FLOPs / (peak_attn · η_c · GPUs), the compute of the replica scaled by
 peak_attn / peak:
 
     attention time = attention FLOPs / (fl · peak_attn / peak)
