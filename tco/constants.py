@@ -64,7 +64,8 @@ FP4_GEMM_SHARE = Named(0.78, "c_fp4_gemm_share", "-",
                        "0.5.14 (0.77-0.90) and vLLM 0.24.0 (0.80-0.91): nvfp4 against per-tensor fp8 at the Llama 3.1 "
                        "405B TP4 and TP8 shard shapes (QKV, O, gate+up, down; K x N interpolated off the grid) and m "
                        "1,024-8,192, against gpus.csv's dense peaks 9,000 and 4,500 TFLOPS "
-                       "(benchmarks/fp4_gemm_share_check.py; docs/calibration.md, MLP04-MLP06)")
+                       "(benchmarks/fp4_gemm_share_check.py; docs/calibration.md, MLP04-MLP06); applied where 4-bit "
+                       "weights run on FP4 tensor cores")
 INPUT_CHANGED = Named(1e-12, "c_input_changed", "-", "relative difference at which an input counts as edited since the "
                       "run (a spreadsheet may read a 17-digit value back to 15 digits: not an edit)")
 

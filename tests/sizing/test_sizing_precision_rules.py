@@ -24,7 +24,7 @@ def test_attention_format_follows_the_kv_cache_and_fp4_kv_runs_fp8():
 
 
 def test_attention_compute_scales_the_replica_compute_by_the_peaks_ratio():
-    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0, "weight_bytes": 1.0}, 1)    # B200 FP8 weights, BF16 KV
+    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0, "fp4_gemm": 0.0}, 1)    # B200 FP8 weights, BF16 KV
     fl = 8 * 4500e12 * 0.5
     assert float(attention_compute(Const(fl)).np(env)) == pytest.approx(8 * 2250e12 * 0.5, rel=1e-15)
 
@@ -92,7 +92,7 @@ def _r1_fp4():
     return model_spec(load_catalog().models["deepseek-r1"], "fp4", "fp8")
 
 
-B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0)
+B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0, fp4_gemm=True)
 
 
 def test_the_nvfp4_deepseek_checkpoint_keeps_its_mla_projections_in_bf16():
@@ -182,28 +182,31 @@ def test_nvfp4_weight_gemms_run_at_r4_of_their_peak_by_hand():
     4.32 ms, so NVFP4 is 4.32 / 2.7692 = 1.56× FP8 (2 × 0.78), not the peaks' 2×. The attention (FP8 KV in both) keeps
     the FP8 peak: fl · 4,500 / 7,020 = 8 × 4,500e12 × 0.5 = 1.8e16 FLOP/s either way."""
     m = ModelSpec(405e9, 405e9, 126, 16384, 8, 128, precision="fp4", kv_precision="fp8")
-    b200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0)
+    b200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, fp4_gemm=True)
     eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
     load = Load(1024.0, 2048.0, None, None, 4096)
     fp4 = replica_table([Layout(8)], m, b200, load, eff, batch=64)[0]
-    fp8 = replica_table([Layout(8)], replace(m, precision="fp8"), replace(b200, peak_tflops=4500.0), load, eff,
-                        batch=64)[0]
+    fp8 = replica_table([Layout(8)], replace(m, precision="fp8"), replace(b200, peak_tflops=4500.0, fp4_gemm=False),
+                        load, eff, batch=64)[0]
     assert fp4["fl"] == pytest.approx(8 * 9000e12 * 0.78 * 0.5, rel=1e-12) and fp8["fl"] == pytest.approx(1.8e16)
     assert fp4["gemm_s"] == pytest.approx(64 * 1.5 * 2 * 405e9 / (8 * 7020e12 * 0.5), rel=1e-12)
     assert round(fp4["gemm_s"] * 1e3, 4) == 2.7692 and round(fp8["gemm_s"] * 1e3, 2) == 4.32
     assert fp8["gemm_s"] / fp4["gemm_s"] == pytest.approx(2 * 0.78, rel=1e-12)
     attention = [float(attention_compute(Const(v["fl"])).np(Env({"attn_tflops": 4500.0, "peak_tflops": p,
-                                                                 "weight_bytes": b}, 1)))
-                 for v, p, b in ((fp4, 9000.0, 0.5625), (fp8, 4500.0, 1.0))]
+                                                                 "fp4_gemm": f}, 1)))
+                 for v, p, f in ((fp4, 9000.0, 1.0), (fp8, 4500.0, 0.0))]
     assert attention == pytest.approx([1.8e16, 1.8e16], rel=1e-12)
     assert fp4["attn_tok"] == fp8["attn_tok"]
+    # the same NVFP4 checkpoint on a GPU without FP4 tensor cores (an FP8 peak, weight-only): no r_4
+    hopper = replica_table([Layout(8)], m, replace(b200, peak_tflops=4500.0, fp4_gemm=False), load, eff, batch=64)[0]
+    assert hopper["gemm_s"] == pytest.approx(fp8["gemm_s"], rel=1e-12)
 
 
-@given(st.floats(0.05, 1.0), st.sampled_from([0.5625, 1.0, 2.0]))
-def test_only_sub_byte_weights_take_the_fp4_share(peak_share, b):
-    """peak' = peak · r_4 for 4-bit weights and = peak otherwise; never above the peak."""
+@given(st.floats(0.05, 1.0), st.booleans())
+def test_only_gemms_on_fp4_tensor_cores_take_the_fp4_share(peak_share, fp4):
+    """peak' = peak · r_4 for the GEMMs on FP4 tensor cores and = peak otherwise; never above the peak."""
     from tco.sizing.precision_rules import gemm_peak
 
-    got = float(gemm_peak().np(Env({"peak_tflops": 1000.0 * peak_share, "weight_bytes": b}, 1)))
-    assert got == pytest.approx(1000.0 * peak_share * (0.78 if b < 1 else 1.0), rel=1e-12)
+    got = float(gemm_peak().np(Env({"peak_tflops": 1000.0 * peak_share, "fp4_gemm": float(fp4)}, 1)))
+    assert got == pytest.approx(1000.0 * peak_share * (0.78 if fp4 else 1.0), rel=1e-12)
     assert got <= 1000.0 * peak_share
