@@ -57,6 +57,15 @@ PROMPT_ATTN_SHARE = Named(0.89, "c_prompt_attn_share", "-",
                           "context attention of one 16,384-token BF16 prompt (context_attention_perf) against the four BF16 "
                           "GEMMs of a layer at 8,192 tokens (gemm_perf), Llama 3.1 8B, QwQ-32B TP2 and 70B TP4 shards; "
                           "FA3 0.87-0.99, TensorRT-LLM 0.67-0.71 (docs/calibration.md, SGL19)")
+FP4_GEMM_SHARE = Named(0.78, "c_fp4_gemm_share", "-",
+                       "an NVFP4 GEMM's share of the FP4 dense peak over an FP8 GEMM's share of the FP8 peak (r_4): "
+                       "median of 96 pairs, NVIDIA AIConfigurator (PyPI aiconfigurator-core 0.12.0, Apache-2.0) "
+                       "gemm_perf tables measured on B200 SXM under TensorRT-LLM 1.3.0rc20 (0.72-0.74 by TP), SGLang "
+                       "0.5.14 (0.77-0.90) and vLLM 0.24.0 (0.80-0.91): nvfp4 against per-tensor fp8 at the Llama 3.1 "
+                       "405B TP4 and TP8 shard shapes (QKV, O, gate+up, down; K x N interpolated off the grid) and m "
+                       "1,024-8,192, against gpus.csv's dense peaks 9,000 and 4,500 TFLOPS "
+                       "(benchmarks/fp4_gemm_share_check.py; docs/calibration.md, MLP04-MLP06); applied where 4-bit "
+                       "weights run on FP4 tensor cores")
 INPUT_CHANGED = Named(1e-12, "c_input_changed", "-", "relative difference at which an input counts as edited since the "
                       "run (a spreadsheet may read a 17-digit value back to 15 digits: not an edit)")
 
@@ -70,5 +79,5 @@ read weight and KV bytes from this table."""
 
 ALL = (S_PER_H, H_PER_DAY, DAYS_PER_WEEK, MONTHS_PER_YEAR, BYTES_PER_KB, BYTES_PER_GB, PER_BILLION, FLOPS_PER_TFLOPS,
        TRAIN_FLOPS, TRAIN_ATTN_FLOPS, ADAM_BYTES, FROZEN_BYTES, BELOW_ONE, TOL_BRL, EPS, HOURS_PER_MONTH, INPUT_CHANGED,
-       PROMPT_ATTN_SHARE)
+       PROMPT_ATTN_SHARE, FP4_GEMM_SHARE)
 """Every named constant, in the order the workbook lists them."""

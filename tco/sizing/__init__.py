@@ -375,7 +375,8 @@ def _serving_terms(model, fleet, s, network) -> tuple[ModelSpec, Hardware, Load]
                  peak_tflops=peak_tflops(fleet.gpu, s.model.precision),
                  attn_tflops=peak_tflops(fleet.gpu, attention_format(s.model.kv_precision)),
                  wide_tflops=peak_tflops(fleet.gpu, spec.wide_precision or s.model.precision),
-                 vocab_tflops=peak_tflops(fleet.gpu, spec.vocab_precision or s.model.precision))
+                 vocab_tflops=peak_tflops(fleet.gpu, spec.vocab_precision or s.model.precision),
+                 fp4_gemm=s.model.precision == Precision.FP4 and bool(fleet.gpu.fp4_tflops))
     mtp = getattr(serving, "speculative", "none") == "mtp"
     load = Load(serving.input_tokens_per_request, serving.output_tokens_per_request, serving.tokens_per_second_per_user,
                 serving.time_to_first_token_seconds, serving.max_batch_sequences, serving.memory_usable_share,

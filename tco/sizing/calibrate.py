@@ -154,7 +154,8 @@ def _row_inputs(r: BenchRow, cat, eff: Calibration) -> tuple[Layout, dict, int]:
     attn = getattr(g, f"{attention_format(r.kv_precision)}_tflops", None) or g.bf16_tflops  # the KV format's peak
     wide = getattr(g, f"{spec.wide_precision or r.precision}_tflops", None) or g.bf16_tflops  # the wider layers'
     vocab = getattr(g, f"{spec.vocab_precision or r.precision}_tflops", None) or g.bf16_tflops  # the output head's
-    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn, wide_tflops=wide, vocab_tflops=vocab)
+    hw = replace(hardware_for(g, r.tp, net), peak_tflops=peak, attn_tflops=attn, wide_tflops=wide, vocab_tflops=vocab,
+                 fp4_gemm=r.precision == "fp4" and bool(getattr(g, "fp4_tflops", 0.0)))  # FP4 tensor cores
     replicas = r.gpu_count // (r.tp * r.nodes)
     cap = r.max_batch if r.concurrency is None else max(1, min(r.max_batch, math.ceil(r.concurrency / replicas)))
     load = Load(r.input_tokens, r.output_tokens, None, None, cap, 0.9, r.draft_tokens, r.acceptance_share,

@@ -7,11 +7,12 @@ peak_w − 1)); and a prompt's attention width where it differs from the decode'
 prompts: ``prompt_attn_dim``).
 
 The replica rules (tco/sizing/replica_rules.py) charge the weight GEMMs at the dense peak of the model's weight
-precision (``peak_tflops``). The attention's score and value products (QKᵀ and P·V over the KV cache, and a prompt's
-attention over itself) are not weight GEMMs: their operands are the query and the cached keys and values, so they run
-in the KV cache's format, whatever the weights' (a BF16 KV cache beside FP8 weights runs its attention at the BF16
-peak, half the FP8 one). Their time is FLOPs / (peak_attn · η_c · GPUs), the compute of the replica scaled by
-peak_attn / peak:
+precision (``peak_tflops``), times r_4 = 0.78 for 4-bit weights on FP4 tensor cores, whose GEMMs reach less of their
+peak than FP8 ones do of theirs (``gemm_peak``, tco.constants.FP4_GEMM_SHARE). The attention's score and value
+products (QKᵀ and P·V over the KV cache, and a prompt's attention over itself) are not weight GEMMs: their operands are
+the query and the cached keys and values, so they run in the KV cache's format, whatever the weights' (a BF16 KV cache
+beside FP8 weights runs its attention at the BF16 peak, half the FP8 one). Their time is FLOPs / (peak_attn · η_c ·
+GPUs), the compute of the replica scaled by peak_attn / peak:
 
     attention time = attention FLOPs / (fl · peak_attn / peak)
 
@@ -21,19 +22,19 @@ is the KV cache's (ATTENTION_FORMAT), its peak the GPU's in that format (tco.siz
 format the GPU has when it lacks it, as for the weights).
 
 >>> from tco.expr import Const, Env
->>> env = Env({"peak_tflops": 1979.0, "attn_tflops": 989.5}, 1)
+>>> env = Env({"peak_tflops": 1979.0, "attn_tflops": 989.5, "fp4_gemm": 0.0}, 1)
 >>> float(attention_compute(Const(8 * 1979e12 * 0.5)).np(env)) / 1e12     # 8 H100 at η_c 0.5, BF16 KV, FP8 weights
 3958.0
 """
 
 from __future__ import annotations
 
-from tco.constants import PROMPT_ATTN_SHARE
+from tco.constants import FP4_GEMM_SHARE, PROMPT_ATTN_SHARE
 from tco.expr import IF, Expr, In, Row
 
 INPUTS: dict[str, str] = {
     "attn_tflops": "{p}inf_attn_tflops", "wide_params": "(in_wide_params_b*1000000000)", "wide_bytes": "in_wide_bytes",
-    "wide_tflops": "{p}inf_wide_tflops", "attn_dim_prompt": "in_attn_dim_prompt",
+    "wide_tflops": "{p}inf_wide_tflops", "attn_dim_prompt": "in_attn_dim_prompt", "fp4_gemm": "{p}inf_fp4_gemm",
 }
 """The inputs these rules add to tco.sizing.replica_rules.INPUTS (name → the workbook's defined name)."""
 
@@ -90,10 +91,39 @@ def weight_bytes() -> Expr:
     return In("params") * In("weight_bytes") + In("wide_params") * (In("wide_bytes") - In("weight_bytes"))
 
 
+def gemm_share() -> Expr:
+    """Share of the weights' format's dense peak their GEMMs reach over the share FP8 GEMMs reach of theirs [-]: r_4 =
+    0.78 (tco.constants.FP4_GEMM_SHARE) where 4-bit weights run on FP4 tensor cores (``fp4_gemm``: B200's NVFP4 peak),
+    else 1 (FP4 weights on a GPU without an FP4 peak run at the next wider format's, not measured here).
+
+    The fitted η_c is one share of peak for the weight GEMMs, set by BF16 and FP8 rows; NVIDIA's AIConfigurator tables
+    measure B200's NVFP4 GEMMs at 0.78 of the FP8 GEMMs' share at the same shapes (median of 96 pairs), so an NVFP4
+    GEMM runs 2 · 0.78 = 1.56× an FP8 one, not the 2× of the peaks.
+
+    >>> from tco.expr import Env
+    >>> [float(gemm_share().np(Env({"fp4_gemm": f}, 1))) for f in (1.0, 0.0)]
+    [0.78, 1.0]
+    """
+    return IF(In("fp4_gemm") > 0, FP4_GEMM_SHARE, 1)
+
+
+def gemm_peak() -> Expr:
+    """Peak the weights' GEMMs are charged at [TFLOPS] = peak · r_4 (``gemm_share``): B200's NVFP4 9,000 · 0.78 = 7,020;
+    the replica's ``fl`` is GPUs · peak' · η_c, and the parts run in another format (the attention at peak_attn, the
+    layers kept wider at peak_w, the head at peak_v) keep their own peak through their ratio to peak'.
+
+    >>> from tco.expr import Env
+    >>> float(gemm_peak().np(Env({"fp4_gemm": 1.0, "peak_tflops": 9000.0}, 1)))
+    7020.0
+    """
+    return In("peak_tflops") * gemm_share()
+
+
 def gemm_params() -> Expr:
-    """Active parameters as the GEMMs' time counts them at the weights' peak [-] = N_a + N_w · (peak / peak_w − 1): the
-    N_w kept wider run at their own format's peak (a BF16 projection at a quarter of B200's NVFP4 rate counts 4×)."""
-    return In("active_params") + In("wide_params") * (In("peak_tflops") / In("wide_tflops") - 1)
+    """Active parameters as the GEMMs' time counts them at the weights' peak [-] = N_a + N_w · (peak' / peak_w − 1): the
+    N_w kept wider run at their own format's peak (a BF16 projection at 0.78 of a quarter of B200's NVFP4 rate counts
+    4 · 0.78 = 3.12×; peak' the weights' GEMM peak, ``gemm_peak``)."""
+    return In("active_params") + In("wide_params") * (gemm_peak() / In("wide_tflops") - 1)
 
 
 def attention_format(kv_precision: str) -> str:
@@ -106,9 +136,9 @@ def attention_format(kv_precision: str) -> str:
 
 
 def attention_compute(fl: Expr) -> Expr:
-    """Effective compute of the replica for the attention's products [FLOP/s] = fl · peak_attn / peak: the GEMMs'
-    effective compute `fl` (GPUs · peak · η_c) at the attention format's peak instead of the weights'."""
-    return fl * In("attn_tflops") / In("peak_tflops")
+    """Effective compute of the replica for the attention's products [FLOP/s] = fl · peak_attn / peak': the GEMMs'
+    effective compute `fl` (GPUs · peak' · η_c) at the attention format's peak instead of the weights' (``gemm_peak``)."""
+    return fl * In("attn_tflops") / gemm_peak()
 
 
 def attention_time(flops: Expr) -> Expr:

@@ -138,6 +138,9 @@ class Hardware:
     weights' peak_tflops."""
     vocab_tflops: float = 0.0
     """Peak dense TFLOPS in the output head's format (ModelSpec.vocab_precision); 0: the weights' peak_tflops."""
+    fp4_gemm: bool = False
+    """The weights' GEMMs run on FP4 tensor cores (4-bit weights on a GPU with an FP4 peak): tco.sizing.precision_rules
+    charges them at r_4 of that peak (``gemm_share``)."""
 
 
 KV_RESERVE_SHARE: dict[str, float] = {"generic": 1.0, "trtllm": 1.0, "vllm": 0.5, "sglang": 0.5}
@@ -299,6 +302,7 @@ def inputs_of(m: ModelSpec, hw: Hardware, load: Load, eff: Calibration) -> dict[
         "wide_tflops": hw.wide_tflops or hw.peak_tflops, "attn_dim_prompt": m.prompt_attn_dim,
         "embed_params": m.embed_params, "head_params": m.head_params,
         "vocab_bytes": BYTES_PER_PARAM[m.vocab_precision or m.precision], "vocab_tflops": hw.vocab_tflops or hw.peak_tflops,
+        "fp4_gemm": float(hw.fp4_gemm),
     }
 
 

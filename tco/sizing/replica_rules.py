@@ -267,7 +267,7 @@ def _replica_resources() -> tuple[Rule, ...]:
         Rule("mem_b", Row("gpus") * In("memory_gb") * 1e9 * In("mem_usable"), "B", "usable memory of the replica"),
         Rule("bw", IF(EP.eq(1), G, TP) * In("bandwidth_tbs") * 1e12 * In("bw_eff"), "B/s",
              "effective memory bandwidth of one stage (every GPU under expert parallel)"),
-        Rule("fl", Row("gpus") * In("peak_tflops") * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
+        Rule("fl", Row("gpus") * prec.gemm_peak() * 1e12 * In("fl_eff"), "FLOP/s", "effective compute of the replica"),
         Rule("link", In("link_gbs") * 1e9 * IF(In("link_share") > 0, In("link_share"), In("link_eff")), "B/s",
              "effective GPU-to-GPU bandwidth, one way (the interconnect's measured share, else the calibration's)"),
         Rule("net", In("network_gbps") / 8 * 1e9 * In("link_eff"), "B/s", "effective network between servers"),

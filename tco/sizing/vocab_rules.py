@@ -29,7 +29,7 @@ replica_rules.weights_read); N − N_a is unchanged, and so is the experts' shar
 >>> from tco.expr import Env
 >>> env = Env({"params": 8.03e9, "active_params": 8.03e9, "weight_bytes": 1.0, "wide_params": 0.0, "wide_bytes": 1.0,
 ...            "wide_tflops": 1979.0, "peak_tflops": 1979.0, "embed_params": 525336576.0, "head_params": 525336576.0,
-...            "vocab_bytes": 2.0, "vocab_tflops": 989.5}, 1)
+...            "vocab_bytes": 2.0, "vocab_tflops": 989.5, "fp4_gemm": 0.0}, 1)
 >>> [round(float(f().np(env)) / 1e9, 4) for f in (held_bytes, read_bytes, decode_params, prompt_params)]
 [9.0807, 8.03, 8.03, 6.9793]
 """
@@ -107,7 +107,7 @@ def read_bytes() -> Expr:
 def decode_params() -> Expr:
     """Active parameters as a decode token's GEMMs count them at the weights' peak [-] = N_a' − N_e + N_h · (peak /
     peak_v − 1): no GEMM for the embedding, the head at its format's peak (BF16 at half FP8's counts 2×)."""
-    return prec.gemm_params() - In("embed_params") + In("head_params") * (In("peak_tflops") / In("vocab_tflops") - 1)
+    return prec.gemm_params() - In("embed_params") + In("head_params") * (prec.gemm_peak() / In("vocab_tflops") - 1)
 
 
 def prompt_params() -> Expr:

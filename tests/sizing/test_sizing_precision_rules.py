@@ -24,7 +24,7 @@ def test_attention_format_follows_the_kv_cache_and_fp4_kv_runs_fp8():
 
 
 def test_attention_compute_scales_the_replica_compute_by_the_peaks_ratio():
-    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0}, 1)    # B200 FP8 weights, BF16 KV
+    env = Env({"peak_tflops": 4500.0, "attn_tflops": 2250.0, "fp4_gemm": 0.0}, 1)    # B200 FP8 weights, BF16 KV
     fl = 8 * 4500e12 * 0.5
     assert float(attention_compute(Const(fl)).np(env)) == pytest.approx(8 * 2250e12 * 0.5, rel=1e-15)
 
@@ -92,7 +92,7 @@ def _r1_fp4():
     return model_spec(load_catalog().models["deepseek-r1"], "fp4", "fp8")
 
 
-B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0)
+B200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, wide_tflops=2250.0, fp4_gemm=True)
 
 
 def test_the_nvfp4_deepseek_checkpoint_keeps_its_mla_projections_in_bf16():
@@ -108,8 +108,10 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     weights 671e9 × 0.5625 + 11.413e9 × (2 − 0.5625) = 377.44e9 + 16.41e9 = 393.84e9 B; under expert parallel each GPU
     holds the shared 393.84e9 − 654.45e9 × 0.5625 = 25.72e9 B and 1/8 of the experts' 368.13e9: 71.7 GB a GPU
     (NVIDIA: "the weights and activation occupies about 80 GB memory for each GPU", TensorRT-LLM blog3);
-    GEMMs 64 × 1.5 × 2 × (37e9 + 11.413e9 × (9,000 / 2,250 − 1)) / (8 × 9,000e12 × 0.5) = 64 × 1.5 × 2 × 71.239e9
-    / 3.6e16 = 0.3799 ms (the BF16 projections count 4× at the NVFP4 peak);
+    GEMMs at the NVFP4 GEMM peak 9,000 × r_4 = 9,000 × 0.78 = 7,020 (tco.constants.FP4_GEMM_SHARE): 64 × 1.5 × 2 ×
+    (37e9 + 11.413e9 × (7,020 / 2,250 − 1)) / (8 × 7,020e12 × 0.5) = 64 × 1.5 × 2 × 61.19556e9 / 2.808e16 = 0.4184 ms
+    (the BF16 projections count 3.12× at the NVFP4 GEMMs' 7,020, so take 11.413e9 × 2 / (8 × 2,250e12 × 0.5) each
+    token as at their own peak);
     attention FLOPs per token 4·61·128·544·2,048 (decode, absorbed, L̄ = 1,024 + 1,024) + 0.5 × 4·61·128·160·512
     (the prompt, non-absorbed) = 34,795,945,984 + 1,279,262,720 = 36,075,208,704, at the FP8 KV's 4,500 peak; as
     charged (attn_tok), the prompt's part ÷ r_a = 0.89: 34,795,945,984 + 1,437,373,843 = 36,233,319,827."""
@@ -124,8 +126,8 @@ def test_wide_layers_take_their_bytes_and_their_peak_by_hand():
     per_gpu = ep["held_b"] / 8
     assert per_gpu == pytest.approx((v["weights_b"] - experts * 0.5625) + experts * 0.5625 / 8, rel=1e-12)
     assert round(per_gpu / 1e9, 1) == 71.7
-    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (9000 / 2250 - 1)) / (8 * 9000e12 * 0.5)
-    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.3799
+    gemm = 64 * 1.5 * 2 * (37e9 + 11.413e9 * (7020 / 2250 - 1)) / (8 * 7020e12 * 0.5)
+    assert v["gemm_s"] == pytest.approx(gemm, rel=1e-12) and round(gemm * 1e3, 4) == 0.4184
     attn = 4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512
     assert attn == 36_075_208_704
     assert v["attn_tok"] == pytest.approx(4 * 61 * 128 * 544 * 2048 + 0.5 * 4 * 61 * 128 * 160 * 512 / 0.89, rel=1e-12)
@@ -169,3 +171,42 @@ def test_the_prompts_attention_share_slows_it_and_leaves_the_decode_alone(isl, b
     prompt = isl / 256.0 * 4 * 80 * 64 * 128 * isl / 2
     assert v["attn_tok"] == pytest.approx(decode + prompt / 0.89, rel=1e-12)
     assert v["attn_tok"] >= decode + prompt
+
+
+def test_nvfp4_weight_gemms_run_at_r4_of_their_peak_by_hand():
+    """Llama 3.1 405B dense (126 layers, hidden 16,384, 8 KV heads of 128, FP8 KV) on 8 × B200, TP8, batch 64,
+    1,024/2,048 (r = 0.5), η_c 0.5, the embedding and head left in the body:
+
+    NVFP4 GEMMs at 9,000 × r_4 = 9,000 × 0.78 = 7,020 TFLOPS (tco.constants.FP4_GEMM_SHARE, c_fp4_gemm_share):
+    64 × 1.5 × 2 × 405e9 / (8 × 7,020e12 × 0.5) = 7.776e13 / 2.808e16 = 2.7692 ms; FP8 at 4,500: 7.776e13 / 1.8e16 =
+    4.32 ms, so NVFP4 is 4.32 / 2.7692 = 1.56× FP8 (2 × 0.78), not the peaks' 2×. The attention (FP8 KV in both) keeps
+    the FP8 peak: fl · 4,500 / 7,020 = 8 × 4,500e12 × 0.5 = 1.8e16 FLOP/s either way."""
+    m = ModelSpec(405e9, 405e9, 126, 16384, 8, 128, precision="fp4", kv_precision="fp8")
+    b200 = Hardware(180.0, 7.7, 9000.0, 8, 900.0, None, 5.7e-6, attn_tflops=4500.0, fp4_gemm=True)
+    eff = Calibration(0.9, 0.5, 0.8, 2e-3, 0.0)
+    load = Load(1024.0, 2048.0, None, None, 4096)
+    fp4 = replica_table([Layout(8)], m, b200, load, eff, batch=64)[0]
+    fp8 = replica_table([Layout(8)], replace(m, precision="fp8"), replace(b200, peak_tflops=4500.0, fp4_gemm=False),
+                        load, eff, batch=64)[0]
+    assert fp4["fl"] == pytest.approx(8 * 9000e12 * 0.78 * 0.5, rel=1e-12) and fp8["fl"] == pytest.approx(1.8e16)
+    assert fp4["gemm_s"] == pytest.approx(64 * 1.5 * 2 * 405e9 / (8 * 7020e12 * 0.5), rel=1e-12)
+    assert round(fp4["gemm_s"] * 1e3, 4) == 2.7692 and round(fp8["gemm_s"] * 1e3, 2) == 4.32
+    assert fp8["gemm_s"] / fp4["gemm_s"] == pytest.approx(2 * 0.78, rel=1e-12)
+    attention = [float(attention_compute(Const(v["fl"])).np(Env({"attn_tflops": 4500.0, "peak_tflops": p,
+                                                                 "fp4_gemm": f}, 1)))
+                 for v, p, f in ((fp4, 9000.0, 1.0), (fp8, 4500.0, 0.0))]
+    assert attention == pytest.approx([1.8e16, 1.8e16], rel=1e-12)
+    assert fp4["attn_tok"] == fp8["attn_tok"]
+    # the same NVFP4 checkpoint on a GPU without FP4 tensor cores (an FP8 peak, weight-only): no r_4
+    hopper = replica_table([Layout(8)], m, replace(b200, peak_tflops=4500.0, fp4_gemm=False), load, eff, batch=64)[0]
+    assert hopper["gemm_s"] == pytest.approx(fp8["gemm_s"], rel=1e-12)
+
+
+@given(st.floats(0.05, 1.0), st.booleans())
+def test_only_gemms_on_fp4_tensor_cores_take_the_fp4_share(peak_share, fp4):
+    """peak' = peak · r_4 for the GEMMs on FP4 tensor cores and = peak otherwise; never above the peak."""
+    from tco.sizing.precision_rules import gemm_peak
+
+    got = float(gemm_peak().np(Env({"peak_tflops": 1000.0 * peak_share, "fp4_gemm": float(fp4)}, 1)))
+    assert got == pytest.approx(1000.0 * peak_share * (0.78 if fp4 else 1.0), rel=1e-12)
+    assert got <= 1000.0 * peak_share

@@ -55,10 +55,13 @@ def _excel(rule, inputs: dict, row_values: dict) -> float:
 
 @pytest.mark.parametrize("model,lay", [(TOY_M, Layout(1)), (TOY_M, Layout(2)), (TOY_M, Layout(4, 2, "pp")),
                                        (TOY_MOE, Layout(4, 2, "ep")), (TOY_MOE, Layout(1)),
-                                       (TOY_MOE, Layout(4, 1, "ep"))])
+                                       (TOY_MOE, Layout(4, 1, "ep")), (replace(TOY_M, precision="fp4"), Layout(2)),
+                                       (replace(TOY_MOE, precision="fp4", wide_params=0.1e9, wide_precision="bf16",
+                                                head_params=0.05e9, vocab_precision="bf16"), Layout(4, 1, "ep"))])
 def test_each_rule_recalculates_in_excel_to_its_numpy_value(model, lay):
-    v = replica_table([lay], model, TOY_HW, TOY_LOAD, TOY_EFF)[0]
-    inputs = inputs_of(model, TOY_HW, TOY_LOAD, TOY_EFF)
+    hw = replace(TOY_HW, fp4_gemm=model.precision == "fp4")  # the fp4 cases on FP4 tensor cores: c_fp4_gemm_share
+    v = replica_table([lay], model, hw, TOY_LOAD, TOY_EFF)[0]
+    inputs = inputs_of(model, hw, TOY_LOAD, TOY_EFF)
     rows = {k: (1.0 if v[k] is True else 0.0 if v[k] is False else v[k]) for k in v
             if isinstance(v[k], (int, float)) and k not in ("link_gbs", "network_gbps", "link_lat", "net_lat")}
     rows["ep"] = float(lay.mode == "ep")

@@ -166,6 +166,8 @@ def _serving_hardware(book: Book, w: _Column, p: str, o, s, wide: str) -> None:
           t("inf_attn_tflops_src", kv=s.model.kv_precision, fmt=attn))
     w.add(p + "inf_wide_tflops", t("inf_wide_tflops"), peak_tflops(inf.gpu, wide), "TFLOPS", "in_num",
           t("inf_wide_tflops_src", fmt=wide))
+    fp4 = s.model.precision == "fp4" and bool(inf.gpu.fp4_tflops)
+    w.add(p + "inf_fp4_gemm", t("inf_fp4_gemm"), int(fp4), "-", "in_int", t("inf_fp4_gemm_src"))
     head = vocab_format(s.model.precision)
     w.add(p + "inf_vocab_tflops", t("inf_vocab_tflops"), peak_tflops(inf.gpu, head), "TFLOPS", "in_num",
           t("inf_vocab_tflops_src", fmt=head))

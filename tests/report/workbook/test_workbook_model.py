@@ -78,3 +78,30 @@ def test_sizing_capacity_is_the_engine_replica(small_run, book):
     cap = book.row_of(s, t("cap", LOC))
     for i, o in enumerate(small_run.options):
         assert book.cached(s, cap, 3 + i) == pytest.approx(o.replica.requests_per_second, rel=1e-9)
+
+
+@pytest.mark.slow
+def test_an_nvfp4_fleet_on_b200_evaluates_to_the_engine(tmp_path):
+    """The small example served in NVFP4 on AWS p6-b200 (one option, on demand): the Sizing sheet's formulas, with the
+    weight GEMMs at c_fp4_gemm_share of the FP4 peak (in_o1_inf_fp4_gemm = 1), evaluate (tests/workbook_eval.py) to
+    the engine's cached values."""
+    import re
+
+    from pathlib import Path
+
+    import tco
+    from workbook_eval import written
+
+    text = (Path(__file__).resolve().parents[3] / "scenarios" / "assistant_8b_l4.toml").read_text(encoding="utf-8")
+    head, _, _ = text.partition("[[options]]")
+    head = head.replace('precision = "fp8"        #', 'precision = "fp4"        #', 1)
+    assert re.search(r'^precision = "fp4"', head, re.M)
+    option = ('[[options]]\nname = "AWS us-east-1 — p6-b200"\nlabel = "AWS p6-b200"\n'
+              'training_offer = "aws/us-east-1/p6-b200.48xlarge"\ninference_offer = "aws/us-east-1/p6-b200.48xlarge"\n'
+              'pricing = "on_demand"\n')
+    path = tmp_path / "fp4.toml"
+    path.write_text(head + option, encoding="utf-8")
+    res = tco.run(path, paths=50, seed=7, analysis=False, plans=False)
+    book = written(res)
+    assert book.name_values("in_o1_inf_fp4_gemm") == [1] and book.name_values("c_fp4_gemm_share") == [0.78]
+    assert book.check_formulas(t("sh_sizing", LOC)) > 100
