@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from tco.machine import usable_cores as default_jobs
+
 OK, BAD_INPUT, CRASHED, INTERRUPTED = "ok", "bad input", "crashed", "interrupted"
 EPILOG = """\
 examples:
@@ -76,13 +78,6 @@ def add_parser(sub) -> None:
                    help="override every scenario's [fx] paths (Monte Carlo, 1 to 10,000,000)")
     p.add_argument("--no-sensitivity", action="store_true", help="skip the tornado (faster)")
     p.add_argument("--quiet", action="store_true", help="no summary table (the exit code still tells)")
-
-
-def default_jobs() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 # ---------------------------------------------------------------------------------------------

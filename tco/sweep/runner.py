@@ -11,23 +11,15 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 from typing import Callable
 
 from tco.errors import InputError, Problem
+from tco.machine import usable_cores as default_workers
 from tco.sweep.case import Base, run_batch, row_columns
 
 MAX_BATCH = 32
 CONNECT_SECONDS = 10
 """How long a scheduler address may take to answer."""
-
-
-def default_workers() -> int:
-    """The cores this process may use."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def batches(todo: list[int], workers: int) -> list[list[int]]:

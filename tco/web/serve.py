@@ -7,19 +7,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from tco.machine import usable_cores as cores
+
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 DEFAULT_WORKERS = 2
 """`--workers` when not given: the processes that run scenarios."""
-
-
-def cores() -> int:
-    """The cores this process may use."""
-    import os
-
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def worker_cap() -> int:
